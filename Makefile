@@ -1,0 +1,51 @@
+# The studio's two commands: `make up` runs it, `make test` runs every test.
+# Both set up what they need first: the virtualenv (.venv, pinned requirements.txt),
+# the frontend (npm ci from package-lock.json, vite build) and, for tests, Chromium.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json -type f 2>/dev/null)
+PYTEST_ARGS ?=
+
+.PHONY: up test setup python frontend browser bench-engine bench-plan bench-spark bench-async bench-debloat bench-batch bench-studio bench-expressions clean
+
+up: setup
+	$(PY) -m studio.launcher
+
+test: setup browser
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+setup: python frontend
+
+python: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+frontend: frontend/dist/index.html
+
+frontend/node_modules/.installed: frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	touch $@
+
+frontend/dist/index.html: frontend/node_modules/.installed $(FRONTEND_SOURCES)
+	cd frontend && npm run build
+
+browser:
+	scripts/ensure_chromium.sh
+
+bench-engine: python
+	$(PY) tests/bench/bench_engine.py
+
+bench-plan: python
+	$(PY) tests/bench/bench_plan.py
+
+bench-expressions: python
+	$(PY) tests/bench/bench_expressions.py
+
+clean:
+	rm -rf var frontend/dist test-results
