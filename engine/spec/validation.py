@@ -1,0 +1,343 @@
+"""Validation of pipeline definitions: every problem at once, each naming where it is.
+
+A pipeline definition comes from a browser or a script, so it is untrusted input. The
+studio and the engine call the same ``validate_definition``; a problem is data,
+``{"node": id | None, "edge": id | None, "field": "params.count" | None, "message": str}``,
+so the editor can mark the offending node, edge or form field.
+"""
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, Iterator
+
+from jsonschema import Draft202012Validator
+
+from engine.plan.strongly_connected import strongly_connected_components
+from engine.spec.catalog import expression_fields, operator_spec, params_with_defaults
+from engine.spec.expressions import check_expression
+
+PARTITIONINGS = ("forward", "rebalance", "rescale", "hash", "broadcast")
+EXCHANGES = ("pipelined", "blocking")
+
+CHECKPOINTING_DEFAULTS = {
+    "interval_ms": 1000, "mode": "exactly_once", "timeout_ms": 600000, "min_pause_ms": 0,
+    "max_concurrent": 1, "tolerable_failures": 0, "unaligned": False, "aligned_timeout_ms": 0,
+    "retained": 3,
+}
+RESTART_DEFAULTS = {"strategy": "fixed_delay", "attempts": 3, "delay_ms": 1000}
+
+_ID = {"type": "string", "minLength": 1, "maxLength": 100, "pattern": r"^[A-Za-z0-9_.:-]+$"}
+
+DEFINITION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["format", "nodes", "edges"],
+    "properties": {
+        "format": {"const": 1},
+        "name": {"type": "string", "maxLength": 200},
+        "mode": {"enum": ["streaming", "batch"]},
+        "parallelism": {"type": "integer", "minimum": 1, "maximum": 1024},
+        "max_parallelism": {"type": "integer", "minimum": 1, "maximum": 32768},
+        "checkpointing": {
+            "type": "object",
+            "properties": {
+                "interval_ms": {"type": "integer", "minimum": 10},
+                "mode": {"enum": ["exactly_once", "at_least_once"]},
+                "timeout_ms": {"type": "integer", "minimum": 1},
+                "min_pause_ms": {"type": "integer", "minimum": 0},
+                "max_concurrent": {"type": "integer", "minimum": 1},
+                "tolerable_failures": {"type": "integer", "minimum": 0},
+                "unaligned": {"type": "boolean"},
+                "aligned_timeout_ms": {"type": "integer", "minimum": 0},
+                "retained": {"type": "integer", "minimum": 1},
+                "enabled": {"type": "boolean"},
+            },
+            "additionalProperties": False,
+        },
+        "restart": {
+            "type": "object",
+            "properties": {
+                "strategy": {"enum": ["none", "fixed_delay", "exponential_delay"]},
+                "attempts": {"type": "integer", "minimum": 0},
+                "delay_ms": {"type": "integer", "minimum": 0},
+            },
+            "additionalProperties": False,
+        },
+        "debloat": {"type": "object"},
+        "nodes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "type"],
+                "properties": {
+                    "id": _ID,
+                    "type": {"type": "string", "minLength": 1},
+                    "params": {"type": "object"},
+                    "parallelism": {"type": "integer", "minimum": 1, "maximum": 1024},
+                    "ui": {"type": "object"},
+                    "name": {"type": "string"},
+                },
+                "additionalProperties": False,
+            },
+        },
+        "edges": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "from", "to"],
+                "properties": {
+                    "id": _ID,
+                    "from": {"type": "string"},
+                    "to": {"type": "string"},
+                    "partitioning": {"enum": list(PARTITIONINGS)},
+                    "key": {"type": ["string", "null"]},
+                    "exchange": {"enum": list(EXCHANGES)},
+                    "ui": {"type": "object"},
+                },
+                "additionalProperties": False,
+            },
+        },
+        "ui": {"type": "object"},
+    },
+    "additionalProperties": False,
+}
+
+_DEFINITION_VALIDATOR = Draft202012Validator(DEFINITION_SCHEMA)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a definition, located as precisely as we can."""
+
+    message: str
+    node: str | None = None
+    edge: str | None = None
+    field: str | None = None
+
+
+class ValidationError(ValueError):
+    """A definition with problems; ``errors`` lists all of them as dicts."""
+
+    def __init__(self, errors: list[dict[str, Any]]):
+        self.errors = errors
+        super().__init__("; ".join(_describe(error) for error in errors))
+
+
+def _describe(error: dict[str, Any]) -> str:
+    where = [f"{kind} '{error[kind]}'" for kind in ("node", "edge") if error.get(kind)]
+    if error.get("field"):
+        where.append(f"field '{error['field']}'")
+    return f"{', '.join(where)}: {error['message']}" if where else error["message"]
+
+
+def validate_definition(definition: Any) -> list[dict[str, Any]]:
+    """Return every problem of ``definition`` (empty when it is valid)."""
+    return [asdict(problem) for problem in _problems(definition)]
+
+
+def normalise_definition(definition: dict[str, Any]) -> dict[str, Any]:
+    """Return a valid definition with every default filled in, or raise ValidationError.
+
+    The runtime and the planner read only normalised definitions, so a default lives in
+    one place instead of at every reader.
+    """
+    errors = validate_definition(definition)
+    if errors:
+        raise ValidationError(errors)
+    result = copy.deepcopy(definition)
+    result.setdefault("name", "pipeline")
+    result.setdefault("mode", "streaming")
+    result.setdefault("parallelism", 1)
+    result.setdefault("max_parallelism", max(128, result["parallelism"]))
+    result["checkpointing"] = {**CHECKPOINTING_DEFAULTS, **result.get("checkpointing", {})}
+    result["restart"] = {**RESTART_DEFAULTS, **result.get("restart", {})}
+    for node in result["nodes"]:
+        node["params"] = params_with_defaults(operator_spec(node["type"]), node.get("params", {}))
+        node.setdefault("parallelism", result["parallelism"])
+    for edge in result["edges"]:
+        edge.setdefault("partitioning", "forward")
+        edge.setdefault("exchange", "pipelined")
+        edge.setdefault("key", None)
+    return result
+
+
+def _problems(definition: Any) -> Iterator[Problem]:
+    structural = list(_schema_problems(definition))
+    if structural:
+        yield from structural
+        return
+    nodes = definition["nodes"]
+    edges = definition["edges"]
+    yield from _duplicate_ids(nodes, "node")
+    yield from _duplicate_ids(edges, "edge")
+    yield from _node_problems(definition)
+    yield from _edge_problems(definition)
+    yield from _cycle_problems(nodes, edges)
+
+
+def _schema_problems(definition: Any) -> Iterator[Problem]:
+    if not isinstance(definition, dict):
+        yield Problem("a pipeline definition must be a JSON object")
+        return
+    for error in sorted(_DEFINITION_VALIDATOR.iter_errors(definition), key=lambda e: list(e.path)):
+        yield _locate_schema_error(definition, list(error.path), error.message)
+
+
+def _locate_schema_error(definition: dict[str, Any], path: list[Any], message: str) -> Problem:
+    """Turn a JSON path such as ['nodes', 2, 'type'] into node/edge/field."""
+    if len(path) >= 2 and path[0] in ("nodes", "edges") and isinstance(path[1], int):
+        item = definition[path[0]][path[1]]
+        item_id = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else None
+        field = ".".join(str(part) for part in path[2:]) or None
+        label = item_id or f"#{path[1]}"
+        if path[0] == "nodes":
+            return Problem(message, node=label, field=field)
+        return Problem(message, edge=label, field=field)
+    return Problem(message, field=".".join(str(part) for part in path) or None)
+
+
+def _duplicate_ids(items: list[dict[str, Any]], kind: str) -> Iterator[Problem]:
+    counts = Counter(item["id"] for item in items)
+    for item_id, count in counts.items():
+        if count > 1:
+            yield Problem(f"{kind} id '{item_id}' is used {count} times", **{kind: item_id, "field": "id"})
+
+
+def _node_problems(definition: dict[str, Any]) -> Iterator[Problem]:
+    default_parallelism = definition.get("parallelism", 1)
+    max_parallelism = definition.get("max_parallelism", max(128, default_parallelism))
+    if default_parallelism > max_parallelism:
+        yield Problem(f"parallelism {default_parallelism} exceeds max_parallelism {max_parallelism}",
+                      field="parallelism")
+    if not any(_is_source(node) for node in definition["nodes"]):
+        yield Problem("the pipeline has no source")
+    for node in definition["nodes"]:
+        spec = operator_spec(node["type"])
+        if spec is None:
+            yield Problem(f"unknown operator type '{node['type']}'", node=node["id"], field="type")
+            continue
+        yield from _param_problems(node, spec)
+        parallelism = node.get("parallelism", default_parallelism)
+        if parallelism > max_parallelism:
+            yield Problem(f"parallelism {parallelism} exceeds max_parallelism {max_parallelism}",
+                          node=node["id"], field="parallelism")
+
+
+def _param_problems(node: dict[str, Any], spec: dict[str, Any]) -> Iterator[Problem]:
+    params = node.get("params", {})
+    validator = Draft202012Validator(spec["params_schema"])
+    for error in validator.iter_errors(params):
+        field = _param_field(error)
+        yield Problem(error.message, node=node["id"], field=field)
+    for name in expression_fields(spec):
+        source = params.get(name)
+        if isinstance(source, str) and source:
+            message = check_expression(source)
+            if message:
+                yield Problem(f"invalid expression: {message}", node=node["id"], field=f"params.{name}")
+
+
+def _param_field(error) -> str:
+    path = [str(part) for part in error.path]
+    if not path and error.validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else ""
+        path = [missing] if missing else []
+    if not path and error.validator == "additionalProperties":
+        unexpected = error.message.split("'")[1] if "'" in error.message else ""
+        path = [unexpected] if unexpected else []
+    return ".".join(["params", *path])
+
+
+def _is_source(node: dict[str, Any]) -> bool:
+    spec = operator_spec(node["type"])
+    return bool(spec and spec["source"])
+
+
+def _edge_problems(definition: dict[str, Any]) -> Iterator[Problem]:
+    nodes = {node["id"]: node for node in definition["nodes"]}
+    default_parallelism = definition.get("parallelism", 1)
+    inputs: Counter[str] = Counter()
+    outputs: Counter[str] = Counter()
+    for edge in definition["edges"]:
+        source, target = nodes.get(edge["from"]), nodes.get(edge["to"])
+        if source is None:
+            yield Problem(f"edge starts at unknown node '{edge['from']}'", edge=edge["id"], field="from")
+        if target is None:
+            yield Problem(f"edge ends at unknown node '{edge['to']}'", edge=edge["id"], field="to")
+        if source is None or target is None:
+            continue
+        if edge["from"] == edge["to"]:
+            yield Problem("edge connects a node to itself", edge=edge["id"])
+            continue
+        inputs[edge["to"]] += 1
+        outputs[edge["from"]] += 1
+        yield from _partitioning_problems(edge, source, target, default_parallelism)
+    for node_id, node in nodes.items():
+        yield from _port_problems(node, inputs[node_id], outputs[node_id])
+
+
+def _partitioning_problems(edge, source, target, default_parallelism) -> Iterator[Problem]:
+    partitioning = edge.get("partitioning", "forward")
+    key = edge.get("key")
+    if partitioning == "hash":
+        if not key:
+            yield Problem("a hash edge needs a key expression", edge=edge["id"], field="key")
+        else:
+            message = check_expression(key)
+            if message:
+                yield Problem(f"invalid key expression: {message}", edge=edge["id"], field="key")
+    elif key:
+        yield Problem(f"a key only applies to hash partitioning, not '{partitioning}'",
+                      edge=edge["id"], field="key")
+    source_parallelism = source.get("parallelism", default_parallelism)
+    target_parallelism = target.get("parallelism", default_parallelism)
+    if partitioning == "forward" and source_parallelism != target_parallelism:
+        yield Problem(
+            f"forward partitioning needs equal parallelism, but '{source['id']}' has "
+            f"{source_parallelism} and '{target['id']}' has {target_parallelism}; "
+            "use rebalance, rescale or hash", edge=edge["id"], field="partitioning")
+    target_spec = operator_spec(target["type"])
+    if target_spec and target_spec["keyed"] and partitioning != "hash":
+        yield Problem(f"'{target['id']}' is keyed and needs a hash edge with a key, not '{partitioning}'",
+                      edge=edge["id"], field="partitioning")
+
+
+def _port_problems(node: dict[str, Any], input_count: int, output_count: int) -> Iterator[Problem]:
+    spec = operator_spec(node["type"])
+    if spec is None:
+        return
+    declared_inputs = spec["inputs"]
+    if declared_inputs == 0 and input_count:
+        yield Problem("a source takes no input edges", node=node["id"])
+    elif declared_inputs != 0 and input_count == 0:
+        yield Problem("this operator has no input; connect an upstream node", node=node["id"])
+    elif declared_inputs == 1 and input_count > 1:
+        yield Problem(f"this operator takes one input but has {input_count}; put a union in front",
+                      node=node["id"])
+    if spec["outputs"] == 0 and output_count:
+        yield Problem("a sink has no outputs", node=node["id"])
+    elif spec["outputs"] and output_count == 0:
+        yield Problem("the output of this operator goes nowhere; connect it to a sink", node=node["id"])
+
+
+def _cycle_problems(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> Iterator[Problem]:
+    """Report each edge inside a strongly connected component: exactly the cycle edges."""
+    index = {node["id"]: position for position, node in enumerate(nodes)}
+    usable = [e for e in edges if e["from"] in index and e["to"] in index and e["from"] != e["to"]]
+    successors: list[list[int]] = [[] for _ in nodes]
+    for edge in usable:
+        successors[index[edge["from"]]].append(index[edge["to"]])
+    component_of = {}
+    for number, component in enumerate(strongly_connected_components(successors)):
+        for node in component:
+            component_of[node] = number
+    for edge in usable:
+        if component_of[index[edge["from"]]] == component_of[index[edge["to"]]]:
+            yield Problem(f"edge '{edge['from']}' -> '{edge['to']}' is part of a cycle; pipelines must be acyclic",
+                          edge=edge["id"])
+
+
+def errors_for(definition: Any) -> Iterable[str]:
+    """Human-readable lines for a CLI or a log."""
+    return [_describe(error) for error in validate_definition(definition)]

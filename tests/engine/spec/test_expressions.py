@@ -1,0 +1,563 @@
+"""The expression language: what it computes, what it refuses, and what it refuses at run time."""
+from __future__ import annotations
+
+import ast
+import keyword
+import pickle
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.spec import expressions
+from engine.spec.expressions import (
+    MAX_LENGTH,
+    Expression,
+    ExpressionError,
+    ResultTooLarge,
+    check_expression,
+    compile_expression,
+)
+
+RECORD = {"user": "a", "amount": 12, "ts": 1700, "tags": ["x", "y"], "name": " Ada ", "nested": {"k": [1, 2]},
+          "count": 3, "price": 2.5, "missing": None}
+
+# (source, record, expected value)
+VALID = [
+    ("x * 2", 21, 42),
+    ("x % 3 != 0", 7, True),
+    ("x % 3 != 0", 9, False),
+    ("x % 1000", 123456, 456),
+    ("x % 1000", -1, 999),
+    ("x % 2.5", 6.0, 1.0),
+    ("x % 3", True, 1),
+    ('{"user": x % 10, "amount": x}', 13, {"user": 3, "amount": 13}),
+    ("[x, x + 1]", 1, [1, 2]),
+    ("(x, -x)", 4, (4, -4)),
+    ("{x, 1}", 2, {1, 2}),
+    ("x", "unchanged", "unchanged"),
+    ("x / 4", 10, 2.5),
+    ("x // 4", 10, 2),
+    ("x - 3", 10, 7),
+    ("+x", 5, 5),
+    ("~x", 5, -6),
+    ("x ** 2", 12, 144),
+    ("x ** 0.5", 16, 4.0),
+    ("x ** -1", 4, 0.25),
+    ("2 ** x", 10, 1024),
+    ("x ** 64", 2, 2 ** 64),
+    ("x ** 100", 2, 2 ** 100),
+    ("x << 3", 1, 8),
+    ("x << 100", 1, 2 ** 100),
+    ("x >> 1", 9, 4),
+    ("x & 6 | 1 ^ 8", 7, 15),
+    ("x * 31 % 7", 3, 2),
+    ("(x * 31 + 7) % 1000", 123, 820),
+    ("x['amount'] * 1000", RECORD, 12000),
+    ("x['amount'] * 1_000_000", RECORD, 12_000_000),
+    ("x * 3", "ab", "ababab"),
+    ("3 * x", [0], [0, 0, 0]),
+    ("x * 2 * 3", "a", "aaaaaa"),
+    ("x * 2.0", 3, 6.0),
+    ("[x] * 3", 1, [1, 1, 1]),
+    ("'-' * 20", None, "-" * 20),
+    ('x["amount"] > 10 and x["user"] in ("a", "b")', RECORD, True),
+    ('x["amount"] > 20 or x["user"] not in {"a", "b"}', RECORD, False),
+    ("not x", 0, True),
+    ("0 <= x < 10", 5, True),
+    ("0 <= x < 10", 10, False),
+    ("1 < x == 2 != 3", 2, True),
+    ("x is None", None, True),
+    ("x is not None", 0, True),
+    ("None is x", None, True),
+    ("'big' if x > 100 else 'small'", 101, "big"),
+    ("x['ts']", RECORD, 1700),
+    ("x['tags'][0]", RECORD, "x"),
+    ("x['tags'][-1]", RECORD, "y"),
+    ("x[1:3]", [0, 1, 2, 3], [1, 2]),
+    ("x[::-1]", "abc", "cba"),
+    ("x[::2]", [0, 1, 2, 3], [0, 2]),
+    ("x['nested']['k'][1]", RECORD, 2),
+    ("x.user", RECORD, "a"),
+    ("x.nested.k", RECORD, [1, 2]),
+    ("x._id", {"_id": 7}, 7),
+    ("x.user.upper()", RECORD, "A"),
+    ("x.name.strip().lower()", RECORD, "ada"),
+    ("x.name.lstrip() + x.name.rstrip()", RECORD, "Ada  Ada"),
+    ("x.user.startswith('a') and not x.user.endswith('z')", RECORD, True),
+    ("'a,b,c'.split(',')", None, ["a", "b", "c"]),
+    ("x.split(',', 1)", "a,b,c", ["a", "b,c"]),
+    ("x.replace('a', 'bb')", "aXa", "bbXbb"),
+    ("', '.join(x['tags'])", RECORD, "x, y"),
+    ("x.find('c')", "abc", 2),
+    ("x.isdigit() and x.isalnum() and not x.isalpha()", "123", True),
+    ("x.title()", "ada lovelace", "Ada Lovelace"),
+    ("x.get('user')", RECORD, "a"),
+    ("x.get('nope', 0)", RECORD, 0),
+    ("sorted(x.keys())", {"b": 1, "a": 2}, ["a", "b"]),
+    ("sum(x.values())", {"b": 1, "a": 2}, 3),
+    ("list(x.items())", {"a": 1}, [("a", 1)]),
+    ("abs(x)", -3, 3),
+    ("min(x, 10)", 3, 3),
+    ("max(x)", [1, 5, 2], 5),
+    ("max(x, key=len)", ["a", "ccc", "bb"], "ccc"),
+    ("min(x, key=abs)", [-5, 2, -1], -1),
+    ("sorted(x, key=str, reverse=True)", [1, 10, 2], [2, 10, 1]),
+    ("max(x, default=0)", [], 0),
+    ("round(x, 2)", 3.14159, 3.14),
+    ("round(x)", 2.6, 3),
+    ("round(x, -2)", 1234, 1200),
+    ("len(x)", "abcd", 4),
+    ("int(x)", "42", 42),
+    ("int(x, 16)", "ff", 255),
+    ("float(x)", "2.5", 2.5),
+    ("str(x)", 5, "5"),
+    ("bool(x)", [], False),
+    ("all(x) and any(x)", [1, 2], True),
+    ("sum(x)", [1, 2, 3], 6),
+    ("list(x)", "ab", ["a", "b"]),
+    ("tuple(x)", [1], (1,)),
+    ("set(x)", [1, 1], {1}),
+    ("dict(x)", [("a", 1)], {"a": 1}),
+    ("dict(a=x)", 1, {"a": 1}),
+    ('{**x, "big": x["amount"] > 10}', {"amount": 12}, {"amount": 12, "big": True}),
+    ('f"{x}"', 5, "5"),
+    ("f'{x[\"user\"]}-{x[\"amount\"]}'", RECORD, "a-12"),
+    ('f"{x:.2f}"', 2.0, "2.00"),
+    ('f"{x:>5}|"', "ab", "   ab|"),
+    ('f"{x!r}"', "a", "'a'"),
+    ("'%' + x", "d", "%d"),
+    ("x + ' ' + 'y'", "x", "x y"),
+    ("[x, x + 1][1]", 1, 2),
+    ("(1, 2) + (x,)", 3, (1, 2, 3)),
+    ("x == [1, 2]", [1, 2], True),
+    ("x in 'abc'", "b", True),
+    ("x['missing'] is None", RECORD, True),
+    ("True", 0, True),
+    ("None", 0, None),
+    ("0xff + 0b1 + 0o7 + 1e3", 0, 1263.0),
+    ("'\\d'", 0, "\\d"),
+    ("  x + 1", 1, 2),
+    ("(x +\n 1)", 1, 2),
+    ("x * -1", 3, -3),
+    ("(x + 1) % 7", 6, 0),
+    ("x['amount'] % 5", RECORD, 2),
+    ("x[0] % 3 + x[1] % 3", [4, 5], 3),
+    ("(2 ** 10) ** 2", 0, 2 ** 20),
+    ("9 ** 9", 0, 387420489),
+]
+
+
+@pytest.mark.parametrize(("source", "record", "expected"), VALID)
+def test_valid_expressions_compute_what_python_computes(source, record, expected):
+    expression = compile_expression(source)
+    assert expression.function(record) == expected
+    assert expression(record) == expected
+    assert check_expression(source) is None
+
+
+def test_extra_names_are_positional_in_declared_order():
+    expression = compile_expression("[key, window_end - 1, x]", ("key", "window_end", "x"))
+    assert expression.names == ("key", "window_end", "x")
+    assert expression.function("k", 10, 3) == ["k", 9, 3]
+
+
+def test_undeclared_names_are_unknown_even_if_other_operators_have_them():
+    with pytest.raises(ExpressionError, match="unknown name 'key'"):
+        compile_expression("key")
+    assert check_expression("key", ("key", "x")) is None
+
+
+@pytest.mark.parametrize("names", [("_x",), ("len",), ("class",), ("x", "x"), ("__builtins__",), ("ｘ",), ("a b",)])
+def test_declared_names_must_be_plain_identifiers(names):
+    with pytest.raises(ValueError):
+        compile_expression("1", names)
+
+
+def test_names_as_a_bare_string_is_a_mistake():
+    with pytest.raises(TypeError):
+        compile_expression("x", "x")
+
+
+# Everything below must be refused when the expression is compiled.
+NESTED_10K = "(" * 10_000 + "x" + ")" * 10_000
+ESCAPES = [
+    "__import__('os')",
+    "__import__('os').system('true')",
+    "().__class__.__bases__[0].__subclasses__()",
+    "x.__class__",
+    "x.__class__.__mro__",
+    "getattr(x, '__class__')",
+    "eval('1')",
+    "exec('1')",
+    "exec",
+    "open('/etc/passwd')",
+    "open('/etc/passwd').read()",
+    "globals()",
+    "locals()",
+    "vars()",
+    "dir()",
+    "type(x)",
+    "type(x).__subclasses__()",
+    "lambda: 1",
+    "(lambda: 1)()",
+    "[c for c in ().__class__.__mro__]",
+    "[c for c in x]",
+    "{c: 1 for c in x}",
+    "{c for c in x}",
+    "sum(c for c in x)",
+    "(y := 1)",
+    "import os",
+    "from os import path",
+    "x; 1",
+    "x = 1",
+    "del x",
+    "9 ** 9 ** 9",
+    "10 ** 100000",
+    "x ** 100000",
+    "1 << 10 ** 7",
+    "x << 1000000",
+    "'a' * 10 ** 10",
+    "[0] * 10 ** 10",
+    "(0,) * 10 ** 10",
+    "'ab' * 100000",
+    "[[0] * 1000] * 1000",
+    "'a' * 1000 * 1000",
+    "('a' * 1000).replace('a', 'a' * 1000)",
+    "('a' * 1000).join('b' * 1000)",
+    "'%d' % x",
+    "'%s-%s' % (x, x)",
+    "f'{x}' % 3",
+    NESTED_10K,
+    "x" + " + 1" * 30_000,
+    "[" * 60 + "]" * 60,
+    "-" * 500 + "x",
+    "x" + "[0]" * 200,
+    'f"{x.__class__}"',
+    'f"{x:{10}}"',
+    'f"{x:>100000}"',
+    "x.format",
+    "x.format()",
+    '"{0.__class__}".format(x)',
+    "str.__dict__",
+    "str.mro()",
+    "__builtins__",
+    "__builtins__['open']",
+    "_",
+    "__name__",
+    "__loader__",
+    "ｘ.__class__",
+    "x.__ｃlass__",
+    "__ｉmport__('os')",
+    "ｅval('1')",
+    "b'abc'",
+    "b'abc'.decode()",
+    "1j",
+    "...",
+    "breakpoint()",
+    "print(x)",
+    "print",
+    "input()",
+    "help()",
+    "memoryview(b'')",
+    "compile('1', '', 'eval')",
+    "setattr(x, 'a', 1)",
+    "delattr(x, 'a')",
+    "super()",
+    "object()",
+    "object",
+    "x.mro",
+    "x.mro()",
+    "x[0].__globals__",
+    "x.f_globals",
+    "(i for i in x).gi_frame",
+    "(i for i in x).gi_frame.f_back",
+    "(1).real.__class__",
+    "(1).real",
+    "x.append(1)",
+    "x.pop()",
+    "x.update({})",
+    "x.encode()",
+    "x.center(10 ** 9)",
+    "x.zfill(10 ** 9)",
+    "x.lower",
+    "x.get",
+    "len",
+    "sorted(x, key=eval)",
+    "sorted(x, key=lambda v: v)",
+    "max(x, key=print)",
+    "max(x, key=type)",
+    "abs(*x)",
+    "dict(**x)",
+    "[*x]",
+    "x(1)",
+    "x[0]()",
+    "round(1)()",
+    "x @ x",
+    "x is 1",
+    "x is not ''",
+    "await x",
+    "(yield x)",
+    "",
+    "   ",
+    "x +",
+    "x\0",
+    "if x: 1",
+    "def f(): pass",
+    "x.a.__init__",
+    "x.__dict__['a']",
+    "dict.__init__",
+    "sorted.__self__",
+    "x.__len__()",
+    "x if x else __import__('os')",
+]
+
+
+@pytest.mark.parametrize("source", ESCAPES, ids=[repr(source[:40]) for source in ESCAPES])
+def test_escape_attempts_are_rejected(source):
+    with pytest.raises(ExpressionError) as caught:
+        compile_expression(source)
+    error = caught.value
+    assert error.message and str(error) == error.message
+    assert error.position is None or 0 <= error.position <= len(source)
+    assert check_expression(source) == error.message
+
+
+def test_there_are_at_least_forty_escape_attempts():
+    assert len(ESCAPES) >= 40
+
+
+def test_a_non_string_is_rejected_as_an_expression():
+    assert "must be a string" in check_expression(42)
+
+
+@pytest.mark.parametrize(("source", "position", "words"), [
+    ("x + y", 4, "unknown name 'y'"),
+    ("x.__class__", 2, "'__class__'"),
+    ("x['a'].count", 7, "x['a']['count']"),
+    ("x.lower", 2, "must be called"),
+    ("x + eval('1')", 4, "calling 'eval' is not allowed"),
+    ("1 + 10 ** 100000", 10, "exponent 100,000 is too large"),
+    ("x + 9 ** 9 ** 9", 4, "does not depend on the record"),
+    ("x +", 3, "ends too early"),
+    ("1 +* 2", 3, "syntax error"),
+    ("import os", 0, "cannot be a statement"),
+    ("ｘ + 1", 0, "plain ASCII"),
+    ("'é' + ｙ", 6, "plain ASCII"),
+    ("x if x is 2 else 0", 5, "only compare with None"),
+    ("[1 for c in x]", 0, "comprehensions"),
+    ("  y", 2, "unknown name"),
+])
+def test_errors_name_the_problem_and_its_position(source, position, words):
+    with pytest.raises(ExpressionError) as caught:
+        compile_expression(source)
+    assert words in caught.value.message
+    assert caught.value.position == position
+
+
+def test_length_is_limited_before_parsing():
+    assert check_expression("x" + " " * (MAX_LENGTH - 1)) is None
+    started = time.perf_counter()
+    message = check_expression("x" + "+1" * 50_000)
+    assert "longer than" in message
+    assert time.perf_counter() - started < 0.1
+
+
+def test_deep_nesting_within_the_length_limit_is_rejected_not_crashed():
+    for source in ["-" * 1999 + "x", "not " * 499 + "x", "x" + "+x" * 999, "x" + "**x" * 600,
+                   "x if x else " * 180 + "x", "x" + "[x]" * 600, "x" + ".a" * 999, "(" * 199 + "x" + ")" * 199]:
+        assert check_expression(source) is not None
+
+
+def test_moderate_nesting_is_fine():
+    assert compile_expression("((((x + 1))))" + " + x" * 40)(1) == 42
+
+
+# Guards at run time: a result that depends on the record is checked when it is made.
+@pytest.mark.parametrize(("source", "record", "error"), [
+    ("2 ** x", 10 ** 6, ResultTooLarge),
+    ("x ** 1000", 2 ** 200, ResultTooLarge),
+    ("x ** x", 10 ** 5, ResultTooLarge),
+    ("(x ** 64) ** 64", 2 ** 50, ResultTooLarge),
+    ("1 << x", 10 ** 9, ResultTooLarge),
+    ("(x << 60) << 60", 2 ** 99_900, ResultTooLarge),
+    ("'a' * x", 10 ** 10, ResultTooLarge),
+    ("x * 'a'", 10 ** 10, ResultTooLarge),
+    ("[0] * x", 10 ** 10, ResultTooLarge),
+    ("(0,) * x", 10 ** 10, ResultTooLarge),
+    ("[x] * x", 10 ** 9, ResultTooLarge),
+    ("x * 1_000_000", "abc", ResultTooLarge),
+    ("x * x[0]", [10 ** 9], ResultTooLarge),
+    ("[x['a']] * 1000 * 1000", {"a": 1}, ResultTooLarge),
+    ("x['s'] * x['n']", {"s": [[0] * 1000], "n": 1000}, ResultTooLarge),
+    ("x.replace('a', 'aaaaaaaaaa')", "a" * 20_000, ResultTooLarge),
+    ("x.replace('', '-----')", "a" * 30_000, ResultTooLarge),
+    ("x.join(x)", "a" * 1000, ResultTooLarge),
+    ("round(x, -10 ** 6)", 5, ValueError),
+    ("x % 3", "%999999999d", TypeError),
+    ("x % (1, 2)", "%*d", TypeError),
+    ("x['f'] % 3", {"f": "%.999999999f"}, TypeError),
+    ("x * 2 % 3", "%999999999d", TypeError),
+], ids=lambda value: value if isinstance(value, str) and len(value) < 40 else "")
+def test_runtime_guards_raise_quickly_instead_of_allocating(source, record, error):
+    function = compile_expression(source).function
+    started = time.perf_counter()
+    with pytest.raises(error):
+        function(record)
+    assert time.perf_counter() - started < 0.5
+
+
+@pytest.mark.parametrize(("source", "record", "expected"), [
+    ("[x] * x['n']", {"n": 3}, [{"n": 3}] * 3),
+    ("'-' * x", 100_000, "-" * 100_000),
+    ("2 ** x", 10_000, 2 ** 10_000),
+    ("x * x", 12, 144),
+    ("x * 1_000_000", 2.5, 2_500_000.0),
+    ("x.replace('a', 'bb')", "a" * 50_000, "bb" * 50_000),
+    ("','.join(x)", ["a"] * 50_000, ",".join(["a"] * 50_000)),
+    ("x % 3", 7.5, 1.5),
+], ids=lambda value: value if isinstance(value, str) and len(value) < 40 else "")
+def test_runtime_guards_let_ordinary_sizes_through(source, record, expected):
+    assert compile_expression(source).function(record) == expected
+
+
+@pytest.mark.parametrize(("source", "record", "error"), [
+    ("x['nope']", {}, KeyError),
+    ("x[5]", [], IndexError),
+    ("1 / x", 0, ZeroDivisionError),
+    ("x % 0", 5, ZeroDivisionError),
+    ("x + 1", "a", TypeError),
+    ("x.lower()", 5, TypeError),
+    ("x.get('a')", [], TypeError),
+    ("int(x)", "a", ValueError),
+    ("x.nope", {}, KeyError),
+])
+def test_evaluation_errors_are_ordinary_python_exceptions(source, record, error):
+    with pytest.raises(error):
+        compile_expression(source).function(record)
+
+
+def test_tracebacks_name_the_expression():
+    with pytest.raises(KeyError) as caught:
+        compile_expression("x['nope'] + 1")({})
+    assert caught.traceback[-1].frame.code.raw.co_filename == "<expression: x['nope'] + 1>"
+
+
+def test_the_compiled_function_reaches_no_builtins_and_reads_no_attributes():
+    function = compile_expression('{"u": x.user.upper(), "n": len(x.tags) % 2}').function
+    assert function.__globals__["__builtins__"] == {}
+    names = set(function.__code__.co_names)
+    assert names <= {"_method_upper", "len", "__class__", "_int", "_modulo"}
+    assert not any(name.startswith("__") for name in function.__globals__ if name != "__builtins__")
+
+
+@pytest.mark.parametrize("forged", [
+    "x.__class__", "x.__class__ is int", "open", "x.__class__.__mro__", "(lambda: 1)", "x.lower()", "__builtins__",
+])
+def test_compiled_code_is_verified_even_if_the_tree_checks_had_a_hole(forged):
+    """Defence in depth: code that bypassed the checker is still refused after compilation."""
+    body = ast.parse(forged, mode="eval").body
+    with pytest.raises(ExpressionError):
+        expressions._make_function(body, ("x",), "<forged>")
+
+
+def test_a_dunder_string_is_only_data():
+    assert compile_expression("x['__class__']")({"__class__": 1}) == 1
+
+
+def test_plain_arithmetic_compiles_without_guard_calls():
+    for source in ["x * 2", "x['ts'] * 1000", "x ** 2", "x << 3", "(x + 1) % 7", "x // 3 - 1", "x['user']"]:
+        assert not compile_expression(source).function.__code__.co_names, source
+
+
+def test_constant_parts_are_not_repeated_per_record():
+    assert compile_expression("x in ('a', 'b')").function.__code__.co_consts[-1] == ("a", "b")
+
+
+def test_expression_objects_are_immutable_values():
+    expression = compile_expression("x + 1")
+    assert expression == compile_expression("x + 1")
+    assert hash(expression) == hash(compile_expression("x + 1"))
+    assert expression != compile_expression("x + 1", ("x", "key"))
+    assert repr(expression) == "Expression('x + 1')"
+    with pytest.raises(AttributeError):
+        expression.source = "x"
+    assert isinstance(expression, Expression)
+
+
+def test_compiling_twice_reuses_the_result():
+    assert compile_expression("x * 7") is compile_expression("x * 7")
+    assert compile_expression("x * 7", ["x"]) is compile_expression("x * 7")
+
+
+def test_expressions_pickle_by_source():
+    restored = pickle.loads(pickle.dumps(compile_expression("[key, x * 2]", ("key", "x"))))
+    assert restored.function("k", 2) == ["k", 4]
+    assert restored.names == ("key", "x")
+
+
+def test_expression_errors_pickle_with_their_position():
+    with pytest.raises(ExpressionError) as caught:
+        compile_expression("x + y")
+    restored = pickle.loads(pickle.dumps(caught.value))
+    assert (restored.message, restored.position) == (caught.value.message, 4)
+
+
+# Property: arithmetic means exactly what Python means.
+_LEAVES = st.one_of(st.just("x"), st.integers(-1000, 1000).map(str))
+
+
+def _combine(children):
+    binary = st.tuples(children, st.sampled_from(["+", "-", "*", "//", "%", "/", "&", "|", "^", ">>"]), children,
+                       st.booleans())
+    compare = st.tuples(children, st.sampled_from(["<", "<=", "==", "!=", ">", ">="]), children, st.booleans())
+    return st.one_of(
+        binary.map(lambda t: f"({t[0]} {t[1]} {t[2]})" if t[3] else f"{t[0]} {t[1]} {t[2]}"),
+        compare.map(lambda t: f"({t[0]} {t[1]} {t[2]})" if t[3] else f"{t[0]} {t[1]} {t[2]}"),
+        st.tuples(children, st.integers(0, 3)).map(lambda t: f"({t[0]}) ** {t[1]}"),
+        st.tuples(children, st.integers(0, 8)).map(lambda t: f"(({t[0]}) << {t[1]})"),
+        children.map(lambda c: f"-{c}"),
+        children.map(lambda c: f"abs({c})"),
+        st.tuples(children, children).map(lambda t: f"max({t[0]}, {t[1]})"),
+        st.tuples(children, children, children).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"),
+        st.tuples(children, children).map(lambda t: f"({t[0]} and {t[1]} or not {t[0]})"),
+    )
+
+
+_ARITHMETIC = st.recursive(_LEAVES, _combine, max_leaves=10)
+
+
+def _outcome(function, value):
+    try:
+        return "value", function(value)
+    except Exception as exc:  # noqa: BLE001 - the exception type is the outcome
+        return "error", type(exc)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(source=_ARITHMETIC, value=st.integers(-10 ** 6, 10 ** 6))
+def test_arithmetic_matches_a_plain_lambda(source, value):
+    expected = _outcome(eval(f"lambda x: {source}"), value)  # noqa: S307 - the reference
+    assert _outcome(compile_expression(source).function, value) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(value=st.one_of(st.text(max_size=5), st.lists(st.integers(), max_size=5), st.integers(),
+                       st.floats(allow_nan=False)),
+       times=st.integers(-3, 50))
+def test_guarded_products_match_python_for_ordinary_sizes(value, times):
+    for source in (f"x * {times}", f"{times} * x", f"x * (x and {times})"):
+        assert _outcome(compile_expression(source).function, value) == _outcome(eval(f"lambda x: {source}"), value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(field=st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True).filter(lambda name: not keyword.iskeyword(name)),
+       value=st.integers())
+def test_dotted_fields_read_items(field, value):
+    source = f"x.{field}"
+    if check_expression(source) is None:
+        assert compile_expression(source).function({field: value}) == value
+    else:
+        message = check_expression(source)
+        assert f"x['{field}']" in message or "double underscores are reserved" in message

@@ -1,0 +1,127 @@
+"""Validation reports every problem at once, each located at its node, edge or field."""
+import copy
+
+import pytest
+
+from engine.spec import ValidationError, normalise_definition, validate_definition
+from tests.support import simple_pipeline
+
+
+def located(errors):
+    return {(e["node"], e["edge"], e["field"]) for e in errors}
+
+
+def test_valid_pipeline_has_no_errors():
+    assert validate_definition(simple_pipeline()) == []
+
+
+def test_unknown_operator_type_names_the_node_and_field():
+    definition = simple_pipeline()
+    definition["nodes"][1]["type"] = "transform.teleport"
+    errors = validate_definition(definition)
+    assert located(errors) == {("double", None, "type")}
+    assert "transform.teleport" in errors[0]["message"]
+
+
+def test_dangling_edge_names_the_edge_and_end():
+    definition = simple_pipeline()
+    definition["edges"].append({"id": "e3", "from": "double", "to": "nowhere"})
+    errors = validate_definition(definition)
+    assert (None, "e3", "to") in located(errors)
+    assert any("nowhere" in e["message"] for e in errors)
+
+
+def test_cycle_names_every_edge_on_it():
+    definition = {
+        "format": 1,
+        "nodes": [
+            {"id": "gen", "type": "source.datagen"},
+            {"id": "u", "type": "transform.union"},
+            {"id": "a", "type": "transform.map", "params": {"expression": "x"}},
+            {"id": "out", "type": "sink.collect"},
+        ],
+        "edges": [
+            {"id": "g-u", "from": "gen", "to": "u"}, {"id": "u-a", "from": "u", "to": "a"},
+            {"id": "a-u", "from": "a", "to": "u"}, {"id": "a-out", "from": "a", "to": "out"},
+        ],
+    }
+    cycle_edges = {e["edge"] for e in validate_definition(definition) if "cycle" in e["message"]}
+    assert cycle_edges == {"u-a", "a-u"}
+
+
+def test_wrong_param_type_names_the_param():
+    definition = simple_pipeline()
+    definition["nodes"][0]["params"]["count"] = "many"
+    errors = validate_definition(definition)
+    assert located(errors) == {("gen", None, "params.count")}
+
+
+def test_missing_required_and_unknown_params_are_named():
+    definition = simple_pipeline()
+    definition["nodes"][1]["params"] = {"expresion": "x"}
+    assert located(validate_definition(definition)) == {("double", None, "params.expression"),
+                                                         ("double", None, "params.expresion")}
+
+
+def test_all_problems_are_reported_at_once():
+    definition = simple_pipeline()
+    definition["nodes"][0]["params"]["count"] = -1
+    definition["nodes"][1]["params"]["expression"] = "x.__class__"
+    definition["edges"].append({"id": "e3", "from": "ghost", "to": "out"})
+    assert located(validate_definition(definition)) == {
+        ("gen", None, "params.count"), ("double", None, "params.expression"), (None, "e3", "from")}
+
+
+def test_unsafe_expression_is_rejected_with_the_field():
+    definition = simple_pipeline(expression="__import__('os').system('true')")
+    errors = validate_definition(definition)
+    assert located(errors) == {("double", None, "params.expression")}
+
+
+def test_hash_edge_needs_a_valid_key_and_keyed_operators_need_hash():
+    definition = simple_pipeline()
+    definition["nodes"].insert(2, {"id": "sum", "type": "aggregate.reduce", "params": {}})
+    definition["edges"] = [
+        {"id": "e1", "from": "gen", "to": "double"},
+        {"id": "e2", "from": "double", "to": "sum", "partitioning": "hash"},
+        {"id": "e3", "from": "sum", "to": "out", "partitioning": "rebalance", "key": "x"},
+    ]
+    assert located(validate_definition(definition)) == {(None, "e2", "key"), (None, "e3", "key")}
+    definition["edges"][1]["partitioning"] = "rebalance"
+    assert (None, "e2", "partitioning") in located(validate_definition(definition))
+
+
+def test_forward_edge_needs_equal_parallelism():
+    definition = simple_pipeline()
+    definition["nodes"][1]["parallelism"] = 3
+    assert located(validate_definition(definition)) >= {(None, "e1", "partitioning"), (None, "e2", "partitioning")}
+
+
+def test_ports_sources_without_inputs_and_sinks_without_outputs():
+    definition = simple_pipeline()
+    definition["edges"].append({"id": "back", "from": "out", "to": "gen"})
+    messages = {(e["node"], e["message"]) for e in validate_definition(definition)}
+    assert ("gen", "a source takes no input edges") in messages
+    assert ("out", "a sink has no outputs") in messages
+
+
+def test_duplicate_ids_and_malformed_structure():
+    definition = simple_pipeline()
+    definition["nodes"].append(copy.deepcopy(definition["nodes"][1]))
+    assert ("double", None, "id") in located(validate_definition(definition))
+    assert validate_definition([1, 2]) == [{"node": None, "edge": None, "field": None,
+                                            "message": "a pipeline definition must be a JSON object"}]
+    bad = {"format": 2, "nodes": [{"id": "x y", "type": "source.datagen"}], "edges": "none"}
+    assert {e["field"] for e in validate_definition(bad)} >= {"format", "edges"}
+    assert any(e["node"] == "x y" and e["field"] == "id" for e in validate_definition(bad))
+
+
+def test_normalise_fills_defaults_and_raises_on_errors():
+    normalised = normalise_definition(simple_pipeline())
+    assert normalised["checkpointing"]["mode"] == "exactly_once"
+    assert normalised["nodes"][2]["params"] == {"max_records": 1000}
+    assert normalised["edges"][0]["partitioning"] == "forward"
+    assert normalised["nodes"][0]["parallelism"] == 1
+    with pytest.raises(ValidationError) as raised:
+        normalise_definition({"format": 1, "nodes": [], "edges": []})
+    assert raised.value.errors == [{"node": None, "edge": None, "field": None, "message": "the pipeline has no source"}]

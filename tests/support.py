@@ -1,0 +1,34 @@
+"""Helpers shared by tests: small pipeline definitions."""
+from __future__ import annotations
+
+
+def simple_pipeline(count: int | None = 100, expression: str = "x * 2", *, parallelism: int = 1,
+                    interval_ms: int = 200, rate: float = 0, name: str = "doubler") -> dict:
+    """datagen -> map -> collect: the walking skeleton's pipeline."""
+    return {
+        "format": 1, "name": name, "mode": "streaming", "parallelism": parallelism,
+        "checkpointing": {"interval_ms": interval_ms},
+        "nodes": [
+            {"id": "gen", "type": "source.datagen", "params": {"count": count, "rate": rate}},
+            {"id": "double", "type": "transform.map", "params": {"expression": expression}},
+            {"id": "out", "type": "sink.collect", "params": {"max_records": 1000}},
+        ],
+        "edges": [{"id": "e1", "from": "gen", "to": "double"}, {"id": "e2", "from": "double", "to": "out"}],
+    }
+
+
+def wait_until(predicate, timeout: float, what: str, interval: float = 0.1):
+    """Poll ``predicate`` until it returns a truthy value; fail naming ``what`` after ``timeout``.
+
+    Polling for an outcome is not a timing assertion: the timeout only bounds a hang.
+    """
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
