@@ -1,0 +1,326 @@
+"""The JobGraph: operators of a pipeline definition chained into job vertices.
+
+A pipeline definition names operators (nodes) and the exchanges between them (edges). The
+runtime does not run one task per operator: operators connected by a plain forward edge
+run in the same task, one calling the next (a *chain*), so no record crosses a channel
+between them. The JobGraph is the definition after chaining: one :class:`JobVertex` per
+chain, one :class:`JobEdge` per definition edge that was not chained away.
+
+Chaining rule
+    Node B is chained after node A when the edge A→B is A's only output and B's only
+    input, its partitioning is ``forward``, its exchange is pipelined (and the pipeline is
+    not in batch mode), and A and B have equal parallelism. A node with two outputs ends
+    its chain; a node with two inputs starts one.
+
+Each job edge carries the two facts the later stages need:
+
+- its :class:`DistributionPattern`: ``POINTWISE`` for forward/rescale (a consumer subtask
+  reads a few producer subtasks), ``ALL_TO_ALL`` for hash/rebalance/broadcast (every
+  consumer subtask reads every producer subtask);
+- its :class:`ResultPartitionType`: ``PIPELINED`` (producer and consumer run at the same
+  time, data streams over the network) or ``BLOCKING`` (the producer writes its whole
+  output first, the consumer starts later and reads files).
+
+The input is a pipeline definition in the DESIGN.md JSON format. The planner trusts the
+validator (``engine.spec``) for everything it does not need itself, but it refuses input
+it cannot plan (unknown ids, cycles, forward edges across unequal parallelism, ...) with a
+:class:`PlanError` instead of producing a wrong plan.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+SOURCE_TYPE_PREFIX = "source."
+"""Node types starting with this prefix are sources."""
+
+DEFAULT_MAX_PARALLELISM = 128
+"""Max parallelism when a definition names none (raised to the parallelism if that is larger,
+as ``engine.spec.normalise_definition`` does)."""
+
+POINTWISE_PARTITIONINGS = frozenset({"forward", "rescale"})
+ALL_TO_ALL_PARTITIONINGS = frozenset({"hash", "rebalance", "broadcast"})
+EXCHANGES = frozenset({"pipelined", "blocking"})
+
+
+class PlanError(ValueError):
+    """A pipeline definition the planner cannot turn into a plan."""
+
+
+class DistributionPattern(str, Enum):
+    """How the subtasks of a job edge's producer connect to those of its consumer."""
+
+    POINTWISE = "POINTWISE"
+    ALL_TO_ALL = "ALL_TO_ALL"
+
+
+class ResultPartitionType(str, Enum):
+    """Whether a consumer reads a result while it is produced or after it was finished."""
+
+    PIPELINED = "PIPELINED"
+    BLOCKING = "BLOCKING"
+
+
+@dataclass(frozen=True)
+class JobVertex:
+    """One chain of operators, run as ``parallelism`` subtasks."""
+
+    id: str
+    """The id of the chain's head node."""
+    operators: tuple[dict, ...] = field(hash=False)
+    """The node dicts of the chain, head first."""
+    parallelism: int
+    max_parallelism: int
+
+    @property
+    def name(self) -> str:
+        return " -> ".join(operator["id"] for operator in self.operators)
+
+    @property
+    def is_source(self) -> bool:
+        return str(self.operators[0].get("type", "")).startswith(SOURCE_TYPE_PREFIX)
+
+    @property
+    def operator_ids(self) -> tuple[str, ...]:
+        return tuple(operator["id"] for operator in self.operators)
+
+
+@dataclass(frozen=True)
+class JobEdge:
+    """A definition edge between two job vertices (an exchange that was not chained away)."""
+
+    id: str
+    source: str
+    target: str
+    source_node: str
+    target_node: str
+    partitioning: str
+    key: str | None
+    distribution: DistributionPattern
+    result_type: ResultPartitionType
+
+    @property
+    def is_blocking(self) -> bool:
+        return self.result_type is ResultPartitionType.BLOCKING
+
+
+@dataclass
+class JobGraph:
+    """Job vertices in a deterministic topological order and the job edges between them."""
+
+    vertices: list[JobVertex]
+    edges: list[JobEdge]
+    _by_id: dict[str, JobVertex] = field(init=False, repr=False)
+    _position: dict[str, int] = field(init=False, repr=False)
+    _inputs: dict[str, list[JobEdge]] = field(init=False, repr=False)
+    _outputs: dict[str, list[JobEdge]] = field(init=False, repr=False)
+    _vertex_of_node: dict[str, JobVertex] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_id = {vertex.id: vertex for vertex in self.vertices}
+        self._position = {vertex.id: index for index, vertex in enumerate(self.vertices)}
+        self._inputs = {vertex.id: [] for vertex in self.vertices}
+        self._outputs = {vertex.id: [] for vertex in self.vertices}
+        for edge in self.edges:
+            self._outputs[edge.source].append(edge)
+            self._inputs[edge.target].append(edge)
+        self._vertex_of_node = {
+            operator["id"]: vertex for vertex in self.vertices for operator in vertex.operators
+        }
+
+    def vertex(self, vertex_id: str) -> JobVertex:
+        return self._by_id[vertex_id]
+
+    def inputs_of(self, vertex_id: str) -> list[JobEdge]:
+        return self._inputs[vertex_id]
+
+    def outputs_of(self, vertex_id: str) -> list[JobEdge]:
+        return self._outputs[vertex_id]
+
+    def vertex_of_node(self, node_id: str) -> JobVertex:
+        return self._vertex_of_node[node_id]
+
+    def topological_position(self, vertex_id: str) -> int:
+        """Return the index of the vertex in :attr:`vertices` (a topological order)."""
+        return self._position[vertex_id]
+
+
+def build_job_graph(definition: dict) -> JobGraph:
+    """Chain the operators of a pipeline definition into a JobGraph."""
+    nodes = _nodes_by_id(definition)
+    edges = _definition_edges(definition, nodes)
+    order = _topological_node_order(definition["nodes"], edges)
+    parallelism = {node_id: _parallelism(definition, node) for node_id, node in nodes.items()}
+    chained_successor = _chained_successors(definition, edges, parallelism)
+    chains = _chains(order, chained_successor)
+    vertex_of_node = {node_id: chain[0] for chain in chains for node_id in chain}
+    vertices = [
+        JobVertex(
+            id=chain[0],
+            operators=tuple(nodes[node_id] for node_id in chain),
+            parallelism=parallelism[chain[0]],
+            max_parallelism=_max_parallelism(definition, nodes[chain[0]]),
+        )
+        for chain in chains
+    ]
+    job_edges = [
+        _job_edge(definition, edge, vertex_of_node)
+        for edge in edges
+        if chained_successor.get(edge["from"]) != edge["to"]
+    ]
+    return JobGraph(vertices=vertices, edges=job_edges)
+
+
+def _nodes_by_id(definition: dict) -> dict[str, dict]:
+    nodes: dict[str, dict] = {}
+    for node in definition.get("nodes", ()):
+        node_id = node.get("id")
+        if not isinstance(node_id, str) or not node_id:
+            raise PlanError(f"a node has no id: {node!r}")
+        if node_id in nodes:
+            raise PlanError(f"node id '{node_id}' is used twice")
+        nodes[node_id] = node
+    if not nodes:
+        raise PlanError("the pipeline has no nodes")
+    return nodes
+
+
+def _definition_edges(definition: dict, nodes: dict[str, dict]) -> list[dict[str, Any]]:
+    """Return the edges with their defaults filled in, checked for what planning needs."""
+    edges = []
+    seen_ids: set[str] = set()
+    for position, edge in enumerate(definition.get("edges", ())):
+        source, target = edge.get("from"), edge.get("to")
+        edge_id = edge.get("id") or f"{source}->{target}#{position}"
+        if edge_id in seen_ids:
+            raise PlanError(f"edge id '{edge_id}' is used twice")
+        seen_ids.add(edge_id)
+        for end in (source, target):
+            if end not in nodes:
+                raise PlanError(f"edge '{edge_id}' references unknown node '{end}'")
+        partitioning = edge.get("partitioning") or "forward"
+        if partitioning not in POINTWISE_PARTITIONINGS | ALL_TO_ALL_PARTITIONINGS:
+            raise PlanError(f"edge '{edge_id}' has unknown partitioning '{partitioning}'")
+        exchange = edge.get("exchange") or "pipelined"
+        if exchange not in EXCHANGES:
+            raise PlanError(f"edge '{edge_id}' has unknown exchange '{exchange}'")
+        edges.append({**edge, "id": edge_id, "partitioning": partitioning, "exchange": exchange})
+    for edge in edges:
+        _check_forward_parallelism(definition, edge, nodes)
+    return edges
+
+
+def _check_forward_parallelism(definition: dict, edge: dict, nodes: dict[str, dict]) -> None:
+    if edge["partitioning"] != "forward":
+        return
+    source = _parallelism(definition, nodes[edge["from"]])
+    target = _parallelism(definition, nodes[edge["to"]])
+    if source != target:
+        raise PlanError(
+            f"edge '{edge['id']}' is forward but '{edge['from']}' has parallelism {source} "
+            f"and '{edge['to']}' has {target}; use rescale, rebalance or hash"
+        )
+
+
+def _parallelism(definition: dict, node: dict) -> int:
+    value = node.get("parallelism", definition.get("parallelism", 1))
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise PlanError(f"node '{node['id']}' has invalid parallelism {value!r}")
+    return value
+
+
+def _max_parallelism(definition: dict, node: dict) -> int:
+    default = max(DEFAULT_MAX_PARALLELISM, definition.get("parallelism", 1))
+    value = node.get("max_parallelism", definition.get("max_parallelism", default))
+    parallelism = _parallelism(definition, node)
+    if not isinstance(value, int) or isinstance(value, bool) or value < parallelism:
+        raise PlanError(
+            f"node '{node['id']}' has max_parallelism {value!r} below its parallelism {parallelism}"
+        )
+    return value
+
+
+def _topological_node_order(node_list: list[dict], edges: list[dict]) -> list[str]:
+    """Kahn's algorithm; among ready nodes the one listed first in the definition goes first."""
+    position = {node["id"]: index for index, node in enumerate(node_list)}
+    successors: dict[str, list[str]] = {node_id: [] for node_id in position}
+    in_degree = dict.fromkeys(position, 0)
+    for edge in edges:
+        successors[edge["from"]].append(edge["to"])
+        in_degree[edge["to"]] += 1
+    ready = [position[node_id] for node_id, degree in in_degree.items() if degree == 0]
+    heapq.heapify(ready)
+    ids = [node["id"] for node in node_list]
+    order: list[str] = []
+    while ready:
+        node_id = ids[heapq.heappop(ready)]
+        order.append(node_id)
+        for successor in successors[node_id]:
+            in_degree[successor] -= 1
+            if in_degree[successor] == 0:
+                heapq.heappush(ready, position[successor])
+    if len(order) != len(ids):
+        stuck = sorted(node_id for node_id, degree in in_degree.items() if degree > 0)
+        raise PlanError(f"the pipeline has a cycle through nodes {stuck}")
+    return order
+
+
+def _chained_successors(
+    definition: dict, edges: list[dict], parallelism: dict[str, int]
+) -> dict[str, str]:
+    """Map each node to the node chained right after it (see the chaining rule above)."""
+    batch = definition.get("mode") == "batch"
+    outputs: dict[str, list[dict]] = {}
+    inputs: dict[str, list[dict]] = {}
+    for edge in edges:
+        outputs.setdefault(edge["from"], []).append(edge)
+        inputs.setdefault(edge["to"], []).append(edge)
+    successors = {}
+    for edge in edges:
+        source, target = edge["from"], edge["to"]
+        if (
+            len(outputs[source]) == 1
+            and len(inputs[target]) == 1
+            and edge["partitioning"] == "forward"
+            and edge["exchange"] == "pipelined"
+            and not batch
+            and parallelism[source] == parallelism[target]
+        ):
+            successors[source] = target
+    return successors
+
+
+def _chains(order: list[str], chained_successor: dict[str, str]) -> list[list[str]]:
+    """Return the chains, ordered by the topological position of their heads."""
+    chained = set(chained_successor.values())
+    chains = []
+    for node_id in order:
+        if node_id in chained:
+            continue
+        chain = [node_id]
+        while chain[-1] in chained_successor:
+            chain.append(chained_successor[chain[-1]])
+        chains.append(chain)
+    return chains
+
+
+def _job_edge(definition: dict, edge: dict, vertex_of_node: dict[str, str]) -> JobEdge:
+    partitioning = edge["partitioning"]
+    blocking = edge["exchange"] == "blocking" or definition.get("mode") == "batch"
+    return JobEdge(
+        id=edge["id"],
+        source=vertex_of_node[edge["from"]],
+        target=vertex_of_node[edge["to"]],
+        source_node=edge["from"],
+        target_node=edge["to"],
+        partitioning=partitioning,
+        key=edge.get("key"),
+        distribution=(
+            DistributionPattern.POINTWISE
+            if partitioning in POINTWISE_PARTITIONINGS
+            else DistributionPattern.ALL_TO_ALL
+        ),
+        result_type=ResultPartitionType.BLOCKING if blocking else ResultPartitionType.PIPELINED,
+    )

@@ -1,0 +1,193 @@
+"""JobGraph: chaining, distribution patterns, result types, defaults and refused input."""
+from __future__ import annotations
+
+import pytest
+
+from engine.plan import DistributionPattern, PlanError, ResultPartitionType, build_job_graph
+
+
+def node(node_id, type_="transform.map", **extra):
+    return {"id": node_id, "type": type_, **extra}
+
+
+def edge(source, target, edge_id=None, **extra):
+    return {"id": edge_id or f"{source}-{target}", "from": source, "to": target, **extra}
+
+
+def pipeline(nodes, edges, **extra):
+    return {"format": 1, "nodes": nodes, "edges": edges, **extra}
+
+
+def chains(job_graph):
+    return [list(vertex.operator_ids) for vertex in job_graph.vertices]
+
+
+def test_forward_edges_of_equal_parallelism_chain_into_one_vertex():
+    job_graph = build_job_graph(
+        pipeline(
+            [node("src", "source.datagen"), node("map"), node("sink", "sink.collect")],
+            [edge("src", "map"), edge("map", "sink")],
+            parallelism=3,
+        )
+    )
+    assert chains(job_graph) == [["src", "map", "sink"]]
+    vertex = job_graph.vertices[0]
+    assert vertex.id == "src"
+    assert vertex.name == "src -> map -> sink"
+    assert [operator["type"] for operator in vertex.operators] == ["source.datagen", "transform.map", "sink.collect"]
+    assert (vertex.parallelism, vertex.max_parallelism, vertex.is_source) == (3, 128, True)
+    assert job_graph.edges == []
+    assert job_graph.vertex_of_node("sink") is vertex
+
+
+@pytest.mark.parametrize(
+    "breaking_edge, extra",
+    [
+        ({"partitioning": "rescale"}, {}),
+        ({"partitioning": "hash", "key": "user"}, {}),
+        ({"exchange": "blocking"}, {}),
+        ({}, {"mode": "batch"}),
+    ],
+)
+def test_only_plain_forward_pipelined_edges_chain(breaking_edge, extra):
+    job_graph = build_job_graph(
+        pipeline([node("src", "source.datagen"), node("map")], [edge("src", "map", **breaking_edge)], **extra)
+    )
+    assert chains(job_graph) == [["src"], ["map"]]
+    assert [(e.source, e.target, e.source_node, e.target_node) for e in job_graph.edges] == [
+        ("src", "map", "src", "map")
+    ]
+
+
+def test_unequal_parallelism_breaks_the_chain():
+    job_graph = build_job_graph(
+        pipeline(
+            [node("src", "source.datagen", parallelism=2), node("map", parallelism=4)],
+            [edge("src", "map", partitioning="rescale")],
+        )
+    )
+    assert chains(job_graph) == [["src"], ["map"]]
+    assert [vertex.parallelism for vertex in job_graph.vertices] == [2, 4]
+
+
+def test_a_node_with_two_outputs_ends_its_chain_and_a_node_with_two_inputs_starts_one():
+    job_graph = build_job_graph(
+        pipeline(
+            [node("src", "source.datagen"), node("a"), node("b"), node("join"), node("sink", "sink.collect")],
+            [edge("src", "a"), edge("src", "b"), edge("a", "join"), edge("b", "join"), edge("join", "sink")],
+        )
+    )
+    assert chains(job_graph) == [["src"], ["a"], ["b"], ["join", "sink"]]
+    assert [e.id for e in job_graph.outputs_of("src")] == ["src-a", "src-b"]
+    assert [e.id for e in job_graph.inputs_of("join")] == ["a-join", "b-join"]
+    assert all(e.distribution is DistributionPattern.POINTWISE for e in job_graph.edges)
+
+
+def test_job_edges_connect_chains_but_remember_their_nodes():
+    job_graph = build_job_graph(
+        pipeline(
+            [node("src", "source.datagen"), node("parse"), node("count"), node("sink", "sink.collect")],
+            [edge("src", "parse"), edge("parse", "count", partitioning="hash", key="user"), edge("count", "sink")],
+        )
+    )
+    assert chains(job_graph) == [["src", "parse"], ["count", "sink"]]
+    (job_edge,) = job_graph.edges
+    assert (job_edge.source, job_edge.target) == ("src", "count")
+    assert (job_edge.source_node, job_edge.target_node) == ("parse", "count")
+    assert (job_edge.partitioning, job_edge.key) == ("hash", "user")
+
+
+@pytest.mark.parametrize(
+    "partitioning, distribution",
+    [
+        ("rescale", DistributionPattern.POINTWISE),
+        ("hash", DistributionPattern.ALL_TO_ALL),
+        ("rebalance", DistributionPattern.ALL_TO_ALL),
+        ("broadcast", DistributionPattern.ALL_TO_ALL),
+    ],
+)
+def test_partitioning_decides_the_distribution_pattern(partitioning, distribution):
+    job_graph = build_job_graph(
+        pipeline([node("src", "source.datagen"), node("map")], [edge("src", "map", partitioning=partitioning)])
+    )
+    assert job_graph.edges[0].distribution is distribution
+
+
+def test_forward_edge_that_does_not_chain_is_pointwise():
+    job_graph = build_job_graph(
+        pipeline(
+            [node("src", "source.datagen"), node("a"), node("b")],
+            [edge("src", "a"), edge("src", "b")],
+        )
+    )
+    assert {e.distribution for e in job_graph.edges} == {DistributionPattern.POINTWISE}
+
+
+def test_batch_mode_makes_every_exchange_blocking():
+    job_graph = build_job_graph(
+        pipeline(
+            [node("src", "source.datagen"), node("a"), node("b")],
+            [edge("src", "a"), edge("a", "b", partitioning="hash", key="k", exchange="pipelined")],
+            mode="batch",
+        )
+    )
+    assert [e.result_type for e in job_graph.edges] == [ResultPartitionType.BLOCKING] * 2
+
+
+def test_defaults_for_parallelism_partitioning_and_exchange():
+    job_graph = build_job_graph(
+        pipeline(
+            [node("src", "source.datagen"), node("a"), node("b", parallelism=5)],
+            [edge("src", "a"), edge("src", "b", partitioning="rebalance")],
+            max_parallelism=256,
+        )
+    )
+    assert [(v.id, v.parallelism, v.max_parallelism) for v in job_graph.vertices] == [
+        ("src", 1, 256),
+        ("a", 1, 256),
+        ("b", 5, 256),
+    ]
+    assert job_graph.edges[0].partitioning == "forward"
+    assert job_graph.edges[0].result_type is ResultPartitionType.PIPELINED
+
+
+def test_vertices_are_in_topological_order_with_definition_order_breaking_ties():
+    job_graph = build_job_graph(
+        pipeline(
+            [node("sink", "sink.collect"), node("b"), node("a"), node("src2", "source.datagen"),
+             node("src1", "source.datagen")],
+            [edge("src1", "a", partitioning="rebalance"), edge("src2", "b", partitioning="rebalance"),
+             edge("a", "sink"), edge("b", "sink")],
+        )
+    )
+    ids = [vertex.id for vertex in job_graph.vertices]
+    assert ids == ["src2", "b", "src1", "a", "sink"]
+    assert [job_graph.topological_position(vertex_id) for vertex_id in ids] == [0, 1, 2, 3, 4]
+
+
+def test_job_vertices_are_hashable_values():
+    definition = pipeline([node("src", "source.datagen", params={"rate": 1})], [])
+    first, second = build_job_graph(definition).vertices[0], build_job_graph(definition).vertices[0]
+    assert first == second
+    assert len({first, second}) == 1
+
+
+@pytest.mark.parametrize(
+    "definition, message",
+    [
+        (pipeline([], []), "no nodes"),
+        (pipeline([node("a"), node("a")], []), "node id 'a' is used twice"),
+        (pipeline([node("a"), node("b")], [edge("a", "b", "e"), edge("b", "a", "e")]), "edge id 'e' is used twice"),
+        (pipeline([node("a")], [edge("a", "ghost")]), "unknown node 'ghost'"),
+        (pipeline([node("a"), node("b")], [edge("a", "b"), edge("b", "a")]), "cycle"),
+        (pipeline([node("a"), node("b")], [edge("a", "b", partitioning="shuffle")]), "unknown partitioning"),
+        (pipeline([node("a"), node("b")], [edge("a", "b", exchange="eventually")]), "unknown exchange"),
+        (pipeline([node("a", parallelism=2), node("b", parallelism=3)], [edge("a", "b")]), "forward"),
+        (pipeline([node("a", parallelism=0)], []), "invalid parallelism"),
+        (pipeline([node("a", parallelism=300)], []), "below its parallelism"),
+        (pipeline([{"type": "transform.map"}], []), "has no id"),
+    ],
+)
+def test_definitions_the_planner_cannot_plan_are_refused(definition, message):
+    with pytest.raises(PlanError, match=message):
+        build_job_graph(definition)
