@@ -1,0 +1,30 @@
+"""Mark runs whose driver process is gone as FAILED, so none stays RUNNING forever."""
+import psutil
+from django.core.management.base import BaseCommand
+
+from studio.models import TERMINAL_STATUSES, Run, RunStatus
+from studio.realtime.events import set_status
+
+
+class Command(BaseCommand):
+    help = "Mark unfinished runs whose driver process no longer exists as FAILED (driver lost)."
+
+    def handle(self, *args, **options):
+        lost = 0
+        for run in Run.objects.exclude(status__in=TERMINAL_STATUSES):
+            if run.driver_pid and psutil.pid_exists(run.driver_pid) and _is_driver(run.driver_pid, run.id):
+                continue
+            cause = "driver lost" if run.driver_pid else "studio restarted before the run was launched"
+            status = RunStatus.CANCELED if run.status == RunStatus.CANCELING else RunStatus.FAILED
+            set_status(run.id, status, cause=cause)
+            lost += 1
+        if lost:
+            self.stdout.write(f"marked {lost} run(s) whose driver is gone")
+
+
+def _is_driver(pid: int, run_id: int) -> bool:
+    try:
+        cmdline = psutil.Process(pid).cmdline()
+    except psutil.Error:
+        return False
+    return "studio.runner" in cmdline and str(run_id) in cmdline

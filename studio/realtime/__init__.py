@@ -1,0 +1,1 @@
+"""Live run events: stored in the database, then fanned out to WebSocket groups."""

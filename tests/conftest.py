@@ -1,0 +1,79 @@
+"""Shared fixtures: isolated data directories, pipeline builders, a real Celery worker."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.support import simple_pipeline
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def pipeline_definition() -> dict:
+    return simple_pipeline()
+
+
+@pytest.fixture(scope="session")
+def studio_data_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("studio-data")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_run_dirs(studio_data_dir):
+    """Keep test runs' checkpoints and logs out of the developer's ./var.
+
+    pytest-django configures settings before any conftest runs, so the directories are
+    overridden here rather than through STUDIO_DATA_DIR.
+    """
+    from django.conf import settings
+
+    settings.CHECKPOINT_ROOT = str(studio_data_dir / "checkpoints")
+    settings.RUN_LOG_DIR = studio_data_dir / "runs"
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker, studio_data_dir):
+    """A real Celery worker process on the test database, as `make up` starts one."""
+    from django.db import connection
+
+    from studio.celery import app
+
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
+           "STUDIO_DATA_DIR": str(studio_data_dir), "PYTHONPATH": str(ROOT)}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "studio", "worker", "--pool", "threads", "--concurrency", "4",
+         "--loglevel", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        cwd=ROOT, env=env)
+    deadline = time.monotonic() + 60
+    while not app.control.ping(timeout=0.5):
+        if worker.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("the Celery worker did not start")
+    yield worker
+    stop_process_tree(worker.pid)
+
+
+def stop_process_tree(pid: int, grace: float = 15) -> None:
+    """SIGTERM a process and all its descendants, SIGKILL what is left after ``grace``."""
+    try:
+        root = psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return
+    processes = [root, *root.children(recursive=True)]
+    for process in processes:
+        try:
+            process.terminate()
+        except psutil.NoSuchProcess:
+            pass
+    _, alive = psutil.wait_procs(processes, timeout=grace)
+    for process in alive:
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            pass
