@@ -14,6 +14,7 @@ up: setup
 	$(PY) -m studio.launcher
 
 test: setup browser
+	cd frontend && npm test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 setup: python frontend
@@ -46,6 +47,21 @@ bench-plan: python
 
 bench-expressions: python
 	$(PY) tests/bench/bench_expressions.py
+
+bench-spark: python
+	$(PY) tests/bench/bench_spark.py
+
+bench-async: python
+	$(PY) tests/bench/bench_async.py
+
+bench-debloat: python
+	$(PY) tests/bench/bench_debloat.py
+
+bench-batch: python
+	$(PY) tests/bench/bench_batch.py
+
+bench-studio: python
+	$(PY) tests/bench/bench_studio.py
 
 clean:
 	rm -rf var frontend/dist test-results

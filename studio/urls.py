@@ -8,5 +8,5 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/", include("studio.api.urls")),
-    re_path(r"^(?:pipelines/.*|runs/.*)?$", frontend_index, name="frontend"),
+    re_path(r"^(?:pipelines(?:/.*)?|runs/.*)?$", frontend_index, name="frontend"),
 ]

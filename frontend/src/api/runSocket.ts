@@ -1,0 +1,155 @@
+/**
+ * The WebSocket client of a run's event stream.
+ *
+ * Life cycle: start() connects with `after=<last seq>`; every message is parsed, de-duplicated
+ * by seq and handed to onEvent in order. When the socket drops, the connection state becomes
+ * "disconnected" and a reconnect is scheduled with exponential backoff, again passing the last
+ * seq seen, so nothing is lost and nothing is applied twice. stop() closes for good. When
+ * shouldReconnect() says no (the run has ended), a drop ends the stream quietly instead.
+ */
+import type { RunEvent } from './types';
+import { DEFAULT_BACKOFF, reconnectDelay, runEventsUrl, takeNewEvents, type BackoffPolicy } from '../state/eventSequence';
+
+export type ConnectionState = 'connecting' | 'open' | 'disconnected' | 'closed';
+
+/** The part of the browser WebSocket this client uses; tests pass a fake. */
+export interface SocketLike {
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: unknown) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+  close(): void;
+}
+
+export interface RunEventStreamOptions {
+  runId: number;
+  onEvent: (event: RunEvent) => void;
+  onConnectionChange?: (state: ConnectionState) => void;
+  shouldReconnect?: () => boolean;
+  createSocket?: (url: string) => SocketLike;
+  origin?: { protocol: string; host: string };
+  initialSeq?: number;
+  backoff?: BackoffPolicy;
+  /** Source of the backoff jitter; tests pin it. */
+  random?: () => number;
+}
+
+function parseEvents(raw: unknown): RunEvent[] {
+  if (typeof raw !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    return list.filter(
+      (item): item is RunEvent => !!item && typeof item === 'object' && typeof (item as RunEvent).seq === 'number',
+    );
+  } catch {
+    return [];
+  }
+}
+
+export class RunEventStream {
+  private socket: SocketLike | null = null;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private attempt = 0;
+  private stopped = false;
+  private seq: number;
+  private state: ConnectionState = 'closed';
+  private readonly options: RunEventStreamOptions;
+
+  constructor(options: RunEventStreamOptions) {
+    this.options = options;
+    this.seq = options.initialSeq ?? 0;
+  }
+
+  /** The seq of the last event handed to onEvent. */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  get connectionState(): ConnectionState {
+    return this.state;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.clearRetry();
+    this.dropSocket();
+    this.setState('closed');
+  }
+
+  private connect(): void {
+    const origin = this.options.origin ?? window.location;
+    const url = runEventsUrl(this.options.runId, this.seq, origin);
+    const create = this.options.createSocket ?? ((target: string) => new WebSocket(target) as unknown as SocketLike);
+    if (this.state !== 'disconnected') this.setState('connecting');
+    let socket: SocketLike;
+    try {
+      socket = create(url);
+    } catch {
+      this.onDropped();
+      return;
+    }
+    this.socket = socket;
+    socket.onopen = () => {
+      this.attempt = 0;
+      this.setState('open');
+    };
+    socket.onmessage = (message) => this.receive(message.data);
+    socket.onerror = () => {
+      // A close event always follows; reconnecting is decided there.
+    };
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.onDropped();
+    };
+  }
+
+  private receive(raw: unknown): void {
+    const { fresh, lastSeq } = takeNewEvents(this.seq, parseEvents(raw));
+    this.seq = lastSeq;
+    for (const event of fresh) this.options.onEvent(event);
+  }
+
+  private onDropped(): void {
+    if (this.stopped) return;
+    const wanted = this.options.shouldReconnect ? this.options.shouldReconnect() : true;
+    if (!wanted) {
+      this.setState('closed');
+      return;
+    }
+    this.setState('disconnected');
+    const delay = reconnectDelay(this.attempt, this.options.backoff ?? DEFAULT_BACKOFF, this.options.random);
+    this.attempt += 1;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (!this.stopped) this.connect();
+    }, delay);
+  }
+
+  private dropSocket(): void {
+    const socket = this.socket;
+    this.socket = null;
+    if (socket) {
+      socket.onclose = null;
+      socket.onmessage = null;
+      socket.close();
+    }
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+  }
+
+  private setState(state: ConnectionState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.options.onConnectionChange?.(state);
+  }
+}

@@ -1,0 +1,141 @@
+import { useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { PipelineMode } from '../api/types';
+import { canRun, isDirty, useEditorStore, type EditorState } from '../state/editorStore';
+import { IntegerInput } from '../ui/IntegerInput';
+import { classNames } from '../ui/classNames';
+import { runPipeline, savePipeline } from './pipelineActions';
+
+const selectToolbar = (state: EditorState) => ({
+  name: state.settings.name,
+  mode: state.settings.mode,
+  parallelism: state.settings.parallelism,
+  intervalMs: state.settings.checkpointing?.interval_ms,
+  updateSettings: state.updateSettings,
+  setCheckpointInterval: state.setCheckpointInterval,
+});
+
+const selectStatus = (state: EditorState) => ({
+  pipelineId: state.pipelineId,
+  version: state.version,
+  dirty: isDirty(state),
+  runnable: canRun(state),
+  saveState: state.saveState,
+  saveMessage: state.saveMessage,
+  validation: state.validation,
+  pending: state.validatedRevision !== state.revision,
+  problemCount: state.problems.all.length,
+  validationMessage: state.validationMessage,
+});
+
+type ToolbarStatus = ReturnType<typeof selectStatus>;
+
+function saveStatusText(status: ToolbarStatus): string {
+  if (status.saveState === 'saving') return 'Saving…';
+  if (status.saveState === 'failed') return `Save failed: ${status.saveMessage ?? 'unknown error'}`;
+  if (status.pipelineId === null) return 'Draft, never saved';
+  if (status.dirty) return `Edited since v${status.version}`;
+  return `Saved · v${status.version}`;
+}
+
+function validationText(status: ToolbarStatus): { text: string; tone: string } {
+  if (status.pending || status.validation === 'checking' || status.validation === 'idle') return { text: 'Checking…', tone: 'neutral' };
+  if (status.validation === 'unavailable') return { text: 'Validation unavailable', tone: 'warning' };
+  if (status.validation === 'valid') return { text: 'Valid', tone: 'success' };
+  const count = status.problemCount;
+  return { text: count === 1 ? '1 problem' : `${count} problems`, tone: 'danger' };
+}
+
+/** The editor's header: pipeline settings, validation summary, Save and Run. */
+export function EditorToolbar() {
+  const { name, mode, parallelism, intervalMs, updateSettings, setCheckpointInterval } = useEditorStore(useShallow(selectToolbar));
+  const status = useEditorStore(useShallow(selectStatus));
+  const [starting, setStarting] = useState(false);
+  const validation = validationText(status);
+  const saving = status.saveState === 'saving';
+
+  async function onRun() {
+    setStarting(true);
+    try {
+      await runPipeline();
+    } finally {
+      setStarting(false);
+    }
+  }
+
+  return (
+    <div className="toolbar">
+      <div className="toolbar-group toolbar-group--name">
+        <input
+          data-testid="pipeline-name"
+          className="input pipeline-name"
+          aria-label="Pipeline name"
+          placeholder="pipeline name"
+          value={name}
+          onChange={(event) => updateSettings({ name: event.target.value })}
+        />
+      </div>
+      <label className="toolbar-field">
+        <span>Mode</span>
+        <select
+          data-testid="pipeline-mode"
+          className="input"
+          value={mode}
+          onChange={(event) => updateSettings({ mode: event.target.value as PipelineMode })}
+        >
+          <option value="streaming">streaming</option>
+          <option value="batch">batch</option>
+        </select>
+      </label>
+      <label className="toolbar-field">
+        <span>Parallelism</span>
+        <IntegerInput
+          data-testid="pipeline-parallelism"
+          className="input--narrow"
+          value={parallelism}
+          min={1}
+          onCommit={(value) => value !== undefined && updateSettings({ parallelism: value })}
+        />
+      </label>
+      <label className="toolbar-field">
+        <span>Checkpoint every</span>
+        <IntegerInput
+          data-testid="checkpoint-interval"
+          className="input--medium"
+          value={intervalMs}
+          min={1}
+          onCommit={(value) => value !== undefined && setCheckpointInterval(value)}
+        />
+        <span className="unit">ms</span>
+      </label>
+
+      <div className="toolbar-spacer" />
+
+      <span data-testid="validation-status" className={`validation-summary tone-${validation.tone}`} title={status.validationMessage ?? undefined}>
+        {validation.text}
+      </span>
+      <span data-testid="save-status" className={classNames('save-status', status.saveState === 'failed' && 'error-text')}>
+        {saveStatusText(status)}
+      </span>
+      <button
+        type="button"
+        data-testid="save"
+        className="button"
+        disabled={saving || (status.pipelineId !== null && !status.dirty)}
+        onClick={() => void savePipeline()}
+      >
+        Save
+      </button>
+      <button
+        type="button"
+        data-testid="run"
+        className="button button--primary"
+        disabled={!status.runnable || saving || starting}
+        title={status.runnable ? 'Save if needed and start a run' : 'Fix the problems first'}
+        onClick={() => void onRun()}
+      >
+        {starting ? 'Starting…' : 'Run'}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+import { useReactFlow } from '@xyflow/react';
+import { useCallback, useMemo } from 'react';
+import { useCatalogStore, type CatalogState } from '../state/catalogStore';
+import { useEditorStore, type EditorState } from '../state/editorStore';
+import type { OperatorNode } from '../state/graph';
+import { paramFields, withParam, type ParsedInput } from '../state/paramFields';
+import { fieldMessages, generalMessages, paramMessages } from '../state/problems';
+import { IntegerInput } from '../ui/IntegerInput';
+import { FieldMessages } from './FieldMessages';
+import { ParamInput } from './ParamInput';
+
+const selectOperators = (state: CatalogState) => state.byType;
+const selectNodes = (state: EditorState) => state.nodes;
+const selectNodeProblems = (state: EditorState) => state.problems.byNode;
+const selectPipelineParallelism = (state: EditorState) => state.settings.parallelism;
+
+/** The right panel for a selected node: its parallelism and a form built from its params schema. */
+export function NodeParamsPanel({ nodeId }: { nodeId: string }) {
+  const node = useEditorStore(selectNodes).find((candidate) => candidate.id === nodeId);
+  const operator = useCatalogStore(selectOperators)[node?.data.type ?? ''];
+  const problems = useEditorStore(selectNodeProblems)[nodeId];
+  const pipelineParallelism = useEditorStore(selectPipelineParallelism);
+  const { updateNodeData } = useReactFlow<OperatorNode>();
+  const fields = useMemo(() => paramFields(operator?.params_schema), [operator]);
+  const messagesByParam = useMemo(() => paramMessages(problems), [problems]);
+  const otherMessages = useMemo(
+    () => generalMessages(problems, new Set(['parallelism', ...fields.map((field) => `params.${field.name}`)])),
+    [problems, fields],
+  );
+
+  const setParam = useCallback(
+    (name: string, parsed: ParsedInput) =>
+      updateNodeData(nodeId, (current) => ({ params: withParam(current.data.params, name, parsed) })),
+    [nodeId, updateNodeData],
+  );
+
+  if (!node) return null;
+  return (
+    <div className="inspector-body">
+      <div className="inspector-title">
+        <span className={`category-chip category-${operator?.category ?? 'unknown'}`}>{operator?.category ?? 'unknown'}</span>
+        <h2>{operator?.title ?? node.data.type}</h2>
+        <code className="inspector-id">{node.id}</code>
+        {operator && <p className="muted">{operator.description}</p>}
+        {!operator && <p className="error-text">Unknown operator type {node.data.type}.</p>}
+      </div>
+      <FieldMessages messages={otherMessages} />
+
+      <div className="form-field">
+        <div className="form-field__label-row">
+          <label className="form-field__label" htmlFor={`parallelism-${nodeId}`}>
+            Parallelism
+          </label>
+          <span className="form-field__kind">integer</span>
+        </div>
+        <IntegerInput
+          id={`parallelism-${nodeId}`}
+          data-testid="override-parallelism"
+          value={node.data.parallelism}
+          optional
+          min={1}
+          placeholder={`pipeline (${pipelineParallelism})`}
+          onCommit={(parallelism) => updateNodeData(nodeId, { parallelism })}
+        />
+        <FieldMessages messages={fieldMessages(problems, 'parallelism')} />
+      </div>
+
+      {fields.length > 0 && <div className="inspector-section">Parameters</div>}
+      {fields.length === 0 && operator && <p className="muted">This operator has no parameters.</p>}
+      {fields.map((field) => (
+        <ParamInput
+          key={field.name}
+          field={field}
+          value={node.data.params[field.name]}
+          messages={messagesByParam[field.name]}
+          onChange={(parsed) => setParam(field.name, parsed)}
+        />
+      ))}
+    </div>
+  );
+}

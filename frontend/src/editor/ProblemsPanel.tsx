@@ -1,0 +1,59 @@
+import { useMemo } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { Problem } from '../api/types';
+import { useEditorStore, type EditorState } from '../state/editorStore';
+import { problemLocation, problemsOfLiveElements } from '../state/problems';
+
+const selectProblemsPanel = (state: EditorState) => ({
+  problems: state.problems.all,
+  nodes: state.nodes,
+  edges: state.edges,
+  stale: state.validatedRevision !== state.revision,
+  select: state.select,
+  notice: state.notice,
+  dismissNotice: state.dismissNotice,
+});
+
+/** The bottom panel: every validation problem; clicking one selects what it is about. */
+export function ProblemsPanel() {
+  const { problems: all, nodes, edges, stale, select, notice, dismissNotice } = useEditorStore(useShallow(selectProblemsPanel));
+  const problems = useMemo(
+    () => problemsOfLiveElements(all, new Set(nodes.map((node) => node.id)), new Set(edges.map((edge) => edge.id))),
+    [all, nodes, edges],
+  );
+
+  function reveal(problem: Problem) {
+    if (problem.node) select({ node: problem.node });
+    else if (problem.edge) select({ edge: problem.edge });
+  }
+
+  return (
+    <section className={stale ? 'problems is-stale' : 'problems'} data-testid="problems" aria-label="Problems">
+      <div className="panel-heading">
+        Problems <span className="count-pill">{problems.length}</span>
+        {notice && (
+          <span className="notice" role="status">
+            {notice}
+            <button type="button" className="link-button" onClick={dismissNotice} aria-label="Dismiss">
+              ×
+            </button>
+          </span>
+        )}
+      </div>
+      {problems.length === 0 ? (
+        <p className="muted problems-empty">No problems.</p>
+      ) : (
+        <ul className="problem-list">
+          {problems.map((problem, index) => (
+            <li key={index} data-testid="problem" className="problem">
+              <button type="button" className="problem-button" onClick={() => reveal(problem)}>
+                <span className="problem-location">{problemLocation(problem)}</span>
+                <span className="problem-message">{problem.message}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+/** Save and Run: the editor's two calls that change things on the server. */
+import { api, ApiError } from '../api/client';
+import type { Pipeline, Run } from '../api/types';
+import { navigate, paths } from '../router';
+import { currentDefinition, isDirty, useEditorStore } from '../state/editorStore';
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Save the pipeline: create it the first time (the URL then becomes /pipelines/<id>), a new
+ * version after that. Returns the saved pipeline, or null when the server refused it; its
+ * validation errors then show as problems.
+ */
+export async function savePipeline(): Promise<Pipeline | null> {
+  const state = useEditorStore.getState();
+  const { revision, layoutRevision, pipelineId } = state;
+  const definition = currentDefinition(state);
+  state.saveStarted();
+  try {
+    const body = { name: definition.name, definition };
+    const pipeline = pipelineId === null ? await api.createPipeline(body) : await api.updatePipeline(pipelineId, body);
+    useEditorStore.getState().saveSucceeded(pipeline, revision, layoutRevision);
+    navigate(paths.pipeline(pipeline.id), { replace: true });
+    return pipeline;
+  } catch (error) {
+    useEditorStore.getState().saveFailed(messageOf(error), error instanceof ApiError ? error.problems : undefined);
+    return null;
+  }
+}
+
+/** Save when needed, start a run in the pipeline's mode and open its page. */
+export async function runPipeline(): Promise<Run | null> {
+  let state = useEditorStore.getState();
+  if (state.pipelineId === null || isDirty(state)) {
+    if (!(await savePipeline())) return null;
+    state = useEditorStore.getState();
+  }
+  if (state.pipelineId === null) return null;
+  try {
+    const run = await api.startRun(state.pipelineId, state.settings.mode);
+    navigate(paths.run(run.id));
+    return run;
+  } catch (error) {
+    useEditorStore.setState({ notice: `Could not start the run: ${messageOf(error)}` });
+    return null;
+  }
+}

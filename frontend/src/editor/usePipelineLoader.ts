@@ -1,0 +1,45 @@
+import { useEffect, useState } from 'react';
+import { api } from '../api/client';
+import { useEditorStore } from '../state/editorStore';
+
+export interface PipelineLoad {
+  loading: boolean;
+  error: string | null;
+}
+
+/**
+ * Put the pipeline of the URL into the editor: a saved one by id, or a new one at "/".
+ * The pipeline already in the editor is kept when it is the one asked for (just saved, or
+ * back from its run), and so is an unsaved new pipeline when returning to "/".
+ */
+export function usePipelineLoader(pipelineId: number | null): PipelineLoad {
+  const [load, setLoad] = useState<PipelineLoad>({ loading: false, error: null });
+  useEffect(() => {
+    const state = useEditorStore.getState();
+    if (pipelineId === null) {
+      if (state.pipelineId !== null) state.newPipeline();
+      setLoad({ loading: false, error: null });
+      return;
+    }
+    if (state.pipelineId === pipelineId) {
+      setLoad({ loading: false, error: null });
+      return;
+    }
+    let cancelled = false;
+    setLoad({ loading: true, error: null });
+    api
+      .getPipeline(pipelineId)
+      .then((pipeline) => {
+        if (cancelled) return;
+        useEditorStore.getState().loadPipeline(pipeline);
+        setLoad({ loading: false, error: null });
+      })
+      .catch((error: unknown) => {
+        if (!cancelled) setLoad({ loading: false, error: error instanceof Error ? error.message : String(error) });
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [pipelineId]);
+  return load;
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { parseRoute, paths } from './router';
+
+describe('parseRoute', () => {
+  it('opens a new pipeline at /', () => {
+    expect(parseRoute('/')).toEqual({ page: 'editor', pipelineId: null });
+    expect(parseRoute('')).toEqual({ page: 'editor', pipelineId: null });
+  });
+
+  it('opens saved pipelines and runs by id, with or without a trailing slash', () => {
+    expect(parseRoute('/pipelines/12')).toEqual({ page: 'editor', pipelineId: 12 });
+    expect(parseRoute('/pipelines/12/')).toEqual({ page: 'editor', pipelineId: 12 });
+    expect(parseRoute('/runs/3')).toEqual({ page: 'run', runId: 3 });
+    expect(parseRoute('/pipelines')).toEqual({ page: 'pipelines' });
+    expect(parseRoute('/pipelines/')).toEqual({ page: 'pipelines' });
+  });
+
+  it('reports anything else as not found', () => {
+    expect(parseRoute('/runs/abc')).toEqual({ page: 'not-found', path: '/runs/abc' });
+    expect(parseRoute('/static/x.js').page).toBe('not-found');
+  });
+
+  it('builds the paths it parses', () => {
+    expect(parseRoute(paths.pipeline(5))).toEqual({ page: 'editor', pipelineId: 5 });
+    expect(parseRoute(paths.run(9))).toEqual({ page: 'run', runId: 9 });
+    expect(parseRoute(paths.newPipeline())).toEqual({ page: 'editor', pipelineId: null });
+    expect(parseRoute(paths.pipelines())).toEqual({ page: 'pipelines' });
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * A tiny router over the History API. Routes are data (parseRoute is pure); navigate()
+ * pushes or replaces a URL and tells the subscribed pages.
+ */
+import { useSyncExternalStore } from 'react';
+
+export type Route =
+  | { page: 'editor'; pipelineId: number | null }
+  | { page: 'pipelines' }
+  | { page: 'run'; runId: number }
+  | { page: 'not-found'; path: string };
+
+export function parseRoute(pathname: string): Route {
+  const path = pathname.replace(/\/+$/, '') || '/';
+  if (path === '/') return { page: 'editor', pipelineId: null };
+  if (path === '/pipelines') return { page: 'pipelines' };
+  const pipeline = path.match(/^\/pipelines\/(\d+)$/);
+  if (pipeline) return { page: 'editor', pipelineId: Number(pipeline[1]) };
+  const run = path.match(/^\/runs\/(\d+)$/);
+  if (run) return { page: 'run', runId: Number(run[1]) };
+  return { page: 'not-found', path };
+}
+
+export const paths = {
+  newPipeline: () => '/',
+  // With the slash: the studio serves the app for /pipelines/… and /runs/… paths.
+  pipelines: () => '/pipelines/',
+  pipeline: (id: number) => `/pipelines/${id}`,
+  run: (id: number) => `/runs/${id}`,
+};
+
+const NAVIGATED = 'studio:navigated';
+
+export function navigate(path: string, options: { replace?: boolean } = {}): void {
+  if (path === window.location.pathname) return;
+  if (options.replace) window.history.replaceState(null, '', path);
+  else window.history.pushState(null, '', path);
+  window.dispatchEvent(new Event(NAVIGATED));
+}
+
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener('popstate', onChange);
+  window.addEventListener(NAVIGATED, onChange);
+  return () => {
+    window.removeEventListener('popstate', onChange);
+    window.removeEventListener(NAVIGATED, onChange);
+  };
+}
+
+function currentPath(): string {
+  return window.location.pathname;
+}
+
+export function usePathname(): string {
+  return useSyncExternalStore(subscribe, currentPath);
+}

@@ -1,0 +1,66 @@
+import { useEffect } from 'react';
+import { api, ApiError } from '../api/client';
+import { RunEventStream } from '../api/runSocket';
+import type { RunEvent } from '../api/types';
+import { useRunStore } from '../state/runStore';
+import { applyRunEvent, checkpointHistoryLoaded, runLoaded } from '../state/runState';
+import { isRunEnded } from '../state/runStatus';
+
+/** While the WebSocket is down, the page refreshes from REST this often. */
+export const REST_FALLBACK_MS = 3000;
+
+/** Reload the run and its checkpoints; false when the run does not exist. */
+async function refreshFromRest(runId: number): Promise<boolean> {
+  const [run, history] = await Promise.allSettled([api.getRun(runId), api.getCheckpoints(runId)]);
+  const store = useRunStore.getState();
+  if (store.runId !== runId) return true;
+  if (run.status === 'fulfilled') {
+    store.update((state) => runLoaded(state, run.value));
+    store.setLoadError(null);
+  } else if (!store.run) {
+    store.setLoadError(run.reason instanceof Error ? run.reason.message : String(run.reason));
+  }
+  if (history.status === 'fulfilled') store.update((state) => checkpointHistoryLoaded(state, history.value));
+  return !(run.status === 'rejected' && run.reason instanceof ApiError && run.reason.status === 404);
+}
+
+/**
+ * Keep the run store in step with the server: first the run and its checkpoint history from
+ * REST, then the event stream (replayed from the start, then live; see RunEventStream). When
+ * the stream is down the page polls REST, and once the run ends it reads the final run once.
+ */
+export function useRunSubscription(runId: number): void {
+  useEffect(() => {
+    useRunStore.getState().reset(runId);
+    let stream: RunEventStream | null = null;
+    let cancelled = false;
+
+    const onEvent = (event: RunEvent) => {
+      const store = useRunStore.getState();
+      store.update((state) => applyRunEvent(state, event));
+      if (event.type === 'status' && isRunEnded(event.data.status)) void refreshFromRest(runId);
+    };
+
+    void refreshFromRest(runId).then((exists) => {
+      if (cancelled || !exists) return;
+      stream = new RunEventStream({
+        runId,
+        onEvent,
+        onConnectionChange: (connection) => useRunStore.getState().setConnection(connection),
+        shouldReconnect: () => !isRunEnded(useRunStore.getState().status),
+      });
+      stream.start();
+    });
+
+    const poll = setInterval(() => {
+      const { connection, status } = useRunStore.getState();
+      if (connection !== 'open' && connection !== 'connecting' && !isRunEnded(status)) void refreshFromRest(runId);
+    }, REST_FALLBACK_MS);
+
+    return () => {
+      cancelled = true;
+      clearInterval(poll);
+      stream?.stop();
+    };
+  }, [runId]);
+}

@@ -1,0 +1,50 @@
+/**
+ * Exactly-once delivery of run events to the page. The server numbers the events of a run
+ * with a monotonic `seq`; after a reconnect it replays everything after the `after=<seq>` we
+ * pass, so an event can arrive twice around a reconnect. The page applies an event only
+ * when its seq is greater than the last one applied.
+ */
+
+export interface Sequenced {
+  seq: number;
+}
+
+/** True when the event has not been applied yet. */
+export function isNewEvent(lastSeq: number, event: Sequenced): boolean {
+  return Number.isFinite(event.seq) && event.seq > lastSeq;
+}
+
+/** Split a batch into the events not seen yet (in order) and the new last seq. */
+export function takeNewEvents<T extends Sequenced>(lastSeq: number, events: T[]): { fresh: T[]; lastSeq: number } {
+  const fresh: T[] = [];
+  let last = lastSeq;
+  for (const event of events) {
+    if (isNewEvent(last, event)) {
+      fresh.push(event);
+      last = event.seq;
+    }
+  }
+  return { fresh, lastSeq: last };
+}
+
+/** The WebSocket URL of a run's event stream, resuming after `lastSeq`. */
+export function runEventsUrl(runId: number, lastSeq: number, origin: { protocol: string; host: string }): string {
+  const scheme = origin.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${scheme}//${origin.host}/ws/runs/${runId}/?after=${lastSeq}`;
+}
+
+export interface BackoffPolicy {
+  initialMs: number;
+  maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 10_000 };
+
+/**
+ * Delay before reconnect attempt `attempt` (0 = first retry): exponential, capped, with
+ * jitter in [50%, 100%] so that many browsers do not reconnect in lockstep.
+ */
+export function reconnectDelay(attempt: number, policy: BackoffPolicy = DEFAULT_BACKOFF, random = Math.random): number {
+  const exponential = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.max(0, attempt));
+  return Math.round(exponential * (0.5 + 0.5 * random()));
+}

@@ -1,0 +1,26 @@
+/** The run page's state (see runState.ts for the transitions) plus the live connection. */
+import { create } from 'zustand';
+import type { ConnectionState } from '../api/runSocket';
+import { INITIAL_RUN_STATE, type RunState } from './runState';
+
+export interface RunStoreState extends RunState {
+  runId: number | null;
+  connection: ConnectionState;
+  loadError: string | null;
+  reset: (runId: number) => void;
+  /** Apply a pure transition of runState.ts. */
+  update: (transition: (state: RunState) => RunState) => void;
+  setConnection: (connection: ConnectionState) => void;
+  setLoadError: (message: string | null) => void;
+}
+
+export const useRunStore = create<RunStoreState>()((set) => ({
+  ...INITIAL_RUN_STATE,
+  runId: null,
+  connection: 'connecting',
+  loadError: null,
+  reset: (runId) => set({ ...INITIAL_RUN_STATE, runId, connection: 'connecting', loadError: null }),
+  update: (transition) => set((state) => transition(state)),
+  setConnection: (connection) => set({ connection }),
+  setLoadError: (loadError) => set({ loadError }),
+}));

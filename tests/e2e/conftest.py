@@ -1,0 +1,90 @@
+"""The real studio (`python -m studio.launcher`, as `make up` runs it) and a headless Chromium."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.support import wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-results"
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium_path() -> str:
+    for candidate in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    found = shutil.which("chromium")
+    if not found:
+        pytest.fail("Chromium is missing: run scripts/ensure_chromium.sh (make test does)")
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def live_studio(tmp_path_factory):
+    """The whole studio with embedded defaults in a fresh data directory; stopped cleanly after."""
+    if not (ROOT / "frontend" / "dist" / "index.html").exists():
+        pytest.fail("the frontend is not built: run `make test` (it builds frontend/dist)")
+    port = _free_port()
+    env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
+    env.update(STUDIO_DATA_DIR=str(tmp_path_factory.mktemp("live-studio")), STUDIO_PORT=str(port),
+               PYTHONPATH=str(ROOT))
+    launcher = subprocess.Popen([sys.executable, "-m", "studio.launcher"], cwd=ROOT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    wait_until(lambda: launcher.poll() is not None or _answers(url), 120, "the studio to answer")
+    assert launcher.poll() is None, "the studio launcher exited during start-up"
+    yield url
+    descendants = psutil.Process(launcher.pid).children(recursive=True)
+    launcher.send_signal(signal.SIGINT)  # what Ctrl-C does
+    launcher.wait(timeout=60)
+    _, alive = psutil.wait_procs(descendants, timeout=15)
+    assert not alive, f"processes outlived the studio: {[p.pid for p in alive]}"
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/api/operators", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
