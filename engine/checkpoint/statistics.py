@@ -1,0 +1,188 @@
+"""Checkpoint statistics, with the field names of Flink's REST API.
+
+Every checkpoint has a :class:`CheckpointStats` from trigger to completion or failure; its
+``to_dict()`` is the payload of the coordinator's events and of the studio's checkpoint
+views (what ``/jobs/:id/checkpoints/details/:cid`` shows in Flink)::
+
+    {"id", "status": "in_progress" | "completed" | "failed", "kind": "checkpoint" | "savepoint",
+     "is_savepoint", "checkpoint_type", "trigger_timestamp", "latest_ack_timestamp",
+     "end_to_end_duration", "state_size", "checkpointed_size", "processed_data",
+     "persisted_data", "alignment_buffered", "num_subtasks", "num_acknowledged_subtasks",
+     "external_path", "discarded", "failure_timestamp", "failure_message",
+     "tasks": {vertex: {"num_subtasks", "num_acknowledged_subtasks", "state_size",
+                        "latest_ack_timestamp", "end_to_end_duration"}},
+     "subtasks": [{"task": "vertex#i", "vertex", "index", "status": "pending" | "completed" | "finished",
+                   "ack_timestamp", "end_to_end_duration", "start_delay", "alignment_duration",
+                   "sync_duration", "async_duration", "state_size", "processed_data"}]}
+
+Times are epoch milliseconds, durations milliseconds, sizes bytes.
+:class:`CheckpointStatsTracker` keeps the counts, a bounded history and the summary
+(min / average / max), like Flink's ``/checkpoints`` overview.
+
+Threading model: used under the coordinator's lock only.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+from engine.runtime.gateway import TaskId, task_name
+
+SUBTASK_METRICS = ("start_delay", "alignment_duration", "sync_duration", "async_duration", "state_size",
+                   "processed_data", "persisted_data")
+
+
+class CheckpointStats:
+    """The statistics of one checkpoint or savepoint."""
+
+    def __init__(self, checkpoint_id: int, kind: str, trigger_timestamp: int, tasks: list[TaskId],
+                 location: str):
+        self.id = checkpoint_id
+        self.kind = kind
+        self.trigger_timestamp = trigger_timestamp
+        self.location = location
+        self.status = "in_progress"
+        self.failure_message: str | None = None
+        self.failure_timestamp: int | None = None
+        self.discarded = False
+        self.completed_timestamp: int | None = None
+        self._subtasks: dict[TaskId, dict] = {
+            task: {"task": task_name(task), "vertex": task[0], "index": task[1], "status": "pending",
+                   "ack_timestamp": None, "end_to_end_duration": None,
+                   **{name: None for name in SUBTASK_METRICS}}
+            for task in sorted(tasks)}
+
+    @property
+    def num_subtasks(self) -> int:
+        return len(self._subtasks)
+
+    @property
+    def num_acknowledged_subtasks(self) -> int:
+        return sum(1 for subtask in self._subtasks.values() if subtask["status"] != "pending")
+
+    def acknowledge(self, task: TaskId, metrics: dict) -> dict:
+        """Record a subtask's acknowledgement; return its subtask entry."""
+        subtask = self._subtasks[task]
+        ack_timestamp = int(metrics.get("ack_timestamp") or 0)
+        subtask.update({name: _number(metrics.get(name)) for name in SUBTASK_METRICS})
+        subtask["status"] = "completed"
+        subtask["ack_timestamp"] = ack_timestamp
+        subtask["end_to_end_duration"] = max(0, ack_timestamp - self.trigger_timestamp)
+        return dict(subtask)
+
+    def task_finished(self, task: TaskId) -> None:
+        subtask = self._subtasks[task]
+        if subtask["status"] == "pending":
+            subtask["status"] = "finished"
+
+    def complete(self, timestamp: int) -> None:
+        self.status = "completed"
+        self.completed_timestamp = timestamp
+
+    def fail(self, message: str, timestamp: int) -> None:
+        self.status = "failed"
+        self.failure_message = message
+        self.failure_timestamp = timestamp
+
+    @property
+    def latest_ack_timestamp(self) -> int | None:
+        stamps = [s["ack_timestamp"] for s in self._subtasks.values() if s["ack_timestamp"] is not None]
+        return max(stamps) if stamps else None
+
+    def _total(self, name: str) -> int | float:
+        return sum(s[name] or 0 for s in self._subtasks.values())
+
+    def to_dict(self) -> dict:
+        latest = self.latest_ack_timestamp
+        state_size = int(self._total("state_size"))
+        return {
+            "id": self.id, "status": self.status, "kind": self.kind, "is_savepoint": self.kind == "savepoint",
+            "checkpoint_type": "SAVEPOINT" if self.kind == "savepoint" else "CHECKPOINT",
+            "trigger_timestamp": self.trigger_timestamp, "latest_ack_timestamp": latest,
+            "end_to_end_duration": (latest - self.trigger_timestamp) if latest is not None else None,
+            "state_size": state_size, "checkpointed_size": state_size,
+            "processed_data": int(self._total("processed_data")),
+            "persisted_data": int(self._total("persisted_data")), "alignment_buffered": 0,
+            "num_subtasks": self.num_subtasks, "num_acknowledged_subtasks": self.num_acknowledged_subtasks,
+            "external_path": self.location if self.status == "completed" else None,
+            "discarded": self.discarded, "failure_timestamp": self.failure_timestamp,
+            "failure_message": self.failure_message, "completed_timestamp": self.completed_timestamp,
+            "tasks": self._tasks_summary(),
+            "subtasks": [dict(subtask) for subtask in self._subtasks.values()],
+        }
+
+    def _tasks_summary(self) -> dict:
+        vertices: dict[str, dict] = {}
+        for (vertex, _), subtask in self._subtasks.items():
+            summary = vertices.setdefault(vertex, {"num_subtasks": 0, "num_acknowledged_subtasks": 0,
+                                                   "state_size": 0, "latest_ack_timestamp": None,
+                                                   "end_to_end_duration": None})
+            summary["num_subtasks"] += 1
+            if subtask["status"] != "pending":
+                summary["num_acknowledged_subtasks"] += 1
+            summary["state_size"] += int(subtask["state_size"] or 0)
+            stamp = subtask["ack_timestamp"]
+            if stamp is not None and (summary["latest_ack_timestamp"] is None or stamp > summary["latest_ack_timestamp"]):
+                summary["latest_ack_timestamp"] = stamp
+                summary["end_to_end_duration"] = stamp - self.trigger_timestamp
+        return vertices
+
+
+def _number(value):
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
+class CheckpointStatsTracker:
+    """Counts, history and min/avg/max summary of a job's checkpoints."""
+
+    def __init__(self, history_size: int = 50):
+        self.counts = {"triggered": 0, "in_progress": 0, "completed": 0, "failed": 0, "restored": 0}
+        self.history: deque[CheckpointStats] = deque(maxlen=history_size)
+        self._completed_values: dict[str, list] = {"end_to_end_duration": [], "state_size": [],
+                                                   "checkpointed_size": [], "processed_data": []}
+        self.latest_completed: dict | None = None
+        self.latest_savepoint: dict | None = None
+        self.latest_failed: dict | None = None
+        self.latest_restored: dict | None = None
+
+    def triggered(self, stats: CheckpointStats) -> None:
+        self.counts["triggered"] += 1
+        self.counts["in_progress"] += 1
+        self.history.appendleft(stats)
+
+    def completed(self, stats: CheckpointStats) -> None:
+        self.counts["in_progress"] -= 1
+        self.counts["completed"] += 1
+        summary = stats.to_dict()
+        for name, values in self._completed_values.items():
+            if summary.get(name) is not None:
+                values.append(summary[name])
+                del values[:-1000]
+        if stats.kind == "savepoint":
+            self.latest_savepoint = summary
+        else:
+            self.latest_completed = summary
+
+    def failed(self, stats: CheckpointStats) -> None:
+        self.counts["in_progress"] -= 1
+        self.counts["failed"] += 1
+        self.latest_failed = stats.to_dict()
+
+    def restored(self, checkpoint_id: int, location: str, timestamp: int) -> None:
+        self.counts["restored"] += 1
+        self.latest_restored = {"id": checkpoint_id, "external_path": location, "restore_timestamp": timestamp}
+
+    def summary(self) -> dict:
+        result = {}
+        for name, values in self._completed_values.items():
+            if values:
+                result[name] = {"min": min(values), "max": max(values), "avg": sum(values) / len(values)}
+            else:
+                result[name] = {"min": None, "max": None, "avg": None}
+        return result
+
+    def snapshot(self) -> dict:
+        """The overview: counts, summary, latest, history (newest first)."""
+        return {"counts": dict(self.counts), "summary": self.summary(),
+                "latest": {"completed": self.latest_completed, "savepoint": self.latest_savepoint,
+                           "failed": self.latest_failed, "restored": self.latest_restored},
+                "history": [stats.to_dict() for stats in self.history]}

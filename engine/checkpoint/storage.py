@@ -1,0 +1,157 @@
+"""Checkpoint storage: where snapshots live, on any filesystem fsspec can reach.
+
+Layout below the storage URL (a local directory by default; ``s3://``, ``hdfs://`` ...
+work through their fsspec plugins)::
+
+    <url>/chk-<id>/<vertex>-<index>.state     one file per subtask with state
+    <url>/chk-<id>/_metadata                  written last: its presence means "completed"
+    <savepoint target or url/savepoints>/savepoint-<id>-<suffix>/...   same layout
+
+A checkpoint directory is self-contained: ``_metadata`` names the state files relative to
+its own directory, so a savepoint can be moved or copied and still be restored.
+``_metadata`` is JSON (plain data, readable by people and by the studio) and is written
+through a temporary name and a rename where the filesystem supports it, so a half-written
+one is never mistaken for a completed checkpoint.
+
+Threading model: stateless apart from fsspec's cached filesystem objects, which are
+thread-safe for the operations used here; called from snapshot threads (state files) and
+the coordinator (metadata, discards).
+"""
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import uuid
+from typing import Any
+
+import fsspec
+
+METADATA_FILE = "_metadata"
+_CHECKPOINT_DIR = re.compile(r"^chk-(\d+)$")
+
+
+def _filesystem(url: str):
+    fs, path = fsspec.core.url_to_fs(url)
+    return fs, path
+
+
+def join(url: str, *parts: str) -> str:
+    """Join path parts onto a URL or local path with '/'."""
+    result = url.rstrip("/")
+    for part in parts:
+        result = f"{result}/{part.strip('/')}"
+    return result
+
+
+def write_file(directory: str, name: str, data: bytes) -> int:
+    """Write ``data`` as ``directory/name`` (creating the directory); return its size."""
+    fs, path = _filesystem(directory)
+    fs.makedirs(path, exist_ok=True)
+    with fs.open(join(path, name), "wb") as handle:
+        handle.write(data)
+    return len(data)
+
+
+def read_file(directory: str, name: str) -> bytes:
+    fs, path = _filesystem(join(directory, name))
+    with fs.open(path, "rb") as handle:
+        return handle.read()
+
+
+def write_metadata(directory: str, metadata: dict[str, Any]) -> str:
+    """Write ``_metadata`` into ``directory`` atomically where possible; return its URL."""
+    fs, path = _filesystem(directory)
+    fs.makedirs(path, exist_ok=True)
+    data = json.dumps(metadata, sort_keys=True, indent=1).encode("utf-8")
+    target = join(path, METADATA_FILE)
+    temporary = join(path, f".{METADATA_FILE}.{uuid.uuid4().hex[:8]}")
+    with fs.open(temporary, "wb") as handle:
+        handle.write(data)
+    try:
+        fs.mv(temporary, target)
+    except (NotImplementedError, OSError):
+        with fs.open(target, "wb") as handle:
+            handle.write(data)
+        fs.rm(temporary)
+    return join(directory, METADATA_FILE)
+
+
+def load_metadata(path_or_url: str) -> dict[str, Any]:
+    """Read a completed checkpoint's metadata from its directory or its ``_metadata`` file.
+
+    The returned dict gets ``"location"``: the checkpoint directory, against which the
+    state handles' relative paths resolve.
+    """
+    location = path_or_url.rstrip("/")
+    if location.endswith("/" + METADATA_FILE) or location == METADATA_FILE:
+        location = location[: -len(METADATA_FILE)].rstrip("/")
+    fs, path = _filesystem(join(location, METADATA_FILE))
+    if not fs.exists(path):
+        raise FileNotFoundError(f"no completed checkpoint at {path_or_url} (no {METADATA_FILE})")
+    with fs.open(path, "rb") as handle:
+        metadata = json.loads(handle.read().decode("utf-8"))
+    metadata["location"] = location
+    return metadata
+
+
+def discard(directory: str) -> None:
+    """Delete a checkpoint directory and everything in it (missing is fine)."""
+    fs, path = _filesystem(directory)
+    try:
+        if fs.exists(path):
+            fs.rm(path, recursive=True)
+    except FileNotFoundError:
+        pass
+
+
+def is_completed(directory: str) -> bool:
+    fs, path = _filesystem(join(directory, METADATA_FILE))
+    return fs.exists(path)
+
+
+class CheckpointStorage:
+    """The checkpoint directories of one job below ``url``."""
+
+    def __init__(self, url: str, savepoint_url: str | None = None):
+        self.url = url.rstrip("/") or "/"
+        self.savepoint_url = (savepoint_url or join(self.url, "savepoints")).rstrip("/")
+
+    def checkpoint_directory(self, checkpoint_id: int) -> str:
+        return join(self.url, f"chk-{checkpoint_id}")
+
+    def savepoint_directory(self, checkpoint_id: int, target: str | None = None) -> str:
+        return join(target or self.savepoint_url, f"savepoint-{checkpoint_id}-{uuid.uuid4().hex[:8]}")
+
+    def location_for(self, checkpoint_id: int, kind: str, target: str | None = None) -> str:
+        if kind == "savepoint":
+            return self.savepoint_directory(checkpoint_id, target)
+        return self.checkpoint_directory(checkpoint_id)
+
+    def write_metadata(self, location: str, metadata: dict[str, Any]) -> str:
+        return write_metadata(location, metadata)
+
+    def discard(self, location: str) -> None:
+        discard(location)
+
+    def completed_checkpoints(self) -> list[tuple[int, str]]:
+        """``(id, directory)`` of every completed checkpoint below the URL, oldest first."""
+        fs, path = _filesystem(self.url)
+        if not fs.exists(path):
+            return []
+        found = []
+        for entry in fs.ls(path, detail=False):
+            name = posixpath.basename(entry.rstrip("/"))
+            match = _CHECKPOINT_DIR.match(name)
+            if match and fs.exists(join(entry, METADATA_FILE)):
+                found.append((int(match.group(1)), join(self.url, name)))
+        return sorted(found)
+
+    def latest_completed(self) -> dict[str, Any] | None:
+        """The metadata of the newest completed checkpoint below the URL, or None."""
+        completed = self.completed_checkpoints()
+        return load_metadata(completed[-1][1]) if completed else None
+
+    @staticmethod
+    def load_metadata(path_or_url: str) -> dict[str, Any]:
+        return load_metadata(path_or_url)

@@ -1,0 +1,14 @@
+"""The Flink-style streaming runtime: the same task code in-process and inside Spark slots.
+
+Map of the package:
+
+- ``mailbox``: the mailbox threading model (one thread per subtask; everything is mail);
+- ``stream_task``: a subtask: operator chain, input, outputs, checkpoints;
+- ``operator_chain``, ``operators/``: the operators of the catalog, chained by calls;
+- ``io/``: buffers and events, channels (local, TCP credit-based), input gate, barrier
+  handlers, partitioners, record writers, watermark valve;
+- ``state/``: keyed and operator state, key groups, snapshots, restore assignment;
+- ``slot``: the subtasks of one worker (``TaskExecutorGateway``);
+- ``gateway``: the seams to the JobMaster; ``restart_strategy``; ``timer_service``;
+  ``kill_hooks`` (test hooks for failure injection).
+"""

@@ -1,0 +1,89 @@
+"""The two seams between the JobMaster (driver side) and the slots running subtasks.
+
+``JobMasterGateway`` is what subtasks tell the JobMaster; ``TaskExecutorGateway`` is what
+the JobMaster tells one slot. In-process (``engine.cluster.local``) both are plain Python
+objects; on Spark (``engine.cluster.control``) each call becomes one message on the control
+TCP connection. That is why every payload crossing these seams is plain msgpack-able data
+(dict, list, str, int, float, bool, None, bytes): nothing here may hold a Python object.
+
+Threading model
+    ``JobMasterGateway`` methods are called from task threads and from asynchronous
+    snapshot threads; implementations must be thread-safe. ``TaskExecutorGateway`` methods
+    are called from the JobMaster's threads (coordinator timer, control reader); they never
+    block: they only enqueue mails into the subtasks' mailboxes.
+
+Payloads
+    ``acknowledge_checkpoint(ack)``::
+
+        {"checkpoint_id": 7, "task": ["sum", 1],
+         "state": {"path": "chk-7/sum-1.state", "size": 1234,
+                   "key_group_range": [64, 127], "operators": {...}} | None,
+         "metrics": {"ack_timestamp": ms, "start_delay": ms, "alignment_duration": ms,
+                     "sync_duration": ms, "async_duration": ms, "state_size": bytes,
+                     "processed_data": bytes, "persisted_data": 0}}
+
+    ``report_metrics(task, metrics)`` about every second::
+
+        {"records_in": n, "records_out": n, "busy_ms_per_second": ..,
+         "idle_ms_per_second": .., "backpressured_ms_per_second": ..,
+         "collected": {node_id: [last records]}}   # collect sinks only
+
+    ``task_finished(task, result)``: ``{"collected": {node_id: [records]},
+    "counts": {node_id: n}}`` for collect sinks, else ``{}``.
+
+    ``trigger_checkpoint(checkpoint_id, timestamp_ms, options)``: options are
+    ``{"kind": "checkpoint" | "savepoint", "target": url | None, "location": url}``;
+    ``location`` is the directory the coordinator chose for the snapshot's files (derived
+    from the configured checkpoint storage when absent).
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+TaskId = tuple[str, int]
+"""One subtask: (job vertex id, subtask index)."""
+
+
+def task_name(task: TaskId) -> str:
+    """Return the string form ``"vertex#index"`` of a task id, for file names and dict keys."""
+    return f"{task[0]}#{task[1]}"
+
+
+def parse_task_name(name: str) -> TaskId:
+    """Return the task id of a ``"vertex#index"`` string (the vertex id may contain '#')."""
+    vertex, _, index = name.rpartition("#")
+    return (vertex, int(index))
+
+
+def as_task_id(task) -> TaskId:
+    """Return a task id from a tuple, a two-element list (after msgpack) or a string."""
+    if isinstance(task, str):
+        return parse_task_name(task)
+    vertex, index = task
+    return (vertex, int(index))
+
+
+class JobMasterGateway(Protocol):
+    """What subtasks tell the JobMaster. Called from task threads; implementations thread-safe."""
+
+    def acknowledge_checkpoint(self, ack: dict) -> None: ...
+
+    def decline_checkpoint(self, checkpoint_id: int, task: TaskId, reason: str) -> None: ...
+
+    def report_metrics(self, task: TaskId, metrics: dict) -> None: ...
+
+    def task_finished(self, task: TaskId, result: dict) -> None: ...
+
+    def task_failed(self, task: TaskId, error: str) -> None: ...
+
+
+class TaskExecutorGateway(Protocol):
+    """What the JobMaster tells one slot. Thread-safe and non-blocking: calls enqueue mails."""
+
+    def trigger_checkpoint(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None: ...
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None: ...
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None: ...
+
+    def cancel(self) -> None: ...

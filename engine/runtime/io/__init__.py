@@ -1,0 +1,1 @@
+"""Data exchange between subtasks: buffers and in-band events, channels, gates, writers."""

@@ -1,0 +1,108 @@
+"""What travels on a channel: buffers of records, and events in-band between them.
+
+A *buffer* is a batch of records: a plain ``list`` (or a :class:`TimestampedBatch`, a list
+that also carries each record's event time). Records are plain Python values. Within a
+process a buffer is handed from producer to consumer as the very same list object, never
+copied, so operators must treat the lists they receive as read-only and build new lists.
+
+*Events* travel in the same queue as buffers, so their order relative to the data is the
+order they were sent in: a barrier separates the records before a checkpoint from those
+after it, a watermark promises that no older event time follows, EndOfPartition says the
+channel is finished. Events are small immutable objects; ``is_buffer`` tells them apart
+with one type check.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class TimestampedBatch(list):
+    """A batch of records with their event times (milliseconds), ``timestamps[i]`` for ``self[i]``.
+
+    Created by the watermark assigner; operators that keep records one to one reuse the
+    timestamps list, operators that drop or multiply records build a new one.
+    """
+
+    __slots__ = ("timestamps",)
+
+    def __init__(self, records=(), timestamps=None):
+        super().__init__(records)
+        self.timestamps = list(timestamps) if timestamps is not None else []
+
+    def __reduce__(self):
+        return (TimestampedBatch, (list(self), self.timestamps))
+
+    def __repr__(self) -> str:
+        return f"TimestampedBatch({list(self)!r}, timestamps={self.timestamps!r})"
+
+
+BUFFER_TYPES = (list, TimestampedBatch)
+
+
+def is_buffer(item) -> bool:
+    """Whether a channel item is a buffer of records (and not an event)."""
+    kind = type(item)
+    return kind is list or kind is TimestampedBatch
+
+
+class RuntimeEvent:
+    """Base class of in-band events."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class CheckpointBarrier(RuntimeEvent):
+    """Separates the records before checkpoint ``id`` from those after it.
+
+    ``timestamp`` is the coordinator's trigger time in epoch milliseconds (start delays are
+    measured against it); ``options`` are the trigger options (kind, target, location).
+    """
+
+    id: int
+    timestamp: int
+    options: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class CancelCheckpointMarker(RuntimeEvent):
+    """Checkpoint ``id`` was aborted upstream: stop aligning for it and pass the marker on."""
+
+    id: int
+
+
+@dataclass(frozen=True)
+class Watermark(RuntimeEvent):
+    """No record with an event time at or below ``timestamp`` follows on this channel."""
+
+    timestamp: int
+
+
+MAX_WATERMARK = Watermark(2**63 - 1)
+"""Sent at end of input: every event-time window may fire."""
+
+
+@dataclass(frozen=True)
+class EndOfData(RuntimeEvent):
+    """No more records follow; barriers may still follow (the producer awaits a final checkpoint)."""
+
+
+@dataclass(frozen=True)
+class EndOfPartition(RuntimeEvent):
+    """The producer finished: nothing follows on this channel at all."""
+
+
+END_OF_DATA = EndOfData()
+END_OF_PARTITION = EndOfPartition()
+
+
+class ChannelError(RuntimeEvent):
+    """Put into an input channel whose connection broke; the consuming subtask fails on it."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"ChannelError({self.message!r})"

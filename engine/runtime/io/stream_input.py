@@ -1,0 +1,140 @@
+"""The inputs of a subtask's default action: network input (gate + barriers) or a source.
+
+``process_input()`` does one step and says what to do next (Flink's ``InputStatus``):
+``MORE_AVAILABLE`` (call again), ``NOTHING_AVAILABLE`` (suspend; ``when_available``
+resumes) or ``END_OF_INPUT``.
+
+:class:`NetworkInput` (Flink's ``CheckpointedInputGate`` + ``StreamTaskNetworkInput``)
+    polls the input gate: a buffer goes to the head operator; a barrier or cancel marker
+    to the barrier handler (which blocks channels and triggers the checkpoint); a
+    watermark through the watermark valve; EndOfPartition closes a channel. The input
+    ends when every channel delivered EndOfPartition.
+
+:class:`SourceInput`
+    polls a source operator for one batch; when the source has nothing right now, the
+    subtask is resumed by a timer mail after the source's ``next_poll_delay``.
+
+Threading model: the subtask's mailbox thread; ``when_available`` callbacks come from
+other threads and only resume the suspended default action (a mail).
+"""
+from __future__ import annotations
+
+from enum import Enum
+from typing import Callable
+
+from engine.runtime.io.events import (CancelCheckpointMarker, ChannelError, CheckpointBarrier, EndOfData,
+                                      EndOfPartition, TimestampedBatch, Watermark)
+from engine.runtime.io.watermark_valve import WatermarkValve
+from engine.runtime.kill_hooks import maybe_kill
+from engine.runtime.operators.source import END_OF_INPUT
+
+
+class InputStatus(Enum):
+    MORE_AVAILABLE = "MORE_AVAILABLE"
+    NOTHING_AVAILABLE = "NOTHING_AVAILABLE"
+    END_OF_INPUT = "END_OF_INPUT"
+
+
+MORE_AVAILABLE = InputStatus.MORE_AVAILABLE
+NOTHING_AVAILABLE = InputStatus.NOTHING_AVAILABLE
+END_OF_INPUT_STATUS = InputStatus.END_OF_INPUT
+
+
+class NetworkInput:
+    """Reads the input gate; feeds records, watermarks and barriers where they belong."""
+
+    def __init__(self, gate, barrier_handler, process_batch: Callable, process_watermark: Callable,
+                 on_barrier_arrival: Callable | None = None, kill_hook=None, task=None):
+        self.gate = gate
+        self._kill_hook = kill_hook
+        self._task = task
+        self.barrier_handler = barrier_handler
+        self._process_batch = process_batch
+        self._process_watermark = process_watermark
+        self._on_barrier_arrival = on_barrier_arrival
+        self.valve = WatermarkValve(gate.number_of_channels)
+        self.finished_channels = 0
+        self.channels_without_data = 0
+        self.records_in = 0
+
+    @property
+    def is_finished(self) -> bool:
+        return self.finished_channels >= self.gate.number_of_channels
+
+    def process_input(self) -> InputStatus:
+        polled = self.gate.poll_next()
+        if polled is None:
+            return END_OF_INPUT_STATUS if self.is_finished else NOTHING_AVAILABLE
+        channel, item = polled
+        kind = type(item)
+        if kind is list or kind is TimestampedBatch:
+            if self._kill_hook is not None:
+                maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
+            self.records_in += len(item)
+            self._process_batch(item)
+            return MORE_AVAILABLE
+        return self._process_event(channel, item)
+
+    def _process_event(self, channel: int, event) -> InputStatus:
+        kind = type(event)
+        if kind is CheckpointBarrier:
+            if self._on_barrier_arrival is not None:
+                self._on_barrier_arrival(event, self.barrier_handler.is_aligning)
+            self.barrier_handler.barrier_received(channel, event)
+        elif kind is Watermark:
+            self._forward_watermark(self.valve.input_watermark(channel, event.timestamp))
+        elif kind is CancelCheckpointMarker:
+            self.barrier_handler.cancel_received(channel, event)
+        elif kind is EndOfData:
+            self.channels_without_data += 1
+        elif kind is EndOfPartition:
+            self.finished_channels += 1
+            self.barrier_handler.end_of_partition(channel)
+            self._forward_watermark(self.valve.channel_finished(channel))
+            if self.is_finished:
+                return END_OF_INPUT_STATUS
+        elif kind is ChannelError:
+            raise ConnectionError(f"input channel {self.gate.channel_infos[channel]}: {event.message}")
+        else:
+            raise TypeError(f"unexpected item on an input channel: {event!r}")
+        return MORE_AVAILABLE
+
+    def _forward_watermark(self, timestamp: int | None) -> None:
+        if timestamp is not None:
+            self._process_watermark(Watermark(timestamp))
+
+    def when_available(self, callback: Callable[[], None]) -> None:
+        self.gate.when_available(callback)
+
+
+class SourceInput:
+    """Polls a step-wise source for one batch per step."""
+
+    def __init__(self, source, process_batch: Callable, timer_service, kill_hook=None, task=None):
+        self.source = source
+        self._kill_hook = kill_hook
+        self._task = task
+        self._process_batch = process_batch
+        self._timer_service = timer_service
+        self.records_in = 0
+        self.is_finished = False
+
+    def process_input(self) -> InputStatus:
+        if self._kill_hook is not None:
+            maybe_kill(self._kill_hook, "source_poll", self._task, {"records_out": self.records_in})
+        batch = self.source.poll_next()
+        if batch is END_OF_INPUT:
+            self.is_finished = True
+            return END_OF_INPUT_STATUS
+        if not batch:
+            return NOTHING_AVAILABLE
+        self.records_in += len(batch)
+        self._process_batch(batch)
+        return MORE_AVAILABLE
+
+    def when_available(self, callback: Callable[[], None]) -> None:
+        delay = self.source.next_poll_delay()
+        if delay <= 0:
+            callback()
+        else:
+            self._timer_service.schedule(delay, callback, "poll source again")

@@ -1,0 +1,409 @@
+"""Channels between processes: TCP with credit-based flow control (Flink's netty shuffle, small).
+
+Each slot process runs one :class:`TcpNetwork`. It listens on a port; a producer subtask
+whose consumer lives in another slot connects to that slot (one connection per pair of
+slots, shared by all channels between them) and opens a channel on it. Channels whose
+both ends are in this slot stay in-memory :class:`LocalChannel` objects.
+
+Credit-based flow control
+    The receiver grants the sender one *credit* per free buffer slot of the channel's
+    queue: ``capacity`` when the channel opens, then one more each time the consuming
+    subtask takes a buffer. The sender sends a buffer only against a credit, and keeps
+    what it may not send yet in its own queue; that queue reaching ``capacity`` makes the
+    channel unwritable, which backpressures the producing subtask (it suspends its default
+    action until credit arrives and the queue drains). So both ends hold at most about
+    ``capacity`` buffers per channel, however slow the consumer: memory is bounded.
+    Events (barriers, watermarks, end of partition) need no credit -- a barrier must not
+    wait for the consumer to take buffers that only the checkpoint would release -- but
+    they never overtake buffers queued before them.
+
+Wire format
+    Frames ``[4-byte length][1-byte kind][4-byte channel number][body]``. The first frame
+    on a connection is HELLO with a msgpack body ``{"slot", "token"}``; the receiver checks
+    the token against the one that slot published (``set_peers``) before it unpickles
+    anything. OPEN (msgpack channel id) names a channel number; DATA carries one buffer or
+    event pickled with protocol 5 (records are arbitrary Python values); CREDIT (msgpack
+    int) flows back from receiver to sender.
+
+Threading model
+    Each connection has one reader thread. A remote output channel's queue and credit are
+    guarded by its lock, which is held while it sends (so frames leave in queue order); a
+    connection's socket writes are guarded by the connection's send lock (lock order:
+    channel, then connection). A remote input channel is filled by the reader thread and
+    emptied by the consuming subtask's thread through the input gate.
+"""
+from __future__ import annotations
+
+import logging
+import pickle
+import secrets
+import socket
+import struct
+import threading
+from collections import deque
+from typing import Callable
+
+import msgpack
+
+from engine.runtime.io.events import ChannelError, EndOfPartition, TimestampedBatch
+from engine.runtime.io.local_channel import DEFAULT_CAPACITY, InputChannelBase
+from engine.runtime.io.network import ChannelId, LocalNetwork
+
+logger = logging.getLogger(__name__)
+
+_HEADER = struct.Struct(">IBI")
+HELLO, OPEN, DATA, CREDIT = 1, 2, 3, 4
+MAX_FRAME_BYTES = 512 * 1024 * 1024
+
+
+def _is_buffer(item) -> bool:
+    kind = type(item)
+    return kind is list or kind is TimestampedBatch
+
+
+class _Connection:
+    """One TCP connection between two slots, carrying frames both ways."""
+
+    def __init__(self, sock: socket.socket, on_frame: Callable[["_Connection", int, int, bytes], None],
+                 name: str):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = sock
+        self._on_frame = on_frame
+        self._send_lock = threading.Lock()  # guards: writes to self.sock
+        self._reader = sock.makefile("rb", buffering=1 << 16)
+        self.closed = False
+        self.thread = threading.Thread(target=self._read_loop, name=name, daemon=True)
+
+    def send(self, kind: int, channel: int, body: bytes) -> None:
+        header = _HEADER.pack(len(body) + 5, kind, channel)
+        with self._send_lock:
+            self.sock.sendall(header + body if len(body) < 4096 else header)
+            if len(body) >= 4096:
+                self.sock.sendall(body)
+
+    def read_frame(self) -> tuple[int, int, bytes]:
+        header = self._reader.read(_HEADER.size)
+        if len(header) < _HEADER.size:
+            raise ConnectionError("connection closed by peer")
+        length, kind, channel = _HEADER.unpack(header)
+        if length > MAX_FRAME_BYTES:
+            raise ConnectionError(f"frame of {length} bytes exceeds {MAX_FRAME_BYTES}")
+        body = self._reader.read(length - 5)
+        if len(body) < length - 5:
+            raise ConnectionError("connection closed by peer")
+        return kind, channel, body
+
+    def _read_loop(self) -> None:
+        try:
+            while True:
+                kind, channel, body = self.read_frame()
+                self._on_frame(self, kind, channel, body)
+        except (OSError, ConnectionError, EOFError) as error:
+            if not self.closed:
+                self._on_frame(self, -1, 0, str(error).encode())
+        except Exception as error:  # a bug: log it, end the connection
+            logger.exception("network reader failed")
+            self._on_frame(self, -1, 0, repr(error).encode())
+
+    def close(self) -> None:
+        self.closed = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class RemoteOutputChannel:
+    """The producer end of a channel to another process: sends against credit."""
+
+    def __init__(self, channel_id: ChannelId, number: int, connection: _Connection, capacity: int):
+        self.channel_id = channel_id
+        self.number = number
+        self.capacity = capacity
+        self._connection = connection
+        self._lock = threading.Lock()
+        self._queue: deque = deque()  # guarded by: self._lock; not yet sent
+        self._credit = 0  # guarded by: self._lock
+        self._writable_callback: Callable[[], None] | None = None  # guarded by: self._lock
+        self.max_queued = 0
+        self.failure: str | None = None
+
+    def push(self, item) -> None:
+        """Queue a buffer or event and send what credit allows. Producer thread."""
+        if self.failure is not None:
+            raise ConnectionError(f"channel {self.channel_id}: {self.failure}")
+        with self._lock:
+            self._queue.append(item)
+            if len(self._queue) > self.max_queued:
+                self.max_queued = len(self._queue)
+            self._send_allowed_locked()
+
+    def _send_allowed_locked(self) -> None:
+        queue = self._queue
+        while queue:
+            head = queue[0]
+            if _is_buffer(head):
+                if self._credit <= 0:
+                    return
+                self._credit -= 1
+            queue.popleft()
+            self._connection.send(DATA, self.number, pickle.dumps(head, protocol=5))
+
+    def add_credit(self, credit: int) -> None:
+        """The receiver freed ``credit`` buffers. Reader thread."""
+        callback = None
+        with self._lock:
+            self._credit += credit
+            self._send_allowed_locked()
+            if self._writable_callback is not None and len(self._queue) < self.capacity:
+                callback, self._writable_callback = self._writable_callback, None
+        if callback is not None:
+            callback()
+
+    def is_writable(self) -> bool:
+        return len(self._queue) < self.capacity
+
+    def when_writable(self, callback: Callable[[], None]) -> None:
+        with self._lock:
+            if len(self._queue) >= self.capacity:
+                self._writable_callback = callback
+                return
+        callback()
+
+    def fail(self, message: str) -> None:
+        callback = None
+        with self._lock:
+            self.failure = message
+            callback, self._writable_callback = self._writable_callback, None
+        if callback is not None:
+            callback()  # wake the producer: its next push raises
+
+    def close(self) -> None:
+        """Nothing to release: the connection belongs to the network."""
+
+
+class RemoteInputChannel(InputChannelBase):
+    """The consumer end of a channel from another process: grants credit as buffers are taken."""
+
+    def __init__(self, channel_id: ChannelId, capacity: int = DEFAULT_CAPACITY):
+        super().__init__(channel_id, capacity)
+        self._grant: Callable[[int], None] | None = None
+        self.finished = False
+
+    def bind(self, grant: Callable[[int], None]) -> None:
+        """The sender's connection is known: grant the initial credit. Reader thread."""
+        self._grant = grant
+        grant(self.capacity)
+
+    def receive(self, item) -> None:
+        """An item arrived from the sender. Reader thread."""
+        if type(item) is EndOfPartition:
+            self.finished = True
+        self._enqueue(item)
+
+    def _on_consumed(self, item) -> None:
+        grant = self._grant
+        if grant is not None and _is_buffer(item):
+            try:
+                grant(1)
+            except OSError:
+                pass  # the sender is gone; the reader thread reports it
+
+
+class TcpNetwork:
+    """The network environment of one slot process: local channels inside, TCP to other slots.
+
+    ``slots_tasks[i]`` lists the subtasks of slot i; this process is slot ``slot_index``.
+    Create it (it listens at once), publish ``address`` and ``token`` to the other slots,
+    then call ``set_peers`` with every slot's, before building the slot's subtasks.
+    ``TcpNetwork.for_barrier_task`` does all that inside a Spark barrier task.
+    """
+
+    def __init__(self, slot_index: int, slots_tasks: list[list], *, bind_host: str = "0.0.0.0",
+                 advertised_host: str = "127.0.0.1", capacity: int = DEFAULT_CAPACITY):
+        self.slot_index = slot_index
+        self.capacity = capacity
+        self._local = LocalNetwork(capacity)
+        self._slot_of = {(task[0], int(task[1])): index for index, tasks in enumerate(slots_tasks) for task in tasks}
+        self.token = secrets.token_hex(16)
+        self._lock = threading.Lock()
+        self._peers: dict[int, tuple[str, int, str]] = {}  # guarded by: self._lock; slot -> (host, port, token)
+        self._outgoing: dict[int, _Connection] = {}  # guarded by: self._lock; consumer slot -> connection
+        self._output_channels: dict[tuple[int, int], RemoteOutputChannel] = {}  # guarded by: self._lock
+        self._next_number: dict[int, int] = {}  # guarded by: self._lock
+        self._inputs: dict[ChannelId, RemoteInputChannel] = {}  # guarded by: self._lock
+        self._opened: dict[ChannelId, tuple[_Connection, int]] = {}  # guarded by: self._lock
+        self._incoming: dict[tuple[int, int], RemoteInputChannel] = {}  # guarded by: self._lock
+        self._connections: list[_Connection] = []  # guarded by: self._lock
+        self._closed = False
+        self._server = socket.create_server((bind_host, 0))
+        self.address = (advertised_host, self._server.getsockname()[1])
+        self._accept_thread = threading.Thread(target=self._accept_loop, name=f"network-accept-{slot_index}",
+                                               daemon=True)
+        self._accept_thread.start()
+
+    # -- setup ---------------------------------------------------------------------------------
+    @classmethod
+    def for_barrier_task(cls, slots_tasks: list[list], slot_index: int, barrier_context,
+                         capacity: int = DEFAULT_CAPACITY) -> "TcpNetwork":
+        """Create the network of one Spark barrier task and exchange addresses with ``allGather``."""
+        host = _advertised_host(barrier_context, slot_index)
+        network = cls(slot_index, slots_tasks, advertised_host=host, capacity=capacity)
+        published = msgpack.packb({"host": host, "port": network.address[1], "token": network.token}).hex()
+        gathered = barrier_context.allGather(published)
+        network.set_peers([msgpack.unpackb(bytes.fromhex(entry)) for entry in gathered])
+        return network
+
+    def set_peers(self, peers: list[dict]) -> None:
+        """Every slot's ``{"host", "port", "token"}``, indexed by slot."""
+        with self._lock:
+            for index, peer in enumerate(peers):
+                self._peers[index] = (peer["host"], int(peer["port"]), peer["token"])
+
+    def peer_info(self) -> dict:
+        return {"host": self.address[0], "port": self.address[1], "token": self.token}
+
+    # -- NetworkEnvironment ------------------------------------------------------------------
+    def output_channel(self, channel_id: ChannelId):
+        consumer_slot = self._slot_of[tuple(channel_id.consumer)]
+        if consumer_slot == self.slot_index:
+            return self._local.output_channel(channel_id)
+        connection = self._connection_to(consumer_slot)
+        with self._lock:
+            number = self._next_number.get(consumer_slot, 0)
+            self._next_number[consumer_slot] = number + 1
+            channel = RemoteOutputChannel(channel_id, number, connection, self.capacity)
+            self._output_channels[(id(connection), number)] = channel
+        connection.send(OPEN, number, msgpack.packb(channel_id.as_list()))
+        return channel
+
+    def input_channel(self, channel_id: ChannelId):
+        producer_slot = self._slot_of[tuple(channel_id.producer)]
+        if producer_slot == self.slot_index:
+            return self._local.input_channel(channel_id)
+        with self._lock:
+            channel = self._inputs.get(channel_id)
+            if channel is None:
+                channel = self._inputs[channel_id] = RemoteInputChannel(channel_id, self.capacity)
+            opened = self._opened.pop(channel_id, None)
+        if opened is not None:
+            self._bind(channel, *opened)
+        return channel
+
+    def remote_channels(self) -> list:
+        with self._lock:
+            return list(self._output_channels.values()) + list(self._inputs.values())
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            connections = list(self._connections)
+        try:
+            self._server.close()
+        except OSError:
+            pass
+        for connection in connections:
+            connection.close()
+
+    # -- connections -------------------------------------------------------------------------
+    def _connection_to(self, slot: int) -> _Connection:
+        with self._lock:
+            connection = self._outgoing.get(slot)
+            if connection is not None:
+                return connection
+            if slot not in self._peers:
+                raise RuntimeError(f"slot {self.slot_index} does not know the address of slot {slot}")
+            host, port, token = self._peers[slot]
+        sock = socket.create_connection((host, port), timeout=30)
+        sock.settimeout(None)
+        connection = _Connection(sock, self._on_frame, f"network-{self.slot_index}-to-{slot}")
+        connection.send(HELLO, 0, msgpack.packb({"slot": self.slot_index, "token": self.token}))
+        with self._lock:
+            existing = self._outgoing.get(slot)
+            if existing is not None:  # another thread connected first
+                connection.close()
+                return existing
+            self._outgoing[slot] = connection
+            self._connections.append(connection)
+        connection.thread.start()
+        return connection
+
+    def _accept_loop(self) -> None:
+        while True:
+            try:
+                sock, _ = self._server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._handshake, args=(sock,), daemon=True,
+                             name=f"network-handshake-{self.slot_index}").start()
+
+    def _handshake(self, sock: socket.socket) -> None:
+        connection = _Connection(sock, self._on_frame, f"network-{self.slot_index}-from-peer")
+        try:
+            kind, _, body = connection.read_frame()
+            hello = msgpack.unpackb(body) if kind == HELLO else {}
+            with self._lock:
+                peer = self._peers.get(hello.get("slot"))
+            if peer is None or not secrets.compare_digest(str(hello.get("token")), peer[2]):
+                raise ConnectionError("unknown peer or wrong token")
+        except (OSError, ConnectionError, ValueError) as error:
+            logger.warning("refused a network connection: %s", error)
+            connection.close()
+            return
+        with self._lock:
+            self._connections.append(connection)
+        connection.thread.start()
+
+    def _on_frame(self, connection: _Connection, kind: int, number: int, body: bytes) -> None:
+        if kind == DATA:
+            with self._lock:
+                channel = self._incoming.get((id(connection), number))
+            channel.receive(pickle.loads(body))
+        elif kind == CREDIT:
+            with self._lock:
+                channel = self._output_channels.get((id(connection), number))
+            if channel is not None:
+                channel.add_credit(msgpack.unpackb(body))
+        elif kind == OPEN:
+            channel_id = ChannelId.from_list(msgpack.unpackb(body))
+            with self._lock:
+                channel = self._inputs.get(channel_id)
+                if channel is None:
+                    self._opened[channel_id] = (connection, number)
+            if channel is not None:
+                self._bind(channel, connection, number)
+        elif kind == -1:
+            self._connection_lost(connection, body.decode(errors="replace"))
+
+    def _bind(self, channel: RemoteInputChannel, connection: _Connection, number: int) -> None:
+        with self._lock:
+            self._incoming[(id(connection), number)] = channel
+        channel.bind(lambda credit: connection.send(CREDIT, number, msgpack.packb(credit)))
+
+    def _connection_lost(self, connection: _Connection, message: str) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            inputs = [c for (conn, _), c in self._incoming.items() if conn == id(connection)]
+            outputs = [c for (conn, _), c in self._output_channels.items() if conn == id(connection)]
+        for channel in inputs:
+            if not channel.finished:
+                channel.receive(ChannelError(f"connection to the producer lost: {message}"))
+        for channel in outputs:
+            channel.fail(f"connection to the consumer lost: {message}")
+
+
+def _advertised_host(barrier_context, slot_index: int) -> str:
+    """This executor's host as the other slots can reach it (from Spark's task infos)."""
+    try:
+        address = barrier_context.getTaskInfos()[slot_index].address
+        host = address.rsplit(":", 1)[0]
+        if host:
+            return host
+    except Exception:  # older pyspark or no task infos: fall back to name resolution
+        pass
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return "127.0.0.1"

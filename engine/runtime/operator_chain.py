@@ -1,0 +1,125 @@
+"""The operator chain of a subtask: operators calling each other, then the record writers.
+
+Operators joined by a forward edge of equal parallelism run in one subtask (the JobGraph's
+chaining). Each operator's ``emit`` is bound straight to the next operator's
+``process_batch`` -- one Python call per batch, no queue, no copy -- and the chain's last
+operator (or any operator with job edges leaving it) emits into record writers. When an
+operator has several targets, its ``emit`` calls each with the same list, which is why
+operators never mutate their input.
+
+Threading model: the subtask's mailbox thread.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from engine.runtime.io.events import RuntimeEvent
+from engine.runtime.io.record_writer import RecordWriter
+from engine.runtime.operators.base import StreamOperator
+
+
+def _fan_out(targets: list[Callable]) -> Callable:
+    if len(targets) == 1:
+        return targets[0]
+    if not targets:
+        return lambda _item: None
+
+    def emit_to_all(item) -> None:
+        for target in targets:
+            target(item)
+
+    return emit_to_all
+
+
+class OperatorChain:
+    """The operators of one subtask, head first, wired to each other and to the writers."""
+
+    def __init__(self, operators: Sequence[StreamOperator], writers: dict[str, list[RecordWriter]]):
+        if not operators:
+            raise ValueError("an operator chain needs at least one operator")
+        self.operators = list(operators)
+        self.writers = [writer for node_writers in writers.values() for writer in node_writers]
+        for position, operator in enumerate(self.operators):
+            batch_targets: list[Callable] = []
+            watermark_targets: list[Callable] = []
+            if position + 1 < len(self.operators):
+                following = self.operators[position + 1]
+                batch_targets.append(following.process_batch)
+                watermark_targets.append(following.process_watermark)
+            for writer in writers.get(operator.node_id, ()):
+                batch_targets.append(writer.emit)
+                watermark_targets.append(writer.broadcast_event)
+            operator.emit = _fan_out(batch_targets)
+            operator.emit_watermark = _fan_out(watermark_targets)
+
+    @property
+    def head(self) -> StreamOperator:
+        return self.operators[0]
+
+    @property
+    def requires_final_checkpoint(self) -> bool:
+        return any(operator.requires_final_checkpoint for operator in self.operators)
+
+    def initialize_state(self) -> None:
+        for operator in self.operators:
+            operator.initialize_state()
+
+    def open(self) -> None:
+        # tail first, so an operator never emits into one that is not open yet
+        for operator in reversed(self.operators):
+            operator.open()
+
+    def prepare_snapshot_pre_barrier(self, checkpoint_id: int) -> None:
+        for operator in self.operators:
+            operator.prepare_snapshot_pre_barrier(checkpoint_id)
+
+    def broadcast_event(self, event: RuntimeEvent) -> None:
+        for writer in self.writers:
+            writer.broadcast_event(event)
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        for operator in self.operators:
+            operator.notify_checkpoint_complete(checkpoint_id)
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        for operator in self.operators:
+            operator.notify_checkpoint_aborted(checkpoint_id)
+
+    def finish(self) -> None:
+        # head first: what a finishing operator flushes reaches the next before it finishes
+        for operator in self.operators:
+            operator.finish()
+
+    def close(self) -> list[BaseException]:
+        """Close every operator, tail first; return the errors instead of stopping at the first."""
+        errors = []
+        for operator in reversed(self.operators):
+            try:
+                operator.close()
+            except Exception as error:  # keep closing the others
+                errors.append(error)
+        return errors
+
+    @property
+    def records_out(self) -> int:
+        return sum(writer.records_out for writer in self.writers)
+
+    def result(self) -> dict:
+        merged: dict = {}
+        for operator in self.operators:
+            for name, value in operator.result().items():
+                if isinstance(value, dict):
+                    merged.setdefault(name, {}).update(value)
+                else:
+                    merged[name] = value
+        return merged
+
+    def operator_metrics(self) -> dict:
+        merged: dict = {}
+        for operator in self.operators:
+            for name, value in operator.metrics().items():
+                if isinstance(value, dict):
+                    merged.setdefault(name, {}).update(value)
+                else:
+                    merged[name] = value
+        return merged

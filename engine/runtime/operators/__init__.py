@@ -1,0 +1,42 @@
+"""The operators of the catalog (``engine.spec.catalog``), built by ``type``.
+
+``create_operator(node, context)`` is the one place that maps a definition node to its
+runtime class; every class follows the contract of :mod:`engine.runtime.operators.base`.
+Modules are imported on first use, so a pipeline without Redis never imports ``redis``.
+"""
+from __future__ import annotations
+
+import importlib
+
+from engine.runtime.operators.base import OperatorContext, StreamOperator
+
+OPERATOR_FACTORIES: dict[str, str] = {
+    "source.datagen": "engine.runtime.operators.datagen:DatagenSource",
+    "source.file": "engine.runtime.operators.file_source:FileSource",
+    "source.redis_stream": "engine.runtime.operators.redis_stream:RedisStreamSource",
+    "transform.map": "engine.runtime.operators.transform:MapOperator",
+    "transform.filter": "engine.runtime.operators.transform:FilterOperator",
+    "transform.flat_map": "engine.runtime.operators.transform:FlatMapOperator",
+    "transform.union": "engine.runtime.operators.transform:UnionOperator",
+    "transform.watermark": "engine.runtime.operators.watermark:WatermarkAssignerOperator",
+    "aggregate.reduce": "engine.runtime.operators.aggregate:KeyedAggregateOperator",
+    "window.tumbling": "engine.runtime.operators.window:tumbling_window",
+    "window.sliding": "engine.runtime.operators.window:sliding_window",
+    "sink.collect": "engine.runtime.operators.collect_sink:CollectSink",
+    "sink.file": "engine.runtime.operators.file_sink:TwoPhaseCommitFileSink",
+    "sink.redis_stream": "engine.runtime.operators.redis_stream:RedisStreamSink",
+}
+"""Operator type -> ``module:factory``; a factory is called as ``factory(node, context)``."""
+
+
+def create_operator(node: dict, context: OperatorContext) -> StreamOperator:
+    """Build the runtime operator of a definition node."""
+    target = OPERATOR_FACTORIES.get(node["type"])
+    if target is None:
+        raise ValueError(f"node '{node['id']}' has unknown operator type '{node['type']}'")
+    module_name, factory_name = target.split(":")
+    factory = getattr(importlib.import_module(module_name), factory_name)
+    return factory(node, context)
+
+
+__all__ = ["OPERATOR_FACTORIES", "OperatorContext", "StreamOperator", "create_operator"]

@@ -1,0 +1,160 @@
+"""The operator contract: how a StreamTask drives the operators of its chain.
+
+Life cycle (all calls in the subtask's mailbox thread, in this order)::
+
+    __init__(node, context)       build from the definition's node; compile expressions
+    initialize_state()            register states; restore them (CheckpointedFunction)
+    open()
+    ( process_batch(batch)        a list of records, to be treated as read-only
+    | process_watermark(wm)       event time advanced on every input
+    | prepare_snapshot_pre_barrier(id)      just before the barrier goes downstream
+    | snapshot_state(id)          put what is not in registered state into it; pre-commit
+    | notify_checkpoint_complete(id) | notify_checkpoint_aborted(id)   (CheckpointListener)
+    )*
+    finish()                      end of input: flush what is buffered (fire windows, ...)
+    close()                       release resources (also after failures)
+
+Output goes through ``self.emit(batch)`` and ``self.emit_watermark(watermark)``, which the
+chain binds to the next operator's ``process_batch`` or to the record writers. An operator
+builds a new list for its output and never mutates the list it was given: within a
+process the same list object may be read by several consumers.
+
+Operators register their state with ``context.keyed_state()`` (keyed by the key of the hash
+edge feeding them) or ``context.operator_state()`` (lists of elements); the task copies
+registered state at every checkpoint, so an operator that keeps everything in registered
+state needs no snapshot code at all.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from engine.runtime.io.events import Watermark
+
+
+def compile_expression_function(source: str, names: tuple[str, ...] = ("x",)) -> Callable:
+    """Compile an expression of the definition once, return the per-record callable ``fn(x)``."""
+    from engine.spec.expressions import compile_expression
+
+    return compile_expression(source, names=names).function
+
+
+class StreamOperator:
+    """Base of all operators; every hook has an empty default."""
+
+    requires_final_checkpoint = False
+    """Two-phase-commit sinks: at end of input, wait for a checkpoint covering the last data."""
+
+    def __init__(self, node: dict, context: "OperatorContext"):
+        self.node = node
+        self.node_id: str = node["id"]
+        self.params: dict = node.get("params") or {}
+        self.context = context
+        self.emit: Callable[[list], None] = _discard
+        self.emit_watermark: Callable[[Watermark], None] = _discard
+
+    def initialize_state(self) -> None:
+        """Register and restore state (``self.context.is_restored`` says whether restored)."""
+
+    def open(self) -> None:
+        """Prepare for processing."""
+
+    def process_batch(self, batch: list) -> None:
+        raise NotImplementedError(f"{type(self).__name__}.process_batch() must be overridden")
+
+    def process_watermark(self, watermark: Watermark) -> None:
+        self.emit_watermark(watermark)
+
+    def prepare_snapshot_pre_barrier(self, checkpoint_id: int) -> None:
+        """Last chance to emit records that belong before the barrier."""
+
+    def snapshot_state(self, checkpoint_id: int) -> None:
+        """Move what is not kept in registered state into it (positions, pending commits)."""
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Checkpoint ``checkpoint_id`` (and so every older one) completed: commit side effects."""
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        """Checkpoint ``checkpoint_id`` will not complete."""
+
+    def finish(self) -> None:
+        """End of input: emit what is buffered."""
+
+    def close(self) -> None:
+        """Release resources; called after ``finish`` or after a failure."""
+
+    def result(self) -> dict:
+        """What the task reports when it finished (collect sinks: their records)."""
+        return {}
+
+    def metrics(self) -> dict:
+        """Extra metrics merged into the task's periodic report."""
+        return {}
+
+
+def _discard(_item) -> None:
+    pass
+
+
+class OperatorContext:
+    """What an operator may use from its subtask: identity, state, time, mail, configuration."""
+
+    def __init__(self, *, task, node_id: str, parallelism: int, max_parallelism: int, config: dict,
+                 key_group_range=None, key_function: Callable | None = None, restore=None,
+                 mailbox_executor=None, timer_service=None, kill_hook: Callable | None = None):
+        self.task = task
+        self.vertex_id, self.subtask_index = task
+        self.node_id = node_id
+        self.parallelism = parallelism
+        self.max_parallelism = max_parallelism
+        self.config = config
+        self.key_group_range = key_group_range
+        self.key_function = key_function
+        """The key selector of the hash edge feeding this operator (keyed operators)."""
+        self.restore = restore
+        self.mailbox_executor = mailbox_executor
+        self.timer_service = timer_service
+        self.kill_hook = kill_hook
+        self._keyed_backend = None
+        self._operator_backend = None
+
+    @property
+    def is_restored(self) -> bool:
+        """Whether this operator starts from a checkpoint that contained it."""
+        return self.restore is not None and self.restore.knows(self.node_id)
+
+    def keyed_state(self):
+        """This operator's :class:`KeyedStateBackend` (created and restored on first use)."""
+        if self._keyed_backend is None:
+            from engine.runtime.state.key_groups import KeyGroupRange
+            from engine.runtime.state.keyed_state import KeyedStateBackend
+
+            key_group_range = self.key_group_range or KeyGroupRange.for_subtask(
+                self.max_parallelism, self.parallelism, self.subtask_index)
+            self._keyed_backend = KeyedStateBackend(self.max_parallelism, key_group_range)
+            if self.restore is not None:
+                self._keyed_backend.restore(self.restore.keyed_state(self.node_id, key_group_range))
+        return self._keyed_backend
+
+    def operator_state(self):
+        """This operator's :class:`OperatorStateBackend` (created and restored on first use)."""
+        if self._operator_backend is None:
+            from engine.runtime.state.operator_state import OperatorStateBackend
+
+            restored = self.restore.operator_state(self.node_id) if self.restore is not None else None
+            self._operator_backend = OperatorStateBackend(restored)
+        return self._operator_backend
+
+    def snapshot_backends(self):
+        """The synchronous copy of this operator's registered state (for the task)."""
+        from engine.runtime.state.snapshot import OperatorSnapshot
+
+        keyed = self._keyed_backend.snapshot() if self._keyed_backend is not None else None
+        operator = self._operator_backend.snapshot() if self._operator_backend is not None else None
+        return OperatorSnapshot(keyed, operator)
+
+    def maybe_kill(self, point: str, **info: Any) -> None:
+        """Test hook: let the in-process cluster kill this subtask at a named point."""
+        if self.kill_hook is not None:
+            from engine.runtime.kill_hooks import maybe_kill
+
+            maybe_kill(self.kill_hook, point, self.task, {"node": self.node_id, **info})

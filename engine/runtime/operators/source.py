@@ -1,0 +1,47 @@
+"""The source contract: step-wise sources polled by the mailbox loop (no checkpoint lock).
+
+Flink's legacy sources ran their own loop in a second thread and shared a checkpoint
+lock with the mailbox thread (seed 004 §3.2, seed 001 §5.1) so that "emit a record" and
+"advance the offset" stayed atomic with respect to snapshots. Here a source is polled,
+one batch per step, by the subtask's mailbox thread (FLIP-27 style). Between two polls
+the thread runs its mails, a checkpoint trigger among them; so a snapshot always sees the
+position right after the last batch emitted, and the barrier follows exactly that batch.
+
+``poll_next()`` returns a list of records (it may be empty: nothing right now) or
+:data:`END_OF_INPUT`. When it returned nothing, ``next_poll_delay()`` says how long to
+wait before polling again (a rate limit's next slot, or an idle back-off); the task
+suspends its default action and schedules a timer mail, so an idle source costs nothing.
+
+Positions live in operator list state, one element per split, so they are redistributed
+on a restore at another parallelism; ``snapshot_state`` writes them, ``initialize_state``
+reads them.
+"""
+from __future__ import annotations
+
+from engine.runtime.operators.base import StreamOperator
+
+END_OF_INPUT = object()
+"""What ``poll_next`` returns when the source is exhausted."""
+
+DEFAULT_BATCH_SIZE = 1024
+IDLE_POLL_DELAY = 0.05
+
+
+class SourceOperator(StreamOperator):
+    """Base of sources: step-wise ``poll_next``."""
+
+    is_source = True
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.context.config.get("batch_size", DEFAULT_BATCH_SIZE))
+
+    def poll_next(self):
+        raise NotImplementedError(f"{type(self).__name__}.poll_next() must be overridden")
+
+    def next_poll_delay(self) -> float:
+        """Seconds to wait after a poll that returned no records."""
+        return IDLE_POLL_DELAY
+
+    def process_batch(self, batch):
+        raise TypeError(f"source '{self.node_id}' takes no input")

@@ -1,0 +1,107 @@
+"""``window.tumbling`` and ``window.sliding``: keyed event-time window aggregates.
+
+A record with event time t belongs to the windows ``[start, start + size)`` containing t:
+one for tumbling windows, ``size / slide`` for sliding ones. Each (key, window) keeps one
+accumulator (sum, count, min or max of ``value(x)``) in keyed map state
+``key -> {window end: accumulator}``, and an event-time timer at ``end - 1``. When the
+watermark reaches the timer the window emits ``[key, window_end, aggregate]`` (with event
+time ``end - 1``) and its state is cleared. Records for windows whose timer already
+fired are late and dropped (no allowed lateness).
+
+Timers are rebuilt from the restored window state, so only the accumulators are
+checkpointed, by key group like every keyed state.
+"""
+from __future__ import annotations
+
+from engine.runtime.io.events import TimestampedBatch
+from engine.runtime.operators.aggregate import AGGREGATE_FUNCTIONS, combine, value_function
+from engine.runtime.operators.base import StreamOperator
+from engine.runtime.timer_service import EventTimeTimers
+
+_NO_WATERMARK = -(2**63)
+
+
+class WindowOperator(StreamOperator):
+    """Aggregates keyed event-time windows of ``size_ms`` starting every ``slide_ms``."""
+
+    def __init__(self, node, context, size_ms: int, slide_ms: int):
+        super().__init__(node, context)
+        if context.key_function is None:
+            raise ValueError(f"'{self.node_id}' is keyed and needs a hash edge with a key in front of it")
+        if size_ms <= 0 or slide_ms <= 0:
+            raise ValueError("window size and slide must be positive")
+        self.size = size_ms
+        self.slide = slide_ms
+        self.function = self.params.get("function", "sum")
+        if self.function not in AGGREGATE_FUNCTIONS:
+            raise ValueError(f"unknown aggregate function '{self.function}'")
+        self.key = context.key_function
+        self.value = value_function(self.params.get("value", "x"))
+        self.timers = EventTimeTimers()
+        self.watermark = _NO_WATERMARK
+        self.windows = None
+        self.late_records = 0
+
+    def initialize_state(self):
+        self.windows = self.context.keyed_state().map_state("windows")
+        for key, per_window in self.windows.entries.items():
+            for end in per_window:
+                self.timers.register(end - 1, key, end)
+
+    def window_ends(self, timestamp: int) -> list[int]:
+        """The ends of the windows containing ``timestamp``, newest first."""
+        last_start = timestamp - (timestamp % self.slide)
+        return [start + self.size for start in range(last_start, timestamp - self.size, -self.slide)]
+
+    def process_batch(self, batch):
+        if type(batch) is not TimestampedBatch:
+            raise ValueError(f"'{self.node_id}' needs event time: put a watermark operator upstream")
+        key, value, function = self.key, self.value, self.function
+        entries = self.windows.entries
+        watermark = self.watermark
+        for x, timestamp in zip(batch, batch.timestamps):
+            k = key(x)
+            v = x if value is None else value(x)
+            for end in self.window_ends(timestamp):
+                if end - 1 <= watermark:
+                    self.late_records += 1
+                    continue
+                per_window = entries.get(k)
+                if per_window is None:
+                    per_window = entries[k] = {}
+                if end not in per_window:
+                    self.timers.register(end - 1, k, end)
+                per_window[end] = combine(function, per_window.get(end), v)
+
+    def process_watermark(self, watermark):
+        if watermark.timestamp <= self.watermark:
+            return
+        self.watermark = watermark.timestamp
+        fired = self.timers.fire_up_to(watermark.timestamp)
+        if fired:
+            entries = self.windows.entries
+            records, stamps = [], []
+            for timestamp, k, end in fired:
+                per_window = entries.get(k)
+                if per_window is None or end not in per_window:
+                    continue
+                records.append([k, end, per_window.pop(end)])
+                stamps.append(timestamp)
+                if not per_window:
+                    del entries[k]
+            if records:
+                self.emit(TimestampedBatch(records, stamps))
+        self.emit_watermark(watermark)
+
+    def metrics(self):
+        return {"late_records": self.late_records}
+
+
+def tumbling_window(node, context):
+    size = int(node["params"]["size_ms"])
+    return WindowOperator(node, context, size, size)
+
+
+def sliding_window(node, context):
+    params = node["params"]
+    return WindowOperator(node, context, int(params["size_ms"]), int(params["slide_ms"]))

@@ -1,0 +1,100 @@
+"""A slot: the subtasks one worker runs, one mailbox thread each (slot sharing).
+
+Slot i usually hosts subtask i of every job vertex (the in-process cluster and the Spark
+barrier stage both assign that way), so one slot holds a whole pipeline slice: source,
+transforms and sink subtasks, each on its own thread, connected by local channels where
+both ends are in the slot and by the network environment's remote channels otherwise.
+
+The slot is the JobMaster's ``TaskExecutorGateway`` for its subtasks: every call only
+enqueues mails, so it never blocks the caller (the coordinator's timer thread, or the
+control connection's reader thread on Spark).
+
+- ``trigger_checkpoint`` goes to every subtask; sources take it, and so do subtasks whose
+  inputs all ended (they will see no more barriers); the others ignore it and wait for
+  the barriers.
+- ``notify_checkpoint_complete`` / ``notify_checkpoint_aborted`` go to every subtask.
+- ``cancel`` stops every subtask.
+
+Construction wires every channel (``network.output_channel`` / ``input_channel``) before
+any subtask runs; ``start`` then starts the threads. One small thread pool per slot runs
+the asynchronous parts of checkpoints.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from engine.runtime.gateway import JobMasterGateway, TaskExecutorGateway, TaskId
+from engine.runtime.stream_task import StreamTask
+
+
+class Slot(TaskExecutorGateway):
+    """Runs one subtask of each job vertex assigned to it, each on its own mailbox thread.
+
+    ``config``: ``{"checkpoint_storage": url, "checkpointing": {definition section},
+    "mode": "streaming" | "batch", "batch_size": records per source poll (default 1024),
+    ...}``. ``restore``: the metadata of the completed checkpoint to restore from (as
+    ``CheckpointStorage.load_metadata`` returns it), or None. ``kill_hook``: test hook (see
+    ``engine.runtime.kill_hooks``).
+    """
+
+    def __init__(self, job_graph, tasks: list[TaskId], gateway: JobMasterGateway, network, config: dict,
+                 restore: dict | None = None, *, kill_hook=None):
+        self.job_graph = job_graph
+        self.gateway = gateway
+        self.network = network
+        self.config = dict(config)
+        self._snapshot_executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="snapshot")
+        self.tasks: dict[TaskId, StreamTask] = {}
+        for vertex_id, index in tasks:
+            task_id = (vertex_id, int(index))
+            self.tasks[task_id] = StreamTask(
+                job_graph=job_graph, vertex=job_graph.vertex(vertex_id), index=int(index), network=network,
+                gateway=gateway, config=self.config, restore=restore,
+                snapshot_executor=self._snapshot_executor, kill_hook=kill_hook)
+        self._threads: list[threading.Thread] = []
+        self._started = False
+
+    def start(self) -> None:
+        if self._started:
+            raise RuntimeError("a slot starts once")
+        self._started = True
+        for task in self.tasks.values():
+            thread = threading.Thread(target=task.invoke, name=f"task {task.name}", daemon=True)
+            self._threads.append(thread)
+            thread.start()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait until every subtask ended; True when they did within ``timeout``."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for task in self.tasks.values():
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not task.done.wait(remaining):
+                return False
+        self._snapshot_executor.shutdown(wait=False)
+        return True
+
+    def failure(self) -> str | None:
+        """The first failure of a subtask of this slot, or None."""
+        for task in self.tasks.values():
+            if task.failure:
+                return f"{task.name}: {task.failure}"
+        return None
+
+    # -- TaskExecutorGateway -----------------------------------------------------------------
+    def trigger_checkpoint(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None:
+        for task in self.tasks.values():
+            task.trigger_checkpoint_from_coordinator(checkpoint_id, timestamp_ms, dict(options))
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        for task in self.tasks.values():
+            task.notify_checkpoint_complete(checkpoint_id)
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        for task in self.tasks.values():
+            task.notify_checkpoint_aborted(checkpoint_id)
+
+    def cancel(self) -> None:
+        for task in self.tasks.values():
+            task.cancel()

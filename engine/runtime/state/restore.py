@@ -1,0 +1,111 @@
+"""State assignment on restore: which parts of a completed checkpoint one new subtask gets.
+
+The checkpoint's ``_metadata`` lists, per job vertex, its parallelism, its operators and
+its finished subtasks, and per subtask the state handle (see ``snapshot.py``). A new
+subtask may run at another parallelism than the one that wrote the checkpoint:
+
+- keyed state: the subtask owns a new key-group range; it reads every old file whose key
+  groups intersect that range and keeps only its own key groups (rescaling by key-group
+  ranges, as Flink does);
+- operator list state: at the same parallelism subtask i gets back exactly what old
+  subtask i had; otherwise all old elements are pooled in subtask order and dealt out
+  round robin;
+- finished vertices: if every old subtask of the operator's vertex had finished (a bounded
+  source that was done), the new subtask starts finished instead of starting over.
+
+State is matched by operator (node) id, so changing the chaining between runs is fine.
+
+Threading model: created and used by one subtask's thread while it restores.
+"""
+from __future__ import annotations
+
+from engine.checkpoint import storage
+from engine.runtime.state.key_groups import KeyGroupRange
+from engine.runtime.state.snapshot import deserialise_task_state
+
+
+class TaskRestore:
+    """The parts of one checkpoint that belong to one new subtask."""
+
+    def __init__(self, metadata: dict, index: int, parallelism: int):
+        self.metadata = metadata
+        self.index = index
+        self.parallelism = parallelism
+        self.location = metadata.get("location", "")
+        self.checkpoint_id = int(metadata.get("checkpoint_id", 0))
+        self._vertices: dict = metadata.get("vertices", {})
+        self._tasks: dict = metadata.get("tasks", {})
+        self._files: dict[str, dict] = {}
+
+    # -- where an operator was -------------------------------------------------------------
+    def _old_vertex(self, node_id: str) -> tuple[str, dict] | None:
+        for vertex_id, vertex in self._vertices.items():
+            if node_id in vertex.get("operators", ()):
+                return vertex_id, vertex
+        vertex = self._vertices.get(node_id)
+        return (node_id, vertex) if vertex is not None else None
+
+    def knows(self, node_id: str) -> bool:
+        """Whether the checkpoint had this operator (then it is *restored*, maybe to empty state)."""
+        return self._old_vertex(node_id) is not None
+
+    def is_finished(self, node_id: str) -> bool:
+        """Whether every subtask of the operator's old vertex had finished."""
+        found = self._old_vertex(node_id)
+        if found is None:
+            return False
+        _, vertex = found
+        return len(set(vertex.get("finished", ()))) >= int(vertex["parallelism"])
+
+    def _old_handles(self, node_id: str) -> list[dict | None]:
+        found = self._old_vertex(node_id)
+        if found is None:
+            return []
+        vertex_id, vertex = found
+        return [self._tasks.get(f"{vertex_id}#{i}") for i in range(int(vertex["parallelism"]))]
+
+    def _read(self, handle: dict) -> dict:
+        path = handle["path"]
+        contents = self._files.get(path)
+        if contents is None:
+            contents = self._files[path] = deserialise_task_state(storage.read_file(self.location, path))
+        return contents
+
+    # -- what an operator gets --------------------------------------------------------------
+    def keyed_state(self, node_id: str, key_group_range: KeyGroupRange) -> dict[int, dict]:
+        """``{key group: {state name: {key: value}}}`` for the key groups of ``key_group_range``."""
+        result: dict[int, dict] = {}
+        for handle in self._old_handles(node_id):
+            if not handle:
+                continue
+            described = handle.get("operators", {}).get(node_id)
+            if not described or not described.get("key_groups"):
+                continue
+            if not KeyGroupRange.from_list(described["key_groups"]).intersects(key_group_range):
+                continue
+            groups = (self._read(handle).get(node_id) or {}).get("keyed") or {}
+            for group, states in groups.items():
+                if int(group) in key_group_range:
+                    result[int(group)] = states
+        return result
+
+    def operator_state(self, node_id: str) -> dict[str, list] | None:
+        """``{name: [elements]}`` for this subtask, or None when the operator was not in the checkpoint."""
+        if not self.knows(node_id):
+            return None
+        handles = self._old_handles(node_id)
+        if len(handles) == self.parallelism:
+            return self._operator_state_of(handles[self.index], node_id)
+        pooled: dict[str, list] = {}
+        for handle in handles:
+            for name, elements in self._operator_state_of(handle, node_id).items():
+                pooled.setdefault(name, []).extend(elements)
+        return {name: elements[self.index::self.parallelism] for name, elements in pooled.items()}
+
+    def _operator_state_of(self, handle: dict | None, node_id: str) -> dict[str, list]:
+        if not handle:
+            return {}
+        described = handle.get("operators", {}).get(node_id)
+        if not described or not described.get("operator_state"):
+            return {}
+        return dict((self._read(handle).get(node_id) or {}).get("operator") or {})

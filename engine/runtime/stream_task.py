@@ -1,0 +1,485 @@
+"""StreamTask: one subtask of a job vertex, run by its own mailbox thread.
+
+Life cycle (``invoke``, in the subtask's thread; Flink's ``beforeInvoke`` /
+``runMailboxLoop`` / ``afterInvoke``)::
+
+    build the operator chain (compile expressions), restore state, open operators
+    run the mailbox loop: mails, then the default action (one input step) ...
+      ... until the input ended (and, with a two-phase-commit sink, until a checkpoint
+          taken after the end of input completed)
+    finish operators, send EndOfPartition, close operators, report finished
+
+Everything that happens to the subtask from outside is a mail: checkpoint triggers
+(sources, and subtasks whose inputs all ended), checkpoint complete / aborted, timers,
+metrics reports, cancellation. The default action is suspended while there is no input
+(idle) or no room in an output channel (backpressured); then the thread blocks on its
+mailbox until a mail -- possibly the "resume" one -- arrives. Nothing else ever runs
+operator code, so there is no checkpoint lock, sources included.
+
+Checkpoints (seed 003, ``performCheckpoint``), once the barrier is aligned or the trigger
+mail for a source runs:
+
+1. ``prepare_snapshot_pre_barrier`` on every operator;
+2. the barrier goes downstream on every output channel, behind all records before it;
+3. the synchronous snapshot: each operator's ``snapshot_state`` (sources store their
+   positions, 2PC sinks pre-commit), then a copy of its registered state;
+4. the asynchronous part in a snapshot thread: serialise, write the state file, then
+   ``acknowledge_checkpoint`` with the metrics (start delay, alignment, sync, async, size).
+
+Threading model: the constructor runs in the slot's thread (it only wires channels);
+``trigger_checkpoint_from_coordinator``, ``notify_checkpoint_complete``,
+``notify_checkpoint_aborted`` and ``cancel`` may be called from any thread and only
+enqueue mails; everything else runs in the mailbox thread, except the asynchronous part
+of a checkpoint, which reads only its own copy of the state.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+
+from engine.checkpoint import storage
+from engine.runtime.gateway import JobMasterGateway, TaskId
+from engine.runtime.io.barrier_handler import create_barrier_handler
+from engine.runtime.io.events import (END_OF_DATA, END_OF_PARTITION, CancelCheckpointMarker,
+                                      CheckpointBarrier)
+from engine.runtime.io.input_gate import InputGate
+from engine.runtime.io.network import input_channel_ids, output_channel_ids
+from engine.runtime.io.partitioner import create_partitioner
+from engine.runtime.io.record_writer import RecordWriter
+from engine.runtime.io.stream_input import (END_OF_INPUT_STATUS, MORE_AVAILABLE, NetworkInput,
+                                            SourceInput)
+from engine.runtime.kill_hooks import SimulatedFailure, maybe_kill
+from engine.runtime.mailbox import MailboxClosedError, MailboxProcessor
+from engine.runtime.operator_chain import OperatorChain
+from engine.runtime.operators import OperatorContext, create_operator
+from engine.runtime.operators.base import compile_expression_function
+from engine.runtime.state.key_groups import KeyGroupRange
+from engine.runtime.state.restore import TaskRestore
+from engine.runtime.state.snapshot import TaskStateSnapshot
+from engine.runtime.timer_service import ProcessingTimeService
+
+logger = logging.getLogger(__name__)
+
+METRICS_INTERVAL_S = 1.0
+
+DECLINE_SUBSUMED = "subsumed"
+DECLINE_CANCELED = "canceled"
+DECLINE_NOT_RUNNING = "not_running"
+DECLINE_FAILURE = "failure"
+"""Reason codes a decline starts with (``"<code>: message"``); only ``failure`` counts
+towards the coordinator's tolerable checkpoint failures."""
+
+
+class TaskCanceled(Exception):
+    """The subtask was canceled; not a failure."""
+
+
+def checkpointing_enabled(config: dict) -> bool:
+    """Whether the job takes checkpoints (streaming mode and not switched off)."""
+    section = config.get("checkpointing") or {}
+    if config.get("mode") == "batch" or section.get("enabled") is False:
+        return False
+    return bool(section.get("interval_ms", 1000))
+
+
+def _now_ms() -> float:
+    return time.time() * 1000.0
+
+
+def _safe_name(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)
+
+
+class StreamTask:
+    """One subtask: operator chain, input (gate or source), writers, mailbox thread."""
+
+    def __init__(self, *, job_graph, vertex, index: int, network, gateway: JobMasterGateway,
+                 config: dict, restore: dict | None = None, snapshot_executor=None, kill_hook=None):
+        self.job_graph = job_graph
+        self.vertex = vertex
+        self.index = index
+        self.task_id: TaskId = (vertex.id, index)
+        self.name = f"{vertex.id}#{index}"
+        self.gateway = gateway
+        self.config = dict(config)
+        self.config.setdefault("checkpointing_enabled", checkpointing_enabled(config))
+        self.restore_metadata = restore
+        self.snapshot_executor = snapshot_executor
+        self.kill_hook = kill_hook
+        self.processor = MailboxProcessor(self._default_action)
+        self.mailbox = self.processor.mailbox
+        self.executor = self.processor.main_executor()
+        self.timer_service = ProcessingTimeService(self.executor)
+        self.is_source = vertex.is_source
+        self.key_group_range = KeyGroupRange.for_subtask(vertex.max_parallelism, vertex.parallelism, index)
+        self._output_channels = self._create_output_channels(network)
+        self.gate = self._create_input_gate(network)
+        self.chain: OperatorChain | None = None
+        self.input = None
+        self._canceled = False
+        self._failure: str | None = None
+        self._input_finished = False
+        self._awaiting_final_checkpoint = False
+        self._final_checkpoint_id: int | None = None
+        self._latest_performed_checkpoint = -1
+        self._latest_coordinator_trigger: tuple | None = None
+        self._aborted_checkpoints: set[int] = set()
+        self._asynchronous_parts: list = []
+        self._asynchronous_failure: BaseException | None = None
+        self._metrics_state = {"at": time.monotonic(), "idle": 0.0, "backpressured": 0.0}
+        self.done = threading.Event()
+        """Set when ``invoke`` returned, however it ended."""
+
+    # -- wiring (constructor thread) ------------------------------------------------------
+    def _create_output_channels(self, network) -> list[tuple]:
+        outputs = []
+        for edge in self.job_graph.outputs_of(self.vertex.id):
+            consumers = self.job_graph.vertex(edge.target).parallelism
+            ids = output_channel_ids(edge, self.index, self.vertex.parallelism, consumers)
+            outputs.append((edge, [network.output_channel(channel_id) for channel_id in ids]))
+        return outputs
+
+    def _create_input_gate(self, network) -> InputGate | None:
+        channels, infos = [], []
+        for edge in self.job_graph.inputs_of(self.vertex.id):
+            producers = self.job_graph.vertex(edge.source).parallelism
+            for channel_id in input_channel_ids(edge, self.index, producers, self.vertex.parallelism):
+                channels.append(network.input_channel(channel_id))
+                infos.append(channel_id)
+        return InputGate(channels, infos) if channels else None
+
+    # -- thread entry ------------------------------------------------------------------------
+    def invoke(self) -> None:
+        """Run the subtask to its end in the calling thread (the mailbox thread)."""
+        self.mailbox.bind_to_current_thread()
+        try:
+            self._before_invoke()
+            if self._finished_on_restore():
+                self._input_finished = True
+            else:
+                self._schedule_metrics()
+                self.processor.run_mailbox_loop()
+            if self._canceled:
+                raise TaskCanceled()
+            self._after_invoke()
+            self._wait_for_asynchronous_checkpoint_parts()
+            self._report_metrics()
+            self.gateway.task_finished(self.task_id, self.chain.result())
+        except TaskCanceled:
+            pass
+        except BaseException as error:  # every failure ends here and is reported
+            if self._canceled:
+                logger.debug("error while canceling %s: %s", self.name, error)
+            else:
+                self._failure = self._describe(error)
+                self.gateway.task_failed(self.task_id, self._failure)
+        finally:
+            self._clean_up()
+            self.done.set()
+
+    @staticmethod
+    def _describe(error: BaseException) -> str:
+        if isinstance(error, SimulatedFailure):
+            return str(error)
+        return "".join(traceback.format_exception_only(type(error), error)).strip() + "\n" + \
+            "".join(traceback.format_tb(error.__traceback__)[-5:])
+
+    @property
+    def failure(self) -> str | None:
+        return self._failure
+
+    def before_invoke(self) -> None:
+        """Build the chain, restore, open (called by ``invoke``; tests call it, then step)."""
+        self._before_invoke()
+
+    def run_mailbox_step(self) -> bool:
+        """For tests: run the queued mail and one input step in the calling thread, never blocking."""
+        self.mailbox.bind_to_current_thread()
+        return self.processor.run_mailbox_step()
+
+    def _before_invoke(self) -> None:
+        restore = None
+        if self.restore_metadata is not None:
+            restore = TaskRestore(self.restore_metadata, self.index, self.vertex.parallelism)
+        self._restore = restore
+        writers = self._create_writers()
+        operators = [create_operator(node, self._operator_context(node, position, restore))
+                     for position, node in enumerate(self.vertex.operators)]
+        self.chain = OperatorChain(operators, writers)
+        self.chain.initialize_state()
+        self.chain.open()
+        if self.is_source:
+            self.input = SourceInput(self.chain.head, self.chain.head.emit, self.timer_service,
+                                     kill_hook=self.kill_hook, task=self.task_id)
+        elif self.gate is not None:
+            mode = (self.config.get("checkpointing") or {}).get("mode", "exactly_once")
+            handler = create_barrier_handler(mode, self, self.gate.number_of_channels)
+            self.input = NetworkInput(self.gate, handler, self.chain.head.process_batch,
+                                      self.chain.head.process_watermark, self._on_barrier_arrival,
+                                      kill_hook=self.kill_hook, task=self.task_id)
+        else:
+            raise ValueError(f"vertex '{self.vertex.id}' is neither a source nor has inputs")
+
+    def _create_writers(self) -> dict[str, list[RecordWriter]]:
+        writers: dict[str, list[RecordWriter]] = {}
+        for edge, channels in self._output_channels:
+            target = self.job_graph.vertex(edge.target)
+            key_function = compile_expression_function(edge.key) if edge.partitioning == "hash" else None
+            partitioner = create_partitioner(edge.partitioning, len(channels), key_function=key_function,
+                                             max_parallelism=target.max_parallelism, producer_index=self.index)
+            writers.setdefault(edge.source_node, []).append(RecordWriter(edge.id, channels, partitioner))
+        return writers
+
+    def _operator_context(self, node: dict, position: int, restore) -> OperatorContext:
+        key_function = None
+        if position == 0:
+            for edge in self.job_graph.inputs_of(self.vertex.id):
+                if edge.partitioning == "hash" and edge.key and edge.target_node == node["id"]:
+                    key_function = compile_expression_function(edge.key)
+                    break
+        return OperatorContext(
+            task=self.task_id, node_id=node["id"], parallelism=self.vertex.parallelism,
+            max_parallelism=self.vertex.max_parallelism, config=self.config,
+            key_group_range=self.key_group_range, key_function=key_function, restore=restore,
+            mailbox_executor=self.executor, timer_service=self.timer_service, kill_hook=self.kill_hook)
+
+    def _finished_on_restore(self) -> bool:
+        restore = self._restore
+        return restore is not None and restore.is_finished(self.vertex.operators[0]["id"])
+
+    def _after_invoke(self) -> None:
+        if not self._input_finished:
+            raise RuntimeError(f"subtask {self.name} left its mailbox loop before its input ended")
+        self.chain.broadcast_event(END_OF_PARTITION)
+
+    def _wait_for_asynchronous_checkpoint_parts(self) -> None:
+        """Acknowledge before reporting finished: a checkpoint this subtask took must get its
+        state, not be completed as if the subtask had finished before it."""
+        for future in self._asynchronous_parts:
+            future.result()
+        if self._asynchronous_failure is not None:
+            raise self._asynchronous_failure
+
+    def _clean_up(self) -> None:
+        self.timer_service.close()
+        self.mailbox.close()
+        if self.chain is not None:
+            for error in self.chain.close():
+                logger.warning("closing an operator of %s failed: %s", self.name, error)
+
+    # -- the default action --------------------------------------------------------------------
+    def _default_action(self, controller) -> None:
+        status = self.input.process_input()
+        if status is MORE_AVAILABLE:
+            for writer in self.chain.writers:
+                if not writer.is_available():
+                    writer.when_available(controller.suspend_default_action("backpressured").resume)
+                    return
+            return
+        if status is END_OF_INPUT_STATUS:
+            self._end_of_input(controller)
+            return
+        self.input.when_available(controller.suspend_default_action("idle").resume)
+
+    def _end_of_input(self, controller) -> None:
+        """All input consumed: flush operators; finish now or after a final checkpoint."""
+        self._input_finished = True
+        self.chain.finish()
+        self.chain.broadcast_event(END_OF_DATA)
+        if not (self.chain.requires_final_checkpoint and self.config["checkpointing_enabled"]):
+            controller.all_actions_completed()
+            return
+        self._awaiting_final_checkpoint = True
+        controller.suspend_default_action("idle")
+        trigger = self._latest_coordinator_trigger
+        if trigger is not None and trigger[0] > self._latest_performed_checkpoint \
+                and trigger[0] not in self._aborted_checkpoints:
+            self._perform_checkpoint(*trigger, alignment={"start_delay": 0.0, "alignment_duration": 0.0})
+
+    # -- checkpoints: entry points (any thread) ------------------------------------------------
+    def trigger_checkpoint_from_coordinator(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None:
+        """The coordinator's trigger. Taken by sources and by subtasks whose inputs all ended."""
+        self._send_mail(lambda: self._on_coordinator_trigger(checkpoint_id, timestamp_ms, options),
+                        f"trigger checkpoint {checkpoint_id}")
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        self._send_mail(lambda: self._on_checkpoint_complete(checkpoint_id),
+                        f"checkpoint {checkpoint_id} complete")
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        self._send_mail(lambda: self._on_checkpoint_aborted(checkpoint_id),
+                        f"checkpoint {checkpoint_id} aborted")
+
+    def cancel(self) -> None:
+        """Stop the subtask as soon as possible. Any thread."""
+        self._canceled = True
+        self.processor.stop()
+
+    @property
+    def is_triggered_by_coordinator(self) -> bool:
+        """Sources, and subtasks whose inputs all ended, take checkpoints without barriers."""
+        return self.is_source or self._input_finished
+
+    def _send_mail(self, action, description: str) -> None:
+        try:
+            self.executor.execute(action, description)
+        except MailboxClosedError:
+            pass  # the subtask already ended; the coordinator learns that from task_finished
+
+    # -- checkpoints: in the mailbox thread ----------------------------------------------------
+    def _on_coordinator_trigger(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None:
+        self._latest_coordinator_trigger = (checkpoint_id, timestamp_ms, options)
+        if not self.is_triggered_by_coordinator:
+            return  # barriers will bring it
+        if self._input_finished and not self._awaiting_final_checkpoint:
+            return
+        if checkpoint_id <= self._latest_performed_checkpoint:
+            return
+        start_delay = max(0.0, _now_ms() - timestamp_ms)
+        self._perform_checkpoint(checkpoint_id, timestamp_ms, options,
+                                 alignment={"start_delay": start_delay, "alignment_duration": 0.0})
+
+    def _on_barrier_arrival(self, barrier: CheckpointBarrier, aligning: bool) -> None:
+        maybe_kill(self.kill_hook, "barrier", self.task_id, {"checkpoint_id": barrier.id, "aligning": aligning})
+
+    # BarrierHandlerController
+    def block_channel(self, channel: int) -> None:
+        self.gate.block(channel)
+
+    def unblock_all_channels(self) -> None:
+        self.gate.unblock_all()
+
+    def trigger_checkpoint_on_barrier(self, barrier: CheckpointBarrier, alignment: dict) -> None:
+        self._perform_checkpoint(barrier.id, barrier.timestamp, barrier.options, alignment)
+
+    def abort_checkpoint_on_barrier(self, checkpoint_id: int, reason: str) -> None:
+        code = DECLINE_CANCELED if "canceled" in reason else DECLINE_SUBSUMED
+        self.chain.broadcast_event(CancelCheckpointMarker(checkpoint_id))
+        self._decline(checkpoint_id, f"{code}: {reason}")
+        self._on_checkpoint_aborted(checkpoint_id)
+
+    def _decline(self, checkpoint_id: int, reason: str) -> None:
+        try:
+            self.gateway.decline_checkpoint(checkpoint_id, self.task_id, reason)
+        except Exception:  # the JobMaster went away; nothing to tell
+            logger.debug("decline of %s by %s not delivered", checkpoint_id, self.name)
+
+    def _perform_checkpoint(self, checkpoint_id: int, timestamp_ms: int, options: dict, alignment: dict) -> None:
+        """Pre-barrier, barrier downstream, synchronous snapshot, then the async part."""
+        if self._canceled or not self.processor.is_running and not self._awaiting_final_checkpoint:
+            self.chain.broadcast_event(CancelCheckpointMarker(checkpoint_id))
+            self._decline(checkpoint_id, f"{DECLINE_NOT_RUNNING}: subtask {self.name} is not running")
+            return
+        self._latest_performed_checkpoint = max(self._latest_performed_checkpoint, checkpoint_id)
+        maybe_kill(self.kill_hook, "snapshot", self.task_id, {"checkpoint_id": checkpoint_id})
+        sync_started = time.perf_counter()
+        self.chain.prepare_snapshot_pre_barrier(checkpoint_id)
+        self.chain.broadcast_event(CheckpointBarrier(checkpoint_id, timestamp_ms, options))
+        snapshot = TaskStateSnapshot(self.task_id, self.key_group_range)
+        for operator in self.chain.operators:
+            operator.snapshot_state(checkpoint_id)
+            snapshot.add_operator(operator.node_id, operator.context.snapshot_backends())
+        sync_ms = (time.perf_counter() - sync_started) * 1000
+        if self._awaiting_final_checkpoint and self._final_checkpoint_id is None:
+            self._final_checkpoint_id = checkpoint_id
+        metrics = {"start_delay": alignment.get("start_delay", 0.0),
+                   "alignment_duration": alignment.get("alignment_duration", 0.0),
+                   "sync_duration": sync_ms}
+        job = (checkpoint_id, options, snapshot, metrics)
+        if self.snapshot_executor is None:
+            self._complete_checkpoint_async(*job)
+        else:
+            self._asynchronous_parts = [f for f in self._asynchronous_parts if not f.done()]
+            self._asynchronous_parts.append(self.snapshot_executor.submit(self._complete_checkpoint_async, *job))
+
+    def _complete_checkpoint_async(self, checkpoint_id: int, options: dict, snapshot: TaskStateSnapshot,
+                                   metrics: dict) -> None:
+        """The asynchronous part, in a snapshot thread: write the state file, acknowledge."""
+        started = time.perf_counter()
+        try:
+            maybe_kill(self.kill_hook, "async_upload", self.task_id, {"checkpoint_id": checkpoint_id})
+            handle, size = self._write_state(checkpoint_id, options, snapshot)
+            maybe_kill(self.kill_hook, "before_ack", self.task_id, {"checkpoint_id": checkpoint_id})
+        except SimulatedFailure as error:
+            self._decline(checkpoint_id, f"{DECLINE_NOT_RUNNING}: {error}")
+            self._asynchronous_failure = error
+            self.processor.report_throwable(error)
+            return
+        except Exception as error:
+            logger.warning("asynchronous part of checkpoint %s failed in %s: %s", checkpoint_id, self.name, error)
+            self._decline(checkpoint_id, f"{DECLINE_FAILURE}: {type(error).__name__}: {error}")
+            return
+        if self._canceled:
+            return
+        metrics = {**metrics, "async_duration": (time.perf_counter() - started) * 1000,
+                   "state_size": size, "processed_data": 0, "persisted_data": 0,
+                   "ack_timestamp": int(_now_ms())}
+        self.gateway.acknowledge_checkpoint({"checkpoint_id": checkpoint_id, "task": list(self.task_id),
+                                             "state": handle, "metrics": metrics})
+
+    def _write_state(self, checkpoint_id: int, options: dict, snapshot: TaskStateSnapshot):
+        if snapshot.is_empty():
+            return None, 0
+        data, described = snapshot.serialise()
+        location = options.get("location") or storage.join(
+            self.config.get("checkpoint_storage", "checkpoints"), f"chk-{checkpoint_id}")
+        name = f"{_safe_name(self.vertex.id)}-{self.index}.state"
+        size = storage.write_file(location, name, data)
+        handle = {"path": name, "size": size, "key_group_range": self.key_group_range.as_list(),
+                  "operators": described}
+        return handle, size
+
+    def _on_checkpoint_complete(self, checkpoint_id: int) -> None:
+        maybe_kill(self.kill_hook, "before_commit", self.task_id, {"checkpoint_id": checkpoint_id})
+        self.chain.notify_checkpoint_complete(checkpoint_id)
+        maybe_kill(self.kill_hook, "after_commit", self.task_id, {"checkpoint_id": checkpoint_id})
+        final = self._final_checkpoint_id
+        if self._awaiting_final_checkpoint and final is not None and checkpoint_id >= final:
+            self._awaiting_final_checkpoint = False
+            self.processor.all_actions_completed()
+
+    def _on_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        self._aborted_checkpoints.add(checkpoint_id)
+        if len(self._aborted_checkpoints) > 256:
+            self._aborted_checkpoints = set(sorted(self._aborted_checkpoints)[-128:])
+        self.chain.notify_checkpoint_aborted(checkpoint_id)
+        if self._final_checkpoint_id == checkpoint_id:
+            self._final_checkpoint_id = None  # the next checkpoint will be the final one
+
+    # -- metrics -------------------------------------------------------------------------------
+    def _schedule_metrics(self) -> None:
+        self.timer_service.schedule(METRICS_INTERVAL_S, self._report_metrics_and_reschedule, "report metrics")
+
+    def _report_metrics_and_reschedule(self) -> None:
+        self._report_metrics()
+        self._schedule_metrics()
+
+    def _report_metrics(self) -> None:
+        try:
+            self.gateway.report_metrics(self.task_id, self.metrics())
+        except Exception:
+            logger.debug("metrics of %s not delivered", self.name)
+
+    def metrics(self) -> dict:
+        """Counters and per-second time shares since the last call. Mailbox thread."""
+        now = time.monotonic()
+        state = self._metrics_state
+        elapsed_ms = max(1e-6, (now - state["at"]) * 1000)
+        idle = self.processor.waiting_ms.get("idle", 0.0)
+        backpressured = self.processor.waiting_ms.get("backpressured", 0.0)
+        idle_share = (idle - state["idle"]) / elapsed_ms
+        backpressured_share = (backpressured - state["backpressured"]) / elapsed_ms
+        self._metrics_state = {"at": now, "idle": idle, "backpressured": backpressured}
+        busy_share = max(0.0, 1.0 - idle_share - backpressured_share)
+        result = {
+            "records_in": self.input.records_in if self.input is not None else 0,
+            "records_out": self.chain.records_out if self.chain is not None else 0,
+            "busy_ms_per_second": round(busy_share * 1000, 1),
+            "idle_ms_per_second": round(idle_share * 1000, 1),
+            "backpressured_ms_per_second": round(backpressured_share * 1000, 1),
+        }
+        if self.chain is not None:
+            result.update(self.chain.operator_metrics())
+        return result

@@ -1,0 +1,254 @@
+"""The in-process cluster runs whole pipelines: results, checkpoints, savepoints, restarts."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from engine.checkpoint.storage import load_metadata
+from engine.cluster.local import LocalCluster
+
+
+def pipeline(nodes, edges, parallelism=1, checkpointing=None, restart=None, **extra):
+    return {"format": 1, "name": "test", "mode": "streaming", "parallelism": parallelism, "max_parallelism": 64,
+            "checkpointing": {"interval_ms": 50, **(checkpointing or {})},
+            "restart": restart or {"strategy": "none"},
+            "nodes": nodes, "edges": [{"id": f"e{i}", **edge} for i, edge in enumerate(edges)], **extra}
+
+
+def node(node_id, type_, parallelism=None, **params):
+    result = {"id": node_id, "type": type_, "params": params}
+    if parallelism is not None:
+        result["parallelism"] = parallelism
+    return result
+
+
+def edge(source, target, partitioning="forward", key=None):
+    result = {"from": source, "to": target, "partitioning": partitioning}
+    if key is not None:
+        result["key"] = key
+    return result
+
+
+COLLECT_ALL = {"max_records": 100000}
+
+
+@pytest.fixture
+def cluster():
+    return LocalCluster(config={"batch_size": 100})
+
+
+def run(cluster, definition, tmp_path, **kwargs):
+    result = cluster.run(definition, timeout=30, checkpoint_dir=str(tmp_path / "checkpoints"), **kwargs)
+    assert result.status == "FINISHED", result.failure
+    return result
+
+
+def test_map_filter_flat_map_chain(cluster, tmp_path):
+    definition = pipeline(
+        [node("gen", "source.datagen", count=1000), node("double", "transform.map", expression="x * 2"),
+         node("odd3", "transform.filter", predicate="x % 3 != 0"),
+         node("pair", "transform.flat_map", expression="[x, -x]"), node("out", "sink.collect", **COLLECT_ALL)],
+        [edge("gen", "double"), edge("double", "odd3"), edge("odd3", "pair"), edge("pair", "out")])
+    result = run(cluster, definition, tmp_path)
+    expected = [y for x in range(1000) if (x * 2) % 3 != 0 for y in (x * 2, -x * 2)]
+    assert result.collected["out"] == expected
+    assert result.counts["out"] == len(expected)
+
+
+@pytest.mark.parametrize("partitioning,source_parallelism,target_parallelism", [
+    ("rebalance", 2, 3), ("rescale", 4, 2), ("rescale", 2, 4), ("hash", 3, 2), ("forward", 3, 3)])
+def test_partitionings_deliver_every_record_once(cluster, tmp_path, partitioning, source_parallelism,
+                                                 target_parallelism):
+    definition = pipeline(
+        [node("gen", "source.datagen", parallelism=source_parallelism, count=5000),
+         node("id", "transform.map", parallelism=target_parallelism, expression="x"),
+         node("out", "sink.collect", parallelism=target_parallelism, **COLLECT_ALL)],
+        [edge("gen", "id", partitioning, key="x % 7" if partitioning == "hash" else None), edge("id", "out")])
+    result = run(cluster, definition, tmp_path)
+    assert sorted(result.collected["out"]) == list(range(5000))
+
+
+def test_broadcast_sends_every_record_to_every_subtask(cluster, tmp_path):
+    definition = pipeline(
+        [node("gen", "source.datagen", count=300), node("out", "sink.collect", parallelism=3, **COLLECT_ALL)],
+        [edge("gen", "out", "broadcast")])
+    result = run(cluster, definition, tmp_path)
+    assert Counter(result.collected["out"]) == Counter({x: 3 for x in range(300)})
+
+
+def keyed_sum(parallelism=2, count=3000, rate=0, function="sum", sink=None, checkpointing=None, restart=None):
+    return pipeline(
+        [node("gen", "source.datagen", count=count, rate=rate),
+         node("agg", "aggregate.reduce", function=function, value="x"),
+         sink or node("out", "sink.collect", **COLLECT_ALL)],
+        [edge("gen", "agg", "hash", key="x % 10"), edge("agg", (sink or {"id": "out"})["id"])],
+        parallelism=parallelism, checkpointing=checkpointing, restart=restart)
+
+
+def final_values(records):
+    finals = {}
+    for key, value in records:
+        finals[key] = value
+    return finals
+
+
+@pytest.mark.parametrize("function,expected", [
+    ("sum", lambda xs: sum(xs)), ("count", len), ("min", min), ("max", max)])
+def test_keyed_aggregates(cluster, tmp_path, function, expected):
+    result = run(cluster, keyed_sum(function=function), tmp_path)
+    by_key = {k: [x for x in range(3000) if x % 10 == k] for k in range(10)}
+    assert final_values(result.collected["out"]) == {k: expected(xs) for k, xs in by_key.items()}
+
+
+def test_checkpoint_events_carry_flink_statistics_and_metadata_is_written(cluster, tmp_path):
+    events = []
+    result = run(cluster, keyed_sum(count=20000, rate=40000, checkpointing={"retained": 2}), tmp_path,
+                 on_event=events.append)
+    checkpoint_events = [e for e in events if e["type"] == "checkpoint"]
+    completed = [e for e in checkpoint_events if e["event"] == "completed"]
+    assert len(completed) >= 2, [e["event"] for e in checkpoint_events]
+    event = completed[0]
+    for field in ("id", "trigger_timestamp", "latest_ack_timestamp", "end_to_end_duration", "state_size",
+                  "num_acknowledged_subtasks", "num_subtasks", "external_path", "subtasks", "tasks"):
+        assert field in event
+    assert event["num_acknowledged_subtasks"] == event["num_subtasks"] == 4
+    assert event["state_size"] > 0
+    for subtask in event["subtasks"]:
+        if subtask["status"] == "completed":
+            for field in ("ack_timestamp", "start_delay", "alignment_duration", "sync_duration", "async_duration",
+                          "state_size"):
+                assert subtask[field] is not None and subtask[field] >= 0
+    first_id = event["id"]
+    kinds = [e["event"] for e in checkpoint_events if e["id"] == first_id]
+    assert kinds[0] == "triggered" and "acknowledged" in kinds and "completed" in kinds
+    metadata = load_metadata(event["external_path"]) if Path(event["external_path"]).exists() else None
+    retained = sorted(p.name for p in (tmp_path / "checkpoints").glob("chk-*"))
+    assert len(retained) <= 2
+    latest = load_metadata(str(tmp_path / "checkpoints" / retained[-1]))
+    assert set(latest["vertices"]) == {"gen", "agg"} and latest["vertices"]["agg"]["parallelism"] == 2
+    assert metadata is None or metadata["checkpoint_id"] == first_id
+    assert any(e["event"] == "discarded" for e in checkpoint_events) or len(completed) <= 2
+    assert result.checkpoints["counts"]["completed"] == len(completed)
+
+
+def test_unbounded_job_savepoint_cancel_and_rescaled_restore(cluster, tmp_path):
+    events = []
+    handle = cluster.submit(keyed_sum(parallelism=2, count=None, rate=20000), on_event=events.append,
+                            checkpoint_dir=str(tmp_path / "checkpoints"))
+    location = handle.trigger_savepoint(str(tmp_path / "savepoints")).result(timeout=20)
+    metadata = load_metadata(location)
+    assert metadata["kind"] == "savepoint" and metadata["vertices"]["agg"]["parallelism"] == 2
+    handle.cancel()
+    assert handle.wait(20).status == "CANCELED"
+    splits = []
+    for task, state in metadata["tasks"].items():
+        if task.startswith("gen#"):
+            splits.append(state["operators"]["gen"]["operator_state"]["splits"])
+    assert splits == [1, 1]
+
+    # restore at parallelism 3 and run a bounded continuation: state and offsets carry over
+    definition = keyed_sum(parallelism=3, count=None)
+    restored = cluster.submit(definition, restore=location, checkpoint_dir=str(tmp_path / "restored"))
+    restored_location = restored.trigger_savepoint().result(timeout=20)
+    restored.cancel()
+    assert restored.wait(20).status == "CANCELED"
+    again = load_metadata(restored_location)
+    assert again["vertices"]["agg"]["parallelism"] == 3
+    assert again["checkpoint_id"] > metadata["checkpoint_id"]
+
+
+def test_rescaled_restore_continues_exactly_where_the_savepoint_was(cluster, tmp_path):
+    """Sums per key after savepoint (p=2) + restore (p=3) equal the sums of one uninterrupted run."""
+    handle = cluster.submit(keyed_sum(parallelism=2, count=20000, rate=20000),
+                            checkpoint_dir=str(tmp_path / "checkpoints"))
+    location = handle.trigger_savepoint(str(tmp_path / "savepoints")).result(timeout=20)
+    handle.cancel()
+    handle.wait(20)
+    result = cluster.run(keyed_sum(parallelism=3, count=20000), restore=location, timeout=30,
+                         checkpoint_dir=str(tmp_path / "restored"))
+    assert result.status == "FINISHED", result.failure
+    expected = {k: sum(x for x in range(20000) if x % 10 == k) for k in range(10)}
+    finals = final_values(result.collected["out"])
+    for key, value in finals.items():
+        assert value == expected[key]
+    savepoint = load_metadata(location)
+    assert finals or savepoint["vertices"]["gen"]["finished"]
+
+
+def test_failure_restarts_from_the_latest_checkpoint(cluster, tmp_path):
+    kills = []
+
+    def kill_once(point, task, info):
+        if point == "process" and task == ("agg", 1) and info["records_in"] > 3000 and not kills:
+            kills.append(info)
+            return True
+        return False
+
+    sink_dir = tmp_path / "out"
+    definition = keyed_sum(count=20000, rate=50000, sink=node("out", "sink.file", path=str(sink_dir)),
+                           restart={"strategy": "fixed_delay", "attempts": 2, "delay_ms": 10})
+    events = []
+    result = run(cluster, definition, tmp_path, kill_hook=kill_once, on_event=events.append)
+    assert kills and result.restarts == 1
+    statuses = [e["status"] for e in events if e["type"] == "status"]
+    assert statuses == ["RUNNING", "RESTARTING", "RUNNING", "FINISHED"]
+    lines = Counter(tuple(json.loads(line)) for path in sink_dir.glob("part-*.jsonl")
+                    for line in path.read_text().splitlines())
+    assert sum(lines.values()) == 20000 and max(lines.values()) == 1
+
+
+def test_exhausted_restart_strategy_fails_the_job_with_the_cause(cluster, tmp_path):
+    definition = pipeline([node("gen", "source.datagen", count=100),
+                           node("bad", "transform.map", expression="1 // (x - 50)"), node("out", "sink.collect")],
+                          [edge("gen", "bad"), edge("bad", "out")],
+                          restart={"strategy": "fixed_delay", "attempts": 1, "delay_ms": 0})
+    result = cluster.run(definition, timeout=30, checkpoint_dir=str(tmp_path / "c"))
+    assert result.status == "FAILED" and result.restarts == 1
+    assert "ZeroDivisionError" in result.failure and "gen#0" in result.failure
+
+
+def test_file_sink_commits_at_end_when_checkpointing_is_off(cluster, tmp_path):
+    sink_dir = tmp_path / "out"
+    definition = pipeline([node("gen", "source.datagen", count=500), node("out", "sink.file", path=str(sink_dir))],
+                          [edge("gen", "out")], checkpointing={"enabled": False})
+    run(cluster, definition, tmp_path)
+    lines = [json.loads(line) for path in sink_dir.glob("part-*.jsonl") for line in path.read_text().splitlines()]
+    assert sorted(lines) == list(range(500))
+    assert not list(sink_dir.glob(".*inprogress"))
+
+
+def test_at_least_once_mode_delivers_everything(cluster, tmp_path):
+    result = run(cluster, keyed_sum(count=5000, checkpointing={"mode": "at_least_once"}), tmp_path)
+    assert final_values(result.collected["out"]) == {k: sum(range(k, 5000, 10)) for k in range(10)}
+
+
+def test_union_merges_inputs(cluster, tmp_path):
+    definition = pipeline(
+        [node("a", "source.datagen", count=100), node("b", "source.datagen", count=100, start=1000),
+         node("u", "transform.union"), node("out", "sink.collect", **COLLECT_ALL)],
+        [edge("a", "u"), edge("b", "u"), edge("u", "out")])
+    result = run(cluster, definition, tmp_path)
+    assert sorted(result.collected["out"]) == list(range(100)) + list(range(1000, 1100))
+
+
+def test_tumbling_and_sliding_event_time_windows(cluster, tmp_path):
+    records = 'x'  # numbers: event time = x * 10 ms, key = x % 2
+    definition = pipeline(
+        [node("gen", "source.datagen", count=100),
+         node("wm", "transform.watermark", timestamp="x * 10", max_out_of_orderness_ms=0),
+         node("tumble", "window.tumbling", size_ms=100, function="sum", value=records),
+         node("slide", "window.sliding", size_ms=100, slide_ms=50, function="count"),
+         node("out_t", "sink.collect", **COLLECT_ALL), node("out_s", "sink.collect", **COLLECT_ALL)],
+        [edge("gen", "wm"), edge("wm", "tumble", "hash", key="x % 2"), edge("wm", "slide", "hash", key="x % 2"),
+         edge("tumble", "out_t"), edge("slide", "out_s")], parallelism=2)
+    result = run(cluster, definition, tmp_path)
+    tumbling = sorted(result.collected["out_t"])
+    expected = sorted([k, end, sum(x for x in range(100) if x % 2 == k and end - 100 <= x * 10 < end)]
+                      for k in (0, 1) for end in range(100, 1001, 100))
+    assert tumbling == expected
+    sliding = {(k, end): count for k, end, count in result.collected["out_s"]}
+    assert sliding[(0, 150)] == len([x for x in range(100) if x % 2 == 0 and 50 <= x * 10 < 150])
+    assert len(sliding) == 2 * 21

