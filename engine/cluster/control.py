@@ -1,0 +1,246 @@
+"""The control channel between Spark slots and the JobMaster: framed msgpack over TCP.
+
+Every message is a 4-byte big-endian length followed by a msgpack map with a ``type``.
+Slots connect to the JobMaster (its address travels with the Spark job) and say
+``register``; afterwards both sides send one-way messages:
+
+- slot to JobMaster, mirroring ``JobMasterGateway``: ``ack``, ``decline``, ``metrics``,
+  ``finished``, ``failed``;
+- JobMaster to slot, mirroring ``TaskExecutorGateway``: ``trigger``, ``complete``,
+  ``aborted``, ``cancel``.
+
+Threading model: each connection has one reader thread that dispatches messages in order;
+``send`` may be called from any thread (guarded by a per-connection lock).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import struct
+import threading
+from typing import Any, Callable
+
+import msgpack
+
+logger = logging.getLogger(__name__)
+
+_HEADER = struct.Struct(">I")
+MAX_FRAME_BYTES = 256 * 1024 * 1024
+
+
+class ControlConnectionClosed(ConnectionError):
+    """The peer closed the control connection."""
+
+
+class FramedConnection:
+    """One TCP connection carrying length-prefixed msgpack messages."""
+
+    def __init__(self, sock: socket.socket):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._sock = sock
+        self._reader = sock.makefile("rb")
+        self._send_lock = threading.Lock()  # guards: writes to self._sock
+
+    def send(self, message: dict[str, Any]) -> None:
+        payload = msgpack.packb(message, use_bin_type=True)
+        with self._send_lock:
+            self._sock.sendall(_HEADER.pack(len(payload)) + payload)
+
+    def receive(self) -> dict[str, Any]:
+        header = self._read_exactly(_HEADER.size)
+        (length,) = _HEADER.unpack(header)
+        if length > MAX_FRAME_BYTES:
+            raise ConnectionError(f"control frame of {length} bytes exceeds {MAX_FRAME_BYTES}")
+        return msgpack.unpackb(self._read_exactly(length), raw=False, strict_map_key=False)
+
+    def _read_exactly(self, size: int) -> bytes:
+        data = self._reader.read(size)
+        if len(data) < size:
+            raise ControlConnectionClosed("control connection closed by peer")
+        return data
+
+    def close(self) -> None:
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._sock.close()
+
+
+class RemoteSlot:
+    """The JobMaster's handle of one slot: a ``TaskExecutorGateway`` that sends messages."""
+
+    def __init__(self, slot_index: int, connection: FramedConnection, tasks: list[list], attempt: int = 1,
+                 pid: int | None = None):
+        self.slot_index = slot_index
+        self.attempt = attempt
+        self.pid = pid  # the slot's process: its Spark Python worker
+        self.tasks = [tuple(task) for task in tasks]
+        self._connection = connection
+
+    def trigger_checkpoint(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None:
+        self._send({"type": "trigger", "checkpoint_id": checkpoint_id, "timestamp": timestamp_ms,
+                    "options": options})
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        self._send({"type": "complete", "checkpoint_id": checkpoint_id})
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        self._send({"type": "aborted", "checkpoint_id": checkpoint_id})
+
+    def cancel(self) -> None:
+        self._send({"type": "cancel"})
+
+    def _send(self, message: dict[str, Any]) -> None:
+        try:
+            self._connection.send(message)
+        except OSError:
+            logger.info("slot %s is gone; dropped %s", self.slot_index, message["type"])
+
+
+class ControlServer:
+    """The JobMaster's listening side: accepts slots and dispatches their messages.
+
+    ``gateway_for(attempt)`` returns the ``JobMasterGateway`` that receives the messages of
+    a slot of that job attempt; ``on_register(RemoteSlot)`` and ``on_disconnect(RemoteSlot)``
+    tell the JobMaster which slots are reachable.
+    """
+
+    def __init__(self, gateway_for: Callable[[int], Any], on_register: Callable[[RemoteSlot], None],
+                 on_disconnect: Callable[[RemoteSlot], None], host: str = "0.0.0.0"):
+        self._gateway_for = gateway_for
+        self._on_register = on_register
+        self._on_disconnect = on_disconnect
+        self._listener = socket.create_server((host, 0), backlog=256)
+        self._closed = threading.Event()
+        self._connections: list[FramedConnection] = []
+        self._lock = threading.Lock()  # guards: self._connections
+        threading.Thread(target=self._accept_loop, name="control-accept", daemon=True).start()
+
+    @property
+    def port(self) -> int:
+        return self._listener.getsockname()[1]
+
+    def _accept_loop(self) -> None:
+        while not self._closed.is_set():
+            try:
+                sock, _ = self._listener.accept()
+            except OSError:
+                return
+            connection = FramedConnection(sock)
+            with self._lock:
+                self._connections.append(connection)
+            threading.Thread(target=self._serve, args=(connection,), name="control-conn", daemon=True).start()
+
+    def _serve(self, connection: FramedConnection) -> None:
+        slot = None
+        try:
+            hello = connection.receive()
+            if hello.get("type") != "register":
+                raise ConnectionError(f"expected register, got {hello.get('type')}")
+            slot = RemoteSlot(hello["slot"], connection, hello.get("tasks", []), hello.get("attempt", 1),
+                              hello.get("pid"))
+            gateway = self._gateway_for(slot.attempt)
+            self._on_register(slot)
+            while True:
+                self._dispatch(gateway, connection.receive())
+        except (ConnectionError, OSError):
+            pass
+        except Exception:
+            logger.exception("control connection of slot %s failed", slot and slot.slot_index)
+        finally:
+            connection.close()
+            if slot is not None and not self._closed.is_set():
+                self._on_disconnect(slot)
+
+    @staticmethod
+    def _dispatch(master, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "ack":
+            master.acknowledge_checkpoint(message["ack"])
+        elif kind == "decline":
+            master.decline_checkpoint(message["checkpoint_id"], tuple(message["task"]), message["reason"])
+        elif kind == "metrics":
+            master.report_metrics(tuple(message["task"]), message["metrics"])
+        elif kind == "finished":
+            master.task_finished(tuple(message["task"]), message.get("result") or {})
+        elif kind == "failed":
+            master.task_failed(tuple(message["task"]), message["error"])
+        else:
+            logger.warning("unknown control message %r", kind)
+
+    def close(self) -> None:
+        self._closed.set()
+        self._listener.close()
+        with self._lock:
+            for connection in self._connections:
+                connection.close()
+
+
+class ControlClient:
+    """A slot's side: a ``JobMasterGateway`` that sends, and a reader that delivers commands.
+
+    ``slot_gateway`` (the local slot, a ``TaskExecutorGateway``) is attached after the
+    slot is built; commands arriving before that are not possible, because the
+    JobMaster only triggers checkpoints once every slot has registered. When the
+    JobMaster goes away (its driver died) the slot is cancelled, so no Spark task lingers.
+    """
+
+    def __init__(self, address: tuple[str, int], slot_index: int, tasks: list[tuple[str, int]],
+                 attempt: int = 1):
+        self._connection = FramedConnection(socket.create_connection(address, timeout=30))
+        self._connection._sock.settimeout(None)
+        self._slot_gateway = None
+        self._closing = False
+        self._connection.send({"type": "register", "slot": slot_index, "attempt": attempt, "pid": os.getpid(),
+                               "tasks": [list(t) for t in tasks]})
+
+    def attach(self, slot_gateway) -> None:
+        """Start delivering JobMaster commands to the slot (from the reader thread)."""
+        self._slot_gateway = slot_gateway
+        threading.Thread(target=self._read_loop, name="control-reader", daemon=True).start()
+
+    def _read_loop(self) -> None:
+        slot = self._slot_gateway
+        try:
+            while True:
+                message = self._connection.receive()
+                kind = message["type"]
+                if kind == "trigger":
+                    slot.trigger_checkpoint(message["checkpoint_id"], message["timestamp"], message["options"])
+                elif kind == "complete":
+                    slot.notify_checkpoint_complete(message["checkpoint_id"])
+                elif kind == "aborted":
+                    slot.notify_checkpoint_aborted(message["checkpoint_id"])
+                elif kind == "cancel":
+                    slot.cancel()
+        except (ConnectionError, OSError):
+            if not self._closing:
+                slot.cancel()
+
+    # JobMasterGateway
+    def acknowledge_checkpoint(self, ack: dict) -> None:
+        self._send({"type": "ack", "ack": ack})
+
+    def decline_checkpoint(self, checkpoint_id: int, task, reason: str) -> None:
+        self._send({"type": "decline", "checkpoint_id": checkpoint_id, "task": list(task), "reason": reason})
+
+    def report_metrics(self, task, metrics: dict) -> None:
+        self._send({"type": "metrics", "task": list(task), "metrics": metrics})
+
+    def task_finished(self, task, result: dict) -> None:
+        self._send({"type": "finished", "task": list(task), "result": result})
+
+    def task_failed(self, task, error: str) -> None:
+        self._send({"type": "failed", "task": list(task), "error": error})
+
+    def _send(self, message: dict[str, Any]) -> None:
+        try:
+            self._connection.send(message)
+        except OSError:
+            logger.warning("JobMaster unreachable; dropped %s", message["type"])
+
+    def close(self) -> None:
+        self._closing = True
+        self._connection.close()

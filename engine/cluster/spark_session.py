@@ -1,0 +1,57 @@
+"""Creating the Spark session a JobMaster places its slots on.
+
+Spark's own recovery is switched off (one task attempt, one stage attempt): a failed slot
+fails its barrier stage, and the JobMaster's failover, not Spark's retry, restores from
+the latest checkpoint. The engine reaches the executors as a zip added with
+``addPyFile``, so the same code runs in ``local[N]`` and on a standalone cluster.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+ENGINE_DIR = Path(__file__).resolve().parent.parent
+
+
+def spark_master_for(slots: int, configured: str | None = None) -> str:
+    """Return the configured master, or ``local[N]`` with a core per slot."""
+    return configured or f"local[{max(1, slots)}]"
+
+
+def create_spark_session(app_name: str, master: str, extra_conf: dict[str, str] | None = None):
+    """Start (or reuse) the process's Spark session with the engine shipped to executors."""
+    logging.getLogger("py4j").setLevel(logging.WARNING)  # its connection chatter, even at exit
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.appName(app_name).master(master)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.task.maxFailures", "1")
+        .config("spark.stage.maxConsecutiveAttempts", "1")
+        .config("spark.python.worker.reuse", "true")
+        .config("spark.driver.bindAddress", os.environ.get("SPARK_DRIVER_BIND_ADDRESS", "127.0.0.1"))
+        .config("spark.driver.host", os.environ.get("SPARK_DRIVER_HOST", "127.0.0.1"))
+        .config("spark.sql.shuffle.partitions", "4")
+    )
+    for key, value in (extra_conf or {}).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    session.sparkContext.addPyFile(build_engine_zip())
+    return session
+
+
+def build_engine_zip() -> str:
+    """Zip the ``engine`` package (sources only) into a temporary file for ``addPyFile``."""
+    target = Path(tempfile.mkdtemp(prefix="engine-zip-")) / "engine.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(ENGINE_DIR.rglob("*.py")):
+            archive.write(path, path.relative_to(ENGINE_DIR.parent).as_posix())
+    return str(target)

@@ -1,0 +1,178 @@
+"""Pipelines on local Spark: one barrier stage, slots talking to the JobMaster over TCP."""
+import json
+import os
+import signal
+import threading
+
+import pytest
+
+from engine.cluster.spark_job_master import SparkJobMaster
+from engine.checkpoint.storage import CheckpointStorage
+from engine.spec import normalise_definition
+from tests.support import simple_pipeline
+
+pytestmark = pytest.mark.spark
+
+
+def run_on_spark(spark_session, definition, tmp_path, events=None):
+    events = [] if events is None else events
+    job_master = SparkJobMaster(normalise_definition(definition), checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=events.append, spark_session=spark_session)
+    return job_master.run(), events
+
+
+def test_bounded_pipeline_produces_the_expected_records(spark_session, tmp_path):
+    outcome, events = run_on_spark(spark_session, simple_pipeline(count=200, expression="x * 2", parallelism=2),
+                                   tmp_path)
+    assert outcome.status == "FINISHED", outcome.failure_cause
+    assert sorted(outcome.collected["out"]) == [2 * x for x in range(200)]
+    statuses = [event["status"] for event in events if event["type"] == "status"]
+    assert statuses == ["RUNNING", "FINISHED"]
+
+
+def test_checkpoints_complete_while_a_rate_limited_source_runs(spark_session, tmp_path):
+    events = []
+    definition = simple_pipeline(count=300, rate=300, interval_ms=100, parallelism=2)
+    outcome, _ = run_on_spark(spark_session, definition, tmp_path, events)
+    assert outcome.status == "FINISHED", outcome.failure_cause
+    completed = [e for e in events if e["type"] == "checkpoint" and e["event"] == "completed"]
+    assert completed, "no checkpoint completed during a one-second run with a 100 ms interval"
+    latest = completed[-1]
+    assert latest["num_acknowledged_subtasks"] == latest["num_subtasks"] == 2  # one chained vertex, p=2
+    metadata = CheckpointStorage(str(tmp_path / "chk")).load_metadata(latest["external_path"])
+    assert metadata is not None
+
+
+def test_a_failing_record_fails_the_job_with_the_users_error(spark_session, tmp_path):
+    definition = simple_pipeline(count=50, expression="10 // (x - 7)")
+    definition["restart"] = {"strategy": "none"}
+    outcome, events = run_on_spark(spark_session, definition, tmp_path)
+    assert outcome.status == "FAILED"
+    assert "division" in outcome.failure_cause and "double" in outcome.failure_cause
+
+
+def test_cancel_stops_an_unbounded_job(spark_session, tmp_path):
+    running = threading.Event()
+    events = []
+
+    def on_event(event):
+        events.append(event)
+        if event.get("status") == "RUNNING":
+            running.set()
+
+    job_master = SparkJobMaster(normalise_definition(simple_pipeline(count=None, rate=100)),
+                                checkpoint_dir=str(tmp_path / "chk"), on_event=on_event,
+                                spark_session=spark_session)
+    outcome = {}
+    thread = threading.Thread(target=lambda: outcome.setdefault("value", job_master.run()))
+    thread.start()
+    assert running.wait(120), "the job never reported RUNNING"
+    job_master.cancel()
+    thread.join(60)
+    assert outcome["value"].status == "CANCELED"
+    assert [e["status"] for e in events if e["type"] == "status"] == ["RUNNING", "CANCELED"]
+
+
+def committed_records(directory) -> list:
+    """Every record in the committed part files of a two-phase-commit file sink."""
+    records = []
+    for part in sorted(directory.glob("part-*.jsonl")):
+        records.extend(json.loads(line) for line in part.read_text().splitlines() if line)
+    return records
+
+
+def exactly_once_pipeline(output_dir, count: int, rate: float) -> dict:
+    return {
+        "format": 1, "name": "exactly-once", "parallelism": 1,
+        "checkpointing": {"interval_ms": 150},
+        "restart": {"strategy": "fixed_delay", "attempts": 3, "delay_ms": 0},
+        "nodes": [
+            {"id": "gen", "type": "source.datagen", "params": {"count": count, "rate": rate}},
+            {"id": "sum", "type": "aggregate.reduce", "params": {"function": "sum"}},
+            {"id": "out", "type": "sink.file", "params": {"path": str(output_dir)}},
+        ],
+        "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 7"},
+                  {"id": "e2", "from": "sum", "to": "out"}],
+    }
+
+
+def test_killed_slot_process_restarts_from_the_checkpoint_exactly_once(spark_session, tmp_path):
+    """SIGKILL of a slot's Spark Python worker: the job restarts and the committed output is exact."""
+    count = 1500
+    events = []
+    second_checkpoint = threading.Event()
+
+    def on_event(event):
+        events.append(event)
+        if event["type"] == "checkpoint" and event["event"] == "completed" and event["id"] >= 2:
+            second_checkpoint.set()
+
+    definition = normalise_definition(exactly_once_pipeline(tmp_path / "out", count, rate=1000))
+    job_master = SparkJobMaster(definition, checkpoint_dir=str(tmp_path / "chk"), on_event=on_event,
+                                spark_session=spark_session)
+    outcome = {}
+    thread = threading.Thread(target=lambda: outcome.setdefault("value", job_master.run()))
+    thread.start()
+    assert second_checkpoint.wait(120), "no second checkpoint completed"
+    victim = job_master.slot_pids()[0]
+    os.kill(victim, signal.SIGKILL)
+    thread.join(180)
+
+    assert outcome["value"].status == "FINISHED", outcome["value"].failure_cause
+    statuses = [e["status"] for e in events if e["type"] == "status"]
+    assert statuses == ["RUNNING", "RESTARTING", "RUNNING", "FINISHED"]
+    expected = {}
+    for x in range(count):
+        expected[x % 7] = expected.get(x % 7, 0) + x
+    output = committed_records(tmp_path / "out")
+    finals = {}
+    for key, total in output:
+        finals[key] = max(finals.get(key, 0), total)
+    assert finals == expected
+    assert len(output) == count  # every running sum once: nothing lost, nothing doubled
+
+
+def test_stop_with_savepoint_then_restore_continues_exactly_once(spark_session, tmp_path):
+    count = 1200
+    definition = normalise_definition(exactly_once_pipeline(tmp_path / "out", count, rate=600))
+    first_checkpoint = threading.Event()
+
+    def on_event(event):
+        if event["type"] == "checkpoint" and event["event"] == "completed":
+            first_checkpoint.set()
+
+    job_master = SparkJobMaster(definition, checkpoint_dir=str(tmp_path / "chk"), on_event=on_event,
+                                spark_session=spark_session)
+    outcome = {}
+    thread = threading.Thread(target=lambda: outcome.setdefault("value", job_master.run()))
+    thread.start()
+    assert first_checkpoint.wait(120)
+    location = job_master.stop_with_savepoint(drain=False).result(timeout=60)
+    thread.join(60)
+    assert outcome["value"].status == "FINISHED"
+    stopped_early = committed_records(tmp_path / "out")
+    assert 0 < len(stopped_early) < count, "the stop should come before the bounded source ends"
+
+    restored = SparkJobMaster(definition, checkpoint_dir=str(tmp_path / "chk"), on_event=lambda e: None,
+                              spark_session=spark_session, restore=location)
+    assert restored.run().status == "FINISHED"
+    output = committed_records(tmp_path / "out")
+    assert len(output) == count
+    assert sorted(total for key, total in output if key == 0)[-1] == sum(range(0, count, 7))
+
+
+def test_savepoint_of_a_running_job_has_metadata(spark_session, tmp_path):
+    running = threading.Event()
+    job_master = SparkJobMaster(normalise_definition(simple_pipeline(count=None, rate=100)),
+                                checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=lambda e: e.get("status") == "RUNNING" and running.set(),
+                                spark_session=spark_session)
+    thread = threading.Thread(target=job_master.run)
+    thread.start()
+    assert running.wait(120)
+    target = tmp_path / "my-savepoints"
+    location = job_master.trigger_savepoint(str(target)).result(timeout=60)
+    job_master.cancel()
+    thread.join(60)
+    assert location.startswith(str(target))
+    assert CheckpointStorage(str(tmp_path / "chk")).load_metadata(location)["kind"] == "savepoint"
