@@ -42,13 +42,13 @@ from collections import deque
 from concurrent.futures import Future
 from typing import Callable
 
+from engine.checkpoint.metadata import build_metadata
 from engine.checkpoint.statistics import CheckpointStats, CheckpointStatsTracker
 from engine.checkpoint.storage import CheckpointStorage
 from engine.runtime.gateway import TaskExecutorGateway, TaskId, as_task_id, task_name
 
 logger = logging.getLogger(__name__)
 
-METADATA_FORMAT = 1
 COUNTED_DECLINE_CODES = ("failure",)
 """Decline reason codes (``"<code>: message"``) that count as checkpoint failures."""
 
@@ -376,28 +376,9 @@ class CheckpointCoordinator:
             self._fail_locked(pending, message, counted=counted)
 
     def _metadata_locked(self, pending: PendingCheckpoint) -> dict:
-        vertices: dict[str, dict] = {}
-        for task in self._all_tasks:
-            vertex, index = task
-            known = self._vertices.get(vertex, {})
-            entry = vertices.setdefault(vertex, {
-                "parallelism": known.get("parallelism", 0), "max_parallelism": known.get("max_parallelism"),
-                "operators": list(known.get("operators", [])), "finished": []})
-            if "parallelism" not in known:
-                entry["parallelism"] = max(entry["parallelism"], index + 1)
-            if task in self._finished or task in pending.finished:
-                entry["finished"].append(index)
-        tasks = {}
-        for task, handle in pending.handles.items():
-            tasks[task_name(task)] = handle
-            if handle:
-                operators = vertices[task[0]]["operators"]
-                for node_id in handle.get("operators", {}):
-                    if node_id not in operators:
-                        operators.append(node_id)
-        return {"format": METADATA_FORMAT, "checkpoint_id": pending.id, "kind": pending.kind,
-                "trigger_timestamp": pending.timestamp, "completed_timestamp": _now_ms(),
-                "vertices": vertices, "tasks": tasks}
+        return build_metadata(checkpoint_id=pending.id, kind=pending.kind, trigger_timestamp=pending.timestamp,
+                              completed_timestamp=_now_ms(), tasks=self._all_tasks, vertices=self._vertices,
+                              finished=self._finished | pending.finished, handles=pending.handles)
 
     # -- queries --------------------------------------------------------------------------------
     def latest_completed(self) -> dict | None:

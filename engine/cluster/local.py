@@ -243,8 +243,7 @@ class LocalJob:
                 self.restarts += 1
         finally:
             self.coordinator.shutdown()
-            if status != "FINISHED":
-                self._stop_slots()
+            self._stop_slots()  # finished subtasks just get joined, which releases their threads
             self._close_networks()
         self._set_status(status, **({"cause": failure} if failure and status != "FINISHED" else {}))
         self.result = self._result(status, failure if status != "FINISHED" else None, time.monotonic() - started)

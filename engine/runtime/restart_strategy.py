@@ -8,8 +8,8 @@ Built from the definition's ``restart`` section::
      "multiplier": 2.0}
     {"strategy": "failure_rate", "max_failures": 3, "interval_ms": 60000, "delay_ms": 1000}
 
-``attempts`` counts restarts (not runs): ``attempts: 3`` allows three restarts after the
-first failure... and a fourth failure ends the job.
+``attempts`` counts restarts, not runs: with ``attempts: 3`` the job restarts after each of
+its first three failures and ends FAILED at the fourth.
 
 Threading model: used by the JobMaster's driver thread only.
 """

@@ -88,6 +88,20 @@ def _now_ms() -> float:
     return time.time() * 1000.0
 
 
+def _failing_operator(error: BaseException):
+    """The innermost operator on the traceback of ``error``, or None."""
+    from engine.runtime.operators.base import StreamOperator
+
+    found = None
+    frame_tb = error.__traceback__
+    while frame_tb is not None:
+        candidate = frame_tb.tb_frame.f_locals.get("self")
+        if isinstance(candidate, StreamOperator):
+            found = candidate
+        frame_tb = frame_tb.tb_next
+    return found
+
+
 def _safe_name(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)
 
@@ -181,10 +195,15 @@ class StreamTask:
 
     @staticmethod
     def _describe(error: BaseException) -> str:
+        """The error, naming the operator it came from (found in the traceback, so the
+        per-batch path needs no try/except), with the last frames of the traceback."""
         if isinstance(error, SimulatedFailure):
             return str(error)
-        return "".join(traceback.format_exception_only(type(error), error)).strip() + "\n" + \
-            "".join(traceback.format_tb(error.__traceback__)[-5:])
+        message = "".join(traceback.format_exception_only(type(error), error)).strip()
+        operator = _failing_operator(error)
+        if operator is not None:
+            message = f"operator '{operator.node_id}' ({operator.node.get('type')}) failed: {message}"
+        return message + "\n" + "".join(traceback.format_tb(error.__traceback__)[-5:])
 
     @property
     def failure(self) -> str | None:

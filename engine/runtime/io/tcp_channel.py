@@ -54,6 +54,7 @@ logger = logging.getLogger(__name__)
 _HEADER = struct.Struct(">IBI")
 HELLO, OPEN, DATA, CREDIT = 1, 2, 3, 4
 MAX_FRAME_BYTES = 512 * 1024 * 1024
+PEERS_TIMEOUT_S = 60
 
 
 def _is_buffer(item) -> bool:
@@ -229,6 +230,7 @@ class TcpNetwork:
         self.token = secrets.token_hex(16)
         self._lock = threading.Lock()
         self._peers: dict[int, tuple[str, int, str]] = {}  # guarded by: self._lock; slot -> (host, port, token)
+        self._peers_known = threading.Event()  # set_peers was called: a HELLO can be checked
         self._outgoing: dict[int, _Connection] = {}  # guarded by: self._lock; consumer slot -> connection
         self._output_channels: dict[tuple[int, int], RemoteOutputChannel] = {}  # guarded by: self._lock
         self._next_number: dict[int, int] = {}  # guarded by: self._lock
@@ -260,13 +262,20 @@ class TcpNetwork:
         with self._lock:
             for index, peer in enumerate(peers):
                 self._peers[index] = (peer["host"], int(peer["port"]), peer["token"])
+        self._peers_known.set()
 
     def peer_info(self) -> dict:
         return {"host": self.address[0], "port": self.address[1], "token": self.token}
 
     # -- NetworkEnvironment ------------------------------------------------------------------
+    def _slot_of_task(self, task) -> int:
+        slot = self._slot_of.get((task[0], int(task[1])))
+        if slot is None:
+            raise ValueError(f"subtask {task[0]}#{task[1]} is not placed on any slot of this network")
+        return slot
+
     def output_channel(self, channel_id: ChannelId):
-        consumer_slot = self._slot_of[tuple(channel_id.consumer)]
+        consumer_slot = self._slot_of_task(channel_id.consumer)
         if consumer_slot == self.slot_index:
             return self._local.output_channel(channel_id)
         connection = self._connection_to(consumer_slot)
@@ -279,7 +288,7 @@ class TcpNetwork:
         return channel
 
     def input_channel(self, channel_id: ChannelId):
-        producer_slot = self._slot_of[tuple(channel_id.producer)]
+        producer_slot = self._slot_of_task(channel_id.producer)
         if producer_slot == self.slot_index:
             return self._local.input_channel(channel_id)
         with self._lock:
@@ -343,6 +352,9 @@ class TcpNetwork:
         try:
             kind, _, body = connection.read_frame()
             hello = msgpack.unpackb(body) if kind == HELLO else {}
+            # A peer leaves allGather and connects before this slot may have stored the
+            # gathered peers: wait for them rather than refuse a legitimate connection.
+            self._peers_known.wait(PEERS_TIMEOUT_S)
             with self._lock:
                 peer = self._peers.get(hello.get("slot"))
             if peer is None or not secrets.compare_digest(str(hello.get("token")), peer[2]):

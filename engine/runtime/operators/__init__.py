@@ -25,6 +25,8 @@ OPERATOR_FACTORIES: dict[str, str] = {
     "sink.collect": "engine.runtime.operators.collect_sink:CollectSink",
     "sink.file": "engine.runtime.operators.file_sink:TwoPhaseCommitFileSink",
     "sink.redis_stream": "engine.runtime.operators.redis_stream:RedisStreamSink",
+    "lookup.redis": "engine.runtime.operators.lookup_redis:RedisLookupOperator",
+    "lookup.http": "engine.runtime.operators.lookup_http:HttpLookupOperator",
 }
 """Operator type -> ``module:factory``; a factory is called as ``factory(node, context)``."""
 

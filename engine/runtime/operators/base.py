@@ -132,7 +132,8 @@ class OperatorContext:
                 self.max_parallelism, self.parallelism, self.subtask_index)
             self._keyed_backend = KeyedStateBackend(self.max_parallelism, key_group_range)
             if self.restore is not None:
-                self._keyed_backend.restore(self.restore.keyed_state(self.node_id, key_group_range))
+                self._keyed_backend.restore(
+                    self.restore.keyed_state(self.node_id, key_group_range, self.max_parallelism))
         return self._keyed_backend
 
     def operator_state(self):

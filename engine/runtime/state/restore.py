@@ -72,8 +72,19 @@ class TaskRestore:
         return contents
 
     # -- what an operator gets --------------------------------------------------------------
-    def keyed_state(self, node_id: str, key_group_range: KeyGroupRange) -> dict[int, dict]:
-        """``{key group: {state name: {key: value}}}`` for the key groups of ``key_group_range``."""
+    def keyed_state(self, node_id: str, key_group_range: KeyGroupRange,
+                    max_parallelism: int | None = None) -> dict[int, dict]:
+        """``{key group: {state name: {key: value}}}`` for the key groups of ``key_group_range``.
+
+        Key groups are only comparable under the same max parallelism, so a checkpoint taken
+        with another one cannot be restored (as in Flink).
+        """
+        found = self._old_vertex(node_id)
+        old_max = found[1].get("max_parallelism") if found else None
+        if max_parallelism is not None and old_max is not None and int(old_max) != max_parallelism:
+            raise ValueError(
+                f"operator '{node_id}' cannot restore its keyed state with max_parallelism {max_parallelism}: "
+                f"checkpoint {self.checkpoint_id} was taken with max_parallelism {old_max}")
         result: dict[int, dict] = {}
         for handle in self._old_handles(node_id):
             if not handle:

@@ -208,6 +208,7 @@ def test_exhausted_restart_strategy_fails_the_job_with_the_cause(cluster, tmp_pa
     result = cluster.run(definition, timeout=30, checkpoint_dir=str(tmp_path / "c"))
     assert result.status == "FAILED" and result.restarts == 1
     assert "ZeroDivisionError" in result.failure and "gen#0" in result.failure
+    assert "operator 'bad' (transform.map)" in result.failure
 
 
 def test_file_sink_commits_at_end_when_checkpointing_is_off(cluster, tmp_path):

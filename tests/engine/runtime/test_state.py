@@ -1,6 +1,7 @@
 """Keyed and operator state: snapshots by key group, restore, rescaling by key-group ranges."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,7 +77,8 @@ def write_checkpoint(tmp_path, parallelism, entries_per_subtask, elements_per_su
         tasks[f"op#{index}"] = {"path": f"op-{index}.state", "size": size,
                                 "key_group_range": key_group_range.as_list(), "operators": described}
     return {"checkpoint_id": 1, "location": location, "tasks": tasks,
-            "vertices": {"op": {"parallelism": parallelism, "operators": ["op"], "finished": list(finished)}}}
+            "vertices": {"op": {"parallelism": parallelism, "max_parallelism": MAX_PARALLELISM, "operators": ["op"],
+                                "finished": list(finished)}}}
 
 
 def split_by_owner(entries, parallelism):
@@ -131,3 +133,9 @@ def test_state_file_round_trip_keeps_tuples():
     data, _ = snapshot.serialise()
     groups = deserialise_task_state(data)["op"]["keyed"]
     assert [states["v"] for states in groups.values()] == [{("a", 1): (2, 3)}]
+
+
+def test_keyed_state_needs_the_same_max_parallelism(tmp_path):
+    metadata = write_checkpoint(tmp_path, 1, [{1: 1}], [[]])
+    with pytest.raises(ValueError, match="max_parallelism 64"):
+        TaskRestore(metadata, 0, 1).keyed_state("op", KeyGroupRange(0, 63), 64)

@@ -1,0 +1,49 @@
+"""The ``_metadata`` of a completed checkpoint: what a restore needs, as plain JSON.
+
+::
+
+    {"format": 1, "checkpoint_id": 7, "kind": "checkpoint" | "savepoint",
+     "trigger_timestamp": ms, "completed_timestamp": ms,
+     "vertices": {vertex id: {"parallelism": 2, "max_parallelism": 128,
+                              "operators": [node ids, head first], "finished": [subtask indexes]}},
+     "tasks": {"vertex#i": state handle | None}}
+
+A state handle (see ``engine.runtime.state.snapshot``) names the subtask's state file
+relative to the checkpoint directory and says which operators, key groups and operator
+state lists it holds. ``finished`` lists the subtasks that had finished for good before
+the checkpoint: a restore starts a vertex whose subtasks all finished as finished, instead
+of running a bounded source again. ``engine.checkpoint.storage.load_metadata`` adds
+``"location"``, the directory the file was read from.
+"""
+from __future__ import annotations
+
+from engine.runtime.gateway import TaskId, task_name
+
+METADATA_FORMAT = 1
+
+
+def build_metadata(*, checkpoint_id: int, kind: str, trigger_timestamp: int, completed_timestamp: int,
+                   tasks: list[TaskId], vertices: dict, finished: set[TaskId],
+                   handles: dict[TaskId, dict | None]) -> dict:
+    """The metadata of a checkpoint that every task acknowledged (or finished before)."""
+    described: dict[str, dict] = {}
+    for vertex, index in tasks:
+        known = vertices.get(vertex, {})
+        entry = described.setdefault(vertex, {
+            "parallelism": known.get("parallelism", 0), "max_parallelism": known.get("max_parallelism"),
+            "operators": list(known.get("operators", [])), "finished": []})
+        if "parallelism" not in known:
+            entry["parallelism"] = max(entry["parallelism"], index + 1)
+        if (vertex, index) in finished:
+            entry["finished"].append(index)
+    task_handles = {}
+    for task, handle in handles.items():
+        task_handles[task_name(task)] = handle
+        if handle:
+            operators = described[task[0]]["operators"]
+            for node_id in handle.get("operators", {}):
+                if node_id not in operators:
+                    operators.append(node_id)
+    return {"format": METADATA_FORMAT, "checkpoint_id": checkpoint_id, "kind": kind,
+            "trigger_timestamp": trigger_timestamp, "completed_timestamp": completed_timestamp,
+            "vertices": described, "tasks": task_handles}
