@@ -1,9 +1,9 @@
-"""Command line of the engine: ``python -m engine plan pipeline.json``."""
+"""Command line of the engine: ``python -m engine plan|run pipeline.json``."""
 from __future__ import annotations
 
 import sys
 
-COMMANDS = {"plan": "engine.plan.cli"}
+COMMANDS = {"plan": "engine.plan.cli", "run": "engine.cluster.cli"}
 
 
 def main(argv: list[str]) -> int:

@@ -71,10 +71,10 @@ class FramedConnection:
 class RemoteSlot:
     """The JobMaster's handle of one slot: a ``TaskExecutorGateway`` that sends messages."""
 
-    def __init__(self, slot_index: int, connection: FramedConnection, tasks: list[list], attempt: int = 1,
+    def __init__(self, slot_index: int, connection: FramedConnection, tasks: list[list], stage_id: int = 1,
                  pid: int | None = None):
         self.slot_index = slot_index
-        self.attempt = attempt
+        self.stage_id = stage_id  # the barrier stage (one try of one region) the slot belongs to
         self.pid = pid  # the slot's process: its Spark Python worker
         self.tasks = [tuple(task) for task in tasks]
         self._connection = connection
@@ -102,8 +102,8 @@ class RemoteSlot:
 class ControlServer:
     """The JobMaster's listening side: accepts slots and dispatches their messages.
 
-    ``gateway_for(attempt)`` returns the ``JobMasterGateway`` that receives the messages of
-    a slot of that job attempt; ``on_register(RemoteSlot)`` and ``on_disconnect(RemoteSlot)``
+    ``gateway_for(stage_id)`` returns the ``JobMasterGateway`` that receives the messages of
+    a slot of that barrier stage; ``on_register(RemoteSlot)`` and ``on_disconnect(RemoteSlot)``
     tell the JobMaster which slots are reachable.
     """
 
@@ -139,9 +139,9 @@ class ControlServer:
             hello = connection.receive()
             if hello.get("type") != "register":
                 raise ConnectionError(f"expected register, got {hello.get('type')}")
-            slot = RemoteSlot(hello["slot"], connection, hello.get("tasks", []), hello.get("attempt", 1),
+            slot = RemoteSlot(hello["slot"], connection, hello.get("tasks", []), hello.get("stage", 1),
                               hello.get("pid"))
-            gateway = self._gateway_for(slot.attempt)
+            gateway = self._gateway_for(slot.stage_id)
             self._on_register(slot)
             while True:
                 self._dispatch(gateway, connection.receive())
@@ -188,12 +188,12 @@ class ControlClient:
     """
 
     def __init__(self, address: tuple[str, int], slot_index: int, tasks: list[tuple[str, int]],
-                 attempt: int = 1):
+                 stage_id: int = 1):
         self._connection = FramedConnection(socket.create_connection(address, timeout=30))
         self._connection._sock.settimeout(None)
         self._slot_gateway = None
         self._closing = False
-        self._connection.send({"type": "register", "slot": slot_index, "attempt": attempt, "pid": os.getpid(),
+        self._connection.send({"type": "register", "slot": slot_index, "stage": stage_id, "pid": os.getpid(),
                                "tasks": [list(t) for t in tasks]})
 
     def attach(self, slot_gateway) -> None:

@@ -36,6 +36,7 @@ def create_spark_session(app_name: str, master: str, extra_conf: dict[str, str] 
         .config("spark.task.maxFailures", "1")
         .config("spark.stage.maxConsecutiveAttempts", "1")
         .config("spark.python.worker.reuse", "true")
+        .config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
         .config("spark.driver.bindAddress", os.environ.get("SPARK_DRIVER_BIND_ADDRESS", "127.0.0.1"))
         .config("spark.driver.host", os.environ.get("SPARK_DRIVER_HOST", "127.0.0.1"))
         .config("spark.sql.shuffle.partitions", "4")

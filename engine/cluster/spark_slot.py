@@ -1,15 +1,17 @@
-"""What runs inside one Spark barrier task: a slot of the pipeline.
+"""What runs inside one Spark barrier task: a slot of one pipelined region.
 
-Slot ``i`` hosts subtask ``i`` of every job vertex with parallelism above ``i`` (slot
-sharing), so the number of slots is the largest parallelism. The function returned by
-``run_slot_partition`` is shipped to the executors; it connects to the JobMaster's
-control channel, builds the engine's ``Slot`` and runs it until its subtasks end. A
-failure raises, which fails the whole barrier stage, which is how the JobMaster learns of
-it even when the control connection died with the process.
+Slot ``i`` of a region hosts the ``i``-th subtask of each of the region's job vertices
+(slot sharing), so a region needs as many slots as its largest vertex has subtasks there.
+The function returned by ``run_slot_partition`` is shipped to the executors; it connects
+to the JobMaster's control channel, builds the engine's ``Slot`` with a network of local
+channels, TCP channels to the region's other slots and blocking partition files for
+exchanges with other regions, and runs it until its subtasks end. A failure raises,
+which fails the whole barrier stage: that is how the JobMaster learns of it even when the
+process died with its control connection.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from engine.runtime.gateway import TaskId
@@ -21,21 +23,24 @@ class SlotFailure(RuntimeError):
 
 @dataclass(frozen=True)
 class SlotPayload:
-    """Everything a slot needs, pickled with the Spark job: plain data only."""
+    """Everything a stage's slots need, pickled with the Spark job: plain data only."""
 
     definition: dict[str, Any]
     slots_tasks: list[list[TaskId]]
     control_address: tuple[str, int]
     checkpoint_dir: str
     restore: dict | None = None
-    attempt: int = 1
+    stage_id: int = 1
+    blocking_edges: list[str] = field(default_factory=list)
+    shuffle_dir: str = ""
 
 
-def slot_tasks(job_graph) -> list[list[TaskId]]:
-    """Assign subtasks to slots: slot i runs subtask i of each vertex that has one."""
-    slot_count = max(vertex.parallelism for vertex in job_graph.vertices)
-    return [[(vertex.id, index) for vertex in job_graph.vertices if index < vertex.parallelism]
-            for index in range(slot_count)]
+def region_slots(region) -> list[list[TaskId]]:
+    """Assign a region's subtasks to slots: slot i runs the i-th subtask of each vertex."""
+    subtasks = {vertex: list(indices) for vertex, indices in region.vertices.items()}
+    slot_count = max(len(indices) for indices in subtasks.values())
+    return [[(vertex, indices[slot]) for vertex, indices in subtasks.items() if slot < len(indices)]
+            for slot in range(slot_count)]
 
 
 def run_slot_partition(payload: SlotPayload):
@@ -58,8 +63,8 @@ def run_slot(payload: SlotPayload, slot_index: int, barrier_context=None) -> dic
 
     job_graph = build_job_graph(payload.definition)
     tasks = [tuple(task) for task in payload.slots_tasks[slot_index]]
-    network = _network_for(job_graph, payload.slots_tasks, slot_index, barrier_context)
-    control = ControlClient(tuple(payload.control_address), slot_index, tasks, payload.attempt)
+    network = _network_for(job_graph, payload, slot_index, barrier_context)
+    control = ControlClient(tuple(payload.control_address), slot_index, tasks, payload.stage_id)
     config = {"checkpoint_storage": payload.checkpoint_dir,
               "checkpointing": payload.definition.get("checkpointing", {}),
               "max_parallelism": payload.definition.get("max_parallelism", 128),
@@ -78,27 +83,37 @@ def run_slot(payload: SlotPayload, slot_index: int, barrier_context=None) -> dic
     return {"slot": slot_index, "tasks": [list(task) for task in tasks]}
 
 
-def _network_for(job_graph, slots_tasks, slot_index: int, barrier_context):
-    """Local channels within the slot; TCP channels to other slots when edges cross them."""
+def _network_for(job_graph, payload: SlotPayload, slot_index: int, barrier_context):
+    """Local channels within the slot, TCP to the region's other slots, files across regions."""
+    from engine.cluster.shuffle import FileShuffleMaster, ShuffleNetwork
     from engine.runtime.io.network import LocalNetwork
 
-    if not _crosses_slots(job_graph, slots_tasks):
-        return LocalNetwork()
-    from engine.runtime.io.tcp_channel import TcpNetwork
+    blocking = set(payload.blocking_edges)
+    if _crosses_slots(job_graph, payload.slots_tasks, blocking):
+        from engine.runtime.io.tcp_channel import TcpNetwork
 
-    return TcpNetwork.for_barrier_task(slots_tasks, slot_index, barrier_context)
+        inner = TcpNetwork.for_barrier_task(payload.slots_tasks, slot_index, barrier_context)
+    else:
+        inner = LocalNetwork()
+    if not blocking:
+        return inner
+    return ShuffleNetwork(inner, FileShuffleMaster(payload.shuffle_dir), blocking)
 
 
-def _crosses_slots(job_graph, slots_tasks) -> bool:
-    """True when some edge connects subtasks placed in different slots."""
+def _crosses_slots(job_graph, slots_tasks, blocking_edges: set[str]) -> bool:
+    """True when a pipelined edge connects subtasks of this stage placed in different slots."""
     from engine.runtime.io.network import output_channel_ids
 
     slot_of = {tuple(task): index for index, tasks in enumerate(slots_tasks) for task in tasks}
     for edge in job_graph.edges:
+        if edge.id in blocking_edges:
+            continue
         producers = job_graph.vertex(edge.source).parallelism
         consumers = job_graph.vertex(edge.target).parallelism
         for producer in range(producers):
+            if (edge.source, producer) not in slot_of:
+                continue
             for channel in output_channel_ids(edge, producer, producers, consumers):
-                if slot_of[channel.producer] != slot_of[channel.consumer]:
+                if slot_of.get(channel.consumer, slot_of[channel.producer]) != slot_of[channel.producer]:
                     return True
     return False

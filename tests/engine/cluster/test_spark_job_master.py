@@ -176,3 +176,52 @@ def test_savepoint_of_a_running_job_has_metadata(spark_session, tmp_path):
     thread.join(60)
     assert location.startswith(str(target))
     assert CheckpointStorage(str(tmp_path / "chk")).load_metadata(location)["kind"] == "savepoint"
+
+
+def keyed_sum_pipeline(exchange: str, parallelism: int = 2) -> dict:
+    """datagen -> hash(x % 5) -> running sum -> collect, with the hash exchange pipelined or blocking."""
+    return {
+        "format": 1, "name": f"sum-{exchange}", "parallelism": parallelism,
+        "checkpointing": {"interval_ms": 200},
+        "restart": {"strategy": "none"},
+        "nodes": [
+            {"id": "gen", "type": "source.datagen", "params": {"count": 500}},
+            {"id": "sum", "type": "aggregate.reduce", "params": {"function": "sum"}},
+            {"id": "out", "type": "sink.collect", "params": {"max_records": 1000}},
+        ],
+        "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 5",
+                   "exchange": exchange},
+                  {"id": "e2", "from": "sum", "to": "out"}],
+    }
+
+
+def final_sums(records) -> dict:
+    finals = {}
+    for key, total in records:
+        finals[key] = max(finals.get(key, 0), total)
+    return finals
+
+
+def test_hash_exchange_between_slots_over_tcp(spark_session, tmp_path):
+    outcome, events = run_on_spark(spark_session, keyed_sum_pipeline("pipelined"), tmp_path)
+    assert outcome.status == "FINISHED", outcome.failure_cause
+    expected = {key: sum(x for x in range(500) if x % 5 == key) for key in range(5)}
+    assert final_sums(outcome.collected["out"]) == expected
+    assert len(outcome.collected["out"]) == 500
+    scheduled = [e for e in events if e["type"] == "region" and e["event"] == "scheduled"]
+    assert len(scheduled) == 1, "an all-to-all pipelined edge makes one region"
+
+
+def test_blocking_exchange_runs_region_by_region_with_the_same_result(spark_session, tmp_path):
+    pipelined, _ = run_on_spark(spark_session, keyed_sum_pipeline("pipelined"), tmp_path / "a")
+    blocking, events = run_on_spark(spark_session, keyed_sum_pipeline("blocking"), tmp_path / "b")
+    assert blocking.status == "FINISHED", blocking.failure_cause
+    assert final_sums(blocking.collected["out"]) == final_sums(pipelined.collected["out"])
+    assert sorted(blocking.collected["out"]) == sorted(pipelined.collected["out"])
+    region_events = [(e["event"], e["region"]) for e in events if e["type"] == "region"]
+    producers = [region for event, region in region_events if event == "scheduled"][:2]
+    first_consumer = next(i for i, (event, region) in enumerate(region_events)
+                          if event == "scheduled" and region not in producers)
+    finished_before = {region for event, region in region_events[:first_consumer] if event == "finished"}
+    assert set(producers) <= finished_before, f"consumers started before producers finished: {region_events}"
+    assert not list((tmp_path / "b" / "chk" / "shuffle").glob("*/*")), "shuffle files outlived the run"

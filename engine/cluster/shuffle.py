@@ -1,0 +1,221 @@
+"""Blocking result partitions as files: the pluggable shuffle of seed 002.
+
+The three roles of Flink's shuffle split:
+
+- the *shuffle master* (:class:`FileShuffleMaster`, on the JobMaster) owns a run's shuffle
+  directory (a URL: a local directory by default, a shared filesystem on a cluster),
+  hands out partition locations and deletes everything when the run ends;
+- the *partition writer* (:class:`BlockingPartitionWriter`, in the producing slot) is an
+  output channel that appends the producer's buffers and events to a hidden file and
+  publishes it by renaming at EndOfPartition, so a reader never sees half a partition;
+- the *partition reader* (:class:`BlockingPartitionReader`, in the consuming slot) is an
+  input channel that reads a published file frame by frame on the consumer's own thread.
+
+:class:`ShuffleNetwork` plugs them into a slot: channels of blocking edges go to files,
+all others to the slot's own network (local queues, TCP). Another shuffle (a remote
+shuffle service, object storage) implements the same three roles.
+
+Frames are ``[4-byte length][pickle protocol 5]``, written and read by the engine's own
+slots in the run's own directory. Checkpoint barriers and cancel markers are not written:
+a blocking exchange is read after its producer finished, when no checkpoint spans it.
+"""
+from __future__ import annotations
+
+import logging
+import pickle
+import struct
+import threading
+import uuid
+
+import fsspec
+
+from engine.checkpoint.storage import join
+from engine.runtime.io.events import CancelCheckpointMarker, CheckpointBarrier, EndOfPartition
+from engine.runtime.io.local_channel import DEFAULT_CAPACITY, InputChannelBase
+from engine.runtime.io.network import ChannelId
+
+logger = logging.getLogger(__name__)
+
+_LENGTH = struct.Struct(">I")
+_NOT_WRITTEN = (CheckpointBarrier, CancelCheckpointMarker)
+PUBLISH_POLL_S = 0.05
+
+
+class FileShuffleMaster:
+    """Where a run's blocking partitions live (``directory``, a URL), and their clean-up."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+
+    @classmethod
+    def for_new_run(cls, root_url: str) -> "FileShuffleMaster":
+        """A fresh directory below ``root_url``, so runs never read each other's partitions."""
+        return cls(join(root_url, uuid.uuid4().hex))
+
+    def partition_location(self, channel_id: ChannelId) -> str:
+        """The published file of one subpartition: edge, producer subtask, consumer subtask."""
+        producer_vertex, producer = channel_id.producer
+        consumer_vertex, consumer = channel_id.consumer
+        return join(self.directory, channel_id.edge, f"{producer_vertex}-{producer}",
+                    f"{consumer_vertex}-{consumer}.partition")
+
+    def release_partitions_of(self, channel_ids) -> None:
+        """Delete partitions before their producers run again (region failover)."""
+        for channel_id in channel_ids:
+            fs, path = fsspec.core.url_to_fs(self.partition_location(channel_id))
+            if fs.exists(path):
+                fs.rm(path)
+
+    def cleanup(self) -> None:
+        fs, path = fsspec.core.url_to_fs(self.directory)
+        if fs.exists(path):
+            fs.rm(path, recursive=True)
+
+
+class BlockingPartitionWriter:
+    """The producer's end of a blocking channel: a file, published when the partition ends.
+
+    Threading model: used by the producing subtask's thread only. Never backpressures:
+    the disk, not a consumer, takes the data.
+    """
+
+    def __init__(self, location: str):
+        self.location = location
+        self._fs, self._final_path = fsspec.core.url_to_fs(location)
+        self._hidden_path = f"{self._final_path}.{uuid.uuid4().hex}.inprogress"
+        self._fs.makedirs(self._fs._parent(self._final_path), exist_ok=True)
+        self._file = self._fs.open(self._hidden_path, "wb")
+        self.bytes_written = 0
+
+    def push(self, item) -> None:
+        if isinstance(item, _NOT_WRITTEN):
+            return
+        payload = pickle.dumps(item, protocol=5)
+        self._file.write(_LENGTH.pack(len(payload)))
+        self._file.write(payload)
+        self.bytes_written += _LENGTH.size + len(payload)
+        if isinstance(item, EndOfPartition):
+            self._publish()
+
+    def _publish(self) -> None:
+        self._file.close()
+        self._fs.mv(self._hidden_path, self._final_path)
+        self._file = None
+
+    def is_writable(self) -> bool:
+        return True
+
+    def when_writable(self, callback) -> None:
+        callback()
+
+    def close(self) -> None:
+        """Drop an unpublished partition (the producer failed or was cancelled)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+            if self._fs.exists(self._hidden_path):
+                self._fs.rm(self._hidden_path)
+
+
+class BlockingPartitionReader(InputChannelBase):
+    """The consumer's end of a blocking channel: reads the published file on demand.
+
+    Reading happens in ``pop``, on the consumer's thread, one frame at a time, so memory
+    holds one buffer per channel. A partition not yet published (its producer runs in the
+    same region, as after seed 002's cycle merging) is watched by a short-lived thread that
+    announces the channel once the file appears.
+    """
+
+    def __init__(self, channel_id: ChannelId, location: str, capacity: int = DEFAULT_CAPACITY):
+        super().__init__(channel_id, capacity)
+        self.location = location
+        self._fs, self._path = fsspec.core.url_to_fs(location)
+        self._file = None
+        self._exhausted = False
+        self._closed = threading.Event()
+
+    def attach(self, gate, index: int) -> None:
+        with self._lock:
+            self._gate = gate
+            self._index = index
+        if self._fs.exists(self._path):
+            self._announce()
+        else:
+            threading.Thread(target=self._wait_for_publication, name=f"await-{self._path}", daemon=True).start()
+
+    def _wait_for_publication(self) -> None:
+        while not self._closed.wait(PUBLISH_POLL_S):
+            if self._fs.exists(self._path):
+                self._announce()
+                return
+
+    def _announce(self) -> None:
+        with self._lock:
+            if self._announced or self._blocked:
+                return
+            self._announced = True
+        self._gate._channel_available(self._index)
+
+    def pop(self):
+        with self._lock:
+            if self._blocked or self._exhausted:
+                self._announced = False
+                return None, False
+        item = self._read_frame()
+        if isinstance(item, EndOfPartition):
+            with self._lock:
+                self._exhausted = True
+                self._announced = False
+            self._close_file()
+            return item, False
+        return item, True
+
+    def _read_frame(self):
+        if self._file is None:
+            self._file = self._fs.open(self._path, "rb")
+        header = self._file.read(_LENGTH.size)
+        if len(header) < _LENGTH.size:
+            raise IOError(f"blocking partition {self.location} ends without EndOfPartition")
+        (length,) = _LENGTH.unpack(header)
+        return pickle.loads(self._file.read(length))
+
+    def queued(self) -> int:
+        return 0
+
+    def _close_file(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def close(self) -> None:
+        self._closed.set()
+        self._close_file()
+
+
+class ShuffleNetwork:
+    """A slot's network: blocking edges through the shuffle, everything else through ``inner``."""
+
+    def __init__(self, inner, shuffle: FileShuffleMaster, blocking_edges: set[str]):
+        self._inner = inner
+        self._shuffle = shuffle
+        self._blocking_edges = frozenset(blocking_edges)
+        self._opened: list = []
+
+    def output_channel(self, channel_id: ChannelId):
+        if channel_id.edge not in self._blocking_edges:
+            return self._inner.output_channel(channel_id)
+        writer = BlockingPartitionWriter(self._shuffle.partition_location(channel_id))
+        self._opened.append(writer)
+        return writer
+
+    def input_channel(self, channel_id: ChannelId):
+        if channel_id.edge not in self._blocking_edges:
+            return self._inner.input_channel(channel_id)
+        reader = BlockingPartitionReader(channel_id, self._shuffle.partition_location(channel_id))
+        self._opened.append(reader)
+        return reader
+
+    def close(self) -> None:
+        for channel in self._opened:
+            channel.close()
+        self._inner.close()
