@@ -26,12 +26,21 @@ def main(argv: list[str]) -> int:
         for problem in error.errors:
             print(f"invalid: {problem}", file=sys.stderr)
         return 2
+    from engine.checkpoint.storage import CheckpointStorage
     from engine.cluster.spark_job_master import SparkJobMaster
 
+    checkpoint_dir = args.checkpoint_dir or tempfile.mkdtemp(prefix="checkpoints-")
+    restore = args.restore
+    if restore == "latest":
+        latest = CheckpointStorage(checkpoint_dir).latest_completed()
+        if latest is None:
+            print(f"no completed checkpoint in {checkpoint_dir} to restore from", file=sys.stderr)
+            return 2
+        restore = latest["location"]
     job_master = SparkJobMaster(
-        definition, checkpoint_dir=args.checkpoint_dir or tempfile.mkdtemp(prefix="checkpoints-"),
+        definition, checkpoint_dir=checkpoint_dir,
         on_event=lambda event: print(json.dumps(event, default=str), flush=True),
-        spark_master=args.master, restore=args.restore, advertised_host=args.advertised_host)
+        spark_master=args.master, restore=restore, advertised_host=args.advertised_host)
     signal.signal(signal.SIGINT, lambda *_: job_master.cancel())
     signal.signal(signal.SIGTERM, lambda *_: job_master.cancel())
     outcome = job_master.run()
@@ -43,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("definition", help="the pipeline definition (JSON file)")
     parser.add_argument("--master", help="Spark master URL; local[N] sized to the job when omitted")
     parser.add_argument("--checkpoint-dir", help="checkpoint storage URL (shared by every node on a cluster)")
-    parser.add_argument("--restore", help="restore from this checkpoint or savepoint directory")
+    parser.add_argument("--restore", help="restore from this checkpoint or savepoint directory, or 'latest': "
+                                          "the newest completed checkpoint in --checkpoint-dir")
     parser.add_argument("--advertised-host", default="127.0.0.1",
                         help="the address at which the executors reach this driver's control channel")
     return parser

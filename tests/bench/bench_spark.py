@@ -1,0 +1,118 @@
+"""Spark placement: the engine benchmark job on local[2] at parallelism 2 vs in-process at 1.
+
+Prints, and ends with one JSON line holding at least:
+- ``rps_spark_p2``: records/s of the 2M-record job (map, filter, hash key_by, running sum,
+  counting sink, exactly-once checkpoints every second) on ``local[2]``, two slot processes;
+- ``rps_inprocess_p1``: the same job at parallelism 1 in the in-process cluster;
+- ``startup_s``: from ``run()`` to every slot running (RUNNING), session already started;
+- ``recovery_s``: from SIGKILL of a slot's Python worker to records flowing again (the
+  first checkpoint completed after the restart).
+Figures are printed, never asserted. Run: ``make bench-spark``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from engine.cluster.local import LocalCluster  # noqa: E402
+from engine.cluster.spark_job_master import SparkJobMaster  # noqa: E402
+from engine.cluster.spark_session import create_spark_session  # noqa: E402
+from engine.spec import normalise_definition  # noqa: E402
+from tests.bench.bench_engine import definition as engine_definition  # noqa: E402
+
+RECORDS = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
+
+
+def job(parallelism: int) -> dict:
+    spec = engine_definition(RECORDS, checkpointing=True)
+    spec["parallelism"] = parallelism
+    return normalise_definition(spec)
+
+
+def timed_spark_run(session, definition: dict) -> tuple[float, float]:
+    """Return (seconds from RUNNING to FINISHED, seconds from run() to RUNNING)."""
+    marks = {}
+
+    def on_event(event):
+        if event["type"] == "status":
+            marks.setdefault(event["status"], time.perf_counter())
+
+    with tempfile.TemporaryDirectory() as directory:
+        start = time.perf_counter()
+        outcome = SparkJobMaster(definition, checkpoint_dir=directory, on_event=on_event,
+                                 spark_session=session).run()
+    assert outcome.status == "FINISHED", outcome.failure_cause
+    return marks["FINISHED"] - marks["RUNNING"], marks["RUNNING"] - start
+
+
+def in_process_rps() -> float:
+    with tempfile.TemporaryDirectory() as directory:
+        start = time.perf_counter()
+        result = LocalCluster(checkpoint_dir=directory).run(job(1))
+        elapsed = time.perf_counter() - start
+    assert result.status == "FINISHED", result.failure
+    return RECORDS / elapsed
+
+
+def recovery_seconds(session) -> float:
+    """SIGKILL one slot of an unbounded job; time until a checkpoint completes after restart."""
+    definition = normalise_definition({
+        "format": 1, "name": "recovery", "parallelism": 2, "checkpointing": {"interval_ms": 200},
+        "restart": {"strategy": "fixed_delay", "attempts": 1, "delay_ms": 0},
+        "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": None, "rate": 2000}},
+                  {"id": "sum", "type": "aggregate.reduce", "params": {}},
+                  {"id": "out", "type": "sink.collect", "params": {"max_records": 10}}],
+        "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 10"},
+                  {"id": "e2", "from": "sum", "to": "out"}]})
+    checkpoint_done, state = threading.Event(), {"killed_at": None, "recovered_at": None}
+
+    def on_event(event):
+        if event["type"] == "checkpoint" and event["event"] == "completed":
+            if state["killed_at"] and state["recovered_at"] is None and event.get("trigger_timestamp", 0) / 1000 > \
+                    state["killed_wall"]:
+                state["recovered_at"] = time.perf_counter()
+            checkpoint_done.set()
+
+    with tempfile.TemporaryDirectory() as directory:
+        job_master = SparkJobMaster(definition, checkpoint_dir=directory, on_event=on_event, spark_session=session)
+        runner = threading.Thread(target=job_master.run)
+        runner.start()
+        checkpoint_done.wait(120)
+        state["killed_wall"], state["killed_at"] = time.time(), time.perf_counter()
+        os.kill(job_master.slot_pids()[0], signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while state["recovered_at"] is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        job_master.cancel()
+        runner.join(60)
+    return state["recovered_at"] - state["killed_at"]
+
+
+def main() -> None:
+    session = create_spark_session("bench-spark", "local[2]")
+    timed_spark_run(session, job(2))  # warm the Python workers and the JIT
+    spark_seconds, startup = timed_spark_run(session, job(2))
+    rps_spark = RECORDS / spark_seconds
+    rps_local = in_process_rps()
+    recovery = recovery_seconds(session)
+    session.stop()
+    print(f"Spark local[2], parallelism 2: {rps_spark:,.0f} records/s ({spark_seconds:.2f} s running)")
+    print(f"in-process, parallelism 1:     {rps_local:,.0f} records/s")
+    print(f"speed-up:                      {rps_spark / rps_local:.2f}x")
+    print(f"start-up to all slots running: {startup:.2f} s (session already started)")
+    print(f"recovery after a killed slot:  {recovery:.2f} s to the next completed checkpoint")
+    print(json.dumps({"rps_spark_p2": round(rps_spark), "rps_inprocess_p1": round(rps_local),
+                      "speedup": round(rps_spark / rps_local, 2), "startup_s": round(startup, 2),
+                      "recovery_s": round(recovery, 2), "records": RECORDS}))
+
+
+if __name__ == "__main__":
+    main()
