@@ -124,6 +124,9 @@ class SparkJobMaster:
         self._collected: dict[TaskId, dict[str, list]] = {}  # per subtask: its collect sinks' records
         self._metrics: dict[TaskId, dict] = {}
         self._last_metrics_event = 0.0
+        self._emit_order = threading.Lock()  # held while an event is built and emitted, so
+        # a metrics event built before the final one can never be delivered after it
+        self._concluded = False
         self._cancelled = False
         self._stopped_with_savepoint = False
         self._coordinator: CheckpointCoordinator | None = None
@@ -171,17 +174,18 @@ class SparkJobMaster:
         return self._coordinator.trigger_savepoint(target_directory)
 
     def stop_with_savepoint(self, drain: bool = False, target_directory: str | None = None) -> Future:
-        """Take a savepoint, then stop the job, which ends FINISHED; restoring continues from it.
+        """Take a synchronous savepoint and end the job with it (FINISHED); restoring continues from it.
 
-        Without drain the sources stop right after the savepoint: records behind its barrier
-        are in the savepoint's state or not yet emitted, and two-phase-commit sinks only
-        commit what a completed checkpoint covers, so a restore loses and doubles nothing.
+        The coordinator triggers the sources with ``{"kind": "savepoint", "stop": true,
+        "drain": drain}`` and the slots end the job around it (``engine.runtime.stream_task``):
+        without drain the sources stop right after the savepoint's barrier and end once it
+        completed (sinks commit it first); with drain they first emit the maximum watermark
+        and EndOfData, so every window fires before the savepoint. The stages then finish
+        by themselves. If the savepoint fails, a job stopped without drain goes on.
         """
-        if drain:
-            return _failed_future("stop with drain is not supported yet: stop without drain instead")
-        savepoint = self.trigger_savepoint(target_directory)
-        savepoint.add_done_callback(self._stop_after_savepoint)
-        return savepoint
+        if self._coordinator is None:
+            return self.trigger_savepoint(target_directory)  # fails with the reason
+        return self._coordinator.trigger_savepoint(target_directory, stop=True, drain=drain)
 
     def slot_pids(self) -> dict[int, int]:
         """The process id of each registered slot, by slot index of its region (tests, tools)."""
@@ -404,24 +408,16 @@ class SparkJobMaster:
         if stage is not None:
             self._fail_stage(stage, message)
 
-    def _stop_after_savepoint(self, savepoint: Future) -> None:
-        if savepoint.exception() is not None:
-            return  # the job goes on, as Flink's does when the savepoint fails
-        with self._lock:
-            self._stopped_with_savepoint = True
-            slots = self._registered_slots()
-            self._changed.notify_all()
-        for slot in slots:
-            slot.cancel()
-
     def _conclude(self, result: str) -> JobOutcome:
         status = {"finished": "FINISHED", "stopped": "FINISHED", "canceled": "CANCELED"}.get(result, "FAILED")
         cause = (self._failure or "the job failed") if status == "FAILED" else None
-        with self._lock:
-            collected = self._collected_by_node()
-        if collected:
-            self._emit({"type": "finished", "collected": collected})
-        self._emit({"type": "status", "status": status, **({"cause": cause} if cause else {})})
+        with self._emit_order:
+            self._concluded = True
+            with self._lock:
+                collected = self._collected_by_node()
+            if collected:
+                self._emit({"type": "finished", "collected": collected})
+            self._emit({"type": "status", "status": status, **({"cause": cause} if cause else {})})
         return JobOutcome(status, cause, collected, self.checkpoint_dir)
 
     # -- set-up helpers ---------------------------------------------------------------------
@@ -493,18 +489,19 @@ class SparkJobMaster:
             self._coordinator.receive_decline(checkpoint_id, as_task_id(task), reason)
 
     def _report_metrics(self, task, metrics: dict) -> None:
-        with self._lock:
-            task = as_task_id(task)
-            self._metrics[task] = metrics
-            if metrics.get("collected"):
-                self._collected[task] = metrics["collected"]
-            now = time.monotonic()
-            if now - self._last_metrics_event < METRICS_EVENT_INTERVAL_S:
-                return
-            self._last_metrics_event = now
-            event = {"type": "metrics", "vertices": _sum_by_vertex(self._metrics),
-                     "collected": self._collected_by_node()}
-        self._emit(event)
+        with self._emit_order:
+            with self._lock:
+                task = as_task_id(task)
+                self._metrics[task] = metrics
+                if metrics.get("collected"):
+                    self._collected[task] = metrics["collected"]
+                now = time.monotonic()
+                if self._concluded or now - self._last_metrics_event < METRICS_EVENT_INTERVAL_S:
+                    return
+                self._last_metrics_event = now
+                event = {"type": "metrics", "vertices": _sum_by_vertex(self._metrics),
+                         "collected": self._collected_by_node()}
+            self._emit(event)
 
     def _task_finished(self, stage: _Stage, task, result: dict) -> None:
         task = as_task_id(task)
