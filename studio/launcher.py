@@ -42,12 +42,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
         subprocess.run([sys.executable, "manage.py", "recover_runs"], cwd=ROOT, check=True)
+        login = subprocess.run([sys.executable, "manage.py", "ensure_admin"], cwd=ROOT, check=True,
+                               capture_output=True, text=True).stdout.strip()
         children.append(_start_worker())
         children.append(_start_web(args.host, args.port))
         url = f"http://{args.host}:{args.port}/"
         _wait_for_http(url, children, stopping)
-        print(f"\n  Pipeline studio is running at {url}\n  (Redis {redis_url}; Ctrl-C stops everything)\n",
-              flush=True)
+        print(f"\n  Pipeline studio is running at {url}\n  {login}\n"
+              f"  (Redis {redis_url}; Ctrl-C stops everything)\n", flush=True)
         while not stopping.is_set():
             for child in children:
                 if child.poll() is not None:
@@ -78,7 +80,7 @@ def _wait_for_http(url: str, children: list[subprocess.Popen], stopping: threadi
         if any(child.poll() is not None for child in children):
             raise RuntimeError("a studio process exited during start-up")
         try:
-            with urllib.request.urlopen(url + "api/operators", timeout=2):
+            with urllib.request.urlopen(url + "api/health", timeout=2):
                 return
         except OSError:
             time.sleep(0.3)

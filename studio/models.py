@@ -1,7 +1,16 @@
-"""Pipelines, their immutable versions, runs, checkpoints and the stored run events."""
+"""Pipelines, their immutable versions, runs, checkpoints, savepoint requests and the stored run events.
+
+Ownership: a pipeline belongs to the user who created it; ``PipelineShare`` grants a group
+view (always), and optionally edit and run, on it. Runs, checkpoints and savepoints are
+visible to whoever may view their pipeline (``studio.access``).
+"""
 from __future__ import annotations
 
-from django.db import models
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models, transaction
 from django.utils import timezone
 
 
@@ -9,14 +18,49 @@ class Pipeline(models.Model):
     """A named pipeline; its definition lives in immutable versions."""
 
     name = models.CharField(max_length=200)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="pipelines", null=True, blank=True,
+                              on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["-updated_at"]
+        ordering = ["-updated_at", "-id"]
 
     def latest_version(self) -> "PipelineVersion":
-        return self.versions.order_by("-number").first()
+        """The newest version (cached on this instance; ``save_version`` keeps the cache right)."""
+        if getattr(self, "_latest_version", None) is None:
+            self._latest_version = self.versions.order_by("-number").first()
+        return self._latest_version
+
+    def save_version(self, definition: dict, message: str = "", user=None) -> "PipelineVersion":
+        """Append an immutable version; concurrent saves of one pipeline get distinct numbers."""
+        with transaction.atomic():
+            locked = Pipeline.objects.select_for_update().get(pk=self.pk)
+            last = locked.versions.aggregate(last=models.Max("number"))["last"] or 0
+            version = PipelineVersion.objects.create(pipeline=locked, number=last + 1, definition=definition,
+                                                     message=message, created_by=user)
+            locked.save(update_fields=["updated_at"])
+        self.updated_at = locked.updated_at
+        self._latest_version = version
+        return version
+
+
+class PipelineShare(models.Model):
+    """A group's access to a pipeline: view always, edit and run when granted."""
+
+    pipeline = models.ForeignKey(Pipeline, related_name="shares", on_delete=models.CASCADE)
+    group = models.ForeignKey("auth.Group", related_name="pipeline_shares", on_delete=models.CASCADE)
+    can_edit = models.BooleanField(default=False)
+    can_run = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["pipeline", "group"], name="unique_share_per_group")]
+
+    @property
+    def permissions(self) -> list[str]:
+        return ["view"] + (["edit"] if self.can_edit else []) + (["run"] if self.can_run else [])
 
 
 class PipelineVersion(models.Model):
@@ -26,6 +70,8 @@ class PipelineVersion(models.Model):
     number = models.PositiveIntegerField()
     definition = models.JSONField()
     message = models.CharField(max_length=500, blank=True, default="")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", null=True, blank=True,
+                                   on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -56,9 +102,16 @@ class Run(models.Model):
     version = models.ForeignKey(PipelineVersion, related_name="runs", on_delete=models.PROTECT)
     mode = models.CharField(max_length=16, default="streaming")
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.CREATED)
+    status_history = models.JSONField(default=list, blank=True)  # [{"status", "ts" (epoch ms), "cause"?}]
     failure_cause = models.TextField(null=True, blank=True)
     plan = models.JSONField(null=True, blank=True)
     collected = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", null=True, blank=True,
+                                   on_delete=models.SET_NULL)
+    restored_from = models.ForeignKey("Checkpoint", related_name="restored_runs", null=True, blank=True,
+                                      on_delete=models.SET_NULL)
+    restore_path = models.CharField(max_length=1000, blank=True, default="")
+    allow_non_restored_state = models.BooleanField(default=False)
     driver_pid = models.IntegerField(null=True, blank=True)
     spark_app_id = models.CharField(max_length=200, blank=True, default="")
     checkpoint_dir = models.CharField(max_length=1000, blank=True, default="")
@@ -68,7 +121,8 @@ class Run(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["-created_at"]
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status"], name="run_status")]
 
     @property
     def is_terminal(self) -> bool:
@@ -80,21 +134,59 @@ class Checkpoint(models.Model):
 
     run = models.ForeignKey(Run, related_name="checkpoints", on_delete=models.CASCADE)
     checkpoint_id = models.PositiveIntegerField()
-    kind = models.CharField(max_length=16, default="checkpoint")
+    kind = models.CharField(max_length=16, default="checkpoint")  # checkpoint | savepoint | sync-savepoint
     status = models.CharField(max_length=16, default="IN_PROGRESS")
     trigger_timestamp = models.BigIntegerField()
     latest_ack_timestamp = models.BigIntegerField(null=True, blank=True)
     end_to_end_duration = models.BigIntegerField(null=True, blank=True)
+    alignment_duration = models.FloatField(null=True, blank=True)  # the slowest subtask's alignment
     state_size = models.BigIntegerField(default=0)
     num_acknowledged_subtasks = models.PositiveIntegerField(default=0)
     num_subtasks = models.PositiveIntegerField(default=0)
     external_path = models.CharField(max_length=1000, blank=True, default="")
     failure_message = models.TextField(null=True, blank=True)
+    discarded = models.BooleanField(default=False)  # its files were deleted (retention, or by a user)
     subtasks = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-checkpoint_id"]
         constraints = [models.UniqueConstraint(fields=["run", "checkpoint_id"], name="unique_checkpoint_per_run")]
+
+    @property
+    def is_savepoint(self) -> bool:
+        return self.kind != "checkpoint"
+
+
+class SavepointStatus(models.TextChoices):
+    IN_PROGRESS = "IN_PROGRESS"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+
+
+class SavepointRequest(models.Model):
+    """A savepoint asked for over REST (a trigger, or a stop with savepoint), pollable by its request id."""
+
+    request_id = models.CharField(max_length=64, unique=True)
+    run = models.ForeignKey(Run, related_name="savepoint_requests", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=16, default="savepoint")  # savepoint | sync-savepoint (stop)
+    drain = models.BooleanField(null=True, blank=True)  # stop with savepoint only
+    target_directory = models.CharField(max_length=1000, blank=True, default="")
+    status = models.CharField(max_length=16, choices=SavepointStatus.choices, default=SavepointStatus.IN_PROGRESS)
+    location = models.CharField(max_length=1000, blank=True, default="")
+    failure_cause = models.TextField(null=True, blank=True)
+    checkpoint = models.ForeignKey(Checkpoint, related_name="requests", null=True, blank=True,
+                                   on_delete=models.SET_NULL)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", null=True, blank=True,
+                                   on_delete=models.SET_NULL)
+    triggered_at = models.DateTimeField(default=timezone.now)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-triggered_at", "-id"]
+
+    @staticmethod
+    def new_request_id() -> str:
+        return secrets.token_hex(16)
 
 
 class RunEvent(models.Model):
@@ -109,6 +201,32 @@ class RunEvent(models.Model):
     class Meta:
         ordering = ["seq"]
         constraints = [models.UniqueConstraint(fields=["run", "seq"], name="unique_event_seq_per_run")]
+        indexes = [models.Index(fields=["run", "type", "seq"], name="run_event_type_seq")]
+
+
+class ApiToken(models.Model):
+    """A named token for scripts (``Authorization: Token <key>``); only its hash is stored."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="api_tokens", on_delete=models.CASCADE)
+    name = models.CharField(max_length=100)
+    key_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=8)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    @staticmethod
+    def hash_key(key: str) -> str:
+        return hashlib.sha256(key.encode()).hexdigest()
+
+    @classmethod
+    def issue(cls, user, name: str) -> tuple["ApiToken", str]:
+        """Create a token; return it with its key, which is never stored and shown only now."""
+        key = secrets.token_hex(20)
+        token = cls.objects.create(user=user, name=name, key_hash=cls.hash_key(key), prefix=key[:8])
+        return token, key
 
 
 def now_ms() -> int:

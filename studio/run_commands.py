@@ -1,7 +1,9 @@
 """Commands from the studio to a run's driver, through a Redis list per run.
 
 A list (not pub/sub) keeps a command until the driver takes it, so a cancel sent while
-the driver is still starting is not lost.
+the driver is still starting is not lost. The key names the run *and* when it was
+created: run ids can come back (SQLite reuses the highest id after a delete), and a new
+run must never take an old run's unread command. The driver deletes its list when it exits.
 """
 from __future__ import annotations
 
@@ -11,15 +13,28 @@ from typing import Any
 import redis
 from django.conf import settings
 
-
-def command_key(run_id: int) -> str:
-    return f"studio:run:{run_id}:commands"
+KEY_TTL_S = 7 * 24 * 3600
 
 
-def send_command(run_id: int, command: dict[str, Any]) -> None:
+def command_key(run) -> str:
+    """The list of ``run`` (a Run; anything with ``id`` and ``created_at``)."""
+    return f"studio:run:{run.id}:{int(run.created_at.timestamp() * 1_000_000)}:commands"
+
+
+def send_command(run, command: dict[str, Any]) -> None:
     client = redis.Redis.from_url(settings.REDIS_URL)
     try:
-        client.rpush(command_key(run_id), json.dumps(command))
-        client.expire(command_key(run_id), 7 * 24 * 3600)
+        key = command_key(run)
+        client.rpush(key, json.dumps(command))
+        client.expire(key, KEY_TTL_S)
+    finally:
+        client.close()
+
+
+def drop_commands(run) -> None:
+    """Forget the run's unread commands (its driver has exited)."""
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        client.delete(command_key(run))
     finally:
         client.close()

@@ -3,7 +3,11 @@
 Environment: ``DATABASE_URL`` (default SQLite under ``STUDIO_DATA_DIR``), ``REDIS_URL``
 (default: an embedded server started on a free port), ``SPARK_MASTER`` (default
 ``local[N]``), ``STUDIO_DATA_DIR`` (database, checkpoints, logs; default ``./var``),
-``DJANGO_SECRET_KEY``, ``DJANGO_DEBUG``, ``DJANGO_ALLOWED_HOSTS``.
+``DJANGO_SECRET_KEY``, ``DJANGO_DEBUG``, ``DJANGO_ALLOWED_HOSTS``, ``STUDIO_ADMIN_PASSWORD``
+(the ``admin`` user's password; generated once into ``var/admin-password`` when unset),
+``STUDIO_HEARTBEAT_TIMEOUT`` (seconds without a driver heartbeat before a run is FAILED
+"driver lost"; default 15), ``STUDIO_STORAGE_PROTOCOLS`` (filesystems restore paths and
+savepoint targets may name; default local paths and object stores, never http).
 """
 import os
 from pathlib import Path
@@ -22,6 +26,7 @@ ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1
 
 INSTALLED_APPS = [
     "daphne",
+    "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -50,7 +55,11 @@ TEMPLATES = [
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [],
         "APP_DIRS": True,
-        "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
+        "OPTIONS": {"context_processors": [
+            "django.template.context_processors.request",
+            "django.contrib.auth.context_processors.auth",
+            "django.contrib.messages.context_processors.messages",
+        ]},
     }
 ]
 
@@ -73,8 +82,9 @@ def _database() -> dict:
 
 DATABASES = {"default": _database()}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # Tests share their database with driver and worker processes, so it must be a file.
-    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test-studio.sqlite3")}
+    # Tests share their database with driver and worker processes, so it must be a file; one
+    # per test session (several engineers and CI may run the suite in one checkout at once).
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / f"test-studio-{os.getpid()}.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = ensure_redis_url()
@@ -99,16 +109,46 @@ RUN_LOG_DIR = DATA_DIR / "runs"
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_AUTHENTICATION_CLASSES": [],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    # Token first: its challenge makes an anonymous request a 401 (with WWW-Authenticate), not a 403.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "studio.api.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "studio.api.exceptions.exception_handler",
-    "UNAUTHENTICATED_USER": None,
 }
+STUDIO_THROTTLE_RATES = {"login": os.environ.get("STUDIO_LOGIN_RATE", "30/min"),
+                         "preview": os.environ.get("STUDIO_PREVIEW_RATE", "60/min")}
+STUDIO_STORAGE_PROTOCOLS = frozenset(os.environ.get(
+    "STUDIO_STORAGE_PROTOCOLS", "file,local,s3,s3a,gs,gcs,hdfs,abfs,abfss,az,memory").split(","))
+HEARTBEAT_TIMEOUT_S = float(os.environ.get("STUDIO_HEARTBEAT_TIMEOUT", "15"))
+HEARTBEAT_CHECK_INTERVAL_S = float(os.environ.get("STUDIO_HEARTBEAT_CHECK_INTERVAL", "3"))
+LAUNCH_TIMEOUT_S = float(os.environ.get("STUDIO_LAUNCH_TIMEOUT", "600"))
+ADMIN_PASSWORD_FILE = DATA_DIR / "admin-password"
+LOGIN_URL = "/login"
+CSRF_COOKIE_SAMESITE = "Lax"
+CSRF_FAILURE_VIEW = "studio.api.exceptions.csrf_failure"
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_HTTPONLY = True
+# Behind TLS in a deployment: STUDIO_SECURE_COOKIES=1, and the site's origin in DJANGO_CSRF_TRUSTED_ORIGINS.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = os.environ.get("STUDIO_SECURE_COOKIES") == "1"
+CSRF_TRUSTED_ORIGINS = [origin for origin in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if origin]
 SPECTACULAR_SETTINGS = {
     "TITLE": "Pipeline studio API",
     "DESCRIPTION": "Draw, version, run and watch streaming pipelines; every browser action is a REST call.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "RunStatusEnum": "studio.models.RunStatus",
+        "SavepointStatusEnum": "studio.models.SavepointStatus",
+        "CheckpointStatusEnum": ["IN_PROGRESS", "COMPLETED", "FAILED"],
+    },
+    "SCHEMA_PATH_PREFIX": r"/api/",
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
 }
 
 FRONTEND_DIST = BASE_DIR / "frontend" / "dist"

@@ -1,4 +1,5 @@
-"""URLs: the API under /api/, its OpenAPI schema, and the single-page frontend."""
+"""URLs: the API under /api/, its OpenAPI schema, the admin, and the single-page frontend."""
+from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -8,5 +9,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/", include("studio.api.urls")),
-    re_path(r"^(?:pipelines(?:/.*)?|runs/.*)?$", frontend_index, name="frontend"),
+    path("admin/", admin.site.urls),
+    re_path(r"^(?:pipelines(?:/.*)?|runs/.*|login|tokens)?/?$", frontend_index, name="frontend"),
 ]
+
+handler404 = "studio.frontend.not_found"
+handler500 = "studio.frontend.server_error"

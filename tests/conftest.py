@@ -1,4 +1,4 @@
-"""Shared fixtures: isolated data directories, pipeline builders, a real Celery worker."""
+"""Shared fixtures: isolated data directories, pipeline builders, users with API clients, a real Celery worker."""
 from __future__ import annotations
 
 import os
@@ -10,7 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.support import simple_pipeline
+from tests.support import simple_pipeline, token_client
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +36,35 @@ def _isolated_run_dirs(studio_data_dir):
 
     settings.CHECKPOINT_ROOT = str(studio_data_dir / "checkpoints")
     settings.RUN_LOG_DIR = studio_data_dir / "runs"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttles():
+    """Throttle counters live in the cache; each test starts with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("alice", password="alice-password")
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    return django_user_model.objects.create_user("bob", password="bob-password")
+
+
+@pytest.fixture
+def api(user):
+    """An APIClient that authenticates as ``user`` with a real API token."""
+    return token_client(user)
+
+
+@pytest.fixture
+def other_api(other_user):
+    return token_client(other_user)
 
 
 @pytest.fixture(scope="session")
@@ -77,3 +106,13 @@ def stop_process_tree(pid: int, grace: float = 15) -> None:
             process.kill()
         except psutil.NoSuchProcess:
             pass
+
+
+def pytest_unconfigure(config):
+    """The test database file is gone by now, but SQLite leaves its -wal and -shm files: remove ours."""
+    from django.conf import settings
+
+    name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
+    if name and str(os.getpid()) in str(name):
+        for suffix in ("-wal", "-shm"):
+            Path(f"{name}{suffix}").unlink(missing_ok=True)

@@ -1,4 +1,4 @@
-"""Helpers shared by tests: small pipeline definitions."""
+"""Helpers shared by tests: small pipeline definitions, authenticated clients, polling."""
 from __future__ import annotations
 
 
@@ -32,3 +32,24 @@ def wait_until(predicate, timeout: float, what: str, interval: float = 0.1):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         time.sleep(interval)
+
+
+def token_client(user):
+    """A DRF APIClient sending ``Authorization: Token <key>`` for a fresh token of ``user``."""
+    from rest_framework.test import APIClient
+
+    from studio.models import ApiToken
+
+    _, key = ApiToken.issue(user, "tests")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    client.token_key = key
+    return client
+
+
+def ws_headers(token_key: str | None = None) -> list[tuple[bytes, bytes]]:
+    """Handshake headers for a WebsocketCommunicator: our origin, and the token when given."""
+    headers = [(b"origin", b"http://127.0.0.1")]
+    if token_key:
+        headers.append((b"authorization", f"Token {token_key}".encode()))
+    return headers

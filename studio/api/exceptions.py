@@ -1,10 +1,17 @@
-"""Errors as data: every 4xx carries ``detail`` or the definition's ``errors``; never a trace."""
+"""Errors as data: every 4xx and 5xx is JSON with ``detail``; never HTML or a trace.
+
+Shapes: ``{"detail"}``; a pipeline definition with problems adds ``"errors"`` (every
+problem, located); a request body that does not fit its serializer adds ``"fields"``
+(the messages per field, as DRF words them).
+"""
 from __future__ import annotations
 
 import logging
 
+from django.http import HttpResponseForbidden, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import status
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -17,9 +24,14 @@ class InvalidDefinition(APIException):
     status_code = status.HTTP_400_BAD_REQUEST
     default_detail = "the pipeline definition is invalid"
 
-    def __init__(self, errors: list[dict]):
-        super().__init__()
+    def __init__(self, errors: list[dict], detail: str | None = None):
+        super().__init__(detail)
         self.errors = errors
+
+
+class BadRequest(APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_detail = "bad request"
 
 
 class Conflict(APIException):
@@ -27,12 +39,52 @@ class Conflict(APIException):
     default_detail = "the request conflicts with the resource's current state"
 
 
+class ServiceBusy(APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "the studio is busy; try again in a moment"
+
+
 def exception_handler(exc, context):
-    """Render InvalidDefinition as ``{"detail", "errors"}``; unexpected errors as a plain 500."""
+    """DRF's handler, reshaped so that every error has ``detail``; unexpected errors are a plain 500."""
     if isinstance(exc, InvalidDefinition):
         return Response({"detail": exc.detail, "errors": exc.errors}, status=exc.status_code)
     response = drf_exception_handler(exc, context)
     if response is None:
         logger.exception("unhandled error in %s", context.get("view"), exc_info=exc)
         return Response({"detail": "internal error; see the studio's log"}, status=500)
+    if isinstance(exc, ValidationError):
+        response.data = {"detail": _summary(exc.detail), "fields": _as_object(exc.detail)}
+    elif not isinstance(response.data, dict) or "detail" not in response.data:
+        response.data = {"detail": _summary(response.data)}
     return response
+
+
+def _as_object(detail) -> dict:
+    return detail if isinstance(detail, dict) else {"non_field_errors": detail}
+
+
+def _summary(detail, prefix: str = "") -> str:
+    """One readable line from DRF's nested error structure."""
+    if isinstance(detail, dict):
+        return "; ".join(_summary(value, f"{prefix}{key}: " if key != "non_field_errors" else prefix)
+                         for key, value in detail.items()) or "invalid request"
+    if isinstance(detail, list):
+        return "; ".join(_summary(item, prefix) for item in detail) or "invalid request"
+    return f"{prefix}{detail}"
+
+
+@csrf_exempt  # a JSON 404 whatever the method; never Django's HTML CSRF page
+def api_not_found(request, *args, **kwargs):
+    """Unknown paths under /api/ answer JSON too."""
+    return JsonResponse({"detail": f"no API endpoint at {request.path}"}, status=404)
+
+
+def json_server_error(request, *args, **kwargs):
+    return JsonResponse({"detail": "internal error; see the studio's log"}, status=500)
+
+
+def csrf_failure(request, reason=""):
+    """Django's CSRF rejection (outside DRF views), as JSON under /api/."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": f"CSRF Failed: {reason}"}, status=403)
+    return HttpResponseForbidden(f"CSRF verification failed: {reason}", content_type="text/plain")

@@ -2,20 +2,29 @@
 
 Every event of a run gets the next sequence number of that run inside one database
 transaction, so a browser that reconnects with ``?after=<seq>`` can read everything it
-missed from the database and then follow the live group without gaps or doubles.
+missed from the database and then follow the live group without gaps or doubles. The
+fan-out (Redis channel layer) comes after the commit and may fail: a stored event is
+never lost, clients catch up from the database.
+
+Event types: ``status`` (``{"status", "cause"?}``), ``checkpoint`` (the coordinator's
+statistics, ``event`` in triggered | acknowledged | completed | failed | discarded),
+``savepoint`` (``{"request_id", "status", "kind", "location"?, "failure_cause"?}``),
+``metrics`` (``{"vertices", "collected"}``) and ``finished`` (``{"collected"}``).
+A status change is also sent to the pipeline's group as ``{"type": "run", "data": run summary}``.
 """
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from studio.models import TERMINAL_STATUSES, Checkpoint, Run, RunEvent, RunStatus, now_ms
+from studio.models import (
+    TERMINAL_STATUSES, Checkpoint, Run, RunEvent, RunStatus, SavepointRequest, SavepointStatus, now_ms,
+)
+from studio.realtime.fanout import broadcast
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +44,10 @@ def run_group(run_id: int) -> str:
     return f"run-{run_id}"
 
 
+def pipeline_group(pipeline_id: int) -> str:
+    return f"pipeline-{pipeline_id}"
+
+
 def record_event(run_id: int, event_type: str, data: dict[str, Any]) -> dict[str, Any]:
     """Store one event of a run, update the run's rows from it, and broadcast it."""
     with transaction.atomic():
@@ -44,10 +57,18 @@ def record_event(run_id: int, event_type: str, data: dict[str, Any]) -> dict[str
             return {}
         last = RunEvent.objects.filter(run=run).aggregate(last=Max("seq"))["last"] or 0
         event = RunEvent.objects.create(run=run, seq=last + 1, type=event_type, ts=now_ms(), data=data)
-        _apply(run, event_type, data)
+        status_changed = _apply(run, event_type, data)
     message = serialise_event(event)
-    _broadcast(run_id, message)
+    # after the commit of an enclosing transaction (at once when there is none): a client
+    # must be able to read from the database whatever it was told about
+    transaction.on_commit(lambda: _fan_out(run_id, message, status_changed))
     return message
+
+
+def _fan_out(run_id: int, message: dict[str, Any], status_changed: bool) -> None:
+    broadcast(run_group(run_id), {"type": "run.event", "event": message})
+    if status_changed:
+        _broadcast_run_summary(run_id)
 
 
 def serialise_event(event: RunEvent) -> dict[str, Any]:
@@ -62,54 +83,119 @@ def set_status(run_id: int, status: str, cause: str | None = None) -> dict[str, 
     return record_event(run_id, "status", data)
 
 
-def _apply(run: Run, event_type: str, data: dict[str, Any]) -> None:
+def _apply(run: Run, event_type: str, data: dict[str, Any]) -> bool:
+    """Apply an event to the run's rows; True when the run's status changed."""
     if event_type == "status":
-        _apply_status(run, data)
-    elif event_type == "checkpoint":
+        return _apply_status(run, data)
+    if event_type == "checkpoint":
         _apply_checkpoint(run, data)
+    elif event_type == "savepoint":
+        _apply_savepoint(run, data)
     elif event_type in ("metrics", "finished") and data.get("collected"):
         run.collected = {**run.collected, **data["collected"]}
         run.save(update_fields=["collected"])
+    return False
 
 
-def _apply_status(run: Run, data: dict[str, Any]) -> None:
+def _apply_status(run: Run, data: dict[str, Any]) -> bool:
     if run.status in TERMINAL_STATUSES:
-        return  # a terminal status is final; late reports must not resurrect a run
+        return False  # a terminal status is final; late reports must not resurrect a run
     run.status = data["status"]
     now = timezone.now()
+    entry = {"status": run.status, "ts": int(now.timestamp() * 1000)}
+    if data.get("cause"):
+        entry["cause"] = data["cause"]
+        run.failure_cause = data["cause"]
+    run.status_history = [*run.status_history, entry]
     if run.status == RunStatus.RUNNING and run.started_at is None:
         run.started_at = now
     if run.status in TERMINAL_STATUSES:
         run.ended_at = now
-    if data.get("cause"):
-        run.failure_cause = data["cause"]
-    run.save(update_fields=["status", "started_at", "ended_at", "failure_cause"])
+        _fail_open_savepoint_requests(run)
+    run.save(update_fields=["status", "status_history", "started_at", "ended_at", "failure_cause"])
+    return True
+
+
+def _fail_open_savepoint_requests(run: Run) -> None:
+    """A run that ended answers no more savepoint requests; say so instead of leaving them open."""
+    SavepointRequest.objects.filter(run=run, status=SavepointStatus.IN_PROGRESS).update(
+        status=SavepointStatus.FAILED, completed_at=timezone.now(),
+        failure_cause=f"the run ended ({run.status}) before the savepoint completed")
 
 
 def _apply_checkpoint(run: Run, data: dict[str, Any]) -> None:
+    if data.get("event") == "discarded":
+        Checkpoint.objects.filter(run=run, checkpoint_id=data["id"]).update(discarded=True)
+        return
     status = CHECKPOINT_STATUS_BY_EVENT.get(data.get("event"))
     if status is None:
         return
     values = {field: data[field] for field in CHECKPOINT_FIELDS if data.get(field) is not None}
+    if "subtasks" in values:
+        values["alignment_duration"] = _slowest_alignment(values["subtasks"])
+    kind = _kind(data)
     checkpoint, created = Checkpoint.objects.get_or_create(
         run=run, checkpoint_id=data["id"],
-        defaults={"kind": data.get("kind", "checkpoint"), "status": status,
-                  "trigger_timestamp": data.get("trigger_timestamp") or now_ms(), **values},
+        defaults={"kind": kind, "status": status, "trigger_timestamp": data.get("trigger_timestamp") or now_ms(),
+                  **values},
     )
-    if created:
+    if not created:
+        if checkpoint.status in ("COMPLETED", "FAILED") and status == "IN_PROGRESS":
+            return  # a late acknowledgement after the outcome changes nothing
+        checkpoint.status = status
+        for field, value in values.items():
+            setattr(checkpoint, field, value)
+        checkpoint.save()
+    if status == "COMPLETED" and checkpoint.is_savepoint and checkpoint.external_path:
+        for request in SavepointRequest.objects.filter(run=run, location=checkpoint.external_path, checkpoint=None):
+            _link(request, checkpoint)
+            request.save(update_fields=["checkpoint"])
+
+
+def _kind(data: dict[str, Any]) -> str:
+    kind = data.get("kind") or "checkpoint"
+    if kind == "savepoint" and (data.get("synchronous") or data.get("checkpoint_type") == "SYNC_SAVEPOINT"):
+        return "sync-savepoint"
+    return kind
+
+
+def _slowest_alignment(subtasks: list[dict]) -> float | None:
+    values = [s.get("alignment_duration") for s in subtasks if isinstance(s.get("alignment_duration"), (int, float))]
+    return max(values) if values else None
+
+
+def _apply_savepoint(run: Run, data: dict[str, Any]) -> None:
+    """The driver's word on a savepoint request: the last report wins, it is the engine's truth."""
+    status = data.get("status")
+    if status not in (SavepointStatus.COMPLETED, SavepointStatus.FAILED):
         return
-    if checkpoint.status in ("COMPLETED", "FAILED") and status == "IN_PROGRESS":
-        return  # a late acknowledgement after the outcome changes nothing
-    checkpoint.status = status
-    for field, value in values.items():
-        setattr(checkpoint, field, value)
-    checkpoint.save()
+    request = SavepointRequest.objects.filter(run=run, request_id=data.get("request_id")).first()
+    if request is None:
+        return
+    request.status = status
+    request.completed_at = timezone.now()
+    request.location = data.get("location") or ""
+    request.failure_cause = data.get("failure_cause") if status == SavepointStatus.FAILED else None
+    checkpoint = request.location and (Checkpoint.objects.filter(run=run, external_path=request.location)
+                                       .exclude(kind="checkpoint").first())
+    if checkpoint:
+        _link(request, checkpoint)
+    request.save()
 
 
-def _broadcast(run_id: int, message: dict[str, Any]) -> None:
-    """Fan out to the run's WebSocket group; the stored event is the source of truth."""
-    layer = get_channel_layer()
-    try:
-        async_to_sync(layer.group_send)(run_group(run_id), {"type": "run.event", "event": message})
-    except Exception:  # Redis down: the event is stored; clients catch up on reconnect
-        logger.warning("could not broadcast event %s of run %s", message["seq"], run_id, exc_info=True)
+def _link(request: SavepointRequest, checkpoint: Checkpoint) -> None:
+    """Tie a request to the checkpoint row it produced (whichever of the two events came last)."""
+    request.checkpoint = checkpoint
+    if request.kind == "sync-savepoint" and checkpoint.kind != "sync-savepoint":
+        checkpoint.kind = "sync-savepoint"  # the engine reports a stop's savepoint as a plain savepoint
+        checkpoint.save(update_fields=["kind"])
+
+
+def _broadcast_run_summary(run_id: int) -> None:
+    from studio.api.serializers import RunSummarySerializer
+
+    run = Run.objects.select_related("pipeline", "version", "created_by").filter(pk=run_id).first()
+    if run is not None:
+        summary = dict(RunSummarySerializer(run).data)
+        broadcast(pipeline_group(run.pipeline_id),
+                  {"type": "pipeline.run", "message": {"type": "run", "ts": now_ms(), "data": summary}})

@@ -60,7 +60,7 @@ def live_studio(tmp_path_factory):
 
 def _answers(url: str) -> bool:
     try:
-        with urllib.request.urlopen(f"{url}/api/operators", timeout=2) as response:
+        with urllib.request.urlopen(f"{url}/api/health", timeout=2) as response:
             return response.status == 200
     except OSError:
         return False
@@ -77,8 +77,13 @@ def browser():
 
 
 @pytest.fixture
-def page(browser):
+def page(browser, live_studio, tmp_path_factory):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
+    # log in as the admin `make up` creates; the session cookie is the context's from here on
+    password = os.environ.get("STUDIO_ADMIN_PASSWORD") or sorted(
+        Path(tmp_path_factory.getbasetemp()).glob("live-studio*/admin-password"))[-1].read_text().strip()
+    login = context.request.post(f"{live_studio}/api/auth/login", data={"username": "admin", "password": password})
+    assert login.ok, login.text()
     page = context.new_page()
     yield page
     context.close()

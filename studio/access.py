@@ -1,0 +1,59 @@
+"""Who may see and do what: the one place that answers it, for REST and WebSockets alike.
+
+A user may *view* the pipelines they own and those shared with one of their groups; a
+share may also grant *edit* (save versions, roll back) and *run* (start, cancel,
+savepoints, stop). Only the owner may delete a pipeline or change its shares.
+Superusers may do everything. Runs, checkpoints and savepoints follow their pipeline.
+"""
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+
+from studio.models import Checkpoint, Pipeline, PipelineShare, Run
+
+VIEW, EDIT, RUN, OWN = "view", "edit", "run", "own"
+PERMISSIONS = (VIEW, EDIT, RUN, OWN)
+
+
+def _is_active(user) -> bool:
+    return bool(user is not None and user.is_authenticated and user.is_active)
+
+
+def pipelines_visible_to(user) -> QuerySet[Pipeline]:
+    """The pipelines ``user`` may view."""
+    if not _is_active(user):
+        return Pipeline.objects.none()
+    if user.is_superuser:
+        return Pipeline.objects.all()
+    shared = PipelineShare.objects.filter(group__user=user).values("pipeline_id")
+    return Pipeline.objects.filter(Q(owner=user) | Q(id__in=shared))
+
+
+def runs_visible_to(user) -> QuerySet[Run]:
+    return Run.objects.filter(pipeline__in=pipelines_visible_to(user).values("id"))
+
+
+def checkpoints_visible_to(user) -> QuerySet[Checkpoint]:
+    return Checkpoint.objects.filter(run__pipeline__in=pipelines_visible_to(user).values("id"))
+
+
+def pipeline_permissions(user, pipeline: Pipeline) -> frozenset[str]:
+    """What ``user`` may do with ``pipeline``: a subset of view, edit, run, own."""
+    if not _is_active(user):
+        return frozenset()
+    if user.is_superuser or pipeline.owner_id == user.id:
+        return frozenset(PERMISSIONS)
+    granted: set[str] = set()
+    for share in pipeline.shares.filter(group__user=user):
+        granted.add(VIEW)
+        if share.can_edit:
+            granted.add(EDIT)
+        if share.can_run:
+            granted.add(RUN)
+    return frozenset(granted)
+
+
+def can(user, permission: str, pipeline: Pipeline) -> bool:
+    if permission not in PERMISSIONS:
+        raise ValueError(f"unknown permission {permission!r}; expected one of {PERMISSIONS}")
+    return permission in pipeline_permissions(user, pipeline)

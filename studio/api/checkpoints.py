@@ -1,0 +1,46 @@
+"""Checkpoint statistics of a run, with Flink's field names (``studio.checkpoint_stats``)."""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from studio import checkpoint_stats
+from studio.api.nested import RunNestedMixin
+from studio.api.runs import int_param
+from studio.api.schema import responses
+from studio.api.serializers import CheckpointConfigSerializer, CheckpointDetailSerializer, CheckpointOverviewSerializer
+from studio.models import Checkpoint
+
+RUN_PK = OpenApiParameter("run_pk", int, OpenApiParameter.PATH, description="The run's id.")
+
+
+class CheckpointViewSet(RunNestedMixin, viewsets.GenericViewSet):
+    action_permissions = {}
+    lookup_field = "checkpoint_id"
+
+    @extend_schema(summary="Counts, summary (min/avg/max/p50/p90/p99), latest and history (newest first)",
+                   parameters=[RUN_PK, OpenApiParameter(
+                       "limit", int, description=f"History rows (default {checkpoint_stats.HISTORY_DEFAULT}, "
+                                                 f"at most {checkpoint_stats.HISTORY_MAX}).")],
+                   responses=responses({200: CheckpointOverviewSerializer}, 404))
+    def list(self, request, run_pk=None):
+        limit = int_param(request, "limit", default=checkpoint_stats.HISTORY_DEFAULT, minimum=0,
+                          maximum=checkpoint_stats.HISTORY_MAX)
+        return Response(checkpoint_stats.overview(self.run, limit))
+
+    @extend_schema(summary="One checkpoint with per-vertex and per-subtask statistics",
+                   parameters=[RUN_PK, OpenApiParameter("checkpoint_id", int, OpenApiParameter.PATH,
+                                                        description="The checkpoint id (not the row's pk).")],
+                   responses=responses({200: CheckpointDetailSerializer}, 404))
+    def retrieve(self, request, run_pk=None, checkpoint_id=None):
+        checkpoint = get_object_or_404(Checkpoint, run=self.run, checkpoint_id=checkpoint_id)
+        return Response(checkpoint_stats.details(self.run, checkpoint))
+
+    @extend_schema(summary="The run's checkpointing configuration", parameters=[RUN_PK],
+                   responses=responses({200: CheckpointConfigSerializer}, 404))
+    @action(detail=False, methods=["get"])
+    def config(self, request, run_pk=None):
+        return Response(checkpoint_stats.config(self.run))

@@ -1,0 +1,123 @@
+"""Runs: list and filter, status with its history, cancel, stop with a savepoint, events, metrics."""
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from studio.access import RUN, runs_visible_to
+from studio.api.exceptions import BadRequest, Conflict
+from studio.api.pagination import RunPagination
+from studio.api.permissions import PipelineAccess
+from studio.api.schema import responses
+from studio.api.serializers import (
+    RUN_STATUSES, EventSerializer, MetricsSerializer, RequestIdSerializer, RunSerializer, RunSummarySerializer,
+    StopSerializer,
+)
+from studio.models import RunEvent
+from studio.realtime.events import serialise_event
+from studio.run_control import RunStateConflict, cancel, stop_with_savepoint
+from studio.run_metrics import metrics_of
+from studio.storage_urls import StorageUrlError
+
+EVENTS_PAGE = 1000
+LIST_PARAMETERS = [
+    OpenApiParameter("pipeline", int, description="Only runs of this pipeline."),
+    OpenApiParameter("status", str, description="Only runs in these statuses, comma separated "
+                                                 f"({', '.join(RUN_STATUSES)})."),
+]
+
+
+def int_param(request, name: str, default: int | None = None, minimum: int = 0, maximum: int = 2**31) -> int | None:
+    value = request.query_params.get(name)
+    if value in (None, ""):
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise BadRequest(f"{name} must be an integer, not {value!r}")
+    if not minimum <= number <= maximum:
+        raise BadRequest(f"{name} must be between {minimum} and {maximum}")
+    return number
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Runs you may view, newest first, paginated", parameters=LIST_PARAMETERS,
+                       responses=responses({200: RunSummarySerializer(many=True)}, 404)),
+    retrieve=extend_schema(summary="A run: status with every transition, failure cause, restore, savepoints",
+                           responses=responses({200: RunSerializer}, 404)),
+)
+class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Runs: status, cancel, stop with a savepoint, the stored event log and metrics."""
+
+    permission_classes = [IsAuthenticated, PipelineAccess]
+    action_permissions = {"cancel": RUN, "stop": RUN}
+    pagination_class = RunPagination
+    lookup_value_regex = r"\d{1,18}"
+
+    def get_queryset(self):
+        runs = runs_visible_to(self.request.user).select_related("pipeline", "version", "created_by")
+        if self.action != "list":
+            return runs.select_related("restored_from")
+        pipeline = int_param(self.request, "pipeline")
+        if pipeline is not None:
+            runs = runs.filter(pipeline_id=pipeline)
+        statuses = [s.strip().upper() for s in self.request.query_params.get("status", "").split(",") if s.strip()]
+        unknown = sorted(set(statuses) - set(RUN_STATUSES))
+        if unknown:
+            raise BadRequest(f"unknown status {', '.join(unknown)}; one of {', '.join(RUN_STATUSES)}")
+        if statuses:
+            runs = runs.filter(status__in=statuses)
+        return runs
+
+    def get_serializer_class(self):
+        return RunSummarySerializer if self.action == "list" else RunSerializer
+
+    @extend_schema(summary="Cancel a run (409 when it already ended)", request=None,
+                   responses=responses({202: RunSerializer}, 404, 409))
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        run = self.get_object()
+        try:
+            cancel(run)
+        except RunStateConflict as conflict:
+            raise Conflict(str(conflict))
+        run.refresh_from_db()
+        return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(summary="Stop with a savepoint (drain or not); poll the request under /savepoints/<request_id>",
+                   request=StopSerializer, responses=responses({202: RequestIdSerializer}, 404, 409))
+    @action(detail=True, methods=["post"])
+    def stop(self, request, pk=None):
+        run = self.get_object()
+        body = StopSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            savepoint = stop_with_savepoint(run, request.user, body.validated_data["drain"],
+                                            body.validated_data.get("target_directory"))
+        except StorageUrlError as error:
+            raise BadRequest(f"target_directory: {error}")
+        except RunStateConflict as conflict:
+            raise Conflict(str(conflict))
+        return Response({"request_id": savepoint.request_id}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(summary="The run's stored events after a sequence number, oldest first (1000 at most)",
+                   parameters=[OpenApiParameter("after", int, description="Only events with a larger seq.")],
+                   responses=responses({200: EventSerializer(many=True)}, 404))
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def events(self, request, pk=None):
+        run = self.get_object()
+        after = int_param(request, "after", default=0)
+        events = RunEvent.objects.filter(run=run, seq__gt=after).order_by("seq")[:EVENTS_PAGE]
+        return Response([serialise_event(event) for event in events])
+
+    @extend_schema(summary="Per-vertex records in/out, rates and busy/idle/backpressured ratios, with the last "
+                           "samples", parameters=[OpenApiParameter("samples", int, description="How many samples "
+                                                                  "(default 60, at most 1000).")],
+                   responses=responses({200: MetricsSerializer}, 404))
+    @action(detail=True, methods=["get"])
+    def metrics(self, request, pk=None):
+        run = self.get_object()
+        return Response(metrics_of(run, int_param(request, "samples", default=60, minimum=0, maximum=1000)))

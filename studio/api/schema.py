@@ -1,0 +1,31 @@
+"""OpenAPI helpers: the error answers every endpoint documents next to its success."""
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+
+from studio.api.serializers import DefinitionErrorSerializer, ErrorSerializer
+
+_DESCRIPTIONS = {
+    400: "Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition)",
+    401: "Not authenticated (no session, no token, or a revoked token)",
+    403: "Not permitted (missing pipeline permission, or a session request without its CSRF token)",
+    404: "No such object, or not visible to you",
+    409: "The resource's current state does not allow this",
+    429: "Too many requests; retry later",
+    503: "The studio is busy; retry later",
+}
+AUTHENTICATED = (400, 401, 403)
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    """``{code: OpenApiResponse}`` for ``extend_schema(responses=...)``; 401 and 403 always included."""
+    wanted = sorted({401, 403, *codes})
+    return {code: OpenApiResponse(DefinitionErrorSerializer if code == 400 else ErrorSerializer,
+                                  description=_DESCRIPTIONS[code]) for code in wanted}
+
+
+def responses(success: dict, *codes: int) -> dict:
+    return {**success, **errors(400, *codes)}
+
+
+VERSION_PARAMETER = OpenApiParameter("version", int, description="A version number; the latest when omitted.")

@@ -1,0 +1,159 @@
+"""A run's checkpoint statistics from the stored rows, shaped like Flink's REST answers.
+
+``overview`` is ``/jobs/:id/checkpoints`` (counts, summary with min/avg/max and
+percentiles, latest completed / savepoint / failed / restored, history newest first),
+``details`` is ``/jobs/:id/checkpoints/details/:cid`` with per-vertex and per-subtask
+statistics, ``config`` is ``/jobs/:id/checkpoints/config``. Times are epoch
+milliseconds, durations milliseconds, sizes bytes.
+
+The history endpoint is read while a run checkpoints every second, so the overview
+reads each column it summarises once (``values_list``), builds rows as plain dicts, and
+leaves the per-subtask statistics to ``details`` (like Flink's history): a row's size
+does not grow with the parallelism.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+from django.db.models import Count, Max, Q
+
+from engine.spec.validation import CHECKPOINTING_DEFAULTS
+from studio.models import Checkpoint, Run, RunStatus
+
+HISTORY_DEFAULT = 100
+HISTORY_MAX = 1000
+SUMMARISED = ("end_to_end_duration", "state_size", "alignment_duration")
+ROW_FIELDS = ("pk", "checkpoint_id", "kind", "status", "trigger_timestamp", "latest_ack_timestamp",
+              "end_to_end_duration", "alignment_duration", "state_size", "num_acknowledged_subtasks",
+              "num_subtasks", "external_path", "failure_message", "discarded")
+SUBTASK_TIMES = ("start_delay", "alignment_duration", "sync_duration", "async_duration")
+
+
+def overview(run: Run, limit: int = HISTORY_DEFAULT) -> dict[str, Any]:
+    checkpoints = Checkpoint.objects.filter(run=run)
+    completed = Q(status="COMPLETED")
+    facts = checkpoints.aggregate(  # one pass: the counts and the ids of the latest of each kind
+        total=Count("pk"), in_progress=Count("pk", filter=Q(status="IN_PROGRESS")),
+        completed=Count("pk", filter=completed), failed=Count("pk", filter=Q(status="FAILED")),
+        latest_completed=Max("checkpoint_id", filter=completed & Q(kind="checkpoint")),
+        latest_savepoint=Max("checkpoint_id", filter=completed & ~Q(kind="checkpoint")),
+        latest_failed=Max("checkpoint_id", filter=Q(status="FAILED")))
+    latest_ids = {name: facts.pop(f"latest_{name}") for name in ("completed", "savepoint", "failed")}
+    restored = restore_info(run)
+    counts = {**facts, "restored": (1 if restored else 0) + _restarts(run)}
+    columns = list(zip(*checkpoints.filter(completed).values_list(*SUMMARISED))) or [(), (), ()]
+    summary = {name: statistics(values) for name, values in zip(SUMMARISED, columns)}
+    history = [row(values) for values in checkpoints.order_by("-checkpoint_id").values_list(*ROW_FIELDS)[:limit]]
+    by_id = {entry["id"]: entry for entry in history}
+    missing = [cid for cid in latest_ids.values() if cid is not None and cid not in by_id]
+    if missing:
+        by_id.update((entry["id"], entry) for entry in map(
+            row, checkpoints.filter(checkpoint_id__in=missing).values_list(*ROW_FIELDS)))
+    return {
+        "counts": counts,
+        "summary": summary,
+        "latest": {**{name: by_id.get(cid) if cid is not None else None for name, cid in latest_ids.items()},
+                   "restored": restored},
+        "history": history,
+    }
+
+
+def statistics(values: Iterable[float | int | None]) -> dict[str, float | None]:
+    """min / max / avg and nearest-rank p50 / p90 / p99 of the values that are not None.
+
+    >>> statistics([4, 1, 3, 2, None])
+    {'min': 1, 'max': 4, 'avg': 2.5, 'p50': 2, 'p90': 4, 'p99': 4}
+    """
+    known = sorted(value for value in values if value is not None)
+    if not known:
+        return {"min": None, "max": None, "avg": None, "p50": None, "p90": None, "p99": None}
+    return {"min": known[0], "max": known[-1], "avg": sum(known) / len(known),
+            "p50": _percentile(known, 50), "p90": _percentile(known, 90), "p99": _percentile(known, 99)}
+
+
+def _percentile(ordered: list, percent: float):
+    return ordered[max(0, math.ceil(percent / 100 * len(ordered)) - 1)]
+
+
+def row(values: tuple) -> dict[str, Any]:
+    """A history row from ``values_list(*ROW_FIELDS)``."""
+    entry = dict(zip(ROW_FIELDS, values))
+    entry["id"] = entry.pop("checkpoint_id")
+    entry["is_savepoint"] = entry["kind"] != "checkpoint"
+    entry["external_path"] = entry["external_path"] or None
+    return entry
+
+
+def row_of(checkpoint: Checkpoint) -> dict[str, Any]:
+    return row(tuple(getattr(checkpoint, field) for field in ROW_FIELDS))
+
+
+def _restarts(run: Run) -> int:
+    return sum(1 for change in run.status_history if change.get("status") == RunStatus.RESTARTING)
+
+
+def restore_info(run: Run) -> dict[str, Any] | None:
+    """What the run started from (Flink's ``latest.restored``), or None."""
+    if not run.restore_path and run.restored_from_id is None:
+        return None
+    checkpoint = run.restored_from
+    started = run.started_at or run.created_at
+    return {"id": checkpoint.checkpoint_id if checkpoint else None, "pk": checkpoint.pk if checkpoint else None,
+            "external_path": run.restore_path or (checkpoint.external_path if checkpoint else ""),
+            "is_savepoint": checkpoint.is_savepoint if checkpoint else None,
+            "restore_timestamp": int(started.timestamp() * 1000)}
+
+
+def details(run: Run, checkpoint: Checkpoint) -> dict[str, Any]:
+    """One checkpoint with per-vertex totals and per-subtask phases."""
+    names = {vertex["id"]: vertex for vertex in (run.plan or {}).get("job_vertices", [])}
+    by_vertex: dict[str, list[dict]] = {}
+    for subtask in checkpoint.subtasks:
+        by_vertex.setdefault(str(subtask.get("vertex")), []).append(subtask)
+    vertices = []
+    for vertex_id, subtasks in by_vertex.items():
+        known = names.get(vertex_id, {})
+        acknowledged = [s for s in subtasks if s.get("status") != "pending"]
+        stamps = [s["ack_timestamp"] for s in subtasks if s.get("ack_timestamp") is not None]
+        entry = {
+            "id": vertex_id, "name": known.get("name", vertex_id), "operators": list(known.get("operators", [])),
+            "num_subtasks": len(subtasks), "num_acknowledged_subtasks": len(acknowledged),
+            "state_size": int(sum(s.get("state_size") or 0 for s in subtasks)),
+            "latest_ack_timestamp": max(stamps) if stamps else None,
+            "end_to_end_duration": (max(stamps) - checkpoint.trigger_timestamp) if stamps else None,
+        }
+        for name in SUBTASK_TIMES:  # the slowest subtask is the vertex's critical path
+            values = [s.get(name) for s in subtasks if s.get(name) is not None]
+            entry[name] = max(values) if values else None
+        entry["subtasks"] = [_subtask(s) for s in sorted(subtasks, key=lambda s: s.get("index", 0))]
+        vertices.append(entry)
+    return {**row_of(checkpoint), "vertices": vertices}
+
+
+def _subtask(subtask: dict) -> dict[str, Any]:
+    keys = ("index", "status", "ack_timestamp", "end_to_end_duration", *SUBTASK_TIMES, "state_size")
+    return {key: subtask.get(key) for key in keys}
+
+
+def config(run: Run) -> dict[str, Any]:
+    """The run's checkpointing settings with Flink's names."""
+    definition = run.version.definition
+    settings = {**CHECKPOINTING_DEFAULTS, **(definition.get("checkpointing") or {})}
+    enabled = run.mode != "batch" and settings.get("enabled", True) is not False and bool(settings["interval_ms"])
+    return {
+        "enabled": enabled,
+        "mode": settings["mode"],
+        "interval": settings["interval_ms"],
+        "timeout": settings["timeout_ms"],
+        "min_pause": settings["min_pause_ms"],
+        "max_concurrent": settings["max_concurrent"],
+        "tolerable_failed_checkpoints": settings["tolerable_failures"],
+        "unaligned_checkpoints": bool(settings["unaligned"]),
+        "aligned_checkpoint_timeout": settings["aligned_timeout_ms"],
+        "retained_checkpoints": settings["retained"],
+        "checkpoints_after_tasks_finish": True,
+        "checkpoint_storage": run.checkpoint_dir,
+        "externalization": {"enabled": True, "delete_on_cancellation": False},
+        "settings": settings,
+    }

@@ -1,0 +1,211 @@
+"""``python -m studio``: the studio's REST API from a shell, for CI jobs, cron and other services.
+
+Talks to a running studio (``--url`` or ``STUDIO_URL``, default http://127.0.0.1:8000)
+with an API token (``--token`` or ``STUDIO_TOKEN``; create one in the browser, with
+``python -m studio token --username U``, or ``manage.py create_token U``). Prints JSON;
+exits 0 on success, 1 when the studio refused (its ``detail`` on stderr), 2 on usage errors.
+
+    python -m studio pipelines
+    python -m studio runs --pipeline 3 --status RUNNING
+    python -m studio run 3 --restore-path /data/savepoints/savepoint-7-ab12 --wait RUNNING
+    python -m studio savepoint 12 --wait
+    python -m studio stop 12 --drain
+    python -m studio cancel 12
+    python -m studio status 12
+"""
+from __future__ import annotations
+
+import argparse
+import getpass
+import http.cookiejar
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+TERMINAL = {"FINISHED", "CANCELED", "FAILED"}
+
+
+class StudioError(Exception):
+    """The studio answered with an error; ``status`` and its ``detail``."""
+
+    def __init__(self, status: int, detail: str):
+        super().__init__(f"HTTP {status}: {detail}")
+        self.status = status
+
+
+class Studio:
+    """A small client of the REST API (urllib only, so it runs wherever the studio's Python does)."""
+
+    def __init__(self, url: str, token: str | None = None, timeout: float = 30):
+        self.url = url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self._cookies = http.cookiejar.CookieJar()
+        self._opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self._cookies))
+
+    def request(self, method: str, path: str, body: Any = None, params: dict | None = None) -> Any:
+        url = f"{self.url}/api/{path.lstrip('/')}"
+        if params:
+            url += "?" + urllib.parse.urlencode({k: v for k, v in params.items() if v is not None})
+        headers = {"Accept": "application/json"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        if self.token:
+            headers["Authorization"] = f"Token {self.token}"
+        csrf = next((c.value for c in self._cookies if c.name == "csrftoken"), None)
+        if csrf:
+            headers["X-CSRFToken"] = csrf
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                payload = response.read()
+        except urllib.error.HTTPError as error:
+            try:
+                detail = json.loads(error.read() or b"{}").get("detail") or error.reason
+            except ValueError:
+                detail = error.reason
+            raise StudioError(error.code, str(detail)) from None
+        return json.loads(payload) if payload else None
+
+    def wait_for(self, describe, done, timeout: float, interval: float = 1.0) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            value = describe()
+            if done(value):
+                return value
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"gave up after {timeout:.0f} s; last answer: {json.dumps(value)[:300]}")
+            time.sleep(interval)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m studio", description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", default=os.environ.get("STUDIO_URL", "http://127.0.0.1:8000"))
+    parser.add_argument("--token", default=os.environ.get("STUDIO_TOKEN"))
+    parser.add_argument("--timeout", type=float, default=300, help="seconds --wait waits at most")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    commands.add_parser("pipelines", help="list pipelines")
+    runs = commands.add_parser("runs", help="list runs")
+    runs.add_argument("--pipeline", type=int)
+    runs.add_argument("--status", help="comma-separated statuses")
+    status = commands.add_parser("status", help="a run's status, history and savepoints")
+    status.add_argument("run", type=int)
+
+    run = commands.add_parser("run", help="start a run of a pipeline")
+    run.add_argument("pipeline", type=int)
+    run.add_argument("--version", type=int)
+    run.add_argument("--mode", choices=["streaming", "batch"])
+    restore = run.add_mutually_exclusive_group()
+    restore.add_argument("--restore-checkpoint", type=int, metavar="PK", help="a checkpoint or savepoint's pk")
+    restore.add_argument("--restore-path", metavar="DIR", help="a checkpoint or savepoint directory or URL")
+    run.add_argument("--allow-non-restored-state", action="store_true")
+    run.add_argument("--wait", metavar="STATUS", help="wait until the run reaches STATUS (or ends)")
+
+    savepoint = commands.add_parser("savepoint", help="trigger a savepoint of a running run")
+    savepoint.add_argument("run", type=int)
+    savepoint.add_argument("--target-directory")
+    savepoint.add_argument("--wait", action="store_true", help="wait until it is COMPLETED or FAILED")
+
+    stop = commands.add_parser("stop", help="stop a run with a savepoint (and wait for the savepoint)")
+    stop.add_argument("run", type=int)
+    stop.add_argument("--drain", action="store_true")
+    stop.add_argument("--target-directory")
+    stop.add_argument("--no-wait", action="store_true")
+
+    cancel = commands.add_parser("cancel", help="cancel a run")
+    cancel.add_argument("run", type=int)
+
+    token = commands.add_parser("token", help="create an API token by logging in with a password")
+    token.add_argument("--username", required=True)
+    token.add_argument("--name", default="cli")
+    return parser
+
+
+def main(argv: list[str] | None = None, out=sys.stdout) -> int:
+    args = _parser().parse_args(argv)
+    studio = Studio(args.url, args.token)
+    try:
+        result = _dispatch(args, studio)
+    except StudioError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except (TimeoutError, urllib.error.URLError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    json.dump(result, out, indent=2)
+    out.write("\n")
+    if isinstance(result, dict) and result.get("status") == "FAILED":
+        return 1
+    return 0
+
+
+def _dispatch(args, studio: Studio) -> Any:
+    if args.command == "pipelines":
+        return studio.request("GET", "pipelines")
+    if args.command == "runs":
+        return _all_pages(studio, {"pipeline": args.pipeline, "status": args.status})
+    if args.command == "status":
+        return studio.request("GET", f"runs/{args.run}")
+    if args.command == "cancel":
+        return studio.request("POST", f"runs/{args.run}/cancel")
+    if args.command == "run":
+        return _run(args, studio)
+    if args.command == "savepoint":
+        body = {"target_directory": args.target_directory} if args.target_directory else {}
+        request_id = studio.request("POST", f"runs/{args.run}/savepoints", body)["request_id"]
+        return _savepoint_outcome(studio, args.run, request_id, args.timeout) if args.wait else {"request_id": request_id}
+    if args.command == "stop":
+        body = {"drain": args.drain, **({"target_directory": args.target_directory} if args.target_directory else {})}
+        request_id = studio.request("POST", f"runs/{args.run}/stop", body)["request_id"]
+        if args.no_wait:
+            return {"request_id": request_id}
+        return _savepoint_outcome(studio, args.run, request_id, args.timeout)
+    if args.command == "token":
+        password = os.environ.get("STUDIO_PASSWORD") or getpass.getpass(f"password of {args.username}: ")
+        studio.request("POST", "auth/login", {"username": args.username, "password": password})
+        return studio.request("POST", "auth/tokens", {"name": args.name})
+    raise SystemExit(2)
+
+
+def _all_pages(studio: Studio, params: dict) -> list:
+    results, page = [], 1
+    while True:
+        answer = studio.request("GET", "runs", params={**params, "page": page, "page_size": 500})
+        results.extend(answer["results"])
+        if not answer["next"]:
+            return results
+        page += 1
+
+
+def _run(args, studio: Studio) -> dict:
+    body: dict[str, Any] = {}
+    if args.version:
+        body["version"] = args.version
+    if args.mode:
+        body["mode"] = args.mode
+    if args.restore_checkpoint:
+        body["restore_from"] = {"checkpoint": args.restore_checkpoint}
+    elif args.restore_path:
+        body["restore_from"] = {"path": args.restore_path}
+    if args.allow_non_restored_state:
+        body["allow_non_restored_state"] = True
+    run = studio.request("POST", f"pipelines/{args.pipeline}/runs", body)
+    if not args.wait:
+        return run
+    wanted = args.wait.upper()
+    return studio.wait_for(lambda: studio.request("GET", f"runs/{run['id']}"),
+                           lambda r: r["status"] == wanted or r["status"] in TERMINAL, args.timeout)
+
+
+def _savepoint_outcome(studio: Studio, run_id: int, request_id: str, timeout: float) -> dict:
+    return studio.wait_for(lambda: studio.request("GET", f"runs/{run_id}/savepoints/{request_id}"),
+                           lambda r: r["status"] != "IN_PROGRESS", timeout, interval=0.5)

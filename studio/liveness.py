@@ -1,0 +1,112 @@
+"""Keeping run status truthful when drivers die: the heartbeat check and its monitor thread.
+
+A run's driver writes ``Run.heartbeat_at`` every 2 s. A run that has not ended and shows
+no sign of life (heartbeat or status change) for ``settings.HEARTBEAT_TIMEOUT_S`` is
+FAILED with cause "driver lost" (CANCELED when it was being cancelled anyway). A run
+still CREATED after ``settings.LAUNCH_TIMEOUT_S`` never reached a worker (the queue was
+lost, say with a Redis restart) and is FAILED too.
+
+Where the check runs: every Celery worker starts a :class:`HeartbeatMonitor` thread when
+it is ready (``studio.celery``) and checks once at once, so a worker restart finds the
+runs whose drivers died while it was away; while any worker is up, the check runs every
+``settings.HEARTBEAT_CHECK_INTERVAL_S``. It uses only the database, never process ids, so it
+holds when drivers run on other machines; several workers checking at once is harmless
+(``mark_lost`` re-checks under the row lock). A driver that is declared lost but still
+alive notices on its next heartbeat and cancels its job (``studio.runner``); it is also
+sent a cancel command.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import datetime, timedelta, timezone as dt_timezone
+
+from django.conf import settings
+from django.db import close_old_connections, transaction
+from django.utils import timezone
+
+from studio.models import TERMINAL_STATUSES, Run, RunStatus
+from studio.realtime.events import set_status
+from studio.run_commands import send_command
+
+logger = logging.getLogger(__name__)
+
+DRIVER_LOST = "driver lost"
+
+
+def last_sign_of_life(run: Run) -> datetime:
+    """The latest of the driver's heartbeat and the run's last status change."""
+    moments = [run.created_at]
+    if run.heartbeat_at:
+        moments.append(run.heartbeat_at)
+    if run.status_history:
+        moments.append(datetime.fromtimestamp(run.status_history[-1]["ts"] / 1000, tz=dt_timezone.utc))
+    return max(moments)
+
+
+def is_lost(run: Run, now: datetime, timeout_s: float, launch_timeout_s: float) -> bool:
+    if run.status in TERMINAL_STATUSES:
+        return False
+    if run.status == RunStatus.CREATED:
+        return now - last_sign_of_life(run) > timedelta(seconds=launch_timeout_s)
+    return now - last_sign_of_life(run) > timedelta(seconds=timeout_s)
+
+
+def check_heartbeats(now: datetime | None = None, timeout_s: float | None = None,
+                     launch_timeout_s: float | None = None) -> list[int]:
+    """Mark every run without a sign of life as lost; return their ids."""
+    now = now or timezone.now()
+    timeout_s = settings.HEARTBEAT_TIMEOUT_S if timeout_s is None else timeout_s
+    launch_timeout_s = settings.LAUNCH_TIMEOUT_S if launch_timeout_s is None else launch_timeout_s
+    lost = []
+    for run in Run.objects.exclude(status__in=TERMINAL_STATUSES).only(
+            "id", "status", "created_at", "heartbeat_at", "status_history"):
+        if is_lost(run, now, timeout_s, launch_timeout_s) and mark_lost(run.id, now, timeout_s, launch_timeout_s):
+            lost.append(run.id)
+    return lost
+
+
+def mark_lost(run_id: int, now: datetime, timeout_s: float, launch_timeout_s: float) -> bool:
+    with transaction.atomic():
+        run = Run.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or not is_lost(run, now, timeout_s, launch_timeout_s):
+            return False  # it ended or beat meanwhile
+        if run.status == RunStatus.CREATED:
+            cause = f"the run was not launched within {launch_timeout_s:.0f} s (is a Celery worker running?)"
+        else:
+            cause = DRIVER_LOST
+        status = RunStatus.CANCELED if run.status == RunStatus.CANCELING else RunStatus.FAILED
+        set_status(run.id, status, cause=cause)
+    logger.warning("run %s: %s; marked %s", run_id, cause, status)
+    try:  # a driver that is only slow, not gone, stops its job instead of running on unseen
+        send_command(run, {"command": "cancel"})
+    except Exception:
+        logger.info("could not send cancel to the lost driver of run %s", run_id, exc_info=True)
+    return True
+
+
+class HeartbeatMonitor:
+    """A daemon thread running ``check_heartbeats`` now and then every ``interval`` seconds."""
+
+    def __init__(self, interval: float | None = None):
+        self.interval = settings.HEARTBEAT_CHECK_INTERVAL_S if interval is None else interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="heartbeat-monitor", daemon=True)
+
+    def start(self) -> "HeartbeatMonitor":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while True:
+            try:
+                close_old_connections()
+                check_heartbeats()
+            except Exception:
+                logger.exception("heartbeat check failed")
+            if self._stop.wait(self.interval):
+                return

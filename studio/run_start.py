@@ -1,0 +1,42 @@
+"""Creating a run: pick the version and mode, check the definition and the restore, enqueue the launch."""
+from __future__ import annotations
+
+from django.db import transaction
+
+from engine.spec import validate_definition
+from studio.models import Pipeline, PipelineVersion, Run, RunStatus
+from studio.realtime.events import set_status
+from studio.restore import resolve_restore
+
+
+class DefinitionProblems(Exception):
+    """The version's definition does not validate (any more); ``errors`` lists every problem."""
+
+    def __init__(self, errors: list[dict]):
+        super().__init__(f"{len(errors)} problem(s) in the definition")
+        self.errors = errors
+
+
+def start_run(pipeline: Pipeline, version: PipelineVersion, *, user, mode: str | None = None,
+              restore_from: dict | None = None, allow_non_restored_state: bool = False) -> Run:
+    """Create a CREATED run and enqueue ``launch_run`` once it is committed.
+
+    Raises :class:`DefinitionProblems` or ``studio.restore.RestoreError``.
+    """
+    from studio.tasks import launch_run
+
+    errors = validate_definition(version.definition)
+    if errors:
+        raise DefinitionProblems(errors)
+    mode = mode or version.definition.get("mode", "streaming")
+    restore = (resolve_restore(user, restore_from, version.definition, allow_non_restored_state)
+               if restore_from else None)
+    with transaction.atomic():
+        run = Run.objects.create(
+            pipeline=pipeline, version=version, mode=mode, created_by=user,
+            restored_from=restore.checkpoint if restore else None, restore_path=restore.path if restore else "",
+            allow_non_restored_state=allow_non_restored_state)
+        set_status(run.id, RunStatus.CREATED)  # before the launch can report SCHEDULING
+        transaction.on_commit(lambda: launch_run.delay(run.id))
+    run.refresh_from_db()
+    return run

@@ -1,0 +1,94 @@
+"""Truthful status: runs whose driver stopped heart-beating are FAILED "driver lost", by whichever worker is up."""
+import os
+import subprocess
+import sys
+import threading
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from studio.liveness import check_heartbeats
+from studio.models import Pipeline, PipelineVersion, Run
+from studio.realtime.events import set_status
+from tests.conftest import ROOT, stop_process_tree
+from tests.support import simple_pipeline, wait_until
+
+
+def make_run(status: str, heartbeat_age_s: float | None, status_age_s: float = 3600) -> Run:
+    pipeline = Pipeline.objects.create(name="p")
+    version = PipelineVersion.objects.create(pipeline=pipeline, number=1, definition=simple_pipeline())
+    run = Run.objects.create(pipeline=pipeline, version=version)
+    set_status(run.id, status)
+    old = timezone.now() - timedelta(seconds=status_age_s)
+    history = [{**entry, "ts": int(old.timestamp() * 1000)} for entry in Run.objects.get(pk=run.id).status_history]
+    heartbeat = None if heartbeat_age_s is None else timezone.now() - timedelta(seconds=heartbeat_age_s)
+    Run.objects.filter(pk=run.id).update(status_history=history, heartbeat_at=heartbeat, created_at=old)
+    return Run.objects.get(pk=run.id)
+
+
+@pytest.mark.django_db
+def test_runs_without_a_sign_of_life_are_marked_and_others_left_alone():
+    silent = make_run("RUNNING", heartbeat_age_s=60)
+    beating = make_run("RUNNING", heartbeat_age_s=1)
+    canceling = make_run("CANCELING", heartbeat_age_s=60)
+    never_started_driver = make_run("SCHEDULING", heartbeat_age_s=None)
+    just_scheduled = make_run("SCHEDULING", heartbeat_age_s=None, status_age_s=2)
+    never_launched = make_run("CREATED", heartbeat_age_s=None)
+    finished = make_run("FINISHED", heartbeat_age_s=600)
+
+    lost = check_heartbeats(timeout_s=15, launch_timeout_s=600)
+    assert sorted(lost) == sorted([silent.id, canceling.id, never_started_driver.id, never_launched.id])
+    states = {run.id: (run.status, run.failure_cause) for run in Run.objects.all()}
+    assert states[silent.id] == ("FAILED", "driver lost")
+    assert states[canceling.id] == ("CANCELED", "driver lost")
+    assert states[never_started_driver.id] == ("FAILED", "driver lost")
+    assert states[never_launched.id][0] == "FAILED" and "not launched" in states[never_launched.id][1]
+    assert states[beating.id] == ("RUNNING", None) and states[just_scheduled.id] == ("SCHEDULING", None)
+    assert states[finished.id] == ("FINISHED", None)
+    assert check_heartbeats(timeout_s=15, launch_timeout_s=600) == []  # once
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_freshly_started_worker_marks_runs_whose_driver_died_while_it_was_away():
+    from django.db import connection
+
+    lost = make_run("RUNNING", heartbeat_age_s=3600)
+    alive = make_run("RUNNING", heartbeat_age_s=0)
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}", "PYTHONPATH": str(ROOT),
+           "STUDIO_HEARTBEAT_TIMEOUT": "30", "STUDIO_HEARTBEAT_CHECK_INTERVAL": "0.5"}
+    worker = subprocess.Popen(  # its own queue: it takes no launch task meant for other tests' worker
+        [sys.executable, "-m", "celery", "-A", "studio", "worker", "--pool", "threads", "--concurrency", "1",
+         "-Q", "liveness-test", "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
+         "--without-heartbeat"], cwd=ROOT, env=env)
+    try:
+        wait_until(lambda: Run.objects.get(pk=lost.id).status == "FAILED", 60, "the worker to mark the lost run")
+        assert Run.objects.get(pk=lost.id).failure_cause == "driver lost"
+        assert Run.objects.get(pk=alive.id).status == "RUNNING"
+    finally:
+        stop_process_tree(worker.pid)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_driver_whose_run_was_ended_in_the_studio_cancels_its_job(monkeypatch):
+    from studio import runner
+
+    class JobMaster:
+        cancelled = threading.Event()
+
+        def cancel(self):
+            self.cancelled.set()
+
+    run = make_run("RUNNING", heartbeat_age_s=0)
+    monkeypatch.setattr(runner, "HEARTBEAT_INTERVAL_S", 0.05)
+    job_master, ended, stop = JobMaster(), threading.Event(), threading.Event()
+    beating = threading.Thread(target=runner._heartbeat, args=(run.id, job_master, ended, stop))
+    beating.start()
+    try:
+        wait_until(lambda: Run.objects.get(pk=run.id).heartbeat_at > run.heartbeat_at, 10, "a heartbeat")
+        assert not job_master.cancelled.is_set()
+        set_status(run.id, "FAILED", cause="driver lost")  # say the studio gave up on it
+        assert job_master.cancelled.wait(10)
+    finally:
+        stop.set()
+        beating.join(10)

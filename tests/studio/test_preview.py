@@ -1,0 +1,61 @@
+"""POST /api/preview: a bounded in-process run with the records after every node; nothing written anywhere."""
+import pytest
+
+from studio.preview import preview_pipeline
+from tests.support import simple_pipeline
+
+pytestmark = pytest.mark.django_db
+
+
+def test_preview_shows_the_first_records_after_every_node(api):
+    definition = simple_pipeline(count=None, rate=5, parallelism=2)  # unbounded and slow: capped, unthrottled
+    response = api.post("/api/preview", {"definition": definition, "limit": 5}, format="json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["status"] == "FINISHED" and "failure" not in body
+    assert body["nodes"] == {"gen": {"records": [0, 1, 2, 3, 4], "count": 5},
+                             "double": {"records": [0, 2, 4, 6, 8], "count": 5},
+                             "out": {"records": [0, 2, 4, 6, 8], "count": 5}}
+
+
+def test_preview_of_filters_keyed_aggregates_and_file_sinks_writes_nothing(api, tmp_path):
+    definition = {
+        "format": 1, "name": "agg", "parallelism": 2,
+        "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": 1000}},
+                  {"id": "odd", "type": "transform.filter", "params": {"predicate": "x % 2 == 1"}},
+                  {"id": "sum", "type": "aggregate.reduce", "params": {"function": "count"}},
+                  {"id": "files", "type": "sink.file", "params": {"path": str(tmp_path / "out")}}],
+        "edges": [{"id": "a", "from": "gen", "to": "odd"},
+                  {"id": "b", "from": "odd", "to": "sum", "partitioning": "hash", "key": "x % 3"},
+                  {"id": "c", "from": "sum", "to": "files"}]}
+    body = api.post("/api/preview", {"definition": definition, "limit": 4}, format="json").json()
+    assert body["status"] == "FINISHED", body
+    assert body["nodes"]["gen"] == {"records": [0, 1, 2, 3], "count": 4}
+    assert body["nodes"]["odd"] == {"records": [1, 3], "count": 2}
+    assert body["nodes"]["sum"]["count"] == 2 and body["nodes"]["files"]["count"] == 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_preview_reports_a_failing_expression_and_refuses_invalid_definitions(api):
+    failing = api.post("/api/preview", {"definition": simple_pipeline(count=3, expression="1 / (x - 1)")},
+                       format="json").json()
+    assert failing["status"] == "FAILED" and "division" in failing["failure"].lower()
+    invalid = api.post("/api/preview", {"definition": simple_pipeline(expression="import os")}, format="json")
+    assert invalid.status_code == 400 and invalid.json()["errors"][0]["node"] == "double"
+    assert api.post("/api/preview", {"definition": simple_pipeline(), "limit": 0}, format="json").status_code == 400
+
+
+def test_preview_rewrite_caps_sources_taps_nodes_and_replaces_sinks():
+    prepared, taps = preview_pipeline(simple_pipeline(count=None, rate=100, parallelism=3), limit=7)
+    nodes = {node["id"]: node for node in prepared["nodes"]}
+    assert prepared["mode"] == "batch" and prepared["checkpointing"]["enabled"] is False
+    assert nodes["gen"]["params"]["count"] == 7 and nodes["gen"]["params"]["rate"] == 0
+    assert {node["parallelism"] for node in prepared["nodes"]} == {1}
+    assert taps == {"gen": "__preview__gen", "double": "__preview__double", "out": "out"}
+    assert nodes["__preview__gen"]["type"] == "sink.collect"
+
+
+def test_previews_are_throttled_per_user(api, settings):
+    settings.STUDIO_THROTTLE_RATES = {**settings.STUDIO_THROTTLE_RATES, "preview": "1/min"}
+    assert api.post("/api/preview", {"definition": simple_pipeline(count=1)}, format="json").status_code == 200
+    assert api.post("/api/preview", {"definition": simple_pipeline(count=1)}, format="json").status_code == 429

@@ -1,0 +1,159 @@
+"""REST: runs list and filter, status history, restore from a checkpoint or path, metrics."""
+import json
+
+import pytest
+
+from studio.models import Checkpoint, Run
+from studio.realtime.events import record_event, set_status
+from tests.support import simple_pipeline
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pipeline(api):
+    response = api.post("/api/pipelines", {"name": "doubler", "definition": simple_pipeline()}, format="json")
+    return response.json()
+
+
+def start(api, pipeline, **body):
+    response = api.post(f"/api/pipelines/{pipeline['id']}/runs", body, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def write_checkpoint(directory, operators=("gen",)) -> str:
+    """A completed checkpoint on disk: a ``_metadata`` naming state of ``operators``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    metadata = {"format": 1, "checkpoint_id": 7, "kind": "savepoint", "vertices": {},
+                "tasks": {"v#0": {"operators": {name: {} for name in operators}}}}
+    (directory / "_metadata").write_text(json.dumps(metadata))
+    return str(directory)
+
+
+def test_runs_are_listed_paginated_and_filtered_by_pipeline_and_status(api, pipeline):
+    other = api.post("/api/pipelines", {"name": "other", "definition": simple_pipeline()}, format="json").json()
+    runs = [start(api, pipeline), start(api, pipeline), start(api, other)]
+    set_status(runs[0]["id"], "RUNNING")
+    set_status(runs[1]["id"], "FAILED", cause="boom")
+    page = api.get("/api/runs").json()
+    assert page["count"] == 3 and page["previous"] is None and page["next"] is None
+    assert [r["id"] for r in page["results"]] == [runs[2]["id"], runs[1]["id"], runs[0]["id"]]
+    assert "definition" not in page["results"][0]  # lists carry summaries
+    assert [r["id"] for r in api.get(f"/api/runs?pipeline={pipeline['id']}").json()["results"]] == [
+        runs[1]["id"], runs[0]["id"]]
+    filtered = api.get("/api/runs?status=running,FAILED").json()["results"]
+    assert [(r["id"], r["status"], r["failure_cause"]) for r in filtered] == [
+        (runs[1]["id"], "FAILED", "boom"), (runs[0]["id"], "RUNNING", None)]
+    second = api.get("/api/runs?page_size=2&page=2").json()
+    assert [r["id"] for r in second["results"]] == [runs[0]["id"]] and second["previous"]
+    assert api.get("/api/runs?status=SLEEPING").status_code == 400
+    assert api.get("/api/runs?pipeline=x").status_code == 400
+    assert api.get("/api/runs?page=9").status_code == 404
+
+
+def test_run_status_has_a_timestamp_for_every_transition(api, pipeline):
+    run = start(api, pipeline)
+    for status in ("SCHEDULING", "RUNNING", "RESTARTING", "RUNNING", "FAILING"):
+        set_status(run["id"], status)
+    set_status(run["id"], "FAILED", cause="task gen#0 failed: boom")
+    set_status(run["id"], "RUNNING")  # a late report after the end changes nothing
+    body = api.get(f"/api/runs/{run['id']}").json()
+    history = body["status_history"]
+    assert [h["status"] for h in history] == ["CREATED", "SCHEDULING", "RUNNING", "RESTARTING", "RUNNING",
+                                               "FAILING", "FAILED"]
+    assert all(isinstance(h["ts"], int) for h in history)
+    assert [h["ts"] for h in history] == sorted(h["ts"] for h in history)
+    assert history[-1]["cause"] == "task gen#0 failed: boom"
+    assert (body["status"], body["failure_cause"]) == ("FAILED", "task gen#0 failed: boom")
+    assert body["started_at"] and body["ended_at"] and body["restored_from"] is None
+    assert body["savepoint_requests"] == []
+    conflict = api.post(f"/api/runs/{run['id']}/cancel")
+    assert conflict.status_code == 409 and conflict.json()["detail"] == f"run {run['id']} already ended with status FAILED"
+
+
+def test_start_from_a_completed_checkpoint_by_pk(api, pipeline, tmp_path):
+    first = start(api, pipeline)
+    location = write_checkpoint(tmp_path / "chk-7")
+    checkpoint = Checkpoint.objects.create(run_id=first["id"], checkpoint_id=7, kind="savepoint",
+                                           status="COMPLETED", trigger_timestamp=1, external_path=location)
+    run = start(api, pipeline, restore_from={"checkpoint": checkpoint.pk})
+    assert run["restored_from"] == {"pk": checkpoint.pk, "checkpoint_id": 7, "run": first["id"], "kind": "savepoint",
+                                    "path": location, "allow_non_restored_state": False}
+    assert Run.objects.get(pk=run["id"]).restore_path == location
+    overview = api.get(f"/api/runs/{run['id']}/checkpoints").json()
+    assert overview["counts"]["restored"] == 1
+    assert overview["latest"]["restored"]["external_path"] == location
+    assert overview["latest"]["restored"]["is_savepoint"] is True
+
+
+def test_start_from_a_path_and_the_restore_errors(api, pipeline, tmp_path):
+    location = write_checkpoint(tmp_path / "sp")
+    run = start(api, pipeline, restore_from={"path": location})
+    assert run["restored_from"]["path"] == location and run["restored_from"]["pk"] is None
+
+    def refused(body, status):
+        response = api.post(f"/api/pipelines/{pipeline['id']}/runs", body, format="json")
+        assert response.status_code == status, response.content
+        return response.json()["detail"]
+
+    assert "no completed checkpoint" in refused({"restore_from": {"path": str(tmp_path / "missing")}}, 400)
+    assert "not allowed" in refused({"restore_from": {"path": "http://example.com/sp"}}, 400)
+    assert "absolute" in refused({"restore_from": {"path": "relative/dir"}}, 400)
+    assert "exactly one" in refused({"restore_from": {}}, 400)
+    assert "exactly one" in refused({"restore_from": {"path": location, "checkpoint": 1}}, 400)
+    assert "no checkpoint" in refused({"restore_from": {"checkpoint": 424242}}, 400)
+    failed = Checkpoint.objects.create(run_id=run["id"], checkpoint_id=1, status="FAILED", trigger_timestamp=1)
+    assert "only a completed one" in refused({"restore_from": {"checkpoint": failed.pk}}, 409)
+    gone = Checkpoint.objects.create(run_id=run["id"], checkpoint_id=2, status="COMPLETED", trigger_timestamp=1,
+                                     external_path=location, discarded=True)
+    assert "discarded" in refused({"restore_from": {"checkpoint": gone.pk}}, 409)
+
+
+def test_state_of_removed_operators_needs_allow_non_restored_state(api, pipeline, tmp_path):
+    location = write_checkpoint(tmp_path / "old", operators=("gen", "dropped_window"))
+    response = api.post(f"/api/pipelines/{pipeline['id']}/runs", {"restore_from": {"path": location}}, format="json")
+    assert response.status_code == 400
+    assert "dropped_window" in response.json()["detail"] and "allow_non_restored_state" in response.json()["detail"]
+    run = start(api, pipeline, restore_from={"path": location}, allow_non_restored_state=True)
+    assert run["restored_from"]["allow_non_restored_state"] is True
+
+
+def test_an_invalid_saved_version_cannot_run(api, pipeline):
+    from studio.models import PipelineVersion
+
+    broken = simple_pipeline()
+    broken["nodes"][1]["type"] = "transform.retired"
+    PipelineVersion.objects.create(pipeline_id=pipeline["id"], number=2, definition=broken)
+    response = api.post(f"/api/pipelines/{pipeline['id']}/runs", {}, format="json")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["node"] == "double" and "version 2" in response.json()["detail"]
+
+
+def test_metrics_latest_per_vertex_and_the_last_samples(api, pipeline):
+    run = start(api, pipeline)
+    for number in range(5):
+        record_event(run["id"], "metrics", {"vertices": {"v": {"records_out": number * 10, "busy_ratio": 0.5}},
+                                            "collected": {}})
+    body = api.get(f"/api/runs/{run['id']}/metrics?samples=3").json()
+    assert body["vertices"] == {"v": {"records_out": 40, "busy_ratio": 0.5}}
+    assert [s["vertices"]["v"]["records_out"] for s in body["samples"]] == [20, 30, 40]
+    assert [s["seq"] for s in body["samples"]] == sorted(s["seq"] for s in body["samples"])
+    assert len(api.get(f"/api/runs/{run['id']}/metrics").json()["samples"]) == 5
+    assert api.get(f"/api/runs/{run['id']}/metrics?samples=-1").status_code == 400
+    empty = start(api, pipeline)
+    assert api.get(f"/api/runs/{empty['id']}/metrics").json() == {"vertices": {}, "samples": []}
+
+
+def test_metrics_tracker_turns_sums_into_rates_and_ratios():
+    from studio.metrics import VertexMetricsTracker
+
+    tracker = VertexMetricsTracker({"src": {"parallelism": 2, "operators": ["gen", "double"]}})
+    first = tracker.enrich({"src": {"records_in": 0, "records_out": 1000, "busy_ms_per_second": 1500,
+                                    "idle_ms_per_second": 300, "backpressured_ms_per_second": 200}}, now_s=100.0)
+    assert first["src"] == {"records_in": 0.0, "records_out": 1000.0, "records_in_per_second": None,
+                            "records_out_per_second": None, "busy_ratio": 0.75, "idle_ratio": 0.15,
+                            "backpressured_ratio": 0.1, "operators": ["gen", "double"], "parallelism": 2}
+    second = tracker.enrich({"src": {"records_out": 3000, "busy_ms_per_second": 2000}}, now_s=102.0)
+    assert second["src"]["records_out_per_second"] == 1000.0 and second["src"]["busy_ratio"] == 1.0
+    assert tracker.enrich({"unknown": {"records_out": 1}}, now_s=103.0)["unknown"]["busy_ratio"] is None
