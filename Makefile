@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: up test setup python frontend browser bench-engine bench-plan bench-spark bench-async bench-debloat bench-batch bench-studio bench-expressions clean
+.PHONY: up test setup python frontend browser bench-engine bench-plan bench-spark bench-async bench-debloat bench-batch bench-studio bench-expressions bench-frontend clean
 
 up: setup
 	$(PY) -m studio.launcher
@@ -62,6 +62,9 @@ bench-batch: python
 
 bench-studio: python
 	$(PY) tests/bench/bench_studio.py
+
+bench-frontend: setup browser
+	$(PY) tests/bench/bench_frontend.py
 
 clean:
 	rm -rf var frontend/dist test-results

@@ -1,8 +1,12 @@
 import { useEffect } from 'react';
+import { setUnauthorizedHandler } from './api/client';
+import { LoginPage } from './auth/LoginPage';
+import { TokensPage } from './auth/TokensPage';
 import { EditorPage } from './editor/EditorPage';
 import { PipelinesPage } from './pipelines/PipelinesPage';
-import { parseRoute, usePathname } from './router';
+import { navigate, parseRoute, paths, usePathname } from './router';
 import { RunPage } from './run/RunPage';
+import { useAuthStore } from './state/authStore';
 import { useCatalogStore } from './state/catalogStore';
 import { AppBar } from './ui/AppBar';
 import { Link } from './ui/Link';
@@ -16,6 +20,10 @@ function CurrentPage() {
       return <PipelinesPage />;
     case 'run':
       return <RunPage key={route.runId} runId={route.runId} />;
+    case 'login':
+      return <LoginPage />;
+    case 'tokens':
+      return <TokensPage />;
     default:
       return (
         <main className="page-message">
@@ -28,9 +36,20 @@ function CurrentPage() {
   }
 }
 
+/** A request needed a login: show /login and come back here afterwards. */
+function toLogin() {
+  const here = window.location.pathname + window.location.search;
+  if (window.location.pathname === '/login') return;
+  useAuthStore.getState().loggedOut();
+  navigate(paths.login(here));
+}
+
 export default function App() {
   useEffect(() => {
+    setUnauthorizedHandler(toLogin);
+    void useAuthStore.getState().check();
     void useCatalogStore.getState().load();
+    return () => setUnauthorizedHandler(null);
   }, []);
   return (
     <div className="app">

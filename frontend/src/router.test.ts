@@ -27,3 +27,20 @@ describe('parseRoute', () => {
     expect(parseRoute(paths.pipelines())).toEqual({ page: 'pipelines' });
   });
 });
+
+describe('login routes', () => {
+  it('parses the login and tokens pages', () => {
+    expect(parseRoute('/login')).toEqual({ page: 'login' });
+    expect(parseRoute('/tokens/')).toEqual({ page: 'tokens' });
+  });
+
+  it('remembers where the user was, and only ever returns inside the app', async () => {
+    const { safeNext } = await import('./router');
+    expect(paths.login('/runs/4?x=1')).toBe('/login?next=%2Fruns%2F4%3Fx%3D1');
+    expect(safeNext('/runs/4?x=1')).toBe('/runs/4?x=1');
+    expect(safeNext('//evil.example')).toBe('/');
+    expect(safeNext('https://evil.example')).toBe('/');
+    expect(safeNext('/login?next=/x')).toBe('/');
+    expect(safeNext(null)).toBe('/');
+  });
+});

@@ -8,6 +8,8 @@ export type Route =
   | { page: 'editor'; pipelineId: number | null }
   | { page: 'pipelines' }
   | { page: 'run'; runId: number }
+  | { page: 'login' }
+  | { page: 'tokens' }
   | { page: 'not-found'; path: string };
 
 export function parseRoute(pathname: string): Route {
@@ -18,6 +20,8 @@ export function parseRoute(pathname: string): Route {
   if (pipeline) return { page: 'editor', pipelineId: Number(pipeline[1]) };
   const run = path.match(/^\/runs\/(\d+)$/);
   if (run) return { page: 'run', runId: Number(run[1]) };
+  if (path === '/login') return { page: 'login' };
+  if (path === '/tokens') return { page: 'tokens' };
   return { page: 'not-found', path };
 }
 
@@ -27,12 +31,20 @@ export const paths = {
   pipelines: () => '/pipelines/',
   pipeline: (id: number) => `/pipelines/${id}`,
   run: (id: number) => `/runs/${id}`,
+  login: (next?: string) => (next && next !== '/login' ? `/login?next=${encodeURIComponent(next)}` : '/login'),
+  tokens: () => '/tokens',
 };
+
+/** Where to go after logging in: only a path of this app, never another site ("//evil", "https:…"). */
+export function safeNext(next: string | null | undefined): string {
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || next.startsWith('/login')) return '/';
+  return next;
+}
 
 const NAVIGATED = 'studio:navigated';
 
 export function navigate(path: string, options: { replace?: boolean } = {}): void {
-  if (path === window.location.pathname) return;
+  if (path === window.location.pathname + window.location.search) return;
   if (options.replace) window.history.replaceState(null, '', path);
   else window.history.pushState(null, '', path);
   window.dispatchEvent(new Event(NAVIGATED));

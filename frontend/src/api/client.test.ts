@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { emptyDefinition } from '../state/definition';
-import { api, ApiError } from './client';
+import { api, ApiError, isAuthenticationError, rowsOf, setUnauthorizedHandler } from './client';
 
 function respond(status: number, body: unknown) {
   const fetchMock = vi.fn(async () => new Response(body === undefined ? null : JSON.stringify(body), { status }));
@@ -10,6 +10,7 @@ function respond(status: number, body: unknown) {
 
 afterEach(() => {
   vi.unstubAllGlobals();
+  setUnauthorizedHandler(null);
 });
 
 describe('api client', () => {
@@ -45,5 +46,64 @@ describe('api client', () => {
   it('falls back to the status when the body is not JSON', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })));
     await expect(api.getRun(1)).rejects.toMatchObject({ status: 502, message: '502 Bad Gateway' });
+  });
+});
+
+describe('api client: login and the newer endpoints', () => {
+  it('hands a 401 to the login handler, and rethrows it', async () => {
+    const handler = vi.fn();
+    setUnauthorizedHandler(handler);
+    respond(401, { detail: 'Authentication credentials were not provided.' });
+    await expect(api.listPipelines()).rejects.toMatchObject({ status: 401 });
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  it('tells "log in first" from other refusals', () => {
+    expect(isAuthenticationError(new ApiError(401, 'Invalid token.'))).toBe(true);
+    expect(isAuthenticationError(new ApiError(403, 'Authentication credentials were not provided.'))).toBe(true);
+    expect(isAuthenticationError(new ApiError(403, 'CSRF Failed: CSRF token missing.'))).toBe(false);
+    expect(isAuthenticationError(new ApiError(403, 'You do not have permission to perform this action.'))).toBe(false);
+    expect(isAuthenticationError(new Error('x'))).toBe(false);
+  });
+
+  it('leaves a failed login to the login page', async () => {
+    const handler = vi.fn();
+    setUnauthorizedHandler(handler);
+    respond(403, { detail: 'Authentication credentials were not provided.' });
+    await expect(api.me()).rejects.toMatchObject({ status: 403 });
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('starts a run restored from a checkpoint, with the version', async () => {
+    const fetchMock = respond(201, { id: 9 });
+    await api.startRun(4, { version: 2, mode: 'streaming', restore_from: { checkpoint: 17 } });
+    const [path, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+    expect(path).toBe('/api/pipelines/4/runs');
+    expect(JSON.parse(String(init.body))).toEqual({ version: 2, mode: 'streaming', restore_from: { checkpoint: 17 } });
+  });
+
+  it('sends stop with drain and savepoint triggers to their paths, with the CSRF header', async () => {
+    vi.stubGlobal('document', { cookie: 'csrftoken=abc; other=1' });
+    const fetchMock = respond(202, { request_id: 'f00d' });
+    expect(await api.stopRun(3, true)).toEqual({ request_id: 'f00d' });
+    await api.triggerSavepoint(3);
+    const calls = fetchMock.mock.calls as unknown as Array<[string, RequestInit]>;
+    expect(calls.map(([path]) => path)).toEqual(['/api/runs/3/stop', '/api/runs/3/savepoints']);
+    expect(JSON.parse(String(calls[0][1].body))).toEqual({ drain: true });
+    expect((calls[0][1].headers as Record<string, string>)['X-CSRFToken']).toBe('abc');
+  });
+
+  it('builds query strings and reads paginated or plain lists', async () => {
+    const fetchMock = respond(200, { count: 1, next: null, previous: null, results: [{ id: 1 }] });
+    const answer = await api.searchRuns({ pipeline: 5, status: 'RUNNING,FAILED' });
+    expect((fetchMock.mock.calls as unknown as Array<[string]>)[0][0]).toBe('/api/runs?pipeline=5&status=RUNNING%2CFAILED');
+    expect(rowsOf(answer as { results: unknown[] })).toEqual([{ id: 1 }]);
+    expect(rowsOf([1, 2])).toEqual([1, 2]);
+    expect(api.exportUrl(2, 3)).toBe('/api/pipelines/2/export?version=3');
+  });
+
+  it('accepts an empty 202 body', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => new Response('', { status: 202 })));
+    await expect(api.logout()).resolves.toBeUndefined();
   });
 });

@@ -3,15 +3,27 @@
  * an ApiError that carries the server's `detail` or validation `errors`.
  */
 import type {
+  ApiToken,
+  CheckpointDetails,
   CheckpointHistory,
+  DefinitionDiff,
   Operator,
   Pipeline,
   PipelineDefinition,
   PipelineMode,
   PipelineSummary,
+  PipelineVersion,
+  PlanSummary,
+  PreviewResult,
   Problem,
   Run,
+  RunMetrics,
+  RunPage,
+  SavepointRequest,
+  StartRunRequest,
+  User,
   ValidationResult,
+  VersionSummary,
 } from './types';
 
 export class ApiError extends Error {
@@ -26,7 +38,26 @@ export class ApiError extends Error {
   }
 }
 
-type Method = 'GET' | 'POST' | 'PUT';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * Whether an error means "log in first": 401 always; 403 only when the server says no
+ * credentials came (DRF's answer to an anonymous session), not for a refused CSRF token or a
+ * permission a logged-in user lacks.
+ */
+export function isAuthenticationError(error: unknown): boolean {
+  if (!(error instanceof ApiError)) return false;
+  if (error.status === 401) return true;
+  return error.status === 403 && /credentials|not authenticated|authenticat(ion|ed) required|log ?in/i.test(error.message) && !/csrf/i.test(error.message);
+}
+
+type UnauthorizedHandler = (error: ApiError) => void;
+let onUnauthorized: UnauthorizedHandler | null = null;
+
+/** Called once per request that needs a login (the app sends the user to /login). */
+export function setUnauthorizedHandler(handler: UnauthorizedHandler | null): void {
+  onUnauthorized = handler;
+}
 
 /** Django's CSRF token, needed for unsafe methods when the session is authenticated. */
 function csrfToken(): string | null {
@@ -54,7 +85,12 @@ async function errorFrom(response: Response): Promise<ApiError> {
   return new ApiError(response.status, `${response.status} ${response.statusText || 'request failed'}`);
 }
 
-async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
+interface RequestOptions {
+  /** Leave a 401/403 to the caller instead of sending the user to the login page. */
+  anonymous?: boolean;
+}
+
+async function request<T>(method: Method, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET') {
@@ -67,9 +103,21 @@ async function request<T>(method: Method, path: string, body?: unknown): Promise
     credentials: 'same-origin',
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (!response.ok) throw await errorFrom(response);
+  if (!response.ok) {
+    const error = await errorFrom(response);
+    if (!options.anonymous && isAuthenticationError(error)) onUnauthorized?.(error);
+    throw error;
+  }
   if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
+  const text = await response.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+function query(params: Record<string, string | number | undefined | null>): string {
+  const parts = Object.entries(params)
+    .filter(([, value]) => value !== undefined && value !== null && value !== '')
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
+  return parts.length ? `?${parts.join('&')}` : '';
 }
 
 export interface SavePipelineRequest {
@@ -81,7 +129,7 @@ export interface SavePipelineRequest {
 export const api = {
   listOperators: () => request<Operator[]>('GET', '/api/operators'),
 
-  listPipelines: () => request<PipelineSummary[]>('GET', '/api/pipelines'),
+  listPipelines: () => request<PipelineSummary[] | { results: PipelineSummary[] }>('GET', '/api/pipelines'),
   getPipeline: (id: number) => request<Pipeline>('GET', `/api/pipelines/${id}`),
   createPipeline: (body: SavePipelineRequest & { name: string }) =>
     request<Pipeline>('POST', '/api/pipelines', body),
@@ -90,12 +138,54 @@ export const api = {
   validateDefinition: (definition: PipelineDefinition) =>
     request<ValidationResult>('POST', '/api/pipelines/validate', { definition }),
 
-  startRun: (pipelineId: number, mode?: PipelineMode) =>
-    request<Run>('POST', `/api/pipelines/${pipelineId}/runs`, mode ? { mode } : {}),
-  listRuns: (pipelineId: number) => request<Run[]>('GET', `/api/pipelines/${pipelineId}/runs`),
+  deletePipeline: (id: number) => request<void>('DELETE', `/api/pipelines/${id}`),
+  listVersions: (id: number) => request<VersionSummary[]>('GET', `/api/pipelines/${id}/versions`),
+  getVersion: (id: number, number: number) => request<PipelineVersion>('GET', `/api/pipelines/${id}/versions/${number}`),
+  diffVersions: (id: number, from: number, to: number) =>
+    request<DefinitionDiff>('GET', `/api/pipelines/${id}/diff${query({ from, to })}`),
+  diffDefinitions: (from: PipelineDefinition, to: PipelineDefinition) =>
+    request<DefinitionDiff>('POST', '/api/pipelines/diff', { from, to }),
+  rollback: (id: number, version: number, message?: string) =>
+    request<Pipeline>('POST', `/api/pipelines/${id}/rollback`, message ? { version, message } : { version }),
+  exportUrl: (id: number, version?: number) => `/api/pipelines/${id}/export${query({ version })}`,
+  importPipeline: (definition: PipelineDefinition, name?: string, message?: string) =>
+    request<Pipeline>('POST', '/api/pipelines/import', { definition, name, message }),
+  planOf: (definition: PipelineDefinition) => request<PlanSummary>('POST', '/api/plan', { definition }),
+  pipelinePlan: (id: number, version?: number) => request<PlanSummary>('GET', `/api/pipelines/${id}/plan${query({ version })}`),
+  preview: (definition: PipelineDefinition, limit?: number) =>
+    request<PreviewResult>('POST', '/api/preview', limit ? { definition, limit } : { definition }),
+
+  startRun: (pipelineId: number, options: PipelineMode | StartRunRequest = {}) =>
+    request<Run>('POST', `/api/pipelines/${pipelineId}/runs`, typeof options === 'string' ? { mode: options } : options),
+  listRuns: (pipelineId: number) => request<Run[] | RunPage>('GET', `/api/pipelines/${pipelineId}/runs`),
+  searchRuns: (params: { pipeline?: number; status?: string }) => request<RunPage | Run[]>('GET', `/api/runs${query(params)}`),
   getRun: (id: number) => request<Run>('GET', `/api/runs/${id}`),
   cancelRun: (id: number) => request<Run>('POST', `/api/runs/${id}/cancel`),
+  stopRun: (id: number, drain: boolean, targetDirectory?: string) =>
+    request<{ request_id: string }>('POST', `/api/runs/${id}/stop`, targetDirectory ? { drain, target_directory: targetDirectory } : { drain }),
+  triggerSavepoint: (id: number, targetDirectory?: string) =>
+    request<{ request_id: string }>('POST', `/api/runs/${id}/savepoints`, targetDirectory ? { target_directory: targetDirectory } : {}),
+  listSavepoints: (id: number) => request<SavepointRequest[]>('GET', `/api/runs/${id}/savepoints`),
+  getSavepoint: (id: number, requestId: string) => request<SavepointRequest>('GET', `/api/runs/${id}/savepoints/${encodeURIComponent(requestId)}`),
   getCheckpoints: (runId: number) => request<CheckpointHistory>('GET', `/api/runs/${runId}/checkpoints`),
+  getCheckpoint: (runId: number, checkpointId: number) =>
+    request<CheckpointDetails>('GET', `/api/runs/${runId}/checkpoints/${checkpointId}`),
+  getCheckpointConfig: (runId: number) => request<Record<string, unknown>>('GET', `/api/runs/${runId}/checkpoints/config`),
+  getMetrics: (runId: number, samples?: number) => request<RunMetrics>('GET', `/api/runs/${runId}/metrics${query({ samples })}`),
+
+  login: (username: string, password: string) =>
+    request<User>('POST', '/api/auth/login', { username, password }, { anonymous: true }),
+  logout: () => request<void>('POST', '/api/auth/logout', {}, { anonymous: true }),
+  me: () => request<User>('GET', '/api/auth/me', undefined, { anonymous: true }),
+  listTokens: () => request<ApiToken[] | { results: ApiToken[] }>('GET', '/api/auth/tokens'),
+  createToken: (name: string) => request<ApiToken>('POST', '/api/auth/tokens', { name }),
+  revokeToken: (id: number) => request<void>('DELETE', `/api/auth/tokens/${id}`),
 };
+
+/** A list endpoint's rows, whether it answers a plain list or a page. */
+export function rowsOf<T>(answer: T[] | { results: T[] } | null | undefined): T[] {
+  if (!answer) return [];
+  return Array.isArray(answer) ? answer : (answer.results ?? []);
+}
 
 export type Api = typeof api;

@@ -103,12 +103,17 @@ export interface PipelineSummary {
   name: string;
   version: number;
   updated_at: string;
+  owner?: string;
+  permissions?: string[];
 }
 
 export interface Pipeline {
   id: number;
   name: string;
   version: number;
+  owner?: string;
+  /** What the signed-in user may do: a subset of view, edit, run, own. */
+  permissions?: string[];
   definition: PipelineDefinition;
   created_at: string;
   updated_at: string;
@@ -140,8 +145,150 @@ export interface Run {
   started_at: string | null;
   ended_at: string | null;
   collected: CollectedRecords;
-  /** Not in the contract yet: the definition of the version that runs. Used when present. */
+  /** The definition of the version that runs. */
   definition?: PipelineDefinition;
+  /** The planner's summary, written when the run is scheduled (null before). */
+  plan?: PlanSummary | null;
+  status_history?: Array<{ status: RunStatus; ts: string | number }>;
+  restored_from?: RestoredFrom | null;
+  savepoint_requests?: SavepointRequest[];
+}
+
+export interface RestoredFrom {
+  checkpoint?: number | null;
+  path?: string | null;
+  run?: number | null;
+  checkpoint_id?: number | null;
+  kind?: CheckpointKind | null;
+  [field: string]: unknown;
+}
+
+export interface RunPage {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: Run[];
+}
+
+export type RestoreFrom = { checkpoint: number } | { path: string };
+
+export interface StartRunRequest {
+  version?: number;
+  mode?: PipelineMode;
+  restore_from?: RestoreFrom;
+  allow_non_restored_state?: boolean;
+}
+
+/** A list of subtask indices or region ids, or its compact form for huge parallelisms. */
+export type CompactList<T> = T[] | { count: number; ranges: Array<[number, number]> };
+
+export interface PlanJobVertex {
+  id: string;
+  name: string;
+  operators: string[];
+  parallelism: number;
+  max_parallelism?: number;
+  is_source?: boolean;
+}
+
+export interface PlanJobEdge {
+  id: string;
+  source: string;
+  target: string;
+  source_node?: string;
+  target_node?: string;
+  distribution?: string;
+  result_type?: string;
+  partitioning?: string;
+  key?: string | null;
+}
+
+export interface PlanRegion {
+  id: string;
+  vertices?: Record<string, CompactList<number>>;
+  job_vertices: string[];
+  depends_on: CompactList<string>;
+  size: number;
+}
+
+export interface PlanSummary {
+  job_vertices: PlanJobVertex[];
+  job_edges: PlanJobEdge[];
+  regions: PlanRegion[];
+  node_regions: Record<string, CompactList<string>>;
+  schedule: string[];
+  counts?: Record<string, number>;
+}
+
+export interface VersionSummary {
+  number: number;
+  message: string;
+  created_at: string;
+  created_by?: string | null;
+}
+
+export interface PipelineVersion extends VersionSummary {
+  definition: PipelineDefinition;
+}
+
+export interface FieldChange {
+  path: string;
+  from: unknown;
+  to: unknown;
+}
+
+export interface ElementDiff {
+  added: string[];
+  removed: string[];
+  changed: Array<{ id: string; changes: FieldChange[] }>;
+}
+
+export interface DefinitionDiff {
+  from?: number | null;
+  to?: number | null;
+  nodes: ElementDiff;
+  edges: ElementDiff;
+  settings: { changed: FieldChange[] };
+}
+
+export interface PreviewResult {
+  nodes: Record<string, { records: unknown[]; count: number }>;
+  status: string;
+  failure?: string | null;
+}
+
+export type SavepointStatus = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+
+export interface SavepointRequest {
+  request_id: string;
+  status: SavepointStatus;
+  location?: string | null;
+  failure_cause?: string | null;
+  checkpoint_id?: number | null;
+  /** The checkpoint row of the finished savepoint: what restore_from and DELETE /api/savepoints/<pk> take. */
+  checkpoint_pk?: number | null;
+  triggered_at?: string | number | null;
+  completed_at?: string | number | null;
+  kind?: 'savepoint' | 'sync-savepoint' | (string & {});
+  /** Only on requests this page made: whether it was a stop-with-savepoint and with drain. */
+  stop?: boolean;
+  drain?: boolean;
+}
+
+export interface User {
+  id: number;
+  username: string;
+}
+
+export interface ApiToken {
+  id: number;
+  name: string;
+  /** The first characters of the key, to tell tokens apart. */
+  prefix?: string;
+  key?: string;
+  created?: string;
+  created_at?: string;
+  last_used_at?: string | null;
 }
 
 export type CheckpointKind = 'checkpoint' | 'savepoint' | (string & {});
@@ -161,9 +308,54 @@ export interface CheckpointStats {
   failure_message: string | null;
   /** True once a newer checkpoint subsumed this one and its files were removed. */
   discarded?: boolean;
+  /** The row id (for restore pickers); `id` is the checkpoint id within the run. */
+  pk?: number;
+  is_savepoint?: boolean;
+  subtasks?: SubtaskCheckpointStats[];
+  alignment_duration?: number | null;
+}
+
+export interface SubtaskCheckpointStats {
+  index: number;
+  status?: string;
+  ack_timestamp?: number | null;
+  end_to_end_duration?: number | null;
+  start_delay?: number | null;
+  alignment_duration?: number | null;
+  sync_duration?: number | null;
+  async_duration?: number | null;
+  state_size?: number | null;
+  /** Some engines report which vertex a subtask belongs to on flat lists. */
+  vertex?: string;
+  task?: [string, number] | string;
+}
+
+export interface CheckpointVertexStats {
+  id: string;
+  name?: string;
+  num_subtasks?: number;
+  num_acknowledged_subtasks?: number;
+  state_size?: number | null;
+  end_to_end_duration?: number | null;
+  alignment_duration?: number | null;
+  subtasks: SubtaskCheckpointStats[];
+}
+
+export interface CheckpointDetails extends CheckpointStats {
+  vertices?: CheckpointVertexStats[];
+}
+
+export interface DistributionSummary {
+  min: number | null;
+  max: number | null;
+  avg: number | null;
+  p50?: number | null;
+  p90?: number | null;
+  p99?: number | null;
 }
 
 export interface CheckpointCounts {
+  restored?: number;
   total: number;
   in_progress: number;
   completed: number;
@@ -174,6 +366,8 @@ export interface CheckpointHistory {
   counts: CheckpointCounts;
   /** Newest first. */
   history: CheckpointStats[];
+  summary?: Record<string, DistributionSummary>;
+  latest?: Record<string, CheckpointStats | null>;
 }
 
 /** The lifecycle events; the server may send more (e.g. "discarded" when a checkpoint is subsumed). */
@@ -194,6 +388,18 @@ export interface CheckpointEventData {
   external_path?: string | null;
   failure_message?: string | null;
   latest_ack_timestamp?: number | null;
+  subtasks?: SubtaskCheckpointStats[];
+  is_savepoint?: boolean;
+  pk?: number;
+}
+
+export interface SavepointEventData {
+  request_id: string;
+  status: SavepointStatus | (string & {});
+  location?: string | null;
+  failure_cause?: string | null;
+  checkpoint_id?: number | null;
+  kind?: string;
 }
 
 export interface StatusEventData {
@@ -204,7 +410,22 @@ export interface StatusEventData {
 export interface VertexMetrics {
   records_in?: number;
   records_out?: number;
+  records_in_per_second?: number;
+  records_out_per_second?: number;
+  busy_ratio?: number;
+  idle_ratio?: number;
+  backpressured_ratio?: number;
+  /** What the engine's tasks report, summed over the vertex's subtasks. */
+  busy_ms_per_second?: number;
+  idle_ms_per_second?: number;
+  backpressured_ms_per_second?: number;
+  operators?: string[];
   [metric: string]: unknown;
+}
+
+export interface RunMetrics {
+  vertices: Record<string, VertexMetrics>;
+  samples?: Array<{ ts: number; vertices: Record<string, VertexMetrics> }>;
 }
 
 export interface MetricsEventData {
@@ -234,5 +455,6 @@ export type RunEvent =
   | RunEventBase<'status', StatusEventData>
   | RunEventBase<'checkpoint', CheckpointEventData>
   | RunEventBase<'metrics', MetricsEventData>
+  | RunEventBase<'savepoint', SavepointEventData>
   | RunEventBase<'log', LogEventData>
   | RunEventBase<'finished', FinishedEventData>;

@@ -1,16 +1,27 @@
 import { ReactFlowProvider } from '@xyflow/react';
+import { useEffect } from 'react';
+import { useEditorViewStore } from '../state/editorViewStore';
+import { EditorSidebar } from './EditorSidebar';
 import { EditorToolbar } from './EditorToolbar';
-import { Inspector } from './Inspector';
 import { Palette } from './Palette';
 import { PipelineCanvas } from './PipelineCanvas';
 import { ProblemsPanel } from './ProblemsPanel';
+import { useEditorShortcuts } from './useEditorShortcuts';
 import { useLiveValidation } from './useLiveValidation';
 import { usePipelineLoader } from './usePipelineLoader';
+import { usePlanOverlay } from './usePlanOverlay';
 
 /** The pipeline editor: "/" for a new pipeline, "/pipelines/<id>" for a saved one. */
 export function EditorPage({ pipelineId }: { pipelineId: number | null }) {
   const load = usePipelineLoader(pipelineId);
   useLiveValidation(!load.loading && !load.error);
+  usePlanOverlay();
+  useEditorShortcuts();
+  // Another pipeline: its diff, plan and preview are not this one's.
+  useEffect(() => {
+    const view = useEditorViewStore.getState();
+    view.showDiff(null);
+  }, [pipelineId]);
 
   if (load.error) {
     return (
@@ -30,7 +41,7 @@ export function EditorPage({ pipelineId }: { pipelineId: number | null }) {
             {load.loading ? <div className="canvas canvas--loading">Loading pipeline…</div> : <PipelineCanvas />}
             <ProblemsPanel />
           </div>
-          <Inspector />
+          <EditorSidebar />
         </div>
       </main>
     </ReactFlowProvider>

@@ -1,7 +1,8 @@
-import { useState } from 'react';
+import { useRef, useState, type ChangeEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { PipelineMode } from '../api/types';
-import { canRun, isDirty, useEditorStore, type EditorState } from '../state/editorStore';
+import { canRun, currentDefinition, isDirty, mayDo, useEditorStore, type EditorState } from '../state/editorStore';
+import { exportFileName, exportText, parseImportedDefinition } from '../state/importExport';
 import { IntegerInput } from '../ui/IntegerInput';
 import { classNames } from '../ui/classNames';
 import { runPipeline, savePipeline } from './pipelineActions';
@@ -26,6 +27,9 @@ const selectStatus = (state: EditorState) => ({
   pending: state.validatedRevision !== state.revision,
   problemCount: state.problems.all.length,
   validationMessage: state.validationMessage,
+  mayEdit: mayDo(state, 'edit'),
+  mayRun: mayDo(state, 'run'),
+  owner: state.owner,
 });
 
 type ToolbarStatus = ReturnType<typeof selectStatus>;
@@ -46,11 +50,39 @@ function validationText(status: ToolbarStatus): { text: string; tone: string } {
   return { text: count === 1 ? '1 problem' : `${count} problems`, tone: 'danger' };
 }
 
-/** The editor's header: pipeline settings, validation summary, Save and Run. */
+function exportDefinition() {
+  const state = useEditorStore.getState();
+  const definition = currentDefinition(state);
+  const url = URL.createObjectURL(new Blob([exportText(definition)], { type: 'application/json' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = exportFileName(definition.name, state.version);
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+async function importDefinition(event: ChangeEvent<HTMLInputElement>) {
+  const file = event.target.files?.[0];
+  event.target.value = '';
+  if (!file) return;
+  const result = parseImportedDefinition(await file.text());
+  if (!result.ok) {
+    useEditorStore.setState({ notice: `Could not import ${file.name}: ${result.message}` });
+    return;
+  }
+  useEditorStore.getState().replaceDefinition(result.definition);
+  useEditorStore.setState({ notice: `Imported ${file.name}; Undo takes it back, Save keeps it.` });
+}
+
+/** The editor's header: pipeline settings, validation summary, import/export, Save (with a message) and Run. */
 export function EditorToolbar() {
   const { name, mode, parallelism, intervalMs, updateSettings, setCheckpointInterval } = useEditorStore(useShallow(selectToolbar));
   const status = useEditorStore(useShallow(selectStatus));
   const [starting, setStarting] = useState(false);
+  const [message, setMessage] = useState('');
+  const fileInput = useRef<HTMLInputElement>(null);
   const validation = validationText(status);
   const saving = status.saveState === 'saving';
 
@@ -110,6 +142,13 @@ export function EditorToolbar() {
       </label>
 
       <div className="toolbar-spacer" />
+      <button type="button" className="button button--quiet" data-testid="import" title="Load a definition from a JSON file into the editor" onClick={() => fileInput.current?.click()}>
+        Import
+      </button>
+      <input ref={fileInput} type="file" accept="application/json,.json" data-testid="import-file" hidden onChange={(event) => void importDefinition(event)} />
+      <button type="button" className="button button--quiet" data-testid="export" title="Download the definition as JSON" onClick={exportDefinition}>
+        Export
+      </button>
 
       <span data-testid="validation-status" className={`validation-summary tone-${validation.tone}`} title={status.validationMessage ?? undefined}>
         {validation.text}
@@ -117,12 +156,24 @@ export function EditorToolbar() {
       <span data-testid="save-status" className={classNames('save-status', status.saveState === 'failed' && 'error-text')}>
         {saveStatusText(status)}
       </span>
+      <input
+        data-testid="save-message"
+        className="input save-message"
+        aria-label="Version message"
+        placeholder="version message"
+        value={message}
+        onChange={(event) => setMessage(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter' && !saving) void savePipeline(message).then((saved) => saved && setMessage(''));
+        }}
+      />
       <button
         type="button"
         data-testid="save"
         className="button"
-        disabled={saving || (status.pipelineId !== null && !status.dirty)}
-        onClick={() => void savePipeline()}
+        disabled={saving || (status.pipelineId !== null && !status.dirty) || !status.mayEdit}
+        title={status.mayEdit ? undefined : `Only people ${status.owner ?? 'the owner'} shared it with for editing may save`}
+        onClick={() => void savePipeline(message).then((saved) => saved && setMessage(''))}
       >
         Save
       </button>
@@ -130,8 +181,8 @@ export function EditorToolbar() {
         type="button"
         data-testid="run"
         className="button button--primary"
-        disabled={!status.runnable || saving || starting}
-        title={status.runnable ? 'Save if needed and start a run' : 'Fix the problems first'}
+        disabled={!status.runnable || saving || starting || !status.mayRun}
+        title={!status.mayRun ? 'You may not run this pipeline' : status.runnable ? 'Save if needed and start a run' : 'Fix the problems first'}
         onClick={() => void onRun()}
       >
         {starting ? 'Starting…' : 'Run'}

@@ -1,4 +1,3 @@
-import { useReactFlow } from '@xyflow/react';
 import { useCallback, useMemo } from 'react';
 import { useCatalogStore, type CatalogState } from '../state/catalogStore';
 import { useEditorStore, type EditorState } from '../state/editorStore';
@@ -13,6 +12,7 @@ const selectOperators = (state: CatalogState) => state.byType;
 const selectNodes = (state: EditorState) => state.nodes;
 const selectNodeProblems = (state: EditorState) => state.problems.byNode;
 const selectPipelineParallelism = (state: EditorState) => state.settings.parallelism;
+const selectUpdateNodeData = (state: EditorState) => state.updateNodeData;
 
 /** The right panel for a selected node: its parallelism and a form built from its params schema. */
 export function NodeParamsPanel({ nodeId }: { nodeId: string }) {
@@ -20,7 +20,7 @@ export function NodeParamsPanel({ nodeId }: { nodeId: string }) {
   const operator = useCatalogStore(selectOperators)[node?.data.type ?? ''];
   const problems = useEditorStore(selectNodeProblems)[nodeId];
   const pipelineParallelism = useEditorStore(selectPipelineParallelism);
-  const { updateNodeData } = useReactFlow<OperatorNode>();
+  const updateNodeData = useEditorStore(selectUpdateNodeData);
   const fields = useMemo(() => paramFields(operator?.params_schema), [operator]);
   const messagesByParam = useMemo(() => paramMessages(problems), [problems]);
   const otherMessages = useMemo(
@@ -30,7 +30,7 @@ export function NodeParamsPanel({ nodeId }: { nodeId: string }) {
 
   const setParam = useCallback(
     (name: string, parsed: ParsedInput) =>
-      updateNodeData(nodeId, (current) => ({ params: withParam(current.data.params, name, parsed) })),
+      updateNodeData(nodeId, (current) => ({ ...current, params: withParam(current.params, name, parsed) }), `param:${nodeId}:${name}`),
     [nodeId, updateNodeData],
   );
 
@@ -60,7 +60,18 @@ export function NodeParamsPanel({ nodeId }: { nodeId: string }) {
           optional
           min={1}
           placeholder={`pipeline (${pipelineParallelism})`}
-          onCommit={(parallelism) => updateNodeData(nodeId, { parallelism })}
+          onCommit={(parallelism) =>
+            updateNodeData(
+              nodeId,
+              (current) => {
+                const next: OperatorNode['data'] = { ...current };
+                if (parallelism === undefined) delete next.parallelism;
+                else next.parallelism = parallelism;
+                return next;
+              },
+              `parallelism:${nodeId}`,
+            )
+          }
         />
         <FieldMessages messages={fieldMessages(problems, 'parallelism')} />
       </div>

@@ -16,12 +16,19 @@ import { useShallow } from 'zustand/react/shallow';
 import { editorNodeTypes } from '../nodes';
 import { operatorOf } from '../state/catalogStore';
 import { useEditorStore, type EditorState } from '../state/editorStore';
+import { useEditorViewStore, type EditorViewState } from '../state/editorViewStore';
 import { connectionProblem } from '../state/graphEdits';
+import { REGION_COLOURS } from '../state/planOverlay';
+import { CanvasToolbar } from './CanvasToolbar';
+import { DiffCanvas } from './DiffCanvas';
 import { PALETTE_DRAG_TYPE } from './Palette';
 import PipelineEdge from './PipelineEdge';
 
 const edgeTypes = { pipeline: PipelineEdge } satisfies EdgeTypes;
-const DELETE_KEYS = ['Delete', 'Backspace'];
+/** Deleting is the editor's own shortcut (one undo step for nodes and their edges). */
+const DELETE_KEYS = null;
+const selectDiffView = (state: EditorViewState) => state.diffView;
+const selectPlanMarks = (state: EditorViewState) => state.planMarks;
 const FIT_VIEW_OPTIONS = { padding: 0.2, maxZoom: 1 };
 const DEFAULT_EDGE_OPTIONS: DefaultEdgeOptions = { markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 } };
 
@@ -48,6 +55,11 @@ function minimapColour(node: Node): string {
   return CATEGORY_COLOURS[operatorOf(type)?.category ?? type.split('.')[0]] ?? '#64748b';
 }
 
+function regionMinimapColour(node: Node): string {
+  const mark = useEditorViewStore.getState().planMarks[node.id];
+  return mark ? REGION_COLOURS[mark.colour] : '#cbd5e1';
+}
+
 /** Whether a connection being dragged may be dropped here (checked against the live graph). */
 const isValidConnection: IsValidConnection = (connection) => {
   const { nodes, edges } = useEditorStore.getState();
@@ -58,12 +70,17 @@ const isValidConnection: IsValidConnection = (connection) => {
   return connectionProblem(connection, edges, operatorOfNode) === null;
 };
 
+const revealInspector = () => useEditorViewStore.getState().revealInspector();
+
 /** The editable React Flow canvas; drop palette items here. */
 export function PipelineCanvas() {
   const { nodes, edges, graphEpoch, onNodesChange, onEdgesChange, onConnect, addOperatorNode } = useEditorStore(
     useShallow(selectCanvas),
   );
   const { screenToFlowPosition } = useReactFlow();
+  const diffView = useEditorViewStore(selectDiffView);
+  const planMarks = useEditorViewStore(selectPlanMarks);
+  const planShown = Object.keys(planMarks).length > 0;
 
   const onDragOver = useCallback((event: DragEvent) => {
     if (!event.dataTransfer.types.includes(PALETTE_DRAG_TYPE)) return;
@@ -84,6 +101,7 @@ export function PipelineCanvas() {
     [addOperatorNode, screenToFlowPosition],
   );
 
+  if (diffView) return <DiffCanvas view={diffView} />;
   return (
     <div className="canvas" onDragOver={onDragOver} onDrop={onDrop}>
       <ReactFlow
@@ -95,17 +113,21 @@ export function PipelineCanvas() {
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
         onConnect={onConnect}
+        onNodeClick={revealInspector}
+        onEdgeClick={revealInspector}
         isValidConnection={isValidConnection}
         defaultEdgeOptions={DEFAULT_EDGE_OPTIONS}
         deleteKeyCode={DELETE_KEYS}
         fitView
         fitViewOptions={FIT_VIEW_OPTIONS}
-        minZoom={0.2}
+        minZoom={0.1}
         maxZoom={2}
+        onlyRenderVisibleElements={nodes.length > 120}
       >
+        <CanvasToolbar />
         <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
-        <Controls />
-        <MiniMap pannable zoomable nodeColor={minimapColour} nodeStrokeWidth={2} />
+        <Controls showInteractive={false} />
+        <MiniMap pannable zoomable nodeColor={planShown ? regionMinimapColour : minimapColour} nodeStrokeWidth={2} />
       </ReactFlow>
     </div>
   );

@@ -1,6 +1,7 @@
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from '@xyflow/react';
 import { memo } from 'react';
 import { useEditorStore, type EditorState } from '../state/editorStore';
+import { useEditorViewStore } from '../state/editorViewStore';
 import { edgeLabel, type PipelineEdge as PipelineEdgeType } from '../state/graph';
 import { classNames } from '../ui/classNames';
 
@@ -31,7 +32,10 @@ function PipelineEdge(props: EdgeProps<PipelineEdgeType>) {
           data-testid={`edge-label-${id}`}
           className={classNames('edge-label', 'nodrag', 'nopan', problems && 'has-problems', selected && 'is-selected')}
           style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
-          onClick={() => select({ edge: id })}
+          onClick={() => {
+            select({ edge: id });
+            useEditorViewStore.getState().revealInspector();
+          }}
           title={problems?.map((problem) => problem.message).join('\n')}
         >
           {data ? edgeLabel(data) : id}

@@ -13,13 +13,13 @@ function messageOf(error: unknown): string {
  * version after that. Returns the saved pipeline, or null when the server refused it; its
  * validation errors then show as problems.
  */
-export async function savePipeline(): Promise<Pipeline | null> {
+export async function savePipeline(message = ''): Promise<Pipeline | null> {
   const state = useEditorStore.getState();
   const { revision, layoutRevision, pipelineId } = state;
   const definition = currentDefinition(state);
   state.saveStarted();
   try {
-    const body = { name: definition.name, definition };
+    const body = message.trim() ? { name: definition.name, definition, message: message.trim() } : { name: definition.name, definition };
     const pipeline = pipelineId === null ? await api.createPipeline(body) : await api.updatePipeline(pipelineId, body);
     useEditorStore.getState().saveSucceeded(pipeline, revision, layoutRevision);
     navigate(paths.pipeline(pipeline.id), { replace: true });

@@ -1,35 +1,82 @@
 import { Handle, Position, type NodeProps } from '@xyflow/react';
-import { memo } from 'react';
+import { memo, type CSSProperties } from 'react';
 import { useCatalogStore, type CatalogState } from '../state/catalogStore';
 import type { VertexNode } from '../state/graph';
-import { useRunStore, type RunStoreState } from '../state/runStore';
+import { useRunStore } from '../state/runStore';
+import { activityColour, activityOf, activityRatios, formatPercent, formatRate, ratesOf } from '../state/vertexMetrics';
 import { classNames } from '../ui/classNames';
 
 const selectOperators = (state: CatalogState) => state.byType;
-const selectVertices = (state: RunStoreState) => state.vertices;
 
 function formatCount(value: unknown): string {
   return typeof value === 'number' ? value.toLocaleString() : '–';
 }
 
-/** A node of a run's read-only graph: what it is, plus its live record counts when known. */
+/**
+ * A node of a run's read-only graph with its job vertex's live metrics: records in/out and
+ * rates, and Flink's colouring by busy / idle / backpressured time. Nodes chained into one
+ * vertex show the same numbers and say which chain they belong to.
+ */
 function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
   const operator = useCatalogStore(selectOperators)[data.type];
-  const metrics = useRunStore(selectVertices)[id];
+  const vertexId = data.vertex ?? id;
+  const metrics = useRunStore((state) => state.vertices[vertexId]);
+  const derived = useRunStore((state) => state.rates[vertexId]);
   const category = operator?.category ?? data.type.split('.')[0];
+  const parallelism = typeof metrics?.parallelism === 'number' ? metrics.parallelism : (data.vertexParallelism ?? data.parallelism ?? 1);
+  const ratios = activityRatios(metrics, parallelism);
+  const activity = activityOf(ratios);
+  const rates = ratesOf(metrics, derived);
+  const fill = activityColour(ratios);
+  const chain = data.chain ?? [id];
+  const style = fill ? ({ '--activity-fill': fill } as CSSProperties) : undefined;
   return (
-    <div data-testid={`node-${id}`} className={classNames('operator-node', 'is-readonly', `category-${category}`)} title={operator?.description}>
+    <div
+      data-testid={`node-${id}`}
+      data-vertex={vertexId}
+      data-activity={activity ?? undefined}
+      className={classNames('operator-node', 'is-readonly', 'run-node', `category-${category}`, activity && `activity-${activity}`, chain.length > 1 && 'is-chained')}
+      style={style}
+      title={operator?.description}
+    >
       {operator?.inputs !== 0 && <Handle type="target" position={Position.Left} isConnectable={false} />}
       <div className="operator-node__header">
         <span className="operator-node__category">{category}</span>
-        {data.parallelism !== undefined && <span className="operator-node__parallelism">×{data.parallelism}</span>}
+        {(data.vertexParallelism ?? data.parallelism) !== undefined && (
+          <span className="operator-node__parallelism">×{data.vertexParallelism ?? data.parallelism}</span>
+        )}
+        {activity && ratios && (
+          <span
+            className={`activity-badge activity-badge--${activity}`}
+            data-testid="activity"
+            title={`busy ${formatPercent(ratios.busy)} · idle ${formatPercent(ratios.idle)} · backpressured ${formatPercent(ratios.backpressured)}`}
+          >
+            {activity === 'backpressured' ? `backpressured ${formatPercent(ratios.backpressured)}` : activity === 'busy' ? `busy ${formatPercent(ratios.busy)}` : 'idle'}
+          </span>
+        )}
       </div>
       <div className="operator-node__title">{operator?.title ?? data.type}</div>
       <div className="operator-node__id">{id}</div>
+      {chain.length > 1 && (
+        <div className="chain-label" title="Operators chained into one task share its metrics">
+          chain {chain.indexOf(id) + 1}/{chain.length}: {chain.join(' → ')}
+        </div>
+      )}
       {metrics && (
-        <div className="operator-node__metrics">
-          <span title="records in">in {formatCount(metrics.records_in)}</span>
-          <span title="records out">out {formatCount(metrics.records_out)}</span>
+        <div className="operator-node__metrics" data-testid="vertex-metrics">
+          <span title="records in (per second)">
+            in {formatCount(metrics.records_in)} <em>{formatRate(rates.inRate)}</em>
+          </span>
+          <span title="records out (per second)">
+            out {formatCount(metrics.records_out)} <em>{formatRate(rates.outRate)}</em>
+          </span>
+        </div>
+      )}
+      {ratios && (
+        <div className="activity-bar" aria-hidden="true">
+          <span className="activity-bar__busy" style={{ width: `${ratios.busy * 100}%` }} />
+          <span className="activity-bar__backpressured" style={{ width: `${ratios.backpressured * 100}%` }} />
+          <span className="activity-bar__idle" style={{ width: `${ratios.idle * 100}%` }} />
         </div>
       )}
       {operator?.outputs !== 0 && <Handle type="source" position={Position.Right} isConnectable={false} />}

@@ -3,6 +3,7 @@
  * module constants: React Flow re-creates every node when nodeTypes changes identity.
  */
 import type { NodeTypes } from '@xyflow/react';
+import DiffNode from './DiffNode';
 import OperatorNode from './OperatorNode';
 import RunVertexNode from './RunVertexNode';
 
@@ -14,3 +15,6 @@ export const editorNodeTypes = { operator: OperatorNode } satisfies NodeTypes;
 
 /** A run's read-only graph. */
 export const runNodeTypes = { vertex: RunVertexNode } satisfies NodeTypes;
+
+/** A version diff. */
+export const diffNodeTypes = { diff: DiffNode } satisfies NodeTypes;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { api } from '../api/client';
+import { api, rowsOf } from '../api/client';
 import type { PipelineSummary } from '../api/types';
 import { paths } from '../router';
 import { useEditorStore } from '../state/editorStore';
@@ -7,25 +7,67 @@ import { Link } from '../ui/Link';
 
 type Load = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'ready'; pipelines: PipelineSummary[] };
 
-/** Every saved pipeline, newest change first. */
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Delete, after a second click; the server refuses while a run of the pipeline has not ended. */
+function DeleteButton({ pipeline, onDeleted }: { pipeline: PipelineSummary; onDeleted: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (pipeline.permissions && !pipeline.permissions.includes('own')) return null;
+  async function remove() {
+    setError(null);
+    try {
+      await api.deletePipeline(pipeline.id);
+      onDeleted();
+    } catch (failure) {
+      setError(messageOf(failure));
+      setConfirming(false);
+    }
+  }
+  return (
+    <>
+      {confirming ? (
+        <>
+          <button type="button" className="link-button danger" data-testid="pipeline-delete-confirm" onClick={() => void remove()}>
+            delete with its versions and runs
+          </button>{' '}
+          <button type="button" className="link-button" onClick={() => setConfirming(false)}>
+            keep
+          </button>
+        </>
+      ) : (
+        <button type="button" className="link-button" data-testid="pipeline-delete" onClick={() => setConfirming(true)}>
+          delete…
+        </button>
+      )}
+      {error && <span className="error-text"> {error}</span>}
+    </>
+  );
+}
+
+/** Every pipeline the user may see, newest change first. */
 export function PipelinesPage() {
   const [load, setLoad] = useState<Load>({ state: 'loading' });
+  const [generation, setGeneration] = useState(0);
   useEffect(() => {
     let cancelled = false;
     api.listPipelines().then(
-      (pipelines) => {
-        const sorted = [...pipelines].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+      (answer) => {
+        const sorted = [...rowsOf<PipelineSummary>(answer)].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
         if (!cancelled) setLoad({ state: 'ready', pipelines: sorted });
       },
       (error: unknown) => {
-        if (!cancelled) setLoad({ state: 'failed', message: error instanceof Error ? error.message : String(error) });
+        if (!cancelled) setLoad({ state: 'failed', message: messageOf(error) });
       },
     );
     return () => {
       cancelled = true;
     };
-  }, []);
+  }, [generation]);
 
+  const showOwner = load.state === 'ready' && load.pipelines.some((pipeline) => pipeline.owner);
   return (
     <main className="list-page">
       <div className="list-page__heading">
@@ -43,7 +85,9 @@ export function PipelinesPage() {
             <tr>
               <th>Name</th>
               <th className="numeric">Version</th>
+              {showOwner && <th>Owner</th>}
               <th>Updated</th>
+              <th />
             </tr>
           </thead>
           <tbody>
@@ -53,7 +97,11 @@ export function PipelinesPage() {
                   <Link to={paths.pipeline(pipeline.id)}>{pipeline.name}</Link>
                 </td>
                 <td className="numeric">v{pipeline.version}</td>
+                {showOwner && <td>{pipeline.owner ?? '–'}</td>}
                 <td>{new Date(pipeline.updated_at).toLocaleString()}</td>
+                <td>
+                  <DeleteButton pipeline={pipeline} onDeleted={() => setGeneration((value) => value + 1)} />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -1,11 +1,28 @@
-import type { CheckpointStats } from '../api/types';
+import { useEffect, useMemo, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { api } from '../api/client';
+import type { CheckpointStats, DistributionSummary } from '../api/types';
+import { checkpointSummary, isSavepoint } from '../state/checkpointTimeline';
 import { formatBytes, formatClock, formatDuration } from '../state/format';
 import { useRunStore, type RunStoreState } from '../state/runStore';
 import { checkpointStatusTone } from '../state/runStatus';
+import { classNames } from '../ui/classNames';
 import { StatusBadge } from '../ui/StatusBadge';
+import { CheckpointGantt } from './CheckpointGantt';
 import { CheckpointTimeline } from './CheckpointTimeline';
+import { useCheckpointDetails } from './useCheckpointDetails';
 
-const selectCheckpoints = (state: RunStoreState) => state.checkpoints;
+const selectCheckpoints = (state: RunStoreState) => ({
+  counts: state.checkpoints.counts,
+  rows: state.checkpoints.rows,
+  serverSummary: state.checkpointSummary,
+  selected: state.selectedCheckpoint,
+  selectCheckpoint: state.selectCheckpoint,
+  runId: state.runId,
+  definition: state.run?.definition,
+});
+
+type Tab = 'history' | 'summary' | 'config';
 
 function AckProgress({ row }: { row: CheckpointStats }) {
   const share = row.num_subtasks > 0 ? row.num_acknowledged_subtasks / row.num_subtasks : 0;
@@ -19,15 +36,16 @@ function AckProgress({ row }: { row: CheckpointStats }) {
   );
 }
 
-function CheckpointRow({ row }: { row: CheckpointStats }) {
+function CheckpointRow({ row, selected, onSelect }: { row: CheckpointStats; selected: boolean; onSelect: () => void }) {
   return (
     <tr
       data-testid="checkpoint-row"
       data-status={row.status}
       data-kind={row.kind}
       data-id={row.id}
-      className={row.discarded ? 'is-discarded' : undefined}
+      className={classNames(row.discarded && 'is-discarded', selected && 'is-selected', 'is-clickable')}
       title={row.discarded ? 'Subsumed by a newer checkpoint; its files were removed.' : (row.external_path ?? undefined)}
+      onClick={onSelect}
     >
       <td className="numeric">{row.id}</td>
       <td>{row.kind}</td>
@@ -46,9 +64,137 @@ function CheckpointRow({ row }: { row: CheckpointStats }) {
   );
 }
 
-/** Counts, a duration timeline and one row per checkpoint, newest first, updated live. */
+function HistoryTable({ rows, selected, onSelect }: { rows: CheckpointStats[]; selected: number | null; onSelect: (id: number) => void }) {
+  if (rows.length === 0) return <p className="muted panel-empty">No checkpoint yet.</p>;
+  return (
+    <div className="table-scroll">
+      <table className="data-table">
+        <thead>
+          <tr>
+            <th className="numeric">ID</th>
+            <th>Kind</th>
+            <th>Status</th>
+            <th className="numeric">Triggered</th>
+            <th className="numeric">Duration</th>
+            <th className="numeric">Size</th>
+            <th>Acks</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <CheckpointRow key={row.id} row={row} selected={row.id === selected} onSelect={() => onSelect(row.id)} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const SUMMARY_ROWS: Array<{ key: string; label: string; format: (value: number | null | undefined) => string }> = [
+  { key: 'end_to_end_duration', label: 'End to end duration', format: formatDuration },
+  { key: 'state_size', label: 'Checkpointed data size', format: formatBytes },
+  { key: 'alignment_duration', label: 'Alignment duration', format: formatDuration },
+];
+
+function SummaryTable({ summary }: { summary: Record<string, DistributionSummary> }) {
+  const columns: Array<keyof DistributionSummary> = ['min', 'avg', 'p50', 'p90', 'p99', 'max'];
+  return (
+    <div className="table-scroll">
+      <table className="data-table" data-testid="checkpoint-summary">
+        <thead>
+          <tr>
+            <th />
+            {columns.map((column) => (
+              <th key={column} className="numeric">
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {SUMMARY_ROWS.map((row) => (
+            <tr key={row.key}>
+              <td>{row.label}</td>
+              {columns.map((column) => (
+                <td key={column} className="numeric">
+                  {row.format(summary[row.key]?.[column] ?? null)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ConfigTable({ runId, fallback }: { runId: number | null; fallback: Record<string, unknown> | undefined }) {
+  const [config, setConfig] = useState<Record<string, unknown> | null>(null);
+  useEffect(() => {
+    if (runId === null) return;
+    let cancelled = false;
+    api.getCheckpointConfig(runId).then(
+      (answer) => !cancelled && setConfig(answer),
+      () => undefined,
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [runId]);
+  const shown = config ?? fallback ?? {};
+  // Nested sections (externalization, settings) read best as "settings · interval_ms" rows.
+  const entries = Object.entries(shown).flatMap(([name, value]): Array<[string, unknown]> =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.entries(value as Record<string, unknown>).map(([inner, innerValue]) => [`${name} · ${inner}`, innerValue])
+      : [[name, value]],
+  );
+  if (entries.length === 0) return <p className="muted panel-empty">No checkpointing settings known.</p>;
+  return (
+    <table className="data-table config-table" data-testid="checkpoint-config">
+      <tbody>
+        {entries.map(([name, value]) => (
+          <tr key={name}>
+            <td>{name.replace(/_/g, ' ')}</td>
+            <td className="numeric">
+              <code>{typeof value === 'object' ? JSON.stringify(value) : String(value)}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Details({ runId, row }: { runId: number; row: CheckpointStats }) {
+  const details = useCheckpointDetails(runId, row);
+  return (
+    <div className="checkpoint-details" data-testid="checkpoint-details" data-id={row.id}>
+      <div className="checkpoint-details__heading">
+        <strong>
+          {isSavepoint(row) ? 'Savepoint' : 'Checkpoint'} #{row.id}
+        </strong>
+        <StatusBadge tone={checkpointStatusTone(row.status)}>{row.status}</StatusBadge>
+        <span className="muted">
+          {formatClock(row.trigger_timestamp)} · {formatDuration(row.end_to_end_duration)} · {formatBytes(row.state_size)} · {row.num_acknowledged_subtasks}/{row.num_subtasks} acks
+        </span>
+      </div>
+      {row.external_path && (
+        <div className="checkpoint-details__path">
+          <code>{row.external_path}</code>
+        </div>
+      )}
+      {row.failure_message && <p className="error-text">{row.failure_message}</p>}
+      {details && <CheckpointGantt details={details} />}
+    </div>
+  );
+}
+
+/** The checkpoints of a run, live: timeline strip, the selected one's Gantt chart, then history, summary and config. */
 export function CheckpointPanel() {
-  const { counts, rows } = useRunStore(selectCheckpoints);
+  const { counts, rows, serverSummary, selected, selectCheckpoint, runId, definition } = useRunStore(useShallow(selectCheckpoints));
+  const [tab, setTab] = useState<Tab>('history');
+  const summary = useMemo(() => serverSummary ?? checkpointSummary(rows), [serverSummary, rows]);
+  const selectedRow = selected === null ? undefined : rows.find((row) => row.id === selected);
   return (
     <section className="panel checkpoint-panel" aria-label="Checkpoints">
       <div className="panel-heading">
@@ -58,33 +204,21 @@ export function CheckpointPanel() {
           <span className="tone-text-success">{counts.completed} completed</span>
           <span className="tone-text-active">{counts.in_progress} in progress</span>
           <span className="tone-text-danger">{counts.failed} failed</span>
+          {counts.restored ? <span>{counts.restored} restored</span> : null}
         </span>
       </div>
-      <CheckpointTimeline rows={rows} />
-      {rows.length === 0 ? (
-        <p className="muted panel-empty">No checkpoint yet.</p>
-      ) : (
-        <div className="table-scroll">
-          <table className="data-table">
-            <thead>
-              <tr>
-                <th className="numeric">ID</th>
-                <th>Kind</th>
-                <th>Status</th>
-                <th className="numeric">Triggered</th>
-                <th className="numeric">Duration</th>
-                <th className="numeric">Size</th>
-                <th>Acks</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <CheckpointRow key={row.id} row={row} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <CheckpointTimeline rows={rows} selected={selected} onSelect={(id) => selectCheckpoint(selected === id ? null : id)} />
+      {selectedRow && runId !== null && <Details runId={runId} row={selectedRow} />}
+      <div className="panel-tabs" role="tablist">
+        {(['history', 'summary', 'config'] as Tab[]).map((name) => (
+          <button key={name} type="button" role="tab" aria-selected={tab === name} data-testid={`checkpoint-tab-${name}`} className={classNames('sidebar-tab', tab === name && 'is-active')} onClick={() => setTab(name)}>
+            {name}
+          </button>
+        ))}
+      </div>
+      {tab === 'history' && <HistoryTable rows={rows} selected={selected} onSelect={(id) => selectCheckpoint(selected === id ? null : id)} />}
+      {tab === 'summary' && <SummaryTable summary={summary} />}
+      {tab === 'config' && <ConfigTable runId={runId} fallback={definition?.checkpointing as Record<string, unknown> | undefined} />}
     </section>
   );
 }

@@ -1,17 +1,46 @@
-import { Background, BackgroundVariant, Controls, MarkerType, ReactFlow, ReactFlowProvider, type DefaultEdgeOptions, type EdgeTypes } from '@xyflow/react';
+import { Background, BackgroundVariant, Controls, MarkerType, Panel, ReactFlow, ReactFlowProvider, type DefaultEdgeOptions, type EdgeTypes } from '@xyflow/react';
 import { useMemo } from 'react';
-import type { PipelineDefinition } from '../api/types';
+import type { PipelineDefinition, PlanSummary } from '../api/types';
 import { runNodeTypes } from '../nodes';
 import { definitionToGraph } from '../state/definition';
+import { nodeVertexIndex } from '../state/planOverlay';
 import RunEdge from './RunEdge';
 
 const edgeTypes = { pipeline: RunEdge } satisfies EdgeTypes;
 const FIT_VIEW_OPTIONS = { padding: 0.15, maxZoom: 1 };
 const DEFAULT_EDGE_OPTIONS: DefaultEdgeOptions = { markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 } };
 
-/** The pipeline of a run, read-only, with live per-vertex counts on the nodes. */
-export function RunGraph({ definition }: { definition: PipelineDefinition }) {
-  const graph = useMemo(() => definitionToGraph(definition, 'vertex'), [definition]);
+function Legend() {
+  return (
+    <Panel position="bottom-right" className="activity-legend" aria-label="Colours">
+      <span>
+        <i className="swatch swatch--idle" /> idle
+      </span>
+      <span>
+        <i className="swatch swatch--busy" /> busy
+      </span>
+      <span>
+        <i className="swatch swatch--backpressured" /> backpressured
+      </span>
+    </Panel>
+  );
+}
+
+/** The pipeline of a run, read-only, with live per-vertex metrics on the nodes of each chain. */
+export function RunGraph({ definition, plan }: { definition: PipelineDefinition; plan: PlanSummary | null | undefined }) {
+  const graph = useMemo(() => {
+    const base = definitionToGraph(definition, 'vertex');
+    const vertices = nodeVertexIndex(plan);
+    const parallelism = new Map((plan?.job_vertices ?? []).map((vertex) => [vertex.id, vertex.parallelism]));
+    return {
+      ...base,
+      nodes: base.nodes.map((node) => {
+        const vertex = vertices.get(node.id);
+        if (!vertex) return node;
+        return { ...node, data: { ...node.data, vertex: vertex.vertex, chain: vertex.chain, vertexParallelism: parallelism.get(vertex.vertex) } };
+      }),
+    };
+  }, [definition, plan]);
   return (
     <ReactFlowProvider>
       <ReactFlow
@@ -26,10 +55,11 @@ export function RunGraph({ definition }: { definition: PipelineDefinition }) {
         deleteKeyCode={null}
         fitView
         fitViewOptions={FIT_VIEW_OPTIONS}
-        minZoom={0.2}
+        minZoom={0.1}
       >
         <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
         <Controls showInteractive={false} />
+        <Legend />
       </ReactFlow>
     </ReactFlowProvider>
   );

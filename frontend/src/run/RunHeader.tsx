@@ -1,45 +1,128 @@
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { api } from '../api/client';
+import type { SavepointRequest } from '../api/types';
 import { paths } from '../router';
 import { useRunStore, type RunStoreState } from '../state/runStore';
-import { runLoaded } from '../state/runState';
 import { isRunEnded, runStatusTone } from '../state/runStatus';
 import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
+import { RestartDialog } from './RestartDialog';
+import { cancelRun, stopWithSavepoint, triggerSavepoint } from './runActions';
 
 const selectHeader = (state: RunStoreState) => ({
   run: state.run,
   status: state.status,
   failureCause: state.failureCause,
-  update: state.update,
+  savepoints: state.savepoints,
+  rows: state.checkpoints.rows,
 });
 
 function formatDate(iso: string | null | undefined): string {
   return iso ? new Date(iso).toLocaleString() : '–';
 }
 
-/** Which run this is, its live status, and Cancel. */
-export function RunHeader({ runId }: { runId: number }) {
-  const { run, status, failureCause, update } = useRunStore(useShallow(selectHeader));
-  const [canceling, setCanceling] = useState(false);
-  const [cancelError, setCancelError] = useState<string | null>(null);
-  const ended = isRunEnded(status);
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
-  async function cancel() {
-    setCanceling(true);
-    setCancelError(null);
+/** The newest savepoint request: in progress, then where it was written or why it failed. */
+function SavepointStatus({ request }: { request: SavepointRequest | undefined }) {
+  if (!request) return null;
+  const what = request.stop ? `Stop with savepoint${request.drain ? ' (drain)' : ''}` : 'Savepoint';
+  return (
+    <div
+      className={`savepoint-status tone-${request.status === 'COMPLETED' ? 'success' : request.status === 'FAILED' ? 'danger' : 'active'}`}
+      data-testid="savepoint-status"
+      data-status={request.status}
+      data-kind={request.stop ? 'stop' : 'savepoint'}
+      role="status"
+    >
+      {request.status === 'IN_PROGRESS' && (
+        <>
+          <span className="spinner" aria-hidden="true" /> {what} in progress…
+        </>
+      )}
+      {request.status === 'COMPLETED' && (
+        <>
+          {what} completed{request.checkpoint_id != null && ` (#${request.checkpoint_id})`}: <code data-testid="savepoint-location">{request.location ?? 'location unknown'}</code>
+        </>
+      )}
+      {request.status === 'FAILED' && (
+        <>
+          {what} failed: {request.failure_cause ?? 'unknown cause'}
+        </>
+      )}
+    </div>
+  );
+}
+
+function StopDialog({ runId, onClose }: { runId: number; onClose: () => void }) {
+  const [drain, setDrain] = useState(false);
+  const [target, setTarget] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function stop() {
+    setBusy(true);
+    setError(null);
     try {
-      const updated = await api.cancelRun(runId);
-      update((state) => runLoaded(state, updated));
-    } catch (error) {
-      setCancelError(error instanceof Error ? error.message : String(error));
-      api.getRun(runId).then((fresh) => update((state) => runLoaded(state, fresh)), () => undefined);
+      await stopWithSavepoint(runId, drain, target.trim() || undefined);
+      onClose();
+    } catch (failure) {
+      setError(messageOf(failure));
+      setBusy(false);
+    }
+  }
+  return (
+    <div className="dialog-backdrop" role="presentation" onClick={onClose}>
+      <div className="dialog" role="dialog" aria-label="Stop with savepoint" data-testid="stop-dialog" onClick={(event) => event.stopPropagation()}>
+        <h2>Stop with savepoint</h2>
+        <p className="muted">Takes a savepoint, then stops the run. Restart from the savepoint later to continue exactly there.</p>
+        <label className="checkbox-label">
+          <input type="checkbox" data-testid="stop-drain" checked={drain} onChange={(event) => setDrain(event.target.checked)} />
+          Drain: end the input first (sources emit end of data and the max watermark, so windows fire)
+        </label>
+        <label className="form-field">
+          <span className="form-field__label">Target directory (optional)</span>
+          <input className="input is-code" data-testid="stop-target" placeholder="the run's savepoint directory" value={target} onChange={(event) => setTarget(event.target.value)} />
+        </label>
+        {error && <p className="error-text">{error}</p>}
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Close
+          </button>
+          <button type="button" className="button button--danger" data-testid="stop-confirm" disabled={busy} onClick={() => void stop()}>
+            {busy ? 'Stopping…' : drain ? 'Drain and stop' : 'Stop'}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** Which run this is, its live status, and its commands: savepoint, stop with savepoint, cancel, restart. */
+export function RunHeader({ runId }: { runId: number }) {
+  const { run, status, failureCause, savepoints, rows } = useRunStore(useShallow(selectHeader));
+  const [busy, setBusy] = useState<'savepoint' | 'cancel' | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [dialog, setDialog] = useState<'stop' | 'restart' | null>(null);
+  const ended = isRunEnded(status);
+  // Savepoints and stop-with-savepoint need a running streaming run (a batch run answers 409).
+  const running = status === 'RUNNING' && run?.mode !== 'batch';
+  const pending = savepoints.find((request) => request.status === 'IN_PROGRESS');
+
+  async function act(which: 'savepoint' | 'cancel', action: () => Promise<unknown>) {
+    setBusy(which);
+    setError(null);
+    try {
+      await action();
+    } catch (failure) {
+      setError(messageOf(failure));
     } finally {
-      setCanceling(false);
+      setBusy(null);
     }
   }
 
+  const restoredFrom = run?.restored_from;
   return (
     <div className="toolbar run-header">
       <div className="run-title">
@@ -53,6 +136,13 @@ export function RunHeader({ runId }: { runId: number }) {
         <span className="run-title__id">
           run #{runId}
           {run && ` · v${run.version} · ${run.mode}`}
+          {restoredFrom && (
+            <span data-testid="restored-from" className="run-title__restored" title={restoredFrom.path ?? undefined}>
+              {' '}
+              · restored from {restoredFrom.path ?? (restoredFrom.checkpoint_id != null ? `#${restoredFrom.checkpoint_id}` : `checkpoint ${restoredFrom.checkpoint ?? ''}`)}
+              {restoredFrom.run != null && ` of run #${restoredFrom.run}`}
+            </span>
+          )}
         </span>
       </div>
       <StatusBadge data-testid="run-status" tone={status ? runStatusTone(status) : 'neutral'} className="run-status">
@@ -65,21 +155,54 @@ export function RunHeader({ runId }: { runId: number }) {
         </span>
       )}
       <div className="toolbar-spacer" />
-      {cancelError && <span className="error-text">{cancelError}</span>}
+      {error && <span className="error-text">{error}</span>}
+      <button
+        type="button"
+        data-testid="trigger-savepoint"
+        className="button"
+        disabled={!running || busy !== null || !!pending}
+        title="Take a savepoint and keep running"
+        onClick={() => void act('savepoint', () => triggerSavepoint(runId))}
+      >
+        {busy === 'savepoint' || (pending && !pending.stop) ? 'Savepoint…' : 'Savepoint'}
+      </button>
+      <button
+        type="button"
+        data-testid="stop-with-savepoint"
+        className="button"
+        disabled={!running || !!pending}
+        title="Take a savepoint, then stop"
+        onClick={() => setDialog('stop')}
+      >
+        Stop with savepoint
+      </button>
       <button
         type="button"
         data-testid="cancel"
         className="button button--danger"
-        disabled={ended || canceling || status === 'CANCELING' || status === null}
-        onClick={() => void cancel()}
+        disabled={ended || busy !== null || status === 'CANCELING' || status === null}
+        onClick={() => void act('cancel', () => cancelRun(runId))}
       >
-        {status === 'CANCELING' || canceling ? 'Canceling…' : 'Cancel'}
+        {status === 'CANCELING' || busy === 'cancel' ? 'Canceling…' : 'Cancel'}
       </button>
+      <button
+        type="button"
+        data-testid="restart"
+        className="button button--primary"
+        disabled={!run || !ended}
+        title={ended ? 'Start again from a checkpoint or savepoint' : 'Stop or cancel the run first'}
+        onClick={() => setDialog('restart')}
+      >
+        Restart from…
+      </button>
+      <SavepointStatus request={savepoints[0]} />
       {failureCause && (
         <div className="failure-cause" role="alert">
           <strong>Failure:</strong> {failureCause}
         </div>
       )}
+      {dialog === 'stop' && <StopDialog runId={runId} onClose={() => setDialog(null)} />}
+      {dialog === 'restart' && run && <RestartDialog run={run} rows={rows} savepoints={savepoints} onClose={() => setDialog(null)} />}
     </div>
   );
 }

@@ -64,7 +64,7 @@ export function RunPage({ runId }: { runId: number }) {
           <div className="panel-heading">
             Graph{note && <span className="muted graph-note">{note}</span>}
           </div>
-          <div className="run-graph__canvas">{definition ? <RunGraph definition={definition} /> : <p className="muted panel-empty">Loading the graph…</p>}</div>
+          <div className="run-graph__canvas">{definition ? <RunGraph definition={definition} plan={run?.plan} /> : <p className="muted panel-empty">Loading the graph…</p>}</div>
         </section>
         <CheckpointPanel />
         <CollectedPanel definition={definition} />

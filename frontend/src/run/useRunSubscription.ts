@@ -3,7 +3,7 @@ import { api, ApiError } from '../api/client';
 import { RunEventStream } from '../api/runSocket';
 import type { RunEvent } from '../api/types';
 import { useRunStore } from '../state/runStore';
-import { applyRunEvent, checkpointHistoryLoaded, runLoaded } from '../state/runState';
+import { applyRunEvent, checkpointHistoryLoaded, metricsSampled, runLoaded, savepointRequestsLoaded } from '../state/runState';
 import { isRunEnded } from '../state/runStatus';
 
 /** While the WebSocket is down, the page refreshes from REST this often. */
@@ -24,6 +24,19 @@ async function refreshFromRest(runId: number): Promise<boolean> {
   return !(run.status === 'rejected' && run.reason instanceof ApiError && run.reason.status === 404);
 }
 
+/** Endpoints a studio may not have yet: their absence only means less to show. */
+async function refreshExtras(runId: number): Promise<void> {
+  const [metrics, savepoints] = await Promise.allSettled([api.getMetrics(runId), api.listSavepoints(runId)]);
+  const store = useRunStore.getState();
+  if (store.runId !== runId) return;
+  if (metrics.status === 'fulfilled' && metrics.value?.vertices && Object.keys(store.vertices).length === 0) {
+    store.update((state) => metricsSampled(state, metrics.value.vertices, Date.now()));
+  }
+  if (savepoints.status === 'fulfilled' && Array.isArray(savepoints.value)) {
+    store.update((state) => savepointRequestsLoaded(state, savepoints.value));
+  }
+}
+
 /**
  * Keep the run store in step with the server: first the run and its checkpoint history from
  * REST, then the event stream (replayed from the start, then live; see RunEventStream). When
@@ -39,10 +52,13 @@ export function useRunSubscription(runId: number): void {
       const store = useRunStore.getState();
       store.update((state) => applyRunEvent(state, event));
       if (event.type === 'status' && isRunEnded(event.data.status)) void refreshFromRest(runId);
+      // The plan (which nodes share a vertex's metrics) is written when the run is scheduled.
+      else if (event.type === 'status' && !useRunStore.getState().run?.plan) void refreshFromRest(runId);
     };
 
     void refreshFromRest(runId).then((exists) => {
       if (cancelled || !exists) return;
+      void refreshExtras(runId);
       stream = new RunEventStream({
         runId,
         onEvent,

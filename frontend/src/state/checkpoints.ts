@@ -37,7 +37,7 @@ export function statusAfterEvent(event: CheckpointEventData): CheckpointStatus |
   return STATUSES.has(carried) ? (carried as CheckpointStatus) : null;
 }
 
-const COUNT_OF_STATUS: Record<CheckpointStatus, keyof Omit<CheckpointCounts, 'total'>> = {
+const COUNT_OF_STATUS: Record<CheckpointStatus, 'in_progress' | 'completed' | 'failed'> = {
   IN_PROGRESS: 'in_progress',
   COMPLETED: 'completed',
   FAILED: 'failed',
@@ -71,7 +71,10 @@ function rowFromEvent(event: CheckpointEventData, status: CheckpointStatus, ts: 
     external_path: event.external_path ?? null,
     failure_message: event.failure_message ?? null,
   };
-  if (event.discarded) row.discarded = true;
+  if (event.discarded || event.event === 'discarded') row.discarded = true;
+  if (event.subtasks) row.subtasks = event.subtasks;
+  if (event.pk !== undefined) row.pk = event.pk;
+  if (event.is_savepoint !== undefined) row.is_savepoint = event.is_savepoint;
   return row;
 }
 
@@ -87,6 +90,9 @@ function mergeRow(row: CheckpointStats, event: CheckpointEventData, eventStatus:
   pick('kind');
   pick('trigger_timestamp');
   pick('num_subtasks');
+  pick('pk');
+  pick('is_savepoint');
+  if (event.subtasks && event.subtasks.length >= (row.subtasks?.length ?? 0)) merged.subtasks = event.subtasks;
   if (statusChangedByEvent) {
     pick('end_to_end_duration');
     pick('state_size');
@@ -98,7 +104,7 @@ function mergeRow(row: CheckpointStats, event: CheckpointEventData, eventStatus:
   if (statusChangedByEvent && event.event === 'acknowledged' && event.latest_ack_timestamp == null) {
     merged.latest_ack_timestamp = Math.max(row.latest_ack_timestamp ?? 0, ts);
   }
-  if (event.discarded) merged.discarded = true;
+  if (event.discarded || event.event === 'discarded') merged.discarded = true;
   return merged;
 }
 

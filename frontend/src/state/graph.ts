@@ -15,8 +15,16 @@ export type OperatorNodeData = {
 
 /** A node of the editable canvas. */
 export type OperatorNode = Node<OperatorNodeData, 'operator'>;
+export type VertexNodeData = OperatorNodeData & {
+  /** The job vertex (operator chain) the node runs in; its metrics are the vertex's. */
+  vertex?: string;
+  /** All nodes of that chain, in order. */
+  chain?: string[];
+  vertexParallelism?: number;
+};
+
 /** A node of a run's read-only graph, showing live metrics. */
-export type VertexNode = Node<OperatorNodeData, 'vertex'>;
+export type VertexNode = Node<VertexNodeData, 'vertex'>;
 export type PipelineNode = OperatorNode | VertexNode;
 export type PipelineNodeKind = PipelineNode['type'];
 
@@ -45,3 +53,17 @@ export function edgeLabel(data: PipelineEdgeData): string {
   const partitioning = data.partitioning === 'hash' ? `hash(${data.key?.trim() || '?'})` : data.partitioning;
   return data.exchange === 'blocking' ? `${partitioning} · blocking` : partitioning;
 }
+
+export type DiffStatus = 'added' | 'removed' | 'changed' | 'same';
+
+export type DiffNodeData = OperatorNodeData & {
+  status: DiffStatus;
+  /** "params.expression: "x" → "x * 2"", one per changed field. */
+  changes: string[];
+};
+
+/** A node of a version diff: both versions in one drawing. */
+export type DiffNode = Node<DiffNodeData, 'diff'>;
+
+export type DiffEdgeData = PipelineEdgeData & { status: DiffStatus; changes: string[] };
+export type DiffEdge = Edge<DiffEdgeData, 'diff'>;

@@ -2,9 +2,11 @@
  * Everything the run page shows, as one value and pure transitions: the run from REST, then
  * the WebSocket events applied in seq order.
  */
-import type { CheckpointHistory, CollectedRecords, Run, RunEvent, RunStatus, VertexMetrics } from '../api/types';
+import type { CheckpointHistory, CollectedRecords, DistributionSummary, Run, RunEvent, RunStatus, SavepointRequest, VertexMetrics } from '../api/types';
 import { applyCheckpointEvent, checkpointsFromHistory, EMPTY_CHECKPOINTS, type CheckpointList } from './checkpoints';
 import { isRunEnded } from './runStatus';
+import { applySavepointEvent, savepointsLoaded } from './savepoints';
+import { ratesBetween, type CounterSample, type VertexRates } from './vertexMetrics';
 
 export interface LogLine {
   seq: number;
@@ -22,6 +24,13 @@ export interface RunState {
   collected: CollectedRecords;
   /** Latest metrics per vertex id. */
   vertices: Record<string, VertexMetrics>;
+  /** Record rates derived from the last two metrics samples, per vertex id. */
+  rates: Record<string, VertexRates>;
+  /** The previous counters per vertex id, for the rates. */
+  counters: Record<string, CounterSample>;
+  /** The server's checkpoint summary, when it sends one. */
+  checkpointSummary: Record<string, DistributionSummary> | null;
+  savepoints: SavepointRequest[];
   logs: LogLine[];
 }
 
@@ -34,8 +43,25 @@ export const INITIAL_RUN_STATE: RunState = {
   checkpoints: EMPTY_CHECKPOINTS,
   collected: {},
   vertices: {},
+  rates: {},
+  counters: {},
+  checkpointSummary: null,
+  savepoints: [],
   logs: [],
 };
+
+/** Apply one metrics sample taken at `ts`: the latest values, and rates against the previous sample. */
+export function metricsSampled(state: RunState, vertices: Record<string, VertexMetrics>, ts: number): RunState {
+  const rates = { ...state.rates };
+  const counters = { ...state.counters };
+  for (const [vertex, metrics] of Object.entries(vertices)) {
+    const sample: CounterSample = { ts, records_in: metrics.records_in, records_out: metrics.records_out };
+    const previous = counters[vertex];
+    if (previous && ts > previous.ts) rates[vertex] = ratesBetween(previous, sample);
+    if (!previous || ts > previous.ts) counters[vertex] = sample;
+  }
+  return { ...state, vertices: { ...state.vertices, ...vertices }, rates, counters };
+}
 
 /**
  * Collected records arrive as the latest preview per node (the sink keeps its last N), so an
@@ -63,11 +89,16 @@ export function runLoaded(state: RunState, run: Run): RunState {
     status,
     failureCause: run.failure_cause ?? (status === run.status ? null : state.failureCause),
     collected: mergeCollected(state.collected, run.collected),
+    savepoints: run.savepoint_requests ? savepointsLoaded(state.savepoints, run.savepoint_requests) : state.savepoints,
   };
 }
 
+export function savepointRequestsLoaded(state: RunState, requests: SavepointRequest[]): RunState {
+  return { ...state, savepoints: savepointsLoaded(state.savepoints, requests) };
+}
+
 export function checkpointHistoryLoaded(state: RunState, history: CheckpointHistory): RunState {
-  return { ...state, checkpoints: checkpointsFromHistory(history) };
+  return { ...state, checkpoints: checkpointsFromHistory(history), checkpointSummary: history.summary ?? state.checkpointSummary };
 }
 
 export function applyRunEvent(state: RunState, event: RunEvent): RunState {
@@ -80,12 +111,12 @@ export function applyRunEvent(state: RunState, event: RunEvent): RunState {
     }
     case 'checkpoint':
       return { ...state, checkpoints: applyCheckpointEvent(state.checkpoints, event.data, event.ts) };
-    case 'metrics':
-      return {
-        ...state,
-        vertices: event.data.vertices ? { ...state.vertices, ...event.data.vertices } : state.vertices,
-        collected: mergeCollected(state.collected, event.data.collected),
-      };
+    case 'metrics': {
+      const sampled = event.data.vertices ? metricsSampled(state, event.data.vertices, event.ts) : state;
+      return { ...sampled, collected: mergeCollected(state.collected, event.data.collected) };
+    }
+    case 'savepoint':
+      return { ...state, savepoints: applySavepointEvent(state.savepoints, event.data) };
     case 'finished':
       return { ...state, collected: mergeCollected(state.collected, event.data.collected) };
     case 'log': {

@@ -7,7 +7,10 @@ export interface RunStoreState extends RunState {
   runId: number | null;
   connection: ConnectionState;
   loadError: string | null;
+  /** The checkpoint whose details are open (null: the newest). */
+  selectedCheckpoint: number | null;
   reset: (runId: number) => void;
+  selectCheckpoint: (id: number | null) => void;
   /** Apply a pure transition of runState.ts. */
   update: (transition: (state: RunState) => RunState) => void;
   setConnection: (connection: ConnectionState) => void;
@@ -19,7 +22,9 @@ export const useRunStore = create<RunStoreState>()((set) => ({
   runId: null,
   connection: 'connecting',
   loadError: null,
-  reset: (runId) => set({ ...INITIAL_RUN_STATE, runId, connection: 'connecting', loadError: null }),
+  selectedCheckpoint: null,
+  reset: (runId) => set({ ...INITIAL_RUN_STATE, runId, connection: 'connecting', loadError: null, selectedCheckpoint: null }),
+  selectCheckpoint: (selectedCheckpoint) => set({ selectedCheckpoint }),
   update: (transition) => set((state) => transition(state)),
   setConnection: (connection) => set({ connection }),
   setLoadError: (loadError) => set({ loadError }),

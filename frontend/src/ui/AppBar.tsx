@@ -1,10 +1,47 @@
+import { useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { api } from '../api/client';
+import { navigate, paths } from '../router';
+import { useAuthStore, type AuthState } from '../state/authStore';
 import { useEditorStore } from '../state/editorStore';
-import { paths } from '../router';
 import { Link } from './Link';
 
 const startNewPipeline = () => useEditorStore.getState().newPipeline();
+const selectAuth = (state: AuthState) => ({ status: state.status, user: state.user });
 
-/** The thin bar on top of every page: product name and the main places. */
+function UserMenu() {
+  const { status, user } = useAuthStore(useShallow(selectAuth));
+  const [open, setOpen] = useState(false);
+  if (status !== 'authenticated' || !user) return null;
+  async function logout() {
+    setOpen(false);
+    try {
+      await api.logout();
+    } finally {
+      useAuthStore.getState().loggedOut();
+      navigate(paths.login());
+    }
+  }
+  return (
+    <div className="user-menu">
+      <button type="button" className="user-menu__button" data-testid="user-menu" aria-expanded={open} onClick={() => setOpen(!open)}>
+        {user.username} ▾
+      </button>
+      {open && (
+        <div className="user-menu__list" role="menu">
+          <Link to={paths.tokens()} role="menuitem" onClick={() => setOpen(false)}>
+            API tokens
+          </Link>
+          <button type="button" role="menuitem" className="link-button" data-testid="logout" onClick={() => void logout()}>
+            Log out
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The thin bar on top of every page: product name, the main places, the user menu. */
 export function AppBar() {
   return (
     <header className="app-bar">
@@ -18,6 +55,8 @@ export function AppBar() {
           New pipeline
         </Link>
       </nav>
+      <div className="toolbar-spacer" />
+      <UserMenu />
     </header>
   );
 }

@@ -1,0 +1,103 @@
+import { Panel, useReactFlow } from '@xyflow/react';
+import { useShallow } from 'zustand/react/shallow';
+import { useEditorStore, type EditorState } from '../state/editorStore';
+import { useEditorViewStore, type EditorViewState } from '../state/editorViewStore';
+import { canRedo, canUndo } from '../state/history';
+import { classNames } from '../ui/classNames';
+
+const selectEditing = (state: EditorState) => ({
+  canUndo: canUndo(state.history),
+  canRedo: canRedo(state.history),
+  hasSelection: state.nodes.some((node) => node.selected) || state.edges.some((edge) => edge.selected),
+  hasNodeSelection: state.nodes.some((node) => node.selected),
+  canPaste: state.clipboard !== null,
+  empty: state.nodes.length === 0,
+});
+
+const selectPlan = (state: EditorViewState) => ({ planEnabled: state.planEnabled, planStatus: state.planStatus });
+const FIT = { padding: 0.2, maxZoom: 1, duration: 200 };
+const mod = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl+';
+
+function ToolButton({ testId, label, shortcut, disabled, pressed, onClick, children }: {
+  testId: string;
+  label: string;
+  shortcut?: string;
+  disabled?: boolean;
+  pressed?: boolean;
+  onClick: () => void;
+  children: string;
+}) {
+  return (
+    <button
+      type="button"
+      data-testid={testId}
+      className={classNames('tool-button', pressed && 'is-pressed')}
+      title={shortcut ? `${label} (${shortcut})` : label}
+      aria-label={label}
+      aria-pressed={pressed}
+      disabled={disabled}
+      onClick={onClick}
+    >
+      {children}
+    </button>
+  );
+}
+
+/** Editing commands over the canvas: undo/redo, clipboard, delete, layout, fit, plan overlay. */
+export function CanvasToolbar() {
+  const editing = useEditorStore(useShallow(selectEditing));
+  const { planEnabled, planStatus } = useEditorViewStore(useShallow(selectPlan));
+  const { fitView } = useReactFlow();
+  const store = useEditorStore.getState;
+
+  return (
+    <Panel position="top-left" className="canvas-toolbar" aria-label="Canvas tools">
+      <ToolButton testId="undo" label="Undo" shortcut={`${mod}Z`} disabled={!editing.canUndo} onClick={() => store().undo()}>
+        ↶ Undo
+      </ToolButton>
+      <ToolButton testId="redo" label="Redo" shortcut={`${mod}Shift+Z`} disabled={!editing.canRedo} onClick={() => store().redo()}>
+        ↷ Redo
+      </ToolButton>
+      <span className="tool-separator" />
+      <ToolButton testId="copy" label="Copy" shortcut={`${mod}C`} disabled={!editing.hasNodeSelection} onClick={() => store().copy()}>
+        Copy
+      </ToolButton>
+      <ToolButton testId="paste" label="Paste" shortcut={`${mod}V`} disabled={!editing.canPaste} onClick={() => store().paste()}>
+        Paste
+      </ToolButton>
+      <ToolButton testId="duplicate" label="Duplicate" shortcut={`${mod}D`} disabled={!editing.hasNodeSelection} onClick={() => store().duplicate()}>
+        Duplicate
+      </ToolButton>
+      <ToolButton testId="delete-selection" label="Delete the selection" shortcut="Delete" disabled={!editing.hasSelection} onClick={() => store().deleteSelection()}>
+        Delete
+      </ToolButton>
+      <span className="tool-separator" />
+      <ToolButton
+        testId="auto-layout"
+        label="Arrange the graph left to right"
+        disabled={editing.empty}
+        onClick={() => {
+          store().autoLayout();
+          requestAnimationFrame(() => void fitView(FIT));
+        }}
+      >
+        Auto-layout
+      </ToolButton>
+      <ToolButton testId="fit-view" label="Fit the graph into view" onClick={() => void fitView(FIT)}>
+        Fit
+      </ToolButton>
+      <ToolButton
+        testId="plan-toggle"
+        label="Colour nodes by pipelined region and show the schedule"
+        pressed={planEnabled}
+        onClick={() => {
+          const view = useEditorViewStore.getState();
+          view.setPlanEnabled(!planEnabled);
+          if (!planEnabled) view.setPanel('plan');
+        }}
+      >
+        {planEnabled && planStatus === 'loading' ? 'Plan…' : 'Plan'}
+      </ToolButton>
+    </Panel>
+  );
+}

@@ -1,0 +1,118 @@
+import { useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { api } from '../api/client';
+import { currentDefinition, useEditorStore, type EditorState } from '../state/editorStore';
+import { useEditorViewStore, type EditorViewState } from '../state/editorViewStore';
+import { formatRecord } from '../state/format';
+import { classNames } from '../ui/classNames';
+
+const selectPreview = (state: EditorViewState) => ({
+  status: state.previewStatus,
+  preview: state.preview,
+  error: state.previewError,
+  previewRevision: state.previewRevision,
+});
+const selectEditor = (state: EditorState) => ({
+  revision: state.revision,
+  nodes: state.nodes,
+  selectedId: state.nodes.find((node) => node.selected)?.id ?? null,
+  problemCount: state.problems.all.length,
+});
+const SHOWN = 50;
+
+async function runPreview(limit: number) {
+  const state = useEditorStore.getState();
+  const revision = state.revision;
+  const view = useEditorViewStore.getState();
+  view.previewStarted();
+  try {
+    const result = await api.preview(currentDefinition(state), limit);
+    useEditorViewStore.getState().previewFinished(revision, result);
+  } catch (error) {
+    useEditorViewStore.getState().previewFailed(revision, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** The first line of a failure, the rest (a traceback) folded away. */
+function FailureText({ text }: { text: string }) {
+  const [first, ...rest] = text.split('\n');
+  return (
+    <div className="error-text preview-failure" data-testid="preview-failure">
+      {first}
+      {rest.length > 0 && (
+        <details>
+          <summary>details</summary>
+          <pre>{rest.join('\n')}</pre>
+        </details>
+      )}
+    </div>
+  );
+}
+
+/** Run the pipeline on a small bounded sample and show what comes out of each node. */
+export function PreviewPanel() {
+  const { status, preview, error, previewRevision } = useEditorViewStore(useShallow(selectPreview));
+  const { revision, nodes, selectedId, problemCount } = useEditorStore(useShallow(selectEditor));
+  const [limit, setLimit] = useState(100);
+  const ordered = [...nodes].sort((a, b) => (a.id === selectedId ? -1 : b.id === selectedId ? 1 : a.position.x - b.position.x));
+  return (
+    <div className="inspector-body preview-panel" data-testid="preview-panel">
+      <p className="muted">
+        Runs the pipeline in batch mode on a bounded sample (unbounded sources stop after the limit) and shows the records
+        leaving every node. Nothing is saved.
+      </p>
+      <div className="preview-controls">
+        <label className="toolbar-field">
+          <span>Limit</span>
+          <input
+            className="input input--narrow"
+            type="number"
+            min={1}
+            max={10000}
+            value={limit}
+            onChange={(event) => setLimit(Math.max(1, Number(event.target.value) || 1))}
+          />
+        </label>
+        <button
+          type="button"
+          data-testid="preview-run"
+          className="button button--primary"
+          disabled={status === 'loading' || nodes.length === 0}
+          title={problemCount > 0 ? 'The pipeline has problems; the preview will report them' : undefined}
+          onClick={() => void runPreview(limit)}
+        >
+          {status === 'loading' ? 'Running…' : 'Run preview'}
+        </button>
+      </div>
+      {status === 'failed' && <p className="error-text">{error}</p>}
+      {preview && (
+        <>
+          <p className={classNames('muted', previewRevision !== revision && 'is-stale')} data-testid="preview-status">
+            {preview.status}
+            {previewRevision !== revision && ' · the pipeline changed since'}
+          </p>
+          {preview.failure && <FailureText text={preview.failure} />}
+          {ordered.map((node) => {
+            const output = preview.nodes?.[node.id];
+            if (!output) return null;
+            return (
+              <section key={node.id} className={classNames('preview-node', node.id === selectedId && 'is-selected')} data-testid={`preview-node-${node.id}`}>
+                <div className="preview-node__heading">
+                  <code>{node.id}</code>
+                  <span className="count-pill">{output.count}</span>
+                </div>
+                <ol className="record-list">
+                  {output.records.slice(0, SHOWN).map((record, index) => (
+                    <li key={index} data-testid="preview-record">
+                      {formatRecord(record)}
+                    </li>
+                  ))}
+                </ol>
+              </section>
+            );
+          })}
+        </>
+      )}
+    </div>
+  );
+}

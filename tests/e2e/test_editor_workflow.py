@@ -1,0 +1,334 @@
+"""In a real browser, the editor: validation on the canvas, undo/redo, clipboard, layout, versions
+with a visual diff and restore, import/export, the plan overlay, the preview, and a 200-node canvas.
+
+Screenshots go to test-results/ (git-ignored) so a person can look at them.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = [pytest.mark.e2e]
+
+
+# -- helpers (shared in spirit with test_run_view_lifecycle.py) ---------------------------------
+
+def admin_password(tmp_path_factory) -> str:
+    """The admin's password of the live studio: the one conftest gives it, else the generated one."""
+    import os
+
+    from tests.e2e import conftest
+
+    if getattr(conftest, "ADMIN_PASSWORD", None):
+        return conftest.ADMIN_PASSWORD
+    if os.environ.get("STUDIO_ADMIN_PASSWORD"):
+        return os.environ["STUDIO_ADMIN_PASSWORD"]
+    found = sorted(Path(tmp_path_factory.getbasetemp()).glob("live-studio*/admin-password"))
+    assert found, "the live studio wrote no admin-password file"
+    return found[-1].read_text().strip()
+
+
+def log_in(page, live_studio: str, password: str, start: str = "/") -> None:
+    """Open `start`; when the studio asks for a login (the `page` fixture may have signed in already), sign in."""
+    page.goto(live_studio + start)
+    page.wait_for_load_state("networkidle")
+    if "/login" in page.url:
+        page.get_by_test_id("login-password").fill(password)
+        page.get_by_test_id("login-submit").click()
+        expect(page).not_to_have_url(re.compile(r"/login"), timeout=15_000)
+
+
+def connect(page, source_node, target_node) -> None:
+    """Drag from the source node's output handle to the target node's input handle."""
+    start = source_node.locator(".react-flow__handle.source").bounding_box()
+    end = target_node.locator(".react-flow__handle.target").bounding_box()
+    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
+    page.mouse.up()
+
+
+def api_call(page, live_studio: str, method: str, path: str, body=None):
+    """A REST call with the browser's session (cookie + CSRF header), as the app makes it."""
+    token = next((c["value"] for c in page.context.cookies() if c["name"] == "csrftoken"), "")
+    response = page.request.fetch(live_studio + path, method=method, data=json.dumps(body) if body is not None else None,
+                                  headers={"Content-Type": "application/json", "X-CSRFToken": token})
+    assert response.ok, f"{method} {path}: {response.status} {response.text()}"
+    return response.json()
+
+
+@pytest.fixture
+def signed_in(live_studio, page, tmp_path_factory):
+    log_in(page, live_studio, admin_password(tmp_path_factory))
+    return page
+
+
+def node_ids(page) -> list[str]:
+    return [test_id.removeprefix("node-") for test_id in
+            page.locator('[data-testid^="node-"]').evaluate_all("els => els.map(e => e.dataset.testid)")]
+
+
+# -- tests ---------------------------------------------------------------------------------------
+
+def test_edit_with_undo_clipboard_layout_versions_diff_plan_and_preview(live_studio, signed_in, artifacts, tmp_path):
+    page = signed_in
+    page.goto(live_studio + "/")
+    for operator in ("source.datagen", "transform.map", "aggregate.reduce", "sink.collect"):
+        page.get_by_test_id(f"palette-{operator}").click()
+    nodes = page.locator('[data-testid^="node-"]')
+    expect(nodes).to_have_count(4)
+    source, mapper, reducer, sink = (nodes.nth(index) for index in range(4))
+    connect(page, source, mapper)
+    connect(page, mapper, reducer)
+    connect(page, reducer, sink)
+    expect(page.locator(".react-flow__edge")).to_have_count(3)
+
+    source.click()
+    page.get_by_test_id("param-count").fill("")
+    page.get_by_test_id("param-rate").fill("100")
+    mapper.click()
+    page.get_by_test_id("param-expression").fill('{"user": x % 5, "n": x}')
+    reducer.click()
+    page.get_by_test_id("param-value").fill('x["n"]')
+
+    # The edge into the keyed aggregate hashes: its missing key is shown on the edge and listed.
+    hash_edge = page.locator('[data-testid^="edge-label-"]', has_text="hash")
+    expect(hash_edge).to_have_class(re.compile("has-problems"), timeout=10_000)
+    expect(page.get_by_test_id("problem")).to_have_count(1)
+    expect(page.get_by_test_id("problem")).to_contain_text("key")
+    expect(page.get_by_test_id("run")).to_be_disabled()
+    hash_edge.click()
+    page.get_by_test_id("edge-key").fill('x["user"]')
+    expect(page.get_by_test_id("problem")).to_have_count(0, timeout=10_000)
+    expect(page.get_by_test_id("validation-status")).to_have_text("Valid")
+
+    # Undo brings the error back, redo fixes it again; the keyboard does the same.
+    page.get_by_test_id("undo").click()
+    expect(page.get_by_test_id("problem")).to_have_count(1, timeout=10_000)
+    page.get_by_test_id("redo").click()
+    expect(page.get_by_test_id("problem")).to_have_count(0, timeout=10_000)
+
+    # Duplicate a node, delete it with the keyboard, undo the delete, undo the duplicate.
+    mapper.click()
+    page.get_by_test_id("duplicate").click()
+    expect(nodes).to_have_count(5)
+    expect(page.get_by_test_id(f"node-{node_ids(page)[-1]}")).to_have_class(re.compile("is-selected"))
+    page.keyboard.press("Delete")  # the duplicate is the selection
+    expect(nodes).to_have_count(4)
+    page.keyboard.press("Control+z")
+    expect(nodes).to_have_count(5)
+    page.keyboard.press("Control+z")
+    expect(nodes).to_have_count(4)
+    # Copy and paste with the keyboard: a fresh id, then undone.
+    mapper.click()
+    page.keyboard.press("Control+c")
+    page.keyboard.press("Control+v")
+    expect(nodes).to_have_count(5)
+    page.keyboard.press("Control+z")
+    expect(nodes).to_have_count(4)
+    expect(page.get_by_test_id("problem")).to_have_count(0, timeout=10_000)
+
+    # Multi-select with Ctrl+click: duplicating two connected nodes copies the edge between them.
+    edges = page.locator(".react-flow__edge")
+    mapper.click()
+    reducer.click(modifiers=["Control"])
+    page.keyboard.press("Control+d")
+    expect(nodes).to_have_count(6)
+    expect(edges).to_have_count(4)
+    page.get_by_test_id("undo").click()
+    expect(nodes).to_have_count(4)
+    expect(edges).to_have_count(3)
+    # Select all and delete is one step too.
+    page.locator(".react-flow__pane").click(position={"x": 10, "y": 10})
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    expect(nodes).to_have_count(0)
+    page.keyboard.press("Control+z")
+    expect(nodes).to_have_count(4)
+    expect(edges).to_have_count(3)
+    expect(page.get_by_test_id("problem")).to_have_count(0, timeout=10_000)
+    page.locator(".react-flow__pane").click(position={"x": 10, "y": 10})  # clear the restored selection
+
+    # Auto-layout puts the chain left to right.
+    page.get_by_test_id("auto-layout").click()
+    page.wait_for_timeout(400)
+    xs = [nodes.nth(index).bounding_box()["x"] for index in range(4)]
+    assert xs == sorted(xs), f"auto-layout is not left to right: {xs}"
+
+    page.get_by_test_id("pipeline-name").fill("e2e-editor")
+    page.get_by_test_id("save-message").fill("first version")
+    page.get_by_test_id("save").click()
+    expect(page.get_by_test_id("save-status")).to_contain_text("Saved · v1")
+
+    # The plan overlay colours every node by pipelined region and lists the schedule.
+    page.get_by_test_id("plan-toggle").click()
+    expect(page.get_by_test_id("plan-step").first).to_be_visible(timeout=15_000)
+    expect(page.get_by_test_id("region-badge")).to_have_count(4)
+    page.screenshot(path=str(artifacts / "editor-plan.png"))
+
+    # A second version with another expression; the diff highlights the changed node.
+    mapper.click()
+    page.get_by_test_id("param-expression").fill('{"user": x % 7, "n": x}')
+    expect(page.get_by_test_id("validation-status")).to_have_text("Valid", timeout=10_000)
+    page.get_by_test_id("save-message").fill("seven users")
+    page.get_by_test_id("save").click()
+    expect(page.get_by_test_id("save-status")).to_contain_text("Saved · v2")
+    page.get_by_test_id("tab-history").click()
+    expect(page.get_by_test_id("version-row")).to_have_count(2)
+    expect(page.get_by_test_id("version-row").first).to_contain_text("seven users")
+    page.get_by_test_id("diff-from").select_option("1")
+    page.get_by_test_id("diff-to").select_option("2")
+    page.get_by_test_id("diff-show").click()
+    expect(page.get_by_test_id("diff-view")).to_be_visible()
+    changed = page.locator('[data-testid^="diff-node-"][data-diff="changed"]')
+    expect(changed).to_have_count(1)
+    expect(changed).to_contain_text("params.expression")
+    expect(page.locator('[data-testid^="diff-node-"][data-diff="same"]')).to_have_count(3)
+    page.screenshot(path=str(artifacts / "editor-diff.png"))
+    page.get_by_test_id("diff-close").click()
+
+    # Restore v1 as v3.
+    page.locator('[data-testid="version-row"][data-version="1"]').get_by_test_id("restore-version").click()
+    page.get_by_test_id("restore-confirm").click()
+    expect(page.get_by_test_id("save-status")).to_contain_text("Saved · v3")
+    expect(page.get_by_test_id("version-row")).to_have_count(3)
+    mapper.click()
+    expect(page.get_by_test_id("param-expression")).to_have_value('{"user": x % 5, "n": x}')
+
+    # Export the definition, change the graph, import the file back: the graph returns.
+    with page.expect_download() as download:
+        page.get_by_test_id("export").click()
+    exported = tmp_path / "exported.json"
+    download.value.save_as(exported)
+    definition = json.loads(exported.read_text())
+    assert [node["type"] for node in definition["nodes"]] == [
+        "source.datagen", "transform.map", "aggregate.reduce", "sink.collect"]
+    assert any(edge["partitioning"] == "hash" and edge["key"] == 'x["user"]' for edge in definition["edges"])
+    sink.click()
+    page.get_by_test_id("delete-selection").click()
+    expect(nodes).to_have_count(3)
+    page.get_by_test_id("import-file").set_input_files(str(exported))
+    expect(nodes).to_have_count(4)
+    expect(page.get_by_test_id("problem")).to_have_count(0, timeout=10_000)
+
+    # Preview: a bounded sample through every node, shown per node.
+    page.get_by_test_id("tab-preview").click()
+    page.get_by_test_id("preview-run").click()
+    expect(page.get_by_test_id("preview-status")).to_contain_text("FINISHED", timeout=60_000)
+    collect_id = next(node_id for node_id in node_ids(page) if node_id.startswith("collect"))
+    expect(page.get_by_test_id(f"preview-node-{collect_id}").get_by_test_id("preview-record").first).to_be_visible()
+    page.screenshot(path=str(artifacts / "editor-preview.png"))
+
+
+def _grid_definition(count: int = 200, columns: int = 10) -> dict:
+    """datagen → (map → filter)… fanned out over a grid of `count` nodes, collect sinks at the ends."""
+    nodes, edges = [], []
+    rows = count // columns
+    for row in range(rows):
+        for column in range(columns):
+            index = row * columns + column
+            if column == 0:
+                node = {"id": f"n{index}", "type": "source.datagen", "params": {"count": 100}}
+            elif column == columns - 1:
+                node = {"id": f"n{index}", "type": "sink.collect", "params": {}}
+            else:
+                node = {"id": f"n{index}", "type": "transform.map", "params": {"expression": f"x + {column}"}}
+            node["ui"] = {"x": 60 + column * 260, "y": 60 + row * 110}
+            nodes.append(node)
+            if column > 0:
+                edges.append({"id": f"e{index}", "from": f"n{index - 1}", "to": f"n{index}",
+                              "partitioning": "forward", "exchange": "pipelined"})
+    return {"format": 1, "name": "two-hundred", "mode": "streaming", "parallelism": 1,
+            "checkpointing": {"interval_ms": 1000}, "nodes": nodes, "edges": edges}
+
+
+def test_a_200_node_pipeline_becomes_interactive(live_studio, signed_in, artifacts):
+    page = signed_in
+    pipeline = api_call(page, live_studio, "POST", "/api/pipelines",
+                        {"name": "two-hundred", "definition": _grid_definition()})
+
+    started = time.monotonic()
+    page.goto(f"{live_studio}/pipelines/{pipeline['id']}")
+    # Interactive: every node rendered and measured (React Flow shows a node once it knows its size).
+    rendered_at = page.wait_for_function(
+        """() => {
+            const nodes = document.querySelectorAll('.react-flow__node');
+            if (nodes.length < 200) return false;
+            for (const node of nodes) if (getComputedStyle(node).visibility === 'hidden') return false;
+            return performance.now();
+        }""", timeout=60_000, polling="raf").json_value()
+    wall_ms = (time.monotonic() - started) * 1000
+
+    # A drag works: the node follows the pointer, and the move is undoable.
+    target = page.get_by_test_id("node-n0")
+    before = target.bounding_box()
+    drag_started = time.monotonic()
+    page.mouse.move(before["x"] + 30, before["y"] + 10)
+    page.mouse.down()
+    page.mouse.move(before["x"] + 90, before["y"] + 70, steps=5)
+    page.mouse.up()
+    expect(page.get_by_test_id("undo")).to_be_enabled()
+    after = target.bounding_box()
+    drag_ms = (time.monotonic() - drag_started) * 1000
+    assert after["x"] > before["x"] + 20 and after["y"] > before["y"] + 20, (before, after)
+    page.screenshot(path=str(artifacts / "editor-200-nodes.png"))
+
+    measurement = {"tti_ms_200_nodes": round(rendered_at), "wall_ms_goto_to_rendered": round(wall_ms),
+                   "drag_ms": round(drag_ms), "nodes": 200, "edges": 180,
+                   "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    (artifacts / "frontend-tti.json").write_text(json.dumps(measurement, indent=2) + "\n")
+    print("200-node time to interactive:", measurement)
+
+
+def test_login_returns_to_the_page_and_tokens_are_shown_once(live_studio, browser, tmp_path_factory):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})  # anonymous, unlike `page`
+    page = context.new_page()
+    pipeline_path = "/pipelines/"
+    page.goto(live_studio + pipeline_path)
+    expect(page).to_have_url(re.compile(r"/login\?next=%2Fpipelines%2F"), timeout=15_000)
+    page.get_by_test_id("login-password").fill("not-the-password")
+    page.get_by_test_id("login-submit").click()
+    expect(page.get_by_test_id("login-error")).to_be_visible()
+    page.get_by_test_id("login-password").fill(admin_password(tmp_path_factory))
+    page.get_by_test_id("login-submit").click()
+    expect(page).to_have_url(live_studio + pipeline_path, timeout=15_000)
+
+    # The owner deletes a pipeline from the list (after confirming).
+    doomed = api_call(page, live_studio, "POST", "/api/pipelines", {"name": "to-delete", "definition": _grid_definition(20)})
+    page.reload()
+    row = page.get_by_test_id("pipeline-row").filter(has_text="to-delete")
+    expect(row).to_have_count(1)
+    row.get_by_test_id("pipeline-delete").click()
+    row.get_by_test_id("pipeline-delete-confirm").click()
+    expect(page.get_by_test_id("pipeline-row").filter(has_text="to-delete")).to_have_count(0)
+    assert page.request.get(f"{live_studio}/api/pipelines/{doomed['id']}").status == 404
+
+    page.get_by_test_id("user-menu").click()
+    page.get_by_role("menuitem", name="API tokens").click()
+    expect(page).to_have_url(re.compile(r"/tokens$"))
+    page.get_by_test_id("token-name").fill("e2e script")
+    page.get_by_test_id("token-create").click()
+    key = page.get_by_test_id("token-key").inner_text()
+    assert len(key) >= 20
+    row = page.get_by_test_id("token-row").filter(has_text="e2e script")
+    expect(row).to_have_count(1)
+    # The key works for scripts, without the browser's session.
+    import urllib.request
+
+    request = urllib.request.Request(live_studio + "/api/pipelines", headers={"Authorization": f"Token {key}"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.status == 200
+    row.get_by_test_id("token-revoke").click()
+    expect(row).to_have_count(0)
+
+    page.get_by_test_id("user-menu").click()
+    page.get_by_test_id("logout").click()
+    expect(page).to_have_url(re.compile(r"/login"))
+    page.goto(live_studio + "/")
+    expect(page).to_have_url(re.compile(r"/login\?next="), timeout=15_000)
+    context.close()
