@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Callable
 
 from engine.runtime.io.events import TimestampedBatch
-from engine.runtime.state.key_groups import key_groups_for
+from engine.runtime.state.key_groups import _GOLDEN, _MASK32, key_group_for, key_groups_for
 
 
 class Partitioner:
@@ -78,19 +78,35 @@ class HashPartitioner(Partitioner):
         n = self.number_of_channels
         if n == 1:
             return [(0, batch)]
+        if type(batch) is TimestampedBatch:
+            return self._partition_timestamped(batch)
+        key = self.key_function
+        max_parallelism = self.max_parallelism
+        channel_of_group = self._channel_of_group
+        outputs: list[list] = [[] for _ in range(n)]
+        appends = [output.append for output in outputs]
+        # One pass, integer keys hashed inline (as key_groups_for does): the routing is
+        # per-record work that parallelism adds, so it is kept to the floor.
+        for record in batch:
+            k = key(record)
+            if type(k) is int:
+                appends[channel_of_group[(((k * _GOLDEN) & _MASK32) >> 8) % max_parallelism]](record)
+            else:
+                appends[channel_of_group[key_group_for(k, max_parallelism)]](record)
+        return [(c, outputs[c]) for c in range(n) if outputs[c]]
+
+    def _partition_timestamped(self, batch: "TimestampedBatch") -> list[tuple[int, list]]:
+        n = self.number_of_channels
         key = self.key_function
         groups = key_groups_for([key(record) for record in batch], self.max_parallelism)
         channel_of_group = self._channel_of_group
         outputs: list[list] = [[] for _ in range(n)]
-        appends = [output.append for output in outputs]
-        for record, group in zip(batch, groups):
-            appends[channel_of_group[group]](record)
-        if type(batch) is TimestampedBatch:
-            stamps: list[list] = [[] for _ in range(n)]
-            for stamp, group in zip(batch.timestamps, groups):
-                stamps[channel_of_group[group]].append(stamp)
-            return [(c, TimestampedBatch(outputs[c], stamps[c])) for c in range(n) if outputs[c]]
-        return [(c, outputs[c]) for c in range(n) if outputs[c]]
+        stamps: list[list] = [[] for _ in range(n)]
+        for record, stamp, group in zip(batch, batch.timestamps, groups):
+            channel = channel_of_group[group]
+            outputs[channel].append(record)
+            stamps[channel].append(stamp)
+        return [(c, TimestampedBatch(outputs[c], stamps[c])) for c in range(n) if outputs[c]]
 
 
 def create_partitioner(partitioning: str, number_of_channels: int, *, key_function=None,
