@@ -21,15 +21,20 @@ Life of a record
        the mailbox: it runs mails (completions, checkpoints, timers) until a completion
        made room. That is the backpressure: ``process_batch`` returns only when the whole
        batch is admitted, and until then the subtask reads no more input.
-    3. On the loop, ``invoke(request)`` runs with the timeout (for all attempts together)
-       and the retry strategy; the outcome -- result, error or timeout -- is appended to an
-       inbox. The first outcome of a round puts one mail "async completions" into the
-       mailbox; the outcomes that arrive before it runs ride along (one mail per batch of
-       completions, not one per record).
+    3. On the loop, ``invoke(request)`` runs as a task, with the retry strategy and the
+       timeout (for all attempts together; one timer for the oldest call of the operator
+       cancels the overdue ones, instead of a timer per call). The outcome -- result, error
+       or timeout -- is appended to an inbox. The first outcome of a round puts one mail
+       "async completions" into the mailbox; the outcomes that arrive before it runs ride
+       along (one mail per batch of completions, not one per record: the benchmark measures
+       both).
     4. The completion mail turns each outcome into the output record (``result_record``)
-       or applies ``on_timeout`` / ``on_error``, marks the entries completed, emits what
+       or applies ``on_timeout`` / ``on_error``, marks the entries completed, takes what
        the queue says is emittable (ordered: the completed prefix; unordered: the completed
-       records of the first watermark segment, then its watermark), and admits more.
+       records of the first watermark segment, then its watermark), admits more -- so the
+       next calls start before this one emits -- and emits. Test hook: the kill point
+       ``async_complete`` (``context.maybe_kill``) fires before a completion mail applies
+       anything.
 
 Checkpoints and exactly-once (seed 000, "恢复策略")
     A snapshot runs on the mailbox thread between two mails or batches, so every record
@@ -198,7 +203,7 @@ class AsyncWaitOperator(StreamOperator):
 
     def finish(self) -> None:
         self._drain_pending()
-        while not self.queue.is_empty():
+        while self.pending or not self.queue.is_empty():
             self._yield_to_mailbox()
 
     def close(self) -> None:
@@ -455,8 +460,8 @@ class AsyncWaitOperator(StreamOperator):
         return self.queue.records
 
     def metrics(self) -> dict:
-        return {"async": {self.node_id: {**self.counters, "in_flight": self.queue.records,
-                                         "pending": len(self.pending)}}}
+        return {"async": {self.node_id: {**self.counters, "wait_ms": round(self.counters["wait_ms"], 1),
+                                         "in_flight": self.queue.records, "pending": len(self.pending)}}}
 
 
 class AsyncFunctionOperator(AsyncWaitOperator):
