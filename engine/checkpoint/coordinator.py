@@ -19,9 +19,32 @@ Savepoints come on request (``trigger_savepoint``), ignore interval, pause and t
 concurrency limit, go to their own directory, and are never subsumed or deleted.
 ``retained`` completed checkpoints are kept; older ones are deleted ("discarded").
 
-Subtasks that finished take no part in later checkpoints: ``task_finished`` removes them
-from pending checkpoints (they count as acknowledged without state) and from future
-ones; ``_metadata`` lists them so a restore does not start them over.
+Checkpoints after tasks finished (seed 002, FLIP-147)
+    Subtasks that finished take no part in later checkpoints: ``task_finished`` removes
+    them from pending checkpoints (they count as acknowledged without state) and from
+    future ones. A checkpoint is triggered on the *sources of the moment*: running
+    subtasks none of whose upstream subtasks still runs -- the real sources, and for
+    instance a two-phase-commit sink whose bounded input is done and that waits for a
+    checkpoint to commit its last data. No barrier can reach those; every other subtask
+    gets its barriers from them. The trigger options carry them as ``"trigger_tasks"``
+    (``"vertex#i"`` names; a slot hands the trigger to those only). When a subtask
+    finishes while a checkpoint is pending, the subtasks that became sources of the
+    moment through it are triggered for that checkpoint too. (The topology comes from
+    ``describe_job_graph``'s ``inputs``; without it every subtask is triggered and each
+    decides, which is what sources and subtasks with finished input do.)
+
+    ``_metadata`` lists, per vertex, the subtasks that had finished without acknowledging
+    (before the trigger, or before reaching the barrier); a vertex whose subtasks all
+    finished is skipped on restore. A subtask that acknowledged and finished afterwards is
+    not listed: its state is in the checkpoint, and its later output is not in its
+    consumers' snapshots, so it must run again from that state.
+
+Stop with savepoint
+    ``trigger_savepoint(target, stop=True, drain=...)`` triggers a *synchronous*
+    savepoint (statistics ``checkpoint_type`` "SYNC_SAVEPOINT") with options ``"stop":
+    true, "drain": bool``; the sources end the job around it (``engine.runtime.stream_task``).
+    Only one stop is in flight at a time, and periodic checkpoints wait while it is
+    pending; if it fails they go on (and so does the job).
 
 Events: every transition calls ``on_event`` with ``{"type": "checkpoint", "event":
 "triggered" | "acknowledged" | "completed" | "failed" | "discarded", **statistics}`` (see
@@ -46,6 +69,7 @@ from engine.checkpoint.metadata import build_metadata
 from engine.checkpoint.statistics import CheckpointStats, CheckpointStatsTracker
 from engine.checkpoint.storage import CheckpointStorage
 from engine.runtime.gateway import TaskExecutorGateway, TaskId, as_task_id, task_name
+from engine.runtime.io.network import pointwise_consumers, pointwise_producers
 
 logger = logging.getLogger(__name__)
 
@@ -65,27 +89,110 @@ def _now_ms() -> int:
 
 
 def describe_job_graph(job_graph) -> dict:
-    """The per-vertex facts ``_metadata`` records: ``{vertex: {"parallelism", "max_parallelism", "operators"}}``."""
-    return {vertex.id: {"parallelism": vertex.parallelism, "max_parallelism": vertex.max_parallelism,
-                        "operators": [node["id"] for node in vertex.operators]}
-            for vertex in job_graph.vertices}
+    """The per-vertex facts the coordinator needs, plain data.
+
+    ``{vertex: {"parallelism", "max_parallelism", "operators": [node ids],
+    "inputs": [{"source": vertex, "pattern": "ALL_TO_ALL" | "POINTWISE"}]}}``; ``_metadata``
+    records the first three, ``inputs`` tells which subtasks feed which (for triggering).
+    """
+    described = {}
+    for vertex in job_graph.vertices:
+        inputs = []
+        for edge in job_graph.inputs_of(vertex.id):
+            pattern = getattr(edge.distribution, "value", edge.distribution)
+            inputs.append({"source": edge.source, "pattern": str(pattern)})
+        described[vertex.id] = {"parallelism": vertex.parallelism, "max_parallelism": vertex.max_parallelism,
+                                "operators": [node["id"] for node in vertex.operators], "inputs": inputs}
+    return described
+
+
+class TaskTopology:
+    """Which subtasks feed which, from ``describe_job_graph``: for "sources of the moment".
+
+    Kept per vertex and pattern (never per pair of subtasks), so an all-to-all edge between
+    n and m subtasks costs O(1) per question, not O(n·m) memory.
+    """
+
+    def __init__(self, vertices: dict):
+        self._parallelism = {vertex: int(facts.get("parallelism", 1)) for vertex, facts in vertices.items()}
+        self._inputs = {vertex: [(entry["source"], entry.get("pattern", "ALL_TO_ALL"))
+                                 for entry in facts.get("inputs", ())]
+                        for vertex, facts in vertices.items()}
+        self._outputs: dict[str, list[tuple[str, str]]] = {vertex: [] for vertex in vertices}
+        for vertex, inputs in self._inputs.items():
+            for source, pattern in inputs:
+                self._outputs.setdefault(source, []).append((vertex, pattern))
+        self.known = all("inputs" in facts for facts in vertices.values()) and bool(vertices)
+
+    def producers(self, task: TaskId) -> list[TaskId]:
+        """The upstream subtasks of ``task`` over pointwise edges (all-to-all ones: by count)."""
+        vertex, index = task
+        found: list[TaskId] = []
+        for source, pattern in self._inputs.get(vertex, ()):
+            if pattern == "POINTWISE":
+                indexes = pointwise_producers(index, self._parallelism[source], self._parallelism[vertex])
+                found.extend((source, i) for i in indexes)
+        return found
+
+    def all_to_all_sources(self, vertex: str) -> list[str]:
+        return [source for source, pattern in self._inputs.get(vertex, ()) if pattern != "POINTWISE"]
+
+    def consumers_to_check(self, task: TaskId, vertex_complete: bool) -> list[TaskId]:
+        """The downstream subtasks that ``task`` finishing may have made sources of the moment.
+
+        Over an all-to-all edge that is every consumer, but only once the producer's whole
+        vertex finished (before, each consumer still has a running producer): so n finishing
+        producers cost O(n + m) checks for m consumers, not O(n·m).
+        """
+        vertex, index = task
+        found: list[TaskId] = []
+        for target, pattern in self._outputs.get(vertex, ()):
+            if pattern == "POINTWISE":
+                found.extend((target, i) for i in pointwise_consumers(index, self._parallelism[vertex],
+                                                                      self._parallelism[target]))
+            elif vertex_complete:
+                found.extend((target, i) for i in range(self._parallelism[target]))
+        return found
+
+    def is_vertex_finished(self, vertex: str, finished_per_vertex: dict) -> bool:
+        return finished_per_vertex.get(vertex, 0) >= self._parallelism.get(vertex, 1)
+
+    def upstream_finished(self, task: TaskId, finished: set, finished_per_vertex: dict) -> bool:
+        """Whether every subtask feeding ``task`` finished (true for sources)."""
+        for source in self.all_to_all_sources(task[0]):
+            if finished_per_vertex.get(source, 0) < self._parallelism[source]:
+                return False
+        return all(producer in finished for producer in self.producers(task))
 
 
 class PendingCheckpoint:
     """A triggered checkpoint waiting for acknowledgements."""
 
     def __init__(self, checkpoint_id: int, kind: str, timestamp: int, location: str,
-                 tasks: list[TaskId], deadline: float, future: Future | None):
+                 tasks: list[TaskId], deadline: float, future: Future | None, *,
+                 finished_before: set[TaskId] | None = None, options: dict | None = None):
         self.id = checkpoint_id
         self.kind = kind
         self.timestamp = timestamp
         self.location = location
+        self.options = dict(options or {})
+        """The trigger options without ``trigger_tasks`` (kind, target, location, stop, drain)."""
         self.not_yet_acknowledged: set[TaskId] = set(tasks)
         self.handles: dict[TaskId, dict | None] = {}
         self.finished: set[TaskId] = set()
+        """Subtasks that finished after the trigger without acknowledging."""
+        self.finished_before: set[TaskId] = set(finished_before or ())
+        """Subtasks that had finished when it was triggered."""
+        self.triggered: set[TaskId] = set()
+        """Subtasks the trigger went to (the sources of the moment), when the topology is known."""
         self.deadline = deadline
         self.future = future
-        self.stats = CheckpointStats(checkpoint_id, kind, timestamp, list(tasks), location)
+        self.stats = CheckpointStats(checkpoint_id, kind, timestamp, list(tasks), location,
+                                     synchronous=bool(self.options.get("stop")))
+
+    @property
+    def is_stop(self) -> bool:
+        return bool(self.options.get("stop"))
 
     @property
     def is_savepoint(self) -> bool:
@@ -110,12 +217,15 @@ class CheckpointCoordinator:
         self._on_event = on_event
         self._on_failure = on_failure
         self._vertices = dict(vertices or {})
+        self._topology = TaskTopology(self._vertices)
         self._lock = threading.Lock()
         self._wakeup = threading.Condition(self._lock)
         self._pending: dict[int, PendingCheckpoint] = {}  # guarded by: self._lock
         self._completed: deque[dict] = deque()  # guarded by: self._lock; retained checkpoints, oldest first
         self._latest: dict | None = restored_from  # guarded by: self._lock; newest completed, savepoints too
         self._finished: set[TaskId] = set()  # guarded by: self._lock
+        self._finished_per_vertex: dict[str, int] = {}  # guarded by: self._lock
+        self._stop_pending: int | None = None  # guarded by: self._lock; the stop-with-savepoint in flight
         self._next_id = max(first_checkpoint_id, int((restored_from or {}).get("checkpoint_id", 0)) + 1)
         self._consecutive_failures = 0
         self._last_completion = 0.0  # monotonic
@@ -164,13 +274,32 @@ class CheckpointCoordinator:
             self._fail_all_pending_locked(reason, counted=False)
         self._deliver_events()
 
-    def resume(self, slots: list[TaskExecutorGateway], tasks_to_ack: list[TaskId] | None = None) -> None:
-        """Trigger on ``slots`` from now on (the restarted job's), starting one interval later."""
+    def forget_finished(self) -> None:
+        """Forget which subtasks finished: they run again (a failover restarts them).
+
+        Call it once no report of the old attempt can arrive any more and before the new
+        attempt's subtasks run: a subtask of the new attempt may finish at once (a vertex
+        restored as finished) and must not be forgotten.
+        """
+        with self._lock:
+            self._finished.clear()
+            self._finished_per_vertex.clear()
+
+    def resume(self, slots: list[TaskExecutorGateway], tasks_to_ack: list[TaskId] | None = None, *,
+               forget_finished: bool = True) -> None:
+        """Trigger on ``slots`` from now on (the restarted job's), starting one interval later.
+
+        ``forget_finished=True`` (the default) also forgets which subtasks finished, which
+        is right when the new attempt's subtasks have not started yet (the in-process
+        cluster resumes before it starts them). A JobMaster that resumes only once the
+        new subtasks run passes False and calls ``forget_finished`` before starting them.
+        """
+        if forget_finished:
+            self.forget_finished()
         with self._lock:
             self._slots = list(slots)
             if tasks_to_ack is not None:
                 self._all_tasks = [as_task_id(task) for task in tasks_to_ack]
-            self._finished.clear()
             self._paused = False
             if self.interval_s is not None:
                 self._next_trigger = time.monotonic() + self.interval_s
@@ -185,19 +314,27 @@ class CheckpointCoordinator:
         self._deliver_events()
         return future
 
-    def trigger_savepoint(self, target: str | None = None) -> Future:
+    def trigger_savepoint(self, target: str | None = None, *, stop: bool = False, drain: bool = False) -> Future:
         """Trigger a savepoint into ``target`` (a directory URL) or the default savepoint directory.
 
         Returns a ``concurrent.futures.Future`` whose result is the savepoint's location (a
         directory with ``_metadata``), or which fails with :class:`CheckpointException`.
+        ``stop=True`` makes it the savepoint of a stop-with-savepoint (``drain``: end the
+        input first); the subtasks then end the job around it (see the module docstring).
         """
         future: Future = Future()
         with self._lock:
-            self._trigger_locked("savepoint", target, future)
+            if stop and self._stop_pending is not None:
+                future.set_exception(CheckpointException(
+                    f"a stop with savepoint is in progress already (savepoint {self._stop_pending})"))
+            else:
+                extra = {"stop": True, "drain": bool(drain)} if stop else {}
+                self._trigger_locked("savepoint", target, future, extra)
         self._deliver_events()
         return future
 
-    def _trigger_locked(self, kind: str, target: str | None, future: Future | None) -> None:
+    def _trigger_locked(self, kind: str, target: str | None, future: Future | None,
+                        extra_options: dict | None = None) -> None:
         if self._shutdown or self._paused:
             if future is not None:
                 future.set_exception(CheckpointException(
@@ -213,16 +350,34 @@ class CheckpointCoordinator:
         timestamp = _now_ms()
         location = self.storage.location_for(checkpoint_id, kind, target)
         deadline = time.monotonic() + self.settings["timeout_ms"] / 1000.0
-        pending = PendingCheckpoint(checkpoint_id, kind, timestamp, location, tasks, deadline, future)
+        options = {"kind": kind, "target": target, "location": location, **(extra_options or {})}
+        pending = PendingCheckpoint(checkpoint_id, kind, timestamp, location, tasks, deadline, future,
+                                    finished_before=set(self._finished), options=options)
         self._pending[checkpoint_id] = pending
+        if pending.is_stop:
+            self._stop_pending = checkpoint_id
         self.stats.triggered(pending.stats)
         self._event_locked("triggered", pending)
-        options = {"kind": kind, "target": target, "location": location}
+        if self._topology.known:
+            targets = [task for task in tasks
+                       if self._topology.upstream_finished(task, self._finished, self._finished_per_vertex)]
+            self._send_trigger_locked(pending, targets)
+        else:
+            self._send_trigger_locked(pending, None)
+
+    def _send_trigger_locked(self, pending: PendingCheckpoint, targets: list[TaskId] | None) -> None:
+        """Trigger ``pending`` on ``targets`` (None: on every subtask, each deciding for itself)."""
+        options = dict(pending.options)
+        if targets is not None:
+            if not targets:
+                return
+            pending.triggered.update(targets)
+            options["trigger_tasks"] = sorted(task_name(task) for task in targets)
         for slot in self._slots:
             try:
-                slot.trigger_checkpoint(checkpoint_id, timestamp, options)
+                slot.trigger_checkpoint(pending.id, pending.timestamp, options)
             except Exception as error:  # a slot that went away: the checkpoint will fail
-                logger.warning("could not trigger checkpoint %s on a slot: %s", checkpoint_id, error)
+                logger.warning("could not trigger checkpoint %s on a slot: %s", pending.id, error)
 
     def _run(self) -> None:
         while True:
@@ -240,6 +395,8 @@ class CheckpointCoordinator:
     def _should_trigger_locked(self, now: float) -> bool:
         if self._paused or self._next_trigger is None or now < self._next_trigger:
             return False
+        if self._stop_pending is not None:
+            return False  # the stop's savepoint goes first; if it fails, periodic checkpoints resume
         periodic = [p for p in self._pending.values() if not p.is_savepoint]
         if len(periodic) >= int(self.settings["max_concurrent"]):
             return False
@@ -288,10 +445,16 @@ class CheckpointCoordinator:
         self._deliver_events()
 
     def task_finished(self, task) -> None:
-        """A subtask finished for good: it takes no part in later checkpoints (any thread)."""
+        """A subtask finished for good: it takes no part in later checkpoints (any thread).
+
+        Its consumers may have become sources of the moment: they are triggered for the
+        checkpoints still pending.
+        """
         task = as_task_id(task)
         with self._lock:
-            self._finished.add(task)
+            if task not in self._finished:
+                self._finished.add(task)
+                self._finished_per_vertex[task[0]] = self._finished_per_vertex.get(task[0], 0) + 1
             for pending in list(self._pending.values()):
                 if task in pending.not_yet_acknowledged:
                     pending.not_yet_acknowledged.discard(task)
@@ -299,7 +462,18 @@ class CheckpointCoordinator:
                     pending.stats.task_finished(task)
                     if pending.is_fully_acknowledged:
                         self._complete_locked(pending)
+                        continue
+                if self._topology.known and pending.id in self._pending:
+                    self._trigger_new_sources_locked(pending, task)
         self._deliver_events()
+
+    def _trigger_new_sources_locked(self, pending: PendingCheckpoint, finished: TaskId) -> None:
+        topology = self._topology
+        complete = topology.is_vertex_finished(finished[0], self._finished_per_vertex)
+        targets = [consumer for consumer in topology.consumers_to_check(finished, complete)
+                   if consumer in pending.not_yet_acknowledged and consumer not in pending.triggered
+                   and topology.upstream_finished(consumer, self._finished, self._finished_per_vertex)]
+        self._send_trigger_locked(pending, targets)
 
     # -- completion and failure ---------------------------------------------------------------------
     def _complete_locked(self, pending: PendingCheckpoint) -> None:
@@ -311,6 +485,8 @@ class CheckpointCoordinator:
             return
         metadata["location"] = pending.location
         del self._pending[pending.id]
+        if self._stop_pending == pending.id:
+            self._stop_pending = None
         pending.stats.complete(metadata["completed_timestamp"])
         self.stats.completed(pending.stats)
         self._consecutive_failures = 0
@@ -347,6 +523,8 @@ class CheckpointCoordinator:
     def _fail_locked(self, pending: PendingCheckpoint, message: str, *, counted: bool) -> None:
         if self._pending.pop(pending.id, None) is None:
             return
+        if self._stop_pending == pending.id:
+            self._stop_pending = None
         pending.stats.fail(message, _now_ms())
         self.stats.failed(pending.stats)
         self._event_locked("failed", pending)
@@ -378,7 +556,7 @@ class CheckpointCoordinator:
     def _metadata_locked(self, pending: PendingCheckpoint) -> dict:
         return build_metadata(checkpoint_id=pending.id, kind=pending.kind, trigger_timestamp=pending.timestamp,
                               completed_timestamp=_now_ms(), tasks=self._all_tasks, vertices=self._vertices,
-                              finished=self._finished | pending.finished, handles=pending.handles)
+                              finished=pending.finished_before | pending.finished, handles=pending.handles)
 
     # -- queries --------------------------------------------------------------------------------
     def latest_completed(self) -> dict | None:

@@ -5,7 +5,8 @@ Every checkpoint has a :class:`CheckpointStats` from trigger to completion or fa
 views (what ``/jobs/:id/checkpoints/details/:cid`` shows in Flink)::
 
     {"id", "status": "in_progress" | "completed" | "failed", "kind": "checkpoint" | "savepoint",
-     "is_savepoint", "checkpoint_type", "trigger_timestamp", "latest_ack_timestamp",
+     "is_savepoint", "checkpoint_type": "CHECKPOINT" | "SAVEPOINT" | "SYNC_SAVEPOINT" (a stop's),
+     "synchronous", "trigger_timestamp", "latest_ack_timestamp",
      "end_to_end_duration", "state_size", "checkpointed_size", "processed_data",
      "persisted_data", "alignment_buffered", "num_subtasks", "num_acknowledged_subtasks",
      "external_path", "discarded", "failure_timestamp", "failure_message",
@@ -35,9 +36,11 @@ class CheckpointStats:
     """The statistics of one checkpoint or savepoint."""
 
     def __init__(self, checkpoint_id: int, kind: str, trigger_timestamp: int, tasks: list[TaskId],
-                 location: str):
+                 location: str, *, synchronous: bool = False):
         self.id = checkpoint_id
         self.kind = kind
+        self.synchronous = synchronous
+        """A stop-with-savepoint's savepoint (Flink's SYNC_SAVEPOINT)."""
         self.trigger_timestamp = trigger_timestamp
         self.location = location
         self.status = "in_progress"
@@ -96,7 +99,8 @@ class CheckpointStats:
         state_size = int(self._total("state_size"))
         return {
             "id": self.id, "status": self.status, "kind": self.kind, "is_savepoint": self.kind == "savepoint",
-            "checkpoint_type": "SAVEPOINT" if self.kind == "savepoint" else "CHECKPOINT",
+            "checkpoint_type": ("SYNC_SAVEPOINT" if self.synchronous else "SAVEPOINT") if self.kind == "savepoint"
+            else "CHECKPOINT", "synchronous": self.synchronous,
             "trigger_timestamp": self.trigger_timestamp, "latest_ack_timestamp": latest,
             "end_to_end_duration": (latest - self.trigger_timestamp) if latest is not None else None,
             "state_size": state_size, "checkpointed_size": state_size,

@@ -51,6 +51,7 @@ EventSink = Callable[[dict[str, Any]], None]
 REGISTRATION_TIMEOUT_S = 120
 METRICS_EVENT_INTERVAL_S = 1.0
 STAGE_STOP_TIMEOUT_S = 30
+EXECUTOR_WAIT_S = 60
 
 
 @dataclass
@@ -128,7 +129,6 @@ class SparkJobMaster:
         # a metrics event built before the final one can never be delivered after it
         self._concluded = False
         self._cancelled = False
-        self._stopped_with_savepoint = False
         self._coordinator: CheckpointCoordinator | None = None
         self._running_reported = False
         self.job_group = f"pipeline-{uuid.uuid4().hex[:12]}"
@@ -142,7 +142,8 @@ class SparkJobMaster:
         restore = self._load_metadata(self._restore) if self._restore else None
         if self.checkpointed:
             self._coordinator = self._create_coordinator(restore)
-        capacity_problem = self._capacity_problem(session.sparkContext.defaultParallelism)
+        capacity = _cluster_capacity(session.sparkContext, self._slots_needed_at_once())
+        capacity_problem = self._capacity_problem(capacity)
         if capacity_problem:
             self._failure = capacity_problem
             server.close()
@@ -201,7 +202,7 @@ class SparkJobMaster:
         while True:
             self._launch_ready_regions(session, control_port, restore)
             outcome = self._wait_for_change()
-            if outcome in ("canceled", "stopped"):
+            if outcome == "canceled":
                 self._stop_all_stages(session)
                 return outcome
             if outcome == "failed":
@@ -212,6 +213,7 @@ class SparkJobMaster:
                     strategy = self._new_strategy()
                     strategy.start_scheduling()
                 continue
+            self._maybe_report_running()
             for stage in self._take_succeeded_stages():
                 self._emit({"type": "region", "event": "finished", "region": f"r{stage.region.index}"})
                 for vertex, index in sorted(stage.tasks):
@@ -226,36 +228,36 @@ class SparkJobMaster:
         return self._strategy
 
     def _wait_for_change(self) -> str | None:
-        """Block until something needs the driver: returns canceled|stopped|failed|None."""
+        """Block until something needs the driver: returns canceled|failed|None."""
         with self._lock:
             while True:
                 if self._cancelled:
                     return "canceled"
-                if self._stopped_with_savepoint:
-                    return "stopped"
                 failed = next((stage for stage in self._stages.values() if stage.failure), None)
                 if failed is not None:
                     self._failure = failed.failure
                     return "failed"
-                if self._ready_regions or any(stage.succeeded for stage in self._stages.values()):
+                if self._ready_regions or self._running_to_report_locked() or \
+                        any(stage.succeeded for stage in self._stages.values()):
                     return None
-                self._report_running_once_locked()
                 self._changed.wait(1.0)
 
-    def _report_running_once_locked(self) -> None:
-        """RUNNING once every launched stage's slots registered; checkpointing starts then."""
-        if self._running_reported or not self._stages:
-            return
-        if not all(stage.all_registered for stage in self._stages.values()):
-            return
-        self._running_reported = True
-        slots = self._registered_slots()
-        tasks = sorted(task for stage in self._stages.values() for task in stage.tasks)
-        threading.Thread(target=self._start_running, args=(slots, tasks), daemon=True).start()
+    def _running_to_report_locked(self) -> bool:
+        """Every launched stage's slots registered and RUNNING was not reported yet."""
+        return (not self._running_reported and bool(self._stages)
+                and all(stage.all_registered for stage in self._stages.values()))
 
-    def _start_running(self, slots: list[RemoteSlot], tasks: list[TaskId]) -> None:
-        if self._coordinator:
-            self._coordinator.resume(slots, tasks)
+    def _maybe_report_running(self) -> None:
+        """Report RUNNING once all slots registered, before any of their regions' ends;
+        checkpointing starts then. Runs on the driver thread, outside the lock."""
+        with self._lock:
+            if not self._running_to_report_locked():
+                return
+            self._running_reported = True
+            slots = self._registered_slots()
+            tasks = sorted(task for stage in self._stages.values() for task in stage.tasks)
+        if self._coordinator:  # subtasks that finished already (fast bounded sources) stay finished
+            self._coordinator.resume(slots, tasks, forget_finished=False)
         self._emit({"type": "status", "status": "RUNNING"})
 
     def _take_succeeded_stages(self) -> list[_Stage]:
@@ -365,6 +367,8 @@ class SparkJobMaster:
             for stage in stages:
                 self._stages.pop(stage.id, None)
             self._ready_regions.clear()
+        if self._coordinator:  # no report of these stages gets through any more; the next run starts afresh
+            self._coordinator.forget_finished()
 
     def _stop_failover_set(self, session) -> None:
         """Cancel the regions the planner says must restart, and forget their results."""
@@ -398,7 +402,7 @@ class SparkJobMaster:
 
     def _fail_stage(self, stage: _Stage, message: str) -> None:
         with self._lock:
-            if stage.failure is None and not self._cancelled and not self._stopped_with_savepoint:
+            if stage.failure is None and not self._cancelled:
                 stage.failure = message
             self._changed.notify_all()
 
@@ -409,7 +413,7 @@ class SparkJobMaster:
             self._fail_stage(stage, message)
 
     def _conclude(self, result: str) -> JobOutcome:
-        status = {"finished": "FINISHED", "stopped": "FINISHED", "canceled": "CANCELED"}.get(result, "FAILED")
+        status = {"finished": "FINISHED", "canceled": "CANCELED"}.get(result, "FAILED")
         cause = (self._failure or "the job failed") if status == "FAILED" else None
         with self._emit_order:
             self._concluded = True
@@ -476,7 +480,7 @@ class SparkJobMaster:
             if stage is None:
                 return
             slot_done = all(task in stage.finished for task in stage.slots_tasks[slot.slot_index])
-            if not slot_done and stage.failure is None and not self._cancelled and not self._stopped_with_savepoint:
+            if not slot_done and stage.failure is None and not self._cancelled:
                 stage.failure = f"slot {slot.slot_index} of region r{stage.region.index} lost its connection"
             self._changed.notify_all()
 
@@ -566,6 +570,20 @@ class _StageGateway:
         stage = self._stage()
         if stage:
             self._job_master._task_failed(stage, task, error)
+
+
+def _cluster_capacity(context, needed: int, timeout: float = EXECUTOR_WAIT_S) -> int:
+    """The slots the cluster offers, waiting a while for executors still registering.
+
+    ``local[N]`` offers N at once; on a standalone cluster the executors register after the
+    session started, and judging capacity before they did would fail a job that fits.
+    """
+    deadline = time.monotonic() + timeout
+    capacity = context.defaultParallelism
+    while capacity < needed and not context.master.startswith("local") and time.monotonic() < deadline:
+        time.sleep(0.5)
+        capacity = context.defaultParallelism
+    return capacity
 
 
 def _failed_future(message: str) -> Future:

@@ -6,7 +6,8 @@ Map of the package:
 - ``stream_task``: a subtask: operator chain, input, outputs, checkpoints;
 - ``operator_chain``, ``operators/``: the operators of the catalog, chained by calls;
 - ``io/``: buffers and events, channels (local, TCP credit-based), input gate, barrier
-  handlers, partitioners, record writers, watermark valve;
+  handlers, partitioners, record writers, watermark valve, buffer debloating, and batch
+  mode's sorted keyed input (``external_sort``, ``stream_input.SortingInput``);
 - ``state/``: keyed and operator state, key groups, snapshots, restore assignment;
 - ``slot``: the subtasks of one worker (``TaskExecutorGateway``);
 - ``gateway``: the seams to the JobMaster; ``restart_strategy``; ``timer_service``;

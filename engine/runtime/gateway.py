@@ -31,10 +31,34 @@ Payloads
     ``task_finished(task, result)``: ``{"collected": {node_id: [records]},
     "counts": {node_id: n}}`` for collect sinks, else ``{}``.
 
-    ``trigger_checkpoint(checkpoint_id, timestamp_ms, options)``: options are
-    ``{"kind": "checkpoint" | "savepoint", "target": url | None, "location": url}``;
+    ``trigger_checkpoint(checkpoint_id, timestamp_ms, options)``: options are::
+
+        {"kind": "checkpoint" | "savepoint", "target": url | None, "location": url,
+         "trigger_tasks": ["vertex#i", ...],        # optional
+         "stop": bool, "drain": bool}                # optional, savepoints only
+
     ``location`` is the directory the coordinator chose for the snapshot's files (derived
-    from the configured checkpoint storage when absent).
+    from the configured checkpoint storage when absent). ``trigger_tasks`` names the
+    subtasks to hand the trigger to -- the *sources of the moment*: running subtasks none
+    of whose upstream subtasks still runs (real sources; subtasks whose bounded input is
+    done). The others get their barriers from them; without the key every subtask is
+    handed the trigger and each decides (sources and subtasks whose input ended take it).
+    A checkpoint still pending when more subtasks finish is triggered again, with the
+    newly eligible ones in ``trigger_tasks``; a subtask ignores a trigger it already took.
+
+    Stop with savepoint (Flink's SYNC_SAVEPOINT / TERMINATE): ``"kind": "savepoint",
+    "stop": true``. Without drain (``"drain": false``) the sources take the savepoint,
+    then poll no more; once it completed (``notify_checkpoint_complete``: sinks commit)
+    they send EndOfData without drain and end, and every subtask ends without calling
+    ``finish``; if it is aborted instead, the sources poll again and the job goes on.
+    With ``"drain": true`` the sources first emit the maximum watermark, finish their
+    operators and send EndOfData (so every downstream subtask finishes -- all windows
+    fire -- before the barrier reaches it), then take the savepoint and end once it
+    completed; if it is aborted, they fail (their input is gone) and the job fails over.
+    Either way the JobMaster sends nothing else: the job ends FINISHED when every subtask
+    reported ``task_finished``. ``CheckpointCoordinator.trigger_savepoint(target,
+    stop=True, drain=...)`` produces these options, ``LocalCluster``'s
+    ``JobHandle.stop_with_savepoint`` and ``SparkJobMaster.stop_with_savepoint`` call it.
 """
 from __future__ import annotations
 

@@ -427,6 +427,16 @@ class MailboxProcessor:
             self._suspension = Suspension(self, reason)
         return self._suspension
 
+    def resume_default_action(self) -> None:
+        """Resume the default action if it is suspended, whatever the reason. Mailbox thread.
+
+        For a mail that changed what the default action should do next (a stop request):
+        it runs again soon instead of when its input or output would have woken it.
+        """
+        suspension = self._suspension
+        if suspension is not None:
+            suspension.resume()
+
     def _resume(self, suspension: Suspension) -> None:
         if self.mailbox.is_mailbox_thread():
             self._resume_in_mailbox_thread(suspension)

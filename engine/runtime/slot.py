@@ -9,9 +9,10 @@ The slot is the JobMaster's ``TaskExecutorGateway`` for its subtasks: every call
 enqueues mails, so it never blocks the caller (the coordinator's timer thread, or the
 control connection's reader thread on Spark).
 
-- ``trigger_checkpoint`` goes to every subtask; sources take it, and so do subtasks whose
-  inputs all ended (they will see no more barriers); the others ignore it and wait for
-  the barriers.
+- ``trigger_checkpoint`` goes to the subtasks the options name in ``trigger_tasks`` (the
+  coordinator's sources of the moment), or to every subtask when it names none; sources
+  take it, and so do subtasks whose inputs all ended (they will see no more barriers);
+  the others keep it for their end of input and meanwhile wait for the barriers.
 - ``notify_checkpoint_complete`` / ``notify_checkpoint_aborted`` go to every subtask.
 - ``cancel`` stops every subtask.
 
@@ -84,8 +85,11 @@ class Slot(TaskExecutorGateway):
 
     # -- TaskExecutorGateway -----------------------------------------------------------------
     def trigger_checkpoint(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None:
+        names = options.get("trigger_tasks")
+        wanted = None if names is None else set(names)
         for task in self.tasks.values():
-            task.trigger_checkpoint_from_coordinator(checkpoint_id, timestamp_ms, dict(options))
+            if wanted is None or task.name in wanted:
+                task.trigger_checkpoint_from_coordinator(checkpoint_id, timestamp_ms, dict(options))
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
         for task in self.tasks.values():

@@ -5,9 +5,10 @@ Life cycle (``invoke``, in the subtask's thread; Flink's ``beforeInvoke`` /
 
     build the operator chain (compile expressions), restore state, open operators
     run the mailbox loop: mails, then the default action (one input step) ...
-      ... until the input ended (and, with a two-phase-commit sink, until a checkpoint
-          taken after the end of input completed)
-    finish operators, send EndOfPartition, close operators, report finished
+      ... end of data: finish operators, send EndOfData (barriers may still follow)
+      ... end of input (every channel ended, or the source ran out / was stopped), and
+          with a two-phase-commit sink until a checkpoint covering its last data completed
+    send EndOfPartition, close operators, report finished
 
 Everything that happens to the subtask from outside is a mail: checkpoint triggers
 (sources, and subtasks whose inputs all ended), checkpoint complete / aborted, timers,
@@ -26,6 +27,44 @@ mail for a source runs:
 4. the asynchronous part in a snapshot thread: serialise, write the state file, then
    ``acknowledge_checkpoint`` with the metrics (start delay, alignment, sync, async, size).
 
+End of data, end of input, stop (seed 002, 语义增强与完善; FLIP-147)
+    *End of data*: a source ran out, or every input channel delivered EndOfData. With
+    drain (the normal case) the operators ``finish`` -- flush, fire every window -- and
+    EndOfData goes downstream; the subtask keeps reading, because barriers may still come
+    from upstream subtasks that wait for their final checkpoint. *End of input*: every
+    channel delivered EndOfPartition. A subtask then finishes, unless its chain holds a
+    two-phase-commit sink: that one waits until a checkpoint taken after its end of data
+    completed (its last transaction is committed then), taking the coordinator's trigger
+    itself since no barrier will reach it any more. A trigger that arrives while the
+    input has not quite ended (the coordinator targets subtasks whose upstream all
+    finished, see ``engine.checkpoint.coordinator``) is kept and taken at end of input.
+
+    *Stop with savepoint* is a trigger with ``{"kind": "savepoint", "stop": true,
+    "drain": bool}`` (see ``engine.runtime.gateway``), taken by sources:
+
+    - without drain: the source takes the savepoint (its barrier goes downstream), then
+      polls no more. Downstream subtasks snapshot on the barrier as usual. When the
+      savepoint completed, the source sends EndOfData(drain=False) and ends; consumers
+      pass that on and end without ``finish`` (the savepoint holds what is buffered, the
+      restored job emits it: no loss, no duplicates); their 2PC sinks committed the
+      savepoint's transaction on its completion. If the savepoint fails, the source
+      polls again: the job goes on.
+    - with drain: the source emits the maximum watermark, finishes its operators and
+      sends EndOfData, then takes the savepoint, so every downstream subtask finishes
+      (all windows fire) before the barrier reaches it; the sources end (EndOfPartition)
+      once it completed. If that savepoint fails the source fails: its input is gone,
+      the job recovers from its latest checkpoint.
+
+    ``finish`` is called only on a normal end (bounded input or drain); ``close`` always.
+
+Batch mode (``mode: "batch"``): no checkpoints; a subtask whose head operator is keyed
+reads its whole input first and processes it key group by key group
+(:class:`~engine.runtime.io.stream_input.SortingInput`).
+
+Buffer debloating (definition ``"debloat"``, see ``engine.runtime.io.buffer_debloater``):
+a subtask with input channels measures its throughput every period and announces the
+buffer size its producers should use.
+
 Threading model: the constructor runs in the slot's thread (it only wires channels);
 ``trigger_checkpoint_from_coordinator``, ``notify_checkpoint_complete``,
 ``notify_checkpoint_aborted`` and ``cancel`` may be called from any thread and only
@@ -42,19 +81,22 @@ import traceback
 from engine.checkpoint import storage
 from engine.runtime.gateway import JobMasterGateway, TaskId
 from engine.runtime.io.barrier_handler import create_barrier_handler
-from engine.runtime.io.events import (END_OF_DATA, END_OF_PARTITION, CancelCheckpointMarker,
-                                      CheckpointBarrier)
+from engine.runtime.io.buffer_debloater import BufferDebloater, DebloatSettings
+from engine.runtime.io.events import (END_OF_DATA, END_OF_DATA_NO_DRAIN, END_OF_PARTITION, MAX_WATERMARK,
+                                      CancelCheckpointMarker, CheckpointBarrier)
+from engine.runtime.io.external_sort import DEFAULT_MEMORY_RECORDS, KeyGroupingSorter
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.network import input_channel_ids, output_channel_ids
 from engine.runtime.io.partitioner import create_partitioner
 from engine.runtime.io.record_writer import RecordWriter
-from engine.runtime.io.stream_input import (END_OF_INPUT_STATUS, MORE_AVAILABLE, NetworkInput,
-                                            SourceInput)
+from engine.runtime.io.stream_input import (END_OF_DATA_STATUS, END_OF_INPUT_STATUS, MORE_AVAILABLE,
+                                            NetworkInput, SortingInput, SourceInput)
 from engine.runtime.kill_hooks import SimulatedFailure, maybe_kill
 from engine.runtime.mailbox import MailboxClosedError, MailboxProcessor
 from engine.runtime.operator_chain import OperatorChain
 from engine.runtime.operators import OperatorContext, create_operator
 from engine.runtime.operators.base import compile_expression_function
+from engine.runtime.operators.source import DEFAULT_BATCH_SIZE
 from engine.runtime.state.key_groups import KeyGroupRange
 from engine.runtime.state.restore import TaskRestore
 from engine.runtime.state.snapshot import TaskStateSnapshot
@@ -76,12 +118,21 @@ class TaskCanceled(Exception):
     """The subtask was canceled; not a failure."""
 
 
+class StopWithSavepointFailed(RuntimeError):
+    """The savepoint of a stop with drain failed after the source's input was ended."""
+
+
 def checkpointing_enabled(config: dict) -> bool:
     """Whether the job takes checkpoints (streaming mode and not switched off)."""
     section = config.get("checkpointing") or {}
     if config.get("mode") == "batch" or section.get("enabled") is False:
         return False
     return bool(section.get("interval_ms", 1000))
+
+
+def has_blocking_exchanges(job_graph) -> bool:
+    """Whether some exchange is blocking: then the job runs region by region, without checkpoints."""
+    return any(edge.is_blocking for edge in job_graph.edges)
 
 
 def _now_ms() -> float:
@@ -118,7 +169,9 @@ class StreamTask:
         self.name = f"{vertex.id}#{index}"
         self.gateway = gateway
         self.config = dict(config)
-        self.config.setdefault("checkpointing_enabled", checkpointing_enabled(config))
+        self.config.setdefault("checkpointing_enabled",
+                               checkpointing_enabled(config) and not has_blocking_exchanges(job_graph))
+        self.batch_mode = config.get("mode") == "batch"
         self.restore_metadata = restore
         self.snapshot_executor = snapshot_executor
         self.kill_hook = kill_hook
@@ -134,15 +187,32 @@ class StreamTask:
         self.input = None
         self._canceled = False
         self._failure: str | None = None
+        self._restored_finished = False
+        # end of data / input / stop (mailbox thread)
+        self._ending_data = False  # _end_of_data started (finish may be running)
+        self._data_ended = False  # _end_of_data done: EndOfData sent
+        self._drained = True
         self._input_finished = False
         self._awaiting_final_checkpoint = False
         self._final_checkpoint_id: int | None = None
+        self._first_checkpoint_after_data_end: int | None = None
+        self._stop_savepoint_id: int | None = None  # a stop-with-savepoint this subtask took
+        self._stop_request: tuple | None = None  # sources: a stop with drain, for the default action
+        self._holding_for_stop: int | None = None  # sources: polls no more until this savepoint ends
+        self._stop_completed = False  # ... and it completed: end at the next default action
         self._latest_performed_checkpoint = -1
-        self._latest_coordinator_trigger: tuple | None = None
+        self._latest_completed_checkpoint = -1
+        self._pending_trigger: tuple | None = None  # a coordinator trigger kept for the end of input
         self._aborted_checkpoints: set[int] = set()
         self._asynchronous_parts: list = []
         self._asynchronous_failure: BaseException | None = None
         self._metrics_state = {"at": time.monotonic(), "idle": 0.0, "backpressured": 0.0}
+        batch_size = int(self.config.get("batch_size", DEFAULT_BATCH_SIZE))
+        self.debloat = DebloatSettings.from_config(self.config.get("debloat"), batch_size)
+        if self.batch_mode:
+            self.debloat = DebloatSettings.from_config({"enabled": False}, batch_size)
+        self._debloater: BufferDebloater | None = None
+        self._debloat_sample = (0.0, 0, 0.0)
         self.done = threading.Event()
         """Set when ``invoke`` returned, however it ended."""
 
@@ -170,14 +240,17 @@ class StreamTask:
         self.mailbox.bind_to_current_thread()
         try:
             self._before_invoke()
-            if self._finished_on_restore():
-                self._input_finished = True
+            if self._restored_finished:  # the checkpoint says this vertex had finished: skip it
+                self._data_ended = self._input_finished = True
+                self.chain.broadcast_event(END_OF_DATA)
             else:
                 self._schedule_metrics()
+                self._schedule_debloat_sample()
                 self.processor.run_mailbox_loop()
             if self._canceled:
                 raise TaskCanceled()
             self._after_invoke()
+            self._wait_until_outputs_sent()
             self._wait_for_asynchronous_checkpoint_parts()
             self._report_metrics()
             self.gateway.task_finished(self.task_id, self.chain.result())
@@ -227,19 +300,47 @@ class StreamTask:
         operators = [create_operator(node, self._operator_context(node, position, restore))
                      for position, node in enumerate(self.vertex.operators)]
         self.chain = OperatorChain(operators, writers)
+        self._restored_finished = restore is not None and restore.is_finished(self.vertex.operators[0]["id"])
+        if self._restored_finished:
+            return  # nothing to initialise or open: it only ends its outputs (close still runs)
         self.chain.initialize_state()
         self.chain.open()
+        head = self.chain.head
         if self.is_source:
-            self.input = SourceInput(self.chain.head, self.chain.head.emit, self.timer_service,
-                                     kill_hook=self.kill_hook, task=self.task_id)
+            self.input = SourceInput(head, head.emit, self.timer_service, kill_hook=self.kill_hook,
+                                     task=self.task_id)
+            if self.debloat.enabled:
+                head.context.poll_budget = self._poll_budget
         elif self.gate is not None:
-            mode = (self.config.get("checkpointing") or {}).get("mode", "exactly_once")
-            handler = create_barrier_handler(mode, self, self.gate.number_of_channels)
-            self.input = NetworkInput(self.gate, handler, self.chain.head.process_batch,
-                                      self.chain.head.process_watermark, self._on_barrier_arrival,
-                                      kill_hook=self.kill_hook, task=self.task_id)
+            self.input = self._create_network_input(head)
+            if self.debloat.enabled:
+                capacity = max(getattr(channel, "capacity", 1) for channel in self.gate.channels)
+                self._debloater = BufferDebloater(self.debloat, self.gate.number_of_channels, capacity)
         else:
             raise ValueError(f"vertex '{self.vertex.id}' is neither a source nor has inputs")
+
+    def _create_network_input(self, head):
+        if self.batch_mode and head.context.key_function is not None:
+            sorter = KeyGroupingSorter(head.context.key_function,
+                                       int(self.config.get("sort_buffer_records", DEFAULT_MEMORY_RECORDS)),
+                                       self.config.get("spill_directory"))
+
+            def keys_finished() -> None:
+                head.finish_keys()
+                head.context.clear_keyed_state()
+
+            batch_size = int(self.config.get("batch_size", DEFAULT_BATCH_SIZE))
+            return SortingInput(self.gate, head.process_batch, head.process_watermark, keys_finished, sorter,
+                                batch_size, kill_hook=self.kill_hook, task=self.task_id)
+        mode = (self.config.get("checkpointing") or {}).get("mode", "exactly_once")
+        handler = create_barrier_handler(mode, self, self.gate.number_of_channels)
+        return NetworkInput(self.gate, handler, head.process_batch, head.process_watermark,
+                            self._on_barrier_arrival, kill_hook=self.kill_hook, task=self.task_id)
+
+    def _poll_budget(self) -> int | None:
+        """Debloating: the records one source poll may produce (the smallest budget of the writers)."""
+        budgets = [budget for writer in self.chain.writers if (budget := writer.step_budget()) is not None]
+        return min(budgets) if budgets else None
 
     def _create_writers(self) -> dict[str, list[RecordWriter]]:
         writers: dict[str, list[RecordWriter]] = {}
@@ -248,7 +349,8 @@ class StreamTask:
             key_function = compile_expression_function(edge.key) if edge.partitioning == "hash" else None
             partitioner = create_partitioner(edge.partitioning, len(channels), key_function=key_function,
                                              max_parallelism=target.max_parallelism, producer_index=self.index)
-            writers.setdefault(edge.source_node, []).append(RecordWriter(edge.id, channels, partitioner))
+            writers.setdefault(edge.source_node, []).append(
+                RecordWriter(edge.id, channels, partitioner, debloat=self.debloat.enabled))
         return writers
 
     def _operator_context(self, node: dict, position: int, restore) -> OperatorContext:
@@ -264,14 +366,20 @@ class StreamTask:
             key_group_range=self.key_group_range, key_function=key_function, restore=restore,
             mailbox_executor=self.executor, timer_service=self.timer_service, kill_hook=self.kill_hook)
 
-    def _finished_on_restore(self) -> bool:
-        restore = self._restore
-        return restore is not None and restore.is_finished(self.vertex.operators[0]["id"])
-
     def _after_invoke(self) -> None:
         if not self._input_finished:
             raise RuntimeError(f"subtask {self.name} left its mailbox loop before its input ended")
         self.chain.broadcast_event(END_OF_PARTITION)
+
+    def _wait_until_outputs_sent(self) -> None:
+        """Report finished only once remote channels sent everything (a slot whose subtasks all
+        finished closes its connections); canceling ends the wait."""
+        for writer in self.chain.writers:
+            for channel in writer.channels:
+                wait = getattr(channel, "wait_until_sent", None)
+                while wait is not None and not wait(0.1):
+                    if self._canceled:
+                        raise TaskCanceled()
 
     def _wait_for_asynchronous_checkpoint_parts(self) -> None:
         """Acknowledge before reporting finished: a checkpoint this subtask took must get its
@@ -284,38 +392,102 @@ class StreamTask:
     def _clean_up(self) -> None:
         self.timer_service.close()
         self.mailbox.close()
+        close_input = getattr(self.input, "close", None)
+        if close_input is not None:
+            close_input()
         if self.chain is not None:
             for error in self.chain.close():
                 logger.warning("closing an operator of %s failed: %s", self.name, error)
 
     # -- the default action --------------------------------------------------------------------
     def _default_action(self, controller) -> None:
+        # stop-with-savepoint steps run here, never inside a mail: a mail may run while an
+        # operator yields in the middle of a batch, and nothing may follow EndOfData
+        if self._stop_request is not None:
+            request, self._stop_request = self._stop_request, None
+            self._stop_source(*request)
+            return
+        if self._holding_for_stop is not None:  # a source stopped at a stop-with-savepoint barrier
+            if self._stop_completed:
+                self._end_after_stop()
+            else:
+                controller.suspend_default_action("idle")
+            return
         status = self.input.process_input()
         if status is MORE_AVAILABLE:
-            for writer in self.chain.writers:
-                if not writer.is_available():
-                    writer.when_available(controller.suspend_default_action("backpressured").resume)
-                    return
+            self._suspend_if_backpressured(controller)
+            return
+        if status is END_OF_DATA_STATUS:
+            self._end_of_data(self.input.drained)
+            self._suspend_if_backpressured(controller)
             return
         if status is END_OF_INPUT_STATUS:
+            if not self._data_ended:
+                self._end_of_data(self.input.drained)
             self._end_of_input(controller)
             return
         self.input.when_available(controller.suspend_default_action("idle").resume)
 
+    def _suspend_if_backpressured(self, controller) -> None:
+        for writer in self.chain.writers:
+            if not writer.is_available():
+                writer.when_available(controller.suspend_default_action("backpressured").resume)
+                return
+
+    def _end_of_data(self, drain: bool) -> None:
+        """No record follows: with drain, finish the operators; tell downstream either way.
+
+        ``finish`` may yield to the mailbox (async I/O draining its queue), so a checkpoint
+        can run in the middle of it; that one is an ordinary checkpoint, taken before the
+        end of data: only the flag set after ``finish`` makes later ones "after the end".
+        """
+        self._ending_data = True
+        if drain:
+            if self.is_source:
+                self.chain.head.emit_watermark(MAX_WATERMARK)
+            self.chain.finish()
+        self._data_ended = True
+        self._drained = drain
+        self.chain.broadcast_event(END_OF_DATA if drain else END_OF_DATA_NO_DRAIN)
+
     def _end_of_input(self, controller) -> None:
-        """All input consumed: flush operators; finish now or after a final checkpoint."""
+        """All input consumed: finish now, or (2PC sinks) after a checkpoint covering the last data."""
         self._input_finished = True
-        self.chain.finish()
-        self.chain.broadcast_event(END_OF_DATA)
         if not (self.chain.requires_final_checkpoint and self.config["checkpointing_enabled"]):
             controller.all_actions_completed()
             return
+        final = self._final_checkpoint_candidate()
+        if final is not None and self._latest_completed_checkpoint >= final:
+            controller.all_actions_completed()
+            return
         self._awaiting_final_checkpoint = True
+        self._final_checkpoint_id = final
         controller.suspend_default_action("idle")
-        trigger = self._latest_coordinator_trigger
-        if trigger is not None and trigger[0] > self._latest_performed_checkpoint \
-                and trigger[0] not in self._aborted_checkpoints:
-            self._perform_checkpoint(*trigger, alignment={"start_delay": 0.0, "alignment_duration": 0.0})
+        if final is None:
+            self._take_pending_trigger()
+
+    def _final_checkpoint_candidate(self) -> int | None:
+        """The checkpoint whose completion lets a 2PC subtask finish, if it was taken already.
+
+        Normally the first one taken after the end of data. After a stop without drain it is
+        the stop's savepoint: it was taken before EndOfData, but nothing was processed after
+        its barrier, so it covers all data.
+        """
+        if not self._drained and self._stop_savepoint_id is not None:
+            return self._stop_savepoint_id
+        return self._first_checkpoint_after_data_end
+
+    def _take_pending_trigger(self) -> None:
+        trigger = self._pending_trigger
+        self._pending_trigger = None
+        if trigger is None:
+            return
+        checkpoint_id, timestamp_ms, options = trigger
+        if checkpoint_id <= self._latest_performed_checkpoint or checkpoint_id in self._aborted_checkpoints:
+            return
+        self._perform_checkpoint(checkpoint_id, timestamp_ms, options,
+                                 alignment={"start_delay": max(0.0, _now_ms() - timestamp_ms),
+                                            "alignment_duration": 0.0})
 
     # -- checkpoints: entry points (any thread) ------------------------------------------------
     def trigger_checkpoint_from_coordinator(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None:
@@ -341,6 +513,11 @@ class StreamTask:
         """Sources, and subtasks whose inputs all ended, take checkpoints without barriers."""
         return self.is_source or self._input_finished
 
+    @property
+    def is_stopping(self) -> bool:
+        """Whether this (source) subtask polls no more because of a stop-with-savepoint."""
+        return self._holding_for_stop is not None
+
     def _send_mail(self, action, description: str) -> None:
         try:
             self.executor.execute(action, description)
@@ -349,16 +526,54 @@ class StreamTask:
 
     # -- checkpoints: in the mailbox thread ----------------------------------------------------
     def _on_coordinator_trigger(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None:
-        self._latest_coordinator_trigger = (checkpoint_id, timestamp_ms, options)
         if not self.is_triggered_by_coordinator:
-            return  # barriers will bring it
+            # barriers will bring it -- unless the upstream finished and only its end of
+            # partition is still on the way: then take it at the end of input
+            self._pending_trigger = (checkpoint_id, timestamp_ms, options)
+            return
         if self._input_finished and not self._awaiting_final_checkpoint:
             return
         if checkpoint_id <= self._latest_performed_checkpoint:
             return
-        start_delay = max(0.0, _now_ms() - timestamp_ms)
-        self._perform_checkpoint(checkpoint_id, timestamp_ms, options,
-                                 alignment={"start_delay": start_delay, "alignment_duration": 0.0})
+        alignment = {"start_delay": max(0.0, _now_ms() - timestamp_ms), "alignment_duration": 0.0}
+        if options.get("stop") and self.is_source and not self._ending_data and self._holding_for_stop is None:
+            if options.get("drain"):  # ending the data finishes operators: at the top of the loop
+                self._stop_request = (checkpoint_id, timestamp_ms, options, alignment)
+                self.processor.resume_default_action()
+                return
+            self._stop_source(checkpoint_id, timestamp_ms, options, alignment)
+            return
+        self._perform_checkpoint(checkpoint_id, timestamp_ms, options, alignment=alignment)
+
+    def _stop_source(self, checkpoint_id: int, timestamp_ms: int, options: dict, alignment: dict) -> None:
+        """Stop with savepoint at a source: (drain: end the data first,) savepoint, poll no more."""
+        if checkpoint_id in self._aborted_checkpoints or checkpoint_id <= self._latest_performed_checkpoint:
+            return
+        if self._ending_data:  # the input ran out meanwhile: take it as an ordinary checkpoint
+            self._perform_checkpoint(checkpoint_id, timestamp_ms, options, alignment=alignment)
+            return
+        if options.get("drain"):
+            self._end_of_data(drain=True)
+        self._perform_checkpoint(checkpoint_id, timestamp_ms, options, alignment=alignment)
+        self._holding_for_stop = checkpoint_id
+        self._stop_completed = False
+
+    def _end_after_stop(self) -> None:
+        """The stop's savepoint completed: end (without finishing the operators unless drained)."""
+        self._holding_for_stop = None
+        if not self._data_ended:
+            self._end_of_data(drain=False)
+        self._input_finished = True
+        self._awaiting_final_checkpoint = False
+        self.processor.all_actions_completed()
+
+    def _resume_after_failed_stop(self, checkpoint_id: int) -> None:
+        if self._data_ended:  # drained already: there is no going back to reading input
+            raise StopWithSavepointFailed(
+                f"stop with drain failed: savepoint {checkpoint_id} was aborted after subtask {self.name} "
+                f"had ended its input; the job recovers from its latest checkpoint")
+        self._holding_for_stop = None
+        self.processor.resume_default_action()
 
     def _on_barrier_arrival(self, barrier: CheckpointBarrier, aligning: bool) -> None:
         maybe_kill(self.kill_hook, "barrier", self.task_id, {"checkpoint_id": barrier.id, "aligning": aligning})
@@ -401,6 +616,10 @@ class StreamTask:
             operator.snapshot_state(checkpoint_id)
             snapshot.add_operator(operator.node_id, operator.context.snapshot_backends())
         sync_ms = (time.perf_counter() - sync_started) * 1000
+        if options.get("stop"):
+            self._stop_savepoint_id = checkpoint_id
+        if self._data_ended and self._first_checkpoint_after_data_end is None:
+            self._first_checkpoint_after_data_end = checkpoint_id
         if self._awaiting_final_checkpoint and self._final_checkpoint_id is None:
             self._final_checkpoint_id = checkpoint_id
         metrics = {"start_delay": alignment.get("start_delay", 0.0),
@@ -454,6 +673,12 @@ class StreamTask:
         maybe_kill(self.kill_hook, "before_commit", self.task_id, {"checkpoint_id": checkpoint_id})
         self.chain.notify_checkpoint_complete(checkpoint_id)
         maybe_kill(self.kill_hook, "after_commit", self.task_id, {"checkpoint_id": checkpoint_id})
+        self._latest_completed_checkpoint = max(self._latest_completed_checkpoint, checkpoint_id)
+        hold = self._holding_for_stop
+        if hold is not None and checkpoint_id >= hold:
+            self._stop_completed = True  # the default action ends the subtask
+            self.processor.resume_default_action()
+            return
         final = self._final_checkpoint_id
         if self._awaiting_final_checkpoint and final is not None and checkpoint_id >= final:
             self._awaiting_final_checkpoint = False
@@ -466,6 +691,30 @@ class StreamTask:
         self.chain.notify_checkpoint_aborted(checkpoint_id)
         if self._final_checkpoint_id == checkpoint_id:
             self._final_checkpoint_id = None  # the next checkpoint will be the final one
+        if self._first_checkpoint_after_data_end == checkpoint_id:
+            self._first_checkpoint_after_data_end = None
+        if self._stop_savepoint_id == checkpoint_id:
+            self._stop_savepoint_id = None
+        if self._holding_for_stop == checkpoint_id:
+            self._resume_after_failed_stop(checkpoint_id)
+
+    # -- buffer debloating ---------------------------------------------------------------------
+    def _schedule_debloat_sample(self) -> None:
+        if self._debloater is None or self._data_ended:
+            return
+        self._debloat_sample = (time.monotonic(), self.input.records_in, self.processor.waiting_ms.get("idle", 0.0))
+        self.timer_service.schedule(self.debloat.period_ms / 1000.0, self._sample_throughput, "buffer debloating")
+
+    def _sample_throughput(self) -> None:
+        """One period's throughput into the debloater; announce a new buffer size to the producers."""
+        at, records, idle = self._debloat_sample
+        elapsed_ms = (time.monotonic() - at) * 1000.0
+        busy_ms = elapsed_ms - (self.processor.waiting_ms.get("idle", 0.0) - idle)
+        size = self._debloater.on_sample(self.input.records_in - records, busy_ms)
+        if size is not None:
+            for channel in self.gate.channels:
+                channel.announce_buffer_size(size)
+        self._schedule_debloat_sample()
 
     # -- metrics -------------------------------------------------------------------------------
     def _schedule_metrics(self) -> None:
@@ -501,4 +750,10 @@ class StreamTask:
         }
         if self.chain is not None:
             result.update(self.chain.operator_metrics())
+        input_metrics = getattr(self.input, "metrics", None)
+        if input_metrics is not None:
+            result.update(input_metrics())
+        if self._debloater is not None:
+            result["buffer_size"] = self._debloater.announced or self.debloat.max_buffer_records
+            result["throughput_per_ms"] = round(self._debloater.throughput, 3)
         return result

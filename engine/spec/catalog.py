@@ -61,6 +61,46 @@ _AGGREGATION = {
     "value": {**EXPRESSION, "default": "x", "description": "The value aggregated per record."},
 }
 
+_FAILURE_POLICY = {"type": "string", "enum": ["fail", "drop", "default"], "default": "fail"}
+
+_ASYNC_IO = {
+    "field": {"type": "string", "minLength": 1, "default": "value",
+              "description": "Name of the looked-up value in a dict record."},
+    "capacity": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 100,
+                 "description": "Most records in the operator at once: calls in flight, or completed and "
+                                "waiting to be emitted. A full operator holds back its input (backpressure)."},
+    "timeout_ms": {"type": ["integer", "null"], "minimum": 0, "default": 10000,
+                   "description": "Per record, all attempts and retry delays together; 0 or empty for none."},
+    "output_mode": {"type": "string", "enum": ["ordered", "unordered"], "default": "ordered",
+                    "description": "ordered: records leave in input order. unordered: as their lookups "
+                                   "complete, but never across a watermark."},
+    "retry": {"type": "string", "enum": ["none", "fixed_delay", "exponential_backoff"], "default": "none",
+              "description": "Whether and how a failed lookup (or one matching retry_if) is tried again."},
+    "retry_max_attempts": {"type": "integer", "minimum": 1, "default": 3,
+                           "description": "Attempts per record, the first one included."},
+    "retry_delay_ms": {"type": "integer", "minimum": 0, "default": 100,
+                       "description": "The fixed delay, or the first delay of the exponential backoff."},
+    "retry_multiplier": {"type": "number", "minimum": 1, "default": 2.0,
+                         "description": "Exponential backoff: each delay is the previous one times this."},
+    "retry_max_delay_ms": {"type": "integer", "minimum": 0, "default": 10000,
+                           "description": "Exponential backoff: the longest delay."},
+    "retry_on_error": {"type": "boolean", "default": True, "description": "Retry lookups that raised an error."},
+    "retry_if": {**EXPRESSION, "description": "Also retry when this is true of the record the lookup would emit, "
+                                              "for example x[\"value\"] is None (x[1] is None for non-dict records)."},
+    "on_timeout": {**_FAILURE_POLICY, "description": "When a record's lookup timed out: fail the job (it restarts "
+                                                     "from its last checkpoint), drop the record, or emit it with "
+                                                     "default_value. Drops and defaults are counted in the metrics."},
+    "on_error": {**_FAILURE_POLICY, "description": "When a record's lookup failed after its last attempt: fail, "
+                                                   "drop or default, as for on_timeout."},
+    "default_value": {"default": None, "description": "The value used by on_timeout / on_error \"default\" (JSON)."},
+}
+"""The parameters every async lookup shares (``engine.runtime.operators.async_io.settings``)."""
+
+_LOOKUP_OUTPUT = ("Each record leaves enriched: a dict record as {**x, field: value}, any other record as "
+                  "[x, value]; the value is null when nothing was found. Lookups run concurrently (up to "
+                  "`capacity`); the ones in flight are checkpointed and issued again after a restore, so every "
+                  "record is emitted exactly once.")
+
 OPERATOR_CATALOG: list[dict[str, Any]] = [
     _operator(
         "source.datagen", "Sequence generator",
@@ -96,6 +136,26 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
             "bounded": {"type": "boolean", "default": False,
                         "description": "Stop at the stream's last entry when the job started."},
         }, ["stream"]),
+        inputs=0,
+    ),
+    _operator(
+        "source.hybrid", "Hybrid source (files, then Redis Streams)",
+        "Backfill, then live: reads the history from files (like the file source), then continues with a "
+        "Redis stream right after the recorded position `start_id`. Both positions are checkpointed, so the "
+        "switch happens exactly once, also across a restore in either phase.",
+        _params({
+            "path": {"type": "string", "minLength": 1,
+                     "description": "History: a file, a directory or a glob; a URL works."},
+            "format": {"type": "string", "enum": ["jsonl", "csv"], "default": "jsonl"},
+            "stream": {"type": "string", "minLength": 1, "description": "Live data: the Redis stream."},
+            "start_id": {"type": "string", "pattern": r"^(\$|\d+(-\d+)?)$", "default": "$",
+                         "description": "The stream id the history ends with: live data starts right after it. "
+                                        "$: the stream's last entry when the job first started."},
+            "url": {"type": "string", "description": "Redis URL; the studio's Redis when empty."},
+            "batch_size": {"type": "integer", "minimum": 1, "default": 500},
+            "bounded": {"type": "boolean", "default": False,
+                        "description": "Stop at the stream's last entry when the job started."},
+        }, ["path", "stream"]),
         inputs=0,
     ),
     _operator(
@@ -161,6 +221,37 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
             "url": {"type": "string", "description": "Redis URL; the studio's Redis when empty."},
         }, ["stream"]),
         outputs=0,
+    ),
+    _operator(
+        "lookup.redis", "Redis lookup",
+        "Looks up a Redis key per record (GET, or HGETALL for a hash) with an async client. " + _LOOKUP_OUTPUT,
+        _params({
+            "key": {**EXPRESSION, "description": "The Redis key, for example f\"user:{x['user']}\"."},
+            "command": {"type": "string", "enum": ["get", "hgetall"], "default": "get",
+                        "description": "get: a string value; hgetall: a hash, as a dict."},
+            "decode": {"type": "string", "enum": ["string", "json"], "default": "string",
+                       "description": "get: keep the value as a string or parse it as JSON."},
+            "url": {"type": "string", "description": "Redis URL; the studio's Redis when empty."},
+            **_ASYNC_IO,
+        }, ["key"]),
+        stateful=True,
+    ),
+    _operator(
+        "lookup.http", "HTTP lookup",
+        "Calls an HTTP service per record (GET, or POST with a JSON body) with an async client; the answer "
+        "(JSON or text) is the value, 404 means not found, other error statuses are errors. " + _LOOKUP_OUTPUT,
+        _params({
+            "url": {**EXPRESSION, "description": "The address, usually an f-string: "
+                                                 "f\"http://users.internal/profiles/{x['user']}\"."},
+            "method": {"type": "string", "enum": ["GET", "POST"], "default": "GET"},
+            "body": {**EXPRESSION, "default": "x", "description": "POST: the JSON body sent for record x."},
+            "headers": {"type": "object", "additionalProperties": {"type": "string"}, "default": {},
+                        "description": "Request headers, for example {\"Authorization\": \"Bearer ...\"}."},
+            "response": {"type": "string", "enum": ["json", "text"], "default": "json",
+                         "description": "Parse the answer as JSON or keep it as text."},
+            **_ASYNC_IO,
+        }, ["url"]),
+        stateful=True,
     ),
 ]
 

@@ -64,7 +64,19 @@ DEFINITION_SCHEMA: dict[str, Any] = {
             },
             "additionalProperties": False,
         },
-        "debloat": {"type": "object"},
+        "debloat": {
+            "type": "object",
+            "properties": {
+                "enabled": {"type": "boolean"},
+                "target_ms": {"type": "integer", "minimum": 1},
+                "period_ms": {"type": "integer", "minimum": 1},
+                "samples": {"type": "integer", "minimum": 1},
+                "min_buffer_records": {"type": "integer", "minimum": 1},
+                "max_buffer_records": {"type": "integer", "minimum": 1},
+                "threshold_percent": {"type": "number", "minimum": 0, "maximum": 100},
+            },
+            "additionalProperties": False,
+        },
         "nodes": {
             "type": "array",
             "items": {

@@ -7,8 +7,9 @@ copied, so operators must treat the lists they receive as read-only and build ne
 
 *Events* travel in the same queue as buffers, so their order relative to the data is the
 order they were sent in: a barrier separates the records before a checkpoint from those
-after it, a watermark promises that no older event time follows, EndOfPartition says the
-channel is finished. Events are small immutable objects; ``is_buffer`` tells them apart
+after it, a watermark promises that no older event time follows, EndOfData says no record
+follows (but barriers may: the producer still takes part in checkpoints), EndOfPartition
+says the channel is finished. Events are small immutable objects; ``is_buffer`` tells them apart
 with one type check.
 """
 from __future__ import annotations
@@ -84,7 +85,17 @@ MAX_WATERMARK = Watermark(2**63 - 1)
 
 @dataclass(frozen=True)
 class EndOfData(RuntimeEvent):
-    """No more records follow; barriers may still follow (the producer awaits a final checkpoint)."""
+    """No more records follow; barriers may still follow (the producer awaits a final checkpoint).
+
+    ``drain`` says how the data ended (Flink's ``StopMode``): True for a normal end of input
+    and for stop-with-savepoint ``--drain`` -- consumers then *finish* their operators (flush
+    buffers, fire every window) and pass EndOfData on; False for stop-with-savepoint without
+    drain -- the savepoint was taken before this event and holds everything still buffered,
+    so consumers must not finish their operators (that would emit results the restored job
+    emits again); they only pass the event on and end.
+    """
+
+    drain: bool = True
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,7 @@ class EndOfPartition(RuntimeEvent):
 
 
 END_OF_DATA = EndOfData()
+END_OF_DATA_NO_DRAIN = EndOfData(drain=False)
 END_OF_PARTITION = EndOfPartition()
 
 

@@ -104,6 +104,12 @@ class InputChannelBase:
     def _on_consumed(self, item) -> None:
         """Hook: ``item`` left the queue (local: wake the producer; TCP: grant a credit)."""
 
+    def announce_buffer_size(self, records: int) -> None:
+        """Buffer debloating: ask the producer to send buffers of at most ``records`` records.
+
+        Consumer thread. The default ignores it (a blocking partition has no live producer).
+        """
+
 
 class LocalChannel(InputChannelBase):
     """Both ends of an in-process channel: the producer pushes, the consumer's gate pops."""
@@ -111,6 +117,13 @@ class LocalChannel(InputChannelBase):
     def __init__(self, channel_id, capacity: int = DEFAULT_CAPACITY):
         super().__init__(channel_id, capacity)
         self._writable_callback: Callable[[], None] | None = None  # guarded by: self._lock
+        self.buffer_size: int | None = None
+        """Records per buffer the consumer asked for (buffer debloating); None: whole batches.
+        Written by the consumer, read by the producer: a plain attribute, a stale read only
+        delays the change by one batch."""
+
+    def announce_buffer_size(self, records: int) -> None:
+        self.buffer_size = int(records)
 
     # -- producer side -------------------------------------------------------------------
     def push(self, item) -> None:

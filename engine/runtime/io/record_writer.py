@@ -10,25 +10,34 @@ Availability: the writer is available while every channel has room. The task che
 between two steps of its default action and, if a channel is full, suspends the default
 action until that channel's consumer took a buffer (``when_available``).
 
+Buffer debloating (``debloat=True``): each channel may carry a ``buffer_size`` announced by
+its consumer; a part larger than that is pushed as several buffers of at most that many
+records, and ``step_budget`` tells a source how many records one poll may produce so
+that one step fills each channel by about one buffer.
+
 Threading model: used only by the producer's mailbox thread.
 """
 from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.io.partitioner import Partitioner
 
 
 class RecordWriter:
     """Writes batches and events of one job edge into its output channels."""
 
-    def __init__(self, edge_id: str, channels: Sequence, partitioner: Partitioner | None):
+    def __init__(self, edge_id: str, channels: Sequence, partitioner: Partitioner | None, *,
+                 debloat: bool = False):
         self.edge_id = edge_id
         self.channels = list(channels)
         self.partitioner = partitioner
         """None means broadcast: every batch goes to every channel."""
         self.records_out = 0
         self._single = self.channels[0] if len(self.channels) == 1 else None
+        if debloat:
+            self.emit = self._emit_debloated  # type: ignore[method-assign]
 
     def emit(self, batch: list) -> None:
         """Send a batch of records (must not be mutated afterwards by the caller)."""
@@ -45,6 +54,26 @@ class RecordWriter:
             channels = self.channels
             for index, part in self.partitioner.partition(batch):
                 channels[index].push(part)
+
+    def _emit_debloated(self, batch: list) -> None:
+        """``emit`` when debloating: parts are cut to each channel's announced buffer size."""
+        if not batch:
+            return
+        self.records_out += len(batch)
+        if self.partitioner is None:
+            for channel in self.channels:
+                _push_sized(channel, batch)
+        else:
+            channels = self.channels
+            for index, part in self.partitioner.partition(batch):
+                _push_sized(channels[index], part)
+
+    def step_budget(self) -> int | None:
+        """Records one step may emit to fill each channel by about one announced buffer (None: no limit)."""
+        sizes = [getattr(channel, "buffer_size", None) for channel in self.channels]
+        if not sizes or None in sizes:
+            return None
+        return sum(sizes) if self.partitioner is not None else min(sizes)  # broadcast: each gets it all
 
     def broadcast_event(self, event) -> None:
         """Send an event to every channel, behind everything emitted before."""
@@ -71,3 +100,16 @@ class RecordWriter:
     def close(self) -> None:
         for channel in self.channels:
             channel.close()
+
+
+def _push_sized(channel, part: list) -> None:
+    size = getattr(channel, "buffer_size", None)
+    if size is None or len(part) <= size:
+        channel.push(part)
+        return
+    stamps = part.timestamps if type(part) is TimestampedBatch else None
+    for start in range(0, len(part), size):
+        if stamps is None:
+            channel.push(part[start:start + size])
+        else:
+            channel.push(TimestampedBatch(part[start:start + size], stamps[start:start + size]))

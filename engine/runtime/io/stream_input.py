@@ -2,13 +2,21 @@
 
 ``process_input()`` does one step and says what to do next (Flink's ``InputStatus``):
 ``MORE_AVAILABLE`` (call again), ``NOTHING_AVAILABLE`` (suspend; ``when_available``
-resumes) or ``END_OF_INPUT``.
+resumes), ``END_OF_DATA`` (no record follows, but barriers may: call again) or
+``END_OF_INPUT``.
 
 :class:`NetworkInput` (Flink's ``CheckpointedInputGate`` + ``StreamTaskNetworkInput``)
     polls the input gate: a buffer goes to the head operator; a barrier or cancel marker
     to the barrier handler (which blocks channels and triggers the checkpoint); a
-    watermark through the watermark valve; EndOfPartition closes a channel. The input
-    ends when every channel delivered EndOfPartition.
+    watermark through the watermark valve; EndOfData ends a channel's data (it no longer
+    holds the watermark back, unless it ended without drain); EndOfPartition closes a
+    channel. ``END_OF_DATA`` is reported once, when every channel's data ended
+    (``drained`` then says whether every one ended with drain); the input ends when every
+    channel delivered EndOfPartition.
+
+:class:`SortingInput` (batch mode, keyed operators)
+    reads the whole input into a :class:`~engine.runtime.io.external_sort.KeyGroupingSorter`
+    first, then feeds the operator key group by key group; see its docstring.
 
 :class:`SourceInput`
     polls a source operator for one batch; when the source has nothing right now, the
@@ -24,6 +32,7 @@ from typing import Callable
 
 from engine.runtime.io.events import (CancelCheckpointMarker, ChannelError, CheckpointBarrier, EndOfData,
                                       EndOfPartition, TimestampedBatch, Watermark)
+from engine.runtime.io.external_sort import KeyGroupingSorter, key_groups_in_pieces
 from engine.runtime.io.watermark_valve import WatermarkValve
 from engine.runtime.kill_hooks import maybe_kill
 from engine.runtime.operators.source import END_OF_INPUT
@@ -32,11 +41,13 @@ from engine.runtime.operators.source import END_OF_INPUT
 class InputStatus(Enum):
     MORE_AVAILABLE = "MORE_AVAILABLE"
     NOTHING_AVAILABLE = "NOTHING_AVAILABLE"
+    END_OF_DATA = "END_OF_DATA"
     END_OF_INPUT = "END_OF_INPUT"
 
 
 MORE_AVAILABLE = InputStatus.MORE_AVAILABLE
 NOTHING_AVAILABLE = InputStatus.NOTHING_AVAILABLE
+END_OF_DATA_STATUS = InputStatus.END_OF_DATA
 END_OF_INPUT_STATUS = InputStatus.END_OF_INPUT
 
 
@@ -56,6 +67,11 @@ class NetworkInput:
         self.finished_channels = 0
         self.channels_without_data = 0
         self.records_in = 0
+        self.drained = True
+        """Whether every channel whose data ended ended it with drain (see ``EndOfData``)."""
+        self._data_ended = [False] * gate.number_of_channels
+        self._not_drained = [False] * gate.number_of_channels
+        self._end_of_data_reported = False
 
     @property
     def is_finished(self) -> bool:
@@ -86,18 +102,40 @@ class NetworkInput:
         elif kind is CancelCheckpointMarker:
             self.barrier_handler.cancel_received(channel, event)
         elif kind is EndOfData:
-            self.channels_without_data += 1
+            self._channel_data_ended(channel, event.drain)
+            return self._maybe_end_of_data()
         elif kind is EndOfPartition:
+            if not self._data_ended[channel]:  # a producer that never sent EndOfData
+                self._channel_data_ended(channel, True)
             self.finished_channels += 1
             self.barrier_handler.end_of_partition(channel)
-            self._forward_watermark(self.valve.channel_finished(channel))
+            if not self._not_drained[channel]:
+                self._forward_watermark(self.valve.channel_finished(channel))
             if self.is_finished:
                 return END_OF_INPUT_STATUS
+            return self._maybe_end_of_data()
         elif kind is ChannelError:
             raise ConnectionError(f"input channel {self.gate.channel_infos[channel]}: {event.message}")
         else:
             raise TypeError(f"unexpected item on an input channel: {event!r}")
         return MORE_AVAILABLE
+
+    def _channel_data_ended(self, channel: int, drain: bool) -> None:
+        if self._data_ended[channel]:
+            return
+        self._data_ended[channel] = True
+        self.channels_without_data += 1
+        if drain:  # no record follows on this channel: it no longer holds the watermark back
+            self._forward_watermark(self.valve.channel_finished(channel))
+        else:  # stopped without drain: event time must not advance past the savepoint's
+            self._not_drained[channel] = True
+            self.drained = False
+
+    def _maybe_end_of_data(self) -> InputStatus:
+        if self._end_of_data_reported or self.channels_without_data < self.gate.number_of_channels:
+            return MORE_AVAILABLE
+        self._end_of_data_reported = True
+        return END_OF_DATA_STATUS
 
     def _forward_watermark(self, timestamp: int | None) -> None:
         if timestamp is not None:
@@ -105,6 +143,86 @@ class NetworkInput:
 
     def when_available(self, callback: Callable[[], None]) -> None:
         self.gate.when_available(callback)
+
+
+class SortingInput:
+    """Batch mode's input for a keyed head operator: everything first, then key by key.
+
+    Phase 1 reads the gate until every channel delivered EndOfPartition, putting each
+    buffer into the sorter (watermarks only update the valve; there are no checkpoints in
+    batch mode, so barriers cannot occur and are ignored). Phase 2 hands the operator the
+    records in hash order, one piece (about ``batch_size`` records, cut at key boundaries)
+    per step. After a piece that ends its keys it calls ``on_keys_finished`` -- the task
+    lets the operator emit the final results of those keys (``finish_keys``) and drops
+    their keyed state, so state never holds more than one piece's keys. Event time does
+    not advance while keys are processed (nothing is late in batch mode); at the end the
+    final watermark (the maximum, from bounded inputs) is passed on once.
+    """
+
+    def __init__(self, gate, process_batch: Callable, process_watermark: Callable, on_keys_finished: Callable,
+                 sorter: KeyGroupingSorter, batch_size: int, kill_hook=None, task=None):
+        self.gate = gate
+        self._process_batch = process_batch
+        self._process_watermark = process_watermark
+        self._on_keys_finished = on_keys_finished
+        self.sorter = sorter
+        self.batch_size = batch_size
+        self._kill_hook = kill_hook
+        self._task = task
+        self.valve = WatermarkValve(gate.number_of_channels)
+        self.finished_channels = 0
+        self.records_in = 0
+        self.drained = True
+        self._pieces = None
+
+    def process_input(self) -> InputStatus:
+        if self._pieces is None:
+            return self._read()
+        piece = next(self._pieces, None)
+        if piece is None:
+            self.sorter.close()
+            if self.valve.current > -(2**63):
+                self._process_watermark(Watermark(self.valve.current))
+            return END_OF_INPUT_STATUS
+        records, stamps, ends_keys = piece
+        self._process_batch(records if stamps is None else TimestampedBatch(records, stamps))
+        if ends_keys:
+            self._on_keys_finished()
+        return MORE_AVAILABLE
+
+    def _read(self) -> InputStatus:
+        polled = self.gate.poll_next()
+        if polled is None:
+            return NOTHING_AVAILABLE
+        channel, item = polled
+        kind = type(item)
+        if kind is list or kind is TimestampedBatch:
+            if self._kill_hook is not None:
+                maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
+            self.records_in += len(item)
+            self.sorter.add(item, item.timestamps if kind is TimestampedBatch else None)
+        elif kind is Watermark:
+            self.valve.input_watermark(channel, item.timestamp)
+        elif kind is EndOfPartition:
+            self.finished_channels += 1
+            self.valve.channel_finished(channel)
+            if self.finished_channels >= self.gate.number_of_channels:
+                self._pieces = key_groups_in_pieces(self.sorter.sorted_entries(), self.batch_size)
+        elif kind is ChannelError:
+            raise ConnectionError(f"input channel {self.gate.channel_infos[channel]}: {item.message}")
+        elif kind is EndOfData:
+            self.drained = self.drained and item.drain
+        return MORE_AVAILABLE
+
+    def when_available(self, callback: Callable[[], None]) -> None:
+        self.gate.when_available(callback)
+
+    def metrics(self) -> dict:
+        return {"sorted_records": self.sorter.records, "spilled_runs": self.sorter.spilled_runs,
+                "spilled_records": self.sorter.spilled_records}
+
+    def close(self) -> None:
+        self.sorter.close()
 
 
 class SourceInput:
@@ -118,6 +236,7 @@ class SourceInput:
         self._timer_service = timer_service
         self.records_in = 0
         self.is_finished = False
+        self.drained = True
 
     def process_input(self) -> InputStatus:
         if self._kill_hook is not None:

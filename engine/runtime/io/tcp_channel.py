@@ -23,7 +23,8 @@ Wire format
     the token against the one that slot published (``set_peers``) before it unpickles
     anything. OPEN (msgpack channel id) names a channel number; DATA carries one buffer or
     event pickled with protocol 5 (records are arbitrary Python values); CREDIT (msgpack
-    int) flows back from receiver to sender.
+    int) flows back from receiver to sender, and so does BUFFER_SIZE (msgpack int: buffer
+    debloating's announced records per buffer, see ``buffer_debloater``).
 
 Threading model
     Each connection has one reader thread. A remote output channel's queue and credit are
@@ -52,7 +53,7 @@ from engine.runtime.io.network import ChannelId, LocalNetwork
 logger = logging.getLogger(__name__)
 
 _HEADER = struct.Struct(">IBI")
-HELLO, OPEN, DATA, CREDIT = 1, 2, 3, 4
+HELLO, OPEN, DATA, CREDIT, BUFFER_SIZE = 1, 2, 3, 4, 5
 MAX_FRAME_BYTES = 512 * 1024 * 1024
 PEERS_TIMEOUT_S = 60
 
@@ -124,11 +125,14 @@ class RemoteOutputChannel:
         self.capacity = capacity
         self._connection = connection
         self._lock = threading.Lock()
+        self._sent = threading.Condition(self._lock)  # notified when the queue ran empty
         self._queue: deque = deque()  # guarded by: self._lock; not yet sent
         self._credit = 0  # guarded by: self._lock
         self._writable_callback: Callable[[], None] | None = None  # guarded by: self._lock
         self.max_queued = 0
         self.failure: str | None = None
+        self.buffer_size: int | None = None
+        """Records per buffer the receiver announced (buffer debloating); None: whole batches."""
 
     def push(self, item) -> None:
         """Queue a buffer or event and send what credit allows. Producer thread."""
@@ -150,6 +154,19 @@ class RemoteOutputChannel:
                 self._credit -= 1
             queue.popleft()
             self._connection.send(DATA, self.number, pickle.dumps(head, protocol=5))
+        self._sent.notify_all()
+
+    def wait_until_sent(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s until everything pushed went out; True when it did (or failed).
+
+        The producing subtask calls it after its EndOfPartition, before it reports finished:
+        its slot may close the connection once all its subtasks finished, and what waits
+        here for credit would be lost.
+        """
+        with self._lock:
+            if self._queue and self.failure is None:
+                self._sent.wait(timeout)
+            return not self._queue or self.failure is not None
 
     def add_credit(self, credit: int) -> None:
         """The receiver freed ``credit`` buffers. Reader thread."""
@@ -177,6 +194,7 @@ class RemoteOutputChannel:
         with self._lock:
             self.failure = message
             callback, self._writable_callback = self._writable_callback, None
+            self._sent.notify_all()
         if callback is not None:
             callback()  # wake the producer: its next push raises
 
@@ -190,12 +208,27 @@ class RemoteInputChannel(InputChannelBase):
     def __init__(self, channel_id: ChannelId, capacity: int = DEFAULT_CAPACITY):
         super().__init__(channel_id, capacity)
         self._grant: Callable[[int], None] | None = None
+        self._announce: Callable[[int], None] | None = None
+        self._pending_buffer_size: int | None = None
         self.finished = False
 
-    def bind(self, grant: Callable[[int], None]) -> None:
+    def bind(self, grant: Callable[[int], None], announce: Callable[[int], None] | None = None) -> None:
         """The sender's connection is known: grant the initial credit. Reader thread."""
         self._grant = grant
+        self._announce = announce
         grant(self.capacity)
+        if announce is not None and self._pending_buffer_size is not None:
+            announce(self._pending_buffer_size)
+
+    def announce_buffer_size(self, records: int) -> None:
+        """Tell the sender the buffer size to use (buffer debloating). Consumer thread."""
+        self._pending_buffer_size = int(records)
+        announce = self._announce
+        if announce is not None:
+            try:
+                announce(int(records))
+            except OSError:
+                pass  # the sender is gone; the reader thread reports it
 
     def receive(self, item) -> None:
         """An item arrived from the sender. Reader thread."""
@@ -377,6 +410,11 @@ class TcpNetwork:
                 channel = self._output_channels.get((id(connection), number))
             if channel is not None:
                 channel.add_credit(msgpack.unpackb(body))
+        elif kind == BUFFER_SIZE:
+            with self._lock:
+                channel = self._output_channels.get((id(connection), number))
+            if channel is not None:
+                channel.buffer_size = int(msgpack.unpackb(body))
         elif kind == OPEN:
             channel_id = ChannelId.from_list(msgpack.unpackb(body))
             with self._lock:
@@ -391,7 +429,8 @@ class TcpNetwork:
     def _bind(self, channel: RemoteInputChannel, connection: _Connection, number: int) -> None:
         with self._lock:
             self._incoming[(id(connection), number)] = channel
-        channel.bind(lambda credit: connection.send(CREDIT, number, msgpack.packb(credit)))
+        channel.bind(lambda credit: connection.send(CREDIT, number, msgpack.packb(credit)),
+                     lambda size: connection.send(BUFFER_SIZE, number, msgpack.packb(size)))
 
     def _connection_lost(self, connection: _Connection, message: str) -> None:
         with self._lock:

@@ -14,6 +14,7 @@ OPERATOR_FACTORIES: dict[str, str] = {
     "source.datagen": "engine.runtime.operators.datagen:DatagenSource",
     "source.file": "engine.runtime.operators.file_source:FileSource",
     "source.redis_stream": "engine.runtime.operators.redis_stream:RedisStreamSource",
+    "source.hybrid": "engine.runtime.operators.hybrid_source:HybridSource",
     "transform.map": "engine.runtime.operators.transform:MapOperator",
     "transform.filter": "engine.runtime.operators.transform:FilterOperator",
     "transform.flat_map": "engine.runtime.operators.transform:FlatMapOperator",

@@ -14,6 +14,17 @@ Life cycle (all calls in the subtask's mailbox thread, in this order)::
     finish()                      end of input: flush what is buffered (fire windows, ...)
     close()                       release resources (also after failures)
 
+``finish`` is called only when the input ended normally: a bounded input ran out, or the
+job was stopped with a savepoint and ``--drain``. It is *not* called when the subtask is
+canceled, fails, or is stopped with a savepoint without drain (the savepoint holds what is
+buffered; the restored job emits it). ``close`` is called in every case (seed 002:
+Flink 1.14 renamed close/dispose to finish/close for exactly this distinction).
+
+Batch mode adds one hook for keyed operators: their input arrives grouped by key, and
+after the records of a group of keys the task calls ``finish_keys()`` -- emit the final
+results of those keys now (a window fires every window of them) -- and then drops their
+keyed state (``OperatorContext.clear_keyed_state``).
+
 Output goes through ``self.emit(batch)`` and ``self.emit_watermark(watermark)``, which the
 chain binds to the next operator's ``process_batch`` or to the record writers. An operator
 builds a new list for its output and never mutates the list it was given: within a
@@ -79,6 +90,13 @@ class StreamOperator:
     def finish(self) -> None:
         """End of input: emit what is buffered."""
 
+    def finish_keys(self) -> None:
+        """Batch mode: no record of the keys seen since the last call follows; emit their results.
+
+        The task clears the operator's keyed state right after. The default does nothing,
+        which suits operators that emit per record (running aggregates).
+        """
+
     def close(self) -> None:
         """Release resources; called after ``finish`` or after a failure."""
 
@@ -114,6 +132,8 @@ class OperatorContext:
         self.mailbox_executor = mailbox_executor
         self.timer_service = timer_service
         self.kill_hook = kill_hook
+        self.poll_budget: Callable[[], int | None] | None = None
+        """Sources: the most records one poll should return now (buffer debloating), or None."""
         self._keyed_backend = None
         self._operator_backend = None
 
@@ -144,6 +164,11 @@ class OperatorContext:
             restored = self.restore.operator_state(self.node_id) if self.restore is not None else None
             self._operator_backend = OperatorStateBackend(restored)
         return self._operator_backend
+
+    def clear_keyed_state(self) -> None:
+        """Drop every key's state (batch mode, after ``finish_keys``)."""
+        if self._keyed_backend is not None:
+            self._keyed_backend.clear()
 
     def snapshot_backends(self):
         """The synchronous copy of this operator's registered state (for the task)."""

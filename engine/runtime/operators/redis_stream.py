@@ -7,7 +7,9 @@ Source
     subtask for a short while on a timer instead of blocking its mailbox thread (which
     would delay checkpoints). ``last_id`` is the checkpointed offset: after a restore the
     source continues right after the last entry the checkpoint covers. ``bounded`` fixes
-    ``end_id`` to the stream's last entry when the job first started.
+    ``end_id`` to the stream's last entry when the job first started. Reading starts after
+    ``"0-0"`` (the whole stream); ``source.hybrid`` passes its ``start_id`` instead, where
+    ``"$"`` stands for the stream's last entry at the first start.
 
 Sink
     ``XADD`` per record, one pipeline per batch. At-least-once: after a restore, the entries
@@ -72,16 +74,21 @@ class RedisStreamSource(SourceOperator):
         if self.context.is_restored:
             self.splits = [dict(split) for split in self._state.get()]
         elif self.context.subtask_index == 0:
-            self.splits = [{"stream": self.stream, "last_id": "0-0", "end_id": None}]
+            start = str(self.params.get("start_id") or "0-0")
+            self.splits = [{"stream": self.stream, "last_id": start, "end_id": None}]
 
     def open(self):
         if not self.splits:
             return
         self._client = _connect(self.url)
         for split in self.splits:
-            if self.bounded and split["end_id"] is None:
+            if split["last_id"] == "$" or (self.bounded and split["end_id"] is None):
                 last = self._client.xrevrange(split["stream"], count=1)
-                split["end_id"] = last[0][0] if last else "0-0"
+                last_id = last[0][0] if last else "0-0"
+                if split["last_id"] == "$":  # "from now on", resolved once, then checkpointed
+                    split["last_id"] = last_id
+                if self.bounded and split["end_id"] is None:
+                    split["end_id"] = last_id
 
     def poll_next(self):
         while self.splits:
@@ -89,7 +96,8 @@ class RedisStreamSource(SourceOperator):
             if split["end_id"] is not None and stream_id(split["last_id"]) >= stream_id(split["end_id"]):
                 self.splits.pop(0)
                 continue
-            answer = self._client.xread({split["stream"]: split["last_id"]}, count=self.read_size)
+            count = self.read_size if self.context.poll_budget is None else min(self.read_size, self.batch_size)
+            answer = self._client.xread({split["stream"]: split["last_id"]}, count=count)
             entries = answer[0][1] if answer else []
             if split["end_id"] is not None:
                 end = stream_id(split["end_id"])

@@ -15,6 +15,10 @@ suspends its default action and schedules a timer mail, so an idle source costs 
 Positions live in operator list state, one element per split, so they are redistributed
 on a restore at another parallelism; ``snapshot_state`` writes them, ``initialize_state``
 reads them.
+
+A poll returns at most ``batch_size`` records. With buffer debloating on, that shrinks
+with the buffer size the consumers announce (``OperatorContext.poll_budget``): a source's
+one step of output is part of the data in flight in front of a barrier.
 """
 from __future__ import annotations
 
@@ -34,7 +38,10 @@ class SourceOperator(StreamOperator):
 
     @property
     def batch_size(self) -> int:
-        return int(self.context.config.get("batch_size", DEFAULT_BATCH_SIZE))
+        """Records per poll: the configured batch size, less while buffer debloating asks for less."""
+        configured = int(self.context.config.get("batch_size", DEFAULT_BATCH_SIZE))
+        budget = self.context.poll_budget() if self.context.poll_budget is not None else None
+        return configured if budget is None else max(1, min(configured, budget))
 
     def poll_next(self):
         raise NotImplementedError(f"{type(self).__name__}.poll_next() must be overridden")

@@ -10,10 +10,13 @@ fired are late and dropped (no allowed lateness).
 
 Timers are rebuilt from the restored window state, so only the accumulators are
 checkpointed, by key group like every keyed state.
+
+Batch mode: the input comes key group by key group and event time does not advance while
+it does, so no record is late; ``finish_keys`` fires every window of the keys just seen.
 """
 from __future__ import annotations
 
-from engine.runtime.io.events import TimestampedBatch
+from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch
 from engine.runtime.operators.aggregate import AGGREGATE_FUNCTIONS, combine, value_function
 from engine.runtime.operators.base import StreamOperator
 from engine.runtime.timer_service import EventTimeTimers
@@ -77,7 +80,15 @@ class WindowOperator(StreamOperator):
         if watermark.timestamp <= self.watermark:
             return
         self.watermark = watermark.timestamp
-        fired = self.timers.fire_up_to(watermark.timestamp)
+        self._fire(watermark.timestamp)
+        self.emit_watermark(watermark)
+
+    def finish_keys(self):
+        """Batch mode: every window of the keys seen so far is complete; fire them all."""
+        self._fire(MAX_WATERMARK.timestamp)
+
+    def _fire(self, up_to: int) -> None:
+        fired = self.timers.fire_up_to(up_to)
         if fired:
             entries = self.windows.entries
             records, stamps = [], []
@@ -91,7 +102,6 @@ class WindowOperator(StreamOperator):
                     del entries[k]
             if records:
                 self.emit(TimestampedBatch(records, stamps))
-        self.emit_watermark(watermark)
 
     def metrics(self):
         return {"late_records": self.late_records}

@@ -193,6 +193,12 @@ class KeyedStateBackend:
     def states(self) -> dict[str, KeyedState]:
         return self._states
 
+    def clear(self) -> None:
+        """Forget every key of every state (batch mode drops finished keys this way)."""
+        for state in self._states.values():
+            state.entries.clear()
+        self._restored.clear()
+
     def snapshot(self) -> KeyedStateSnapshot:
         """The synchronous part of a checkpoint: copy every state's entries."""
         kinds = {name: state.kind for name, state in self._states.items()}

@@ -1,6 +1,7 @@
 """Pipelines on local Spark: one barrier stage, slots talking to the JobMaster over TCP."""
 import json
 import os
+from collections import Counter
 import signal
 import threading
 
@@ -218,7 +219,10 @@ def test_blocking_exchange_runs_region_by_region_with_the_same_result(spark_sess
     blocking, events = run_on_spark(spark_session, keyed_sum_pipeline("blocking"), tmp_path / "b")
     assert blocking.status == "FINISHED", blocking.failure_cause
     assert final_sums(blocking.collected["out"]) == final_sums(pipelined.collected["out"])
-    assert sorted(blocking.collected["out"]) == sorted(pipelined.collected["out"])
+    # The running sums in between depend on how the two producers' records interleave,
+    # so compare how many each key emitted rather than the intermediate values.
+    assert Counter(key for key, _ in blocking.collected["out"]) == \
+        Counter(key for key, _ in pipelined.collected["out"])
     region_events = [(e["event"], e["region"]) for e in events if e["type"] == "region"]
     producers = [region for event, region in region_events if event == "scheduled"][:2]
     first_consumer = next(i for i, (event, region) in enumerate(region_events)

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from engine.plan.job_graph import build_job_graph
-from engine.runtime.io.events import END_OF_PARTITION, CancelCheckpointMarker, CheckpointBarrier, EndOfData
+from engine.runtime.io.events import (END_OF_PARTITION, MAX_WATERMARK, CancelCheckpointMarker, CheckpointBarrier,
+                                      EndOfData)
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.network import ChannelId, LocalNetwork
 from engine.runtime.stream_task import StreamTask
@@ -111,7 +112,8 @@ def test_source_takes_the_coordinators_trigger_between_two_batches(tmp_path):
     tail = []
     while (polled := output.poll_next()) is not None:
         tail.append(polled[1])
-    assert tail == [[8, 9], EndOfData()]  # EndOfPartition follows when invoke() leaves the loop
+    # a finished source ends event time, then its data; EndOfPartition follows when invoke() leaves the loop
+    assert tail == [[8, 9], MAX_WATERMARK, EndOfData()]
     assert not task.processor.is_running
 
 

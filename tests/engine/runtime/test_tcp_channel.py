@@ -95,3 +95,24 @@ def test_slow_sink_keeps_memory_bounded(tmp_path):
     # credit plus in-band events
     for channel in remote:
         assert channel.max_queued <= CAPACITY + 4, (channel.channel_id, channel.max_queued)
+
+
+def test_a_producer_waits_until_its_remote_channels_sent_everything():
+    """Data waiting for credit must go out before the producer reports finished: its slot then
+    closes the connection, and what was still queued would be lost."""
+    slots = [[("a", 0)], [("b", 0)]]
+    networks = [TcpNetwork(i, slots, bind_host="127.0.0.1", capacity=2) for i in range(2)]
+    try:
+        peers = [network.peer_info() for network in networks]
+        for network in networks:
+            network.set_peers(peers)
+        channel_id = ChannelId("e", ("a", 0), ("b", 0))
+        output = networks[0].output_channel(channel_id)
+        output.push([1])
+        output.push(END_OF_PARTITION)
+        assert not output.wait_until_sent(0.05), "no credit yet: the consumer has not opened its end"
+        InputGate([networks[1].input_channel(channel_id)])  # binds: grants the credit
+        assert output.wait_until_sent(10)
+    finally:
+        for network in networks:
+            network.close()

@@ -1,0 +1,204 @@
+"""Batch mode on the in-process cluster: regions stage by stage, sorted keyed input, region failover.
+
+The property at the end is the point of stream/batch unification (seed 002): the same
+pipeline on the same bounded input gives the same result in both modes.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.cluster.local import LocalCluster
+from engine.runtime.io.external_sort import KeyGroupingSorter, key_groups_in_pieces
+from tests.engine.lifecycle.support import KillOnce, committed, edge, node, pipeline
+
+
+def keyed_sum(mode: str, count: int = 2000, parallelism: int = 2, sink=None) -> dict:
+    """datagen -> hash(x % 14) -> running sum: with two sources each key comes from one of them, in order."""
+    sink = sink or node("out", "sink.collect", max_records=100000)
+    return pipeline([node("gen", "source.datagen", count=count), node("sum", "aggregate.reduce", function="sum"),
+                     sink], [edge("gen", "sum", "hash", "x % 14"), edge("sum", sink["id"])],
+                    parallelism=parallelism, mode=mode)
+
+
+def canonical(records) -> Counter:
+    return Counter(json.dumps(record, sort_keys=True) for record in records)
+
+
+def test_regions_run_stage_by_stage_without_checkpoints(tmp_path):
+    result = LocalCluster(config={"batch_size": 64}).run(keyed_sum("batch"), timeout=60,
+                                                         checkpoint_dir=str(tmp_path / "c"))
+    assert result.status == "FINISHED", result.failure
+    streaming = LocalCluster(config={"batch_size": 64}).run(keyed_sum("streaming"), timeout=60)
+    assert canonical(result.collected["out"]) == canonical(streaming.collected["out"])
+    assert not [e for e in result.events if e["type"] == "checkpoint"], "batch mode takes no checkpoints"
+    regions = [(e["event"], e["region"], tuple(e.get("vertices", {}))) for e in result.events if e["type"] == "region"]
+    started = {region: vertices for event, region, vertices in regions if event == "scheduled"}
+    finished_at = {region: i for i, (event, region, _) in enumerate(regions) if event == "finished"}
+    scheduled_at = {region: i for i, (event, region, _) in enumerate(regions) if event == "scheduled"}
+    sources = [r for r, vertices in started.items() if vertices == ("gen",)]
+    sums = [r for r, vertices in started.items() if vertices == ("sum",)]
+    assert len(sources) == 2 and len(sums) == 2, "batch mode chains nothing: one region per subtask here"
+    assert all(scheduled_at[s] > finished_at[g] for s in sums for g in sources), \
+        "a consumer region starts once all its blocking inputs are complete"
+
+
+def test_keyed_input_is_processed_key_group_by_key_group_and_spills(tmp_path):
+    definition = pipeline([node("gen", "source.datagen", count=5000),
+                           node("sum", "aggregate.reduce", function="sum", parallelism=1),
+                           node("out", "sink.collect", max_records=100000, parallelism=1)],
+                          [edge("gen", "sum", "hash", "x % 1000"), edge("sum", "out")], parallelism=2, mode="batch")
+    handle = LocalCluster(config={"batch_size": 50, "sort_buffer_records": 700, "spill_directory": str(tmp_path)}
+                          ).submit(definition, checkpoint_dir=str(tmp_path / "c"))
+    result = handle.wait(60)
+    assert result.status == "FINISHED", result.failure
+    metrics = handle.metrics()["sum#0"]
+    assert metrics["sorted_records"] == 5000 and metrics["spilled_runs"] >= 5, metrics
+    assert not list(tmp_path.glob("*.spill")), "runs are deleted once merged"
+    output = result.collected["out"]
+    for key in (0, 1, 999):  # each key's records arrive in a run: [k, k], [k, 2k + 1000], ...
+        sums = [total for k, total in output if k == key]
+        assert sums == [sum(range(key, key + 1000 * n, 1000)) for n in range(1, 6)]
+    runs = [i for i, (k, _) in enumerate(output) if i == 0 or output[i - 1][0] != k]
+    assert len(runs) == 1000, "one key after the other, not interleaved"
+
+
+def test_sorter_keeps_each_keys_arrival_order_across_spills_and_bounds_pieces():
+    sorter = KeyGroupingSorter(lambda x: x[0], memory_records=5, spill_directory=tempfile.mkdtemp())
+    records = [("a", i) if i % 3 else ("b", i) for i in range(40)]
+    for start in range(0, 40, 4):
+        sorter.add(records[start:start + 4])
+    assert sorter.spilled_runs == 5  # every 8 records (two batches of 4 reach the limit of 5)
+    pieces = list(key_groups_in_pieces(sorter.sorted_entries(), 6))
+    sorter.close()
+    flat = [record for piece, _, _ in pieces for record in piece]
+    assert [r for r in flat if r[0] == "a"] == [r for r in records if r[0] == "a"]
+    assert [r for r in flat if r[0] == "b"] == [r for r in records if r[0] == "b"]
+    assert all(len(piece) <= 6 for piece, _, _ in pieces)
+    for position, (piece, _, ends_keys) in enumerate(pieces):
+        later = {record[0] for later_piece, _, _ in pieces[position + 1:] for record in later_piece}
+        if ends_keys:
+            assert not later & {record[0] for record in piece}, "state is dropped only where its keys end"
+    assert pieces[-1][2] is True
+
+
+def test_windows_in_batch_mode_fire_per_key_and_match_streaming(tmp_path):
+    def definition(mode):
+        return pipeline([node("gen", "source.datagen", count=3000),
+                         node("time", "transform.watermark", timestamp="x * 7"),
+                         node("window", "window.sliding", size_ms=500, slide_ms=200, function="max", parallelism=2),
+                         node("out", "sink.collect", max_records=100000, parallelism=2)],
+                        [edge("gen", "time"), edge("time", "window", "hash", "x % 5"), edge("window", "out")],
+                        mode=mode)
+    batch = LocalCluster(config={"batch_size": 100}).run(definition("batch"), timeout=60)
+    streaming = LocalCluster(config={"batch_size": 100}).run(definition("streaming"), timeout=60)
+    assert batch.status == streaming.status == "FINISHED"
+    assert canonical(batch.collected["out"]) == canonical(streaming.collected["out"])
+
+
+def test_two_phase_commit_sink_commits_at_the_end_of_a_batch_job(tmp_path):
+    sink = node("files", "sink.file", path=str(tmp_path / "out"))
+    result = LocalCluster().run(keyed_sum("batch", count=500, sink=sink), timeout=60,
+                                checkpoint_dir=str(tmp_path / "c"))
+    assert result.status == "FINISHED", result.failure
+    streaming = LocalCluster().run(keyed_sum("streaming", count=500), timeout=60)
+    assert canonical(committed(tmp_path / "out")) == canonical(streaming.collected["out"])
+
+
+def test_failover_reruns_only_the_failed_region_from_its_blocking_inputs(tmp_path):
+    kill = KillOnce("process", ("sum", 1), lambda info: info["records_in"] > 300)
+    definition = keyed_sum("batch", count=3000)
+    definition["restart"] = {"strategy": "fixed_delay", "attempts": 1, "delay_ms": 0}
+    result = LocalCluster(config={"batch_size": 50}).run(definition, kill_hook=kill, timeout=60,
+                                                         checkpoint_dir=str(tmp_path / "c"))
+    assert result.status == "FINISHED", result.failure
+    assert kill.fired and result.restarts == 1
+    streaming = LocalCluster().run(keyed_sum("streaming", count=3000), timeout=60)
+    assert canonical(result.collected["out"]) == canonical(streaming.collected["out"])
+    scheduled = Counter(tuple(e["vertices"].items())[0][0] + f"#{tuple(e['vertices'].values())[0][0]}"
+                        for e in result.events if e["type"] == "region" and e["event"] == "scheduled")
+    assert scheduled["gen#0"] == scheduled["gen#1"] == 1, "the producers' partitions were read again, not rebuilt"
+    assert scheduled["sum#1"] == 2 and scheduled["sum#0"] == 1
+    statuses = [e["status"] for e in result.events if e["type"] == "status"]
+    assert statuses == ["RUNNING", "RESTARTING", "RUNNING", "FINISHED"]
+
+
+# -- the same result in streaming and batch mode ------------------------------------------------
+
+MAPS = ["x * 2", "x + 7", "x // 3", "-x", "x % 50", "x * x % 97"]
+FILTERS = ["x % 3 != 0", "x > 10", "x % 2 == 0", "x < 150"]
+FLAT_MAPS = ["[x, x + 1]", "[x] * (x % 3)"]
+AFTER_KEYED = [("transform.filter", "predicate", "x[-1] % 2 == 0"), ("transform.map", "expression", "[x[0], x[-1] * 10]"),
+               ("transform.flat_map", "expression", "[x, [x[0], -x[-1]]]")]
+
+
+@st.composite
+def pipelines(draw):
+    """A random pipeline from the catalog whose result does not depend on thread timing.
+
+    The input is a datagen sequence or a file of random numbers. The source and what
+    precedes the keyed operator run at parallelism 1, so each key's records reach it in
+    one order in both modes (a running aggregate's outputs depend on it); event time grows
+    with the input, so streaming drops no late record.
+    """
+    windowed = draw(st.booleans())
+    if draw(st.booleans()):
+        nodes = [node("src", "source.datagen", count=draw(st.integers(0, 400)), start=draw(st.integers(-50, 50)))]
+    else:  # random numbers from a file; sorted when event time comes from them (no late records)
+        values = draw(st.lists(st.integers(-1000, 1000), max_size=300))
+        path = Path(tempfile.mkdtemp(prefix="property-")) / "input.jsonl"
+        path.write_text("".join(f"{value}\n" for value in (sorted(values) if windowed else values)))
+        nodes = [node("src", "source.file", path=str(path))]
+    edges = []
+    previous = "src"
+    if windowed:
+        nodes.append(node("time", "transform.watermark", timestamp=f"x * {draw(st.sampled_from([1, 7, 10]))}"))
+        edges.append(edge(previous, "time"))
+        previous = "time"
+    for index in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["map", "filter", "flat_map"]))
+        param, choices = {"map": ("expression", MAPS), "filter": ("predicate", FILTERS),
+                          "flat_map": ("expression", FLAT_MAPS)}[kind]
+        nodes.append(node(f"t{index}", f"transform.{kind}", **{param: draw(st.sampled_from(choices))}))
+        edges.append(edge(previous, f"t{index}"))
+        previous = f"t{index}"
+    keyed_parallelism = draw(st.integers(1, 2))
+    key = f"x % {draw(st.sampled_from([1, 3, 10, 1000]))}"
+    function = draw(st.sampled_from(["sum", "count", "min", "max"]))
+    if windowed:
+        size = draw(st.sampled_from([50, 300, 1000]))
+        kind = draw(st.sampled_from(["tumbling", "sliding"]))
+        params = {"size_ms": size, "function": function, **({"slide_ms": size // 2} if kind == "sliding" else {})}
+        nodes.append(node("keyed", f"window.{kind}", parallelism=keyed_parallelism, **params))
+    else:
+        nodes.append(node("keyed", "aggregate.reduce", parallelism=keyed_parallelism, function=function))
+    edges.append(edge(previous, "keyed", "hash", key))
+    previous = "keyed"
+    after = [draw(st.sampled_from(AFTER_KEYED)) for _ in range(draw(st.integers(0, 2)))]
+    if draw(st.booleans()):
+        after.append(("transform.map", "expression", "x[-1]"))  # the aggregates alone
+    for index, (type_, param, expression) in enumerate(after):
+        nodes.append(node(f"a{index}", type_, parallelism=keyed_parallelism, **{param: expression}))
+        edges.append(edge(previous, f"a{index}"))
+        previous = f"a{index}"
+    sink_parallelism = draw(st.integers(1, 2))
+    nodes.append(node("out", "sink.collect", parallelism=sink_parallelism, max_records=100000))
+    edges.append(edge(previous, "out", "forward" if sink_parallelism == keyed_parallelism else "rebalance"))
+    return pipeline(nodes, edges, parallelism=1)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(definition=pipelines(), batch_size=st.sampled_from([1, 7, 64]), sort_buffer=st.sampled_from([5, 100000]))
+def test_streaming_and_batch_mode_give_the_same_result(definition, batch_size, sort_buffer):
+    results = {}
+    for mode in ("streaming", "batch"):
+        cluster = LocalCluster(config={"batch_size": batch_size, "sort_buffer_records": sort_buffer})
+        result = cluster.run({**definition, "mode": mode}, timeout=60)
+        assert result.status == "FINISHED", (mode, result.failure, definition)
+        results[mode] = canonical(result.collected.get("out", []))
+    assert results["batch"] == results["streaming"], definition

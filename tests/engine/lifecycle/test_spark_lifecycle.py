@@ -1,0 +1,100 @@
+"""Stop with savepoint (drain) and batch mode on local Spark: the same runtime in barrier stages."""
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import pytest
+
+from engine.cluster.local import LocalCluster
+from engine.cluster.spark_job_master import SparkJobMaster
+from engine.spec import normalise_definition
+from tests.engine.lifecycle.support import committed, edge, node, pipeline
+from tests.engine.lifecycle.test_stop_with_savepoint import windows_with_raw_copy
+from tests.support import wait_until
+
+pytestmark = pytest.mark.spark
+
+
+def start(spark_session, definition, tmp_path, on_event, restore=None):
+    job_master = SparkJobMaster(normalise_definition(definition), checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=on_event, spark_session=spark_session, restore=restore)
+    outcome = {}
+    thread = threading.Thread(target=lambda: outcome.setdefault("value", job_master.run()))
+    thread.start()
+    return job_master, thread, outcome
+
+
+def test_stop_with_drain_on_spark_fires_every_window_then_a_restore_completes_the_rest(spark_session, tmp_path):
+    definition = windows_with_raw_copy(tmp_path / "windows", tmp_path / "raw", count=3000, rate=1000)
+    definition["parallelism"] = 2  # the hash exchange crosses slots: TCP channels carry EndOfData
+    for item in definition["nodes"]:
+        item["parallelism"] = 2 if item["id"] in ("window", "sink") else 1
+    completed = threading.Event()
+    events = []
+
+    def on_event(event):
+        events.append(event)
+        if event.get("type") == "checkpoint" and event.get("event") == "completed":
+            completed.set()
+
+    job_master, thread, outcome = start(spark_session, definition, tmp_path, on_event)
+    assert completed.wait(120), "no checkpoint completed"
+    wait_until(lambda: committed(tmp_path / "raw"), 60, "some committed output before the stop")
+    location = job_master.stop_with_savepoint(drain=True).result(timeout=60)
+    thread.join(60)
+    assert outcome["value"].status == "FINISHED", outcome["value"].failure_cause
+    stop = [e for e in events if e.get("type") == "checkpoint" and e.get("external_path") == location][-1]
+    assert stop["checkpoint_type"] == "SYNC_SAVEPOINT"
+    emitted = len(committed(tmp_path / "raw"))
+    assert 0 < emitted < 3000
+    assert sum(count for _, _, count in committed(tmp_path / "windows")) == emitted, "every window fired"
+    result = LocalCluster().run(definition, restore=location, timeout=60, checkpoint_dir=str(tmp_path / "c2"))
+    assert result.status == "FINISHED", result.failure
+    assert sorted(committed(tmp_path / "raw")) == list(range(3000))
+    assert sum(count for _, _, count in committed(tmp_path / "windows")) == 3000
+
+
+def batch_job(mode: str) -> dict:
+    """datagen -> watermark -> keyed tumbling max, and a keyed running count of the results."""
+    return pipeline([node("gen", "source.datagen", count=4000),
+                     node("time", "transform.watermark", timestamp="x * 3"),
+                     node("window", "window.tumbling", size_ms=200, function="max", parallelism=2),
+                     node("count", "aggregate.reduce", function="count", parallelism=2),
+                     node("out", "sink.collect", max_records=100000, parallelism=2)],
+                    [edge("gen", "time"), edge("time", "window", "hash", "x % 4"),
+                     edge("window", "count", "hash", "x[0]"), edge("count", "out")], mode=mode)
+
+
+def test_batch_mode_on_spark_runs_stage_by_stage_with_the_streaming_result(spark_session, tmp_path):
+    events = []
+    job_master, thread, outcome = start(spark_session, batch_job("batch"), tmp_path, events.append)
+    thread.join(180)
+    assert outcome["value"].status == "FINISHED", outcome["value"].failure_cause
+    streaming = LocalCluster().run(batch_job("streaming"), timeout=60)
+    finals = lambda records: {key: max(n for k, n in records if k == key) for key, _ in records}  # noqa: E731
+    assert finals(outcome["value"].collected["out"]) == finals(streaming.collected["out"])
+    assert Counter(map(tuple, outcome["value"].collected["out"])) == Counter(map(tuple, streaming.collected["out"]))
+    assert not [e for e in events if e["type"] == "checkpoint"]
+    order = [(e["event"], e["region"]) for e in events if e["type"] == "region"]
+    scheduled = [region for event, region in order if event == "scheduled"]
+    assert len(scheduled) == len(set(scheduled)) >= 5, "one stage per region, each once"
+    first_finish = next(i for i, (event, _) in enumerate(order) if event == "finished")
+    assert all(event == "scheduled" for event, _ in order[:first_finish])
+
+
+def test_bounded_job_with_a_two_phase_commit_sink_commits_everything_on_spark(spark_session, tmp_path):
+    """The sources may finish before the JobMaster reports RUNNING: their sinks still get a final checkpoint."""
+    definition = pipeline([node("gen", "source.datagen", count=600),
+                           node("count", "aggregate.reduce", function="count"),
+                           node("sink", "sink.file", path=str(tmp_path / "out"))],
+                          [edge("gen", "count", "hash", "x % 7"), edge("count", "sink")], parallelism=2)
+    job_master, thread, outcome = start(spark_session, definition, tmp_path, lambda event: None)
+    thread.join(90)
+    if thread.is_alive():
+        job_master.cancel()
+        thread.join(30)
+        pytest.fail("the job did not finish: its sinks never got their final checkpoint")
+    assert outcome["value"].status == "FINISHED", outcome["value"].failure_cause
+    counts = Counter(key for key, _ in committed(tmp_path / "out"))
+    assert counts == Counter(x % 7 for x in range(600))
