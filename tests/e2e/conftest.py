@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.e2e.browser_steps import admin_password
 from tests.support import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,8 +81,7 @@ def browser():
 def page(browser, live_studio, tmp_path_factory):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     # log in as the admin `make up` creates; the session cookie is the context's from here on
-    password = os.environ.get("STUDIO_ADMIN_PASSWORD") or sorted(
-        Path(tmp_path_factory.getbasetemp()).glob("live-studio*/admin-password"))[-1].read_text().strip()
+    password = admin_password(tmp_path_factory)
     login = context.request.post(f"{live_studio}/api/auth/login", data={"username": "admin", "password": password})
     assert login.ok, login.text()
     page = context.new_page()

@@ -8,29 +8,13 @@ from __future__ import annotations
 import json
 import re
 import time
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.browser_steps import admin_password, connect
+
 pytestmark = [pytest.mark.e2e]
-
-
-# -- helpers (shared in spirit with test_run_view_lifecycle.py) ---------------------------------
-
-def admin_password(tmp_path_factory) -> str:
-    """The admin's password of the live studio: the one conftest gives it, else the generated one."""
-    import os
-
-    from tests.e2e import conftest
-
-    if getattr(conftest, "ADMIN_PASSWORD", None):
-        return conftest.ADMIN_PASSWORD
-    if os.environ.get("STUDIO_ADMIN_PASSWORD"):
-        return os.environ["STUDIO_ADMIN_PASSWORD"]
-    found = sorted(Path(tmp_path_factory.getbasetemp()).glob("live-studio*/admin-password"))
-    assert found, "the live studio wrote no admin-password file"
-    return found[-1].read_text().strip()
 
 
 def log_in(page, live_studio: str, password: str, start: str = "/") -> None:
@@ -41,16 +25,6 @@ def log_in(page, live_studio: str, password: str, start: str = "/") -> None:
         page.get_by_test_id("login-password").fill(password)
         page.get_by_test_id("login-submit").click()
         expect(page).not_to_have_url(re.compile(r"/login"), timeout=15_000)
-
-
-def connect(page, source_node, target_node) -> None:
-    """Drag from the source node's output handle to the target node's input handle."""
-    start = source_node.locator(".react-flow__handle.source").bounding_box()
-    end = target_node.locator(".react-flow__handle.target").bounding_box()
-    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
-    page.mouse.up()
 
 
 def api_call(page, live_studio: str, method: str, path: str, body=None):

@@ -7,37 +7,14 @@ Screenshots of the editor and the run view go to test-results/ (git-ignored).
 """
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.browser_steps import admin_password, connect
+
 pytestmark = [pytest.mark.e2e, pytest.mark.spark]
-
-
-def admin_password(tmp_path_factory) -> str:
-    """The admin's password of the live studio: the one conftest gives it, else the generated one."""
-    from tests.e2e import conftest
-
-    if getattr(conftest, "ADMIN_PASSWORD", None):
-        return conftest.ADMIN_PASSWORD
-    if os.environ.get("STUDIO_ADMIN_PASSWORD"):
-        return os.environ["STUDIO_ADMIN_PASSWORD"]
-    found = sorted(Path(tmp_path_factory.getbasetemp()).glob("live-studio*/admin-password"))
-    assert found, "the live studio wrote no admin-password file"
-    return found[-1].read_text().strip()
-
-
-def connect(page, source_node, target_node) -> None:
-    """Drag from the source node's output handle to the target node's input handle."""
-    start = source_node.locator(".react-flow__handle.source").bounding_box()
-    end = target_node.locator(".react-flow__handle.target").bounding_box()
-    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
-    page.mouse.up()
 
 
 def test_draw_run_checkpoint_savepoint_stop_and_restart(live_studio, page, artifacts, tmp_path_factory):

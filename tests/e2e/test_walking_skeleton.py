@@ -4,17 +4,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.browser_steps import connect
+
 pytestmark = [pytest.mark.e2e, pytest.mark.spark]
-
-
-def connect(page, source_node, target_node):
-    """Drag from the source node's output handle to the target node's input handle."""
-    start = source_node.locator(".react-flow__handle.source").bounding_box()
-    end = target_node.locator(".react-flow__handle.target").bounding_box()
-    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
-    page.mouse.up()
 
 
 def test_draw_save_run_and_watch_a_checkpoint(live_studio, page, artifacts):

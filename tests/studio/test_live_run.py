@@ -15,7 +15,6 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 
-from engine.cluster.spark_job_master import SparkJobMaster
 from studio.asgi import application
 from studio.models import Checkpoint, PipelineVersion, Run
 from tests.conftest import ROOT, stop_process_tree
@@ -24,7 +23,6 @@ from tests.support import simple_pipeline, wait_until, ws_headers
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.spark]
 
 RUN_START_TIMEOUT = 240  # bounds a hang; Spark starts slowly on a loaded 2-core machine
-ENGINE_HAS_SAVEPOINTS = all(hasattr(SparkJobMaster, name) for name in ("trigger_savepoint", "stop_with_savepoint"))
 
 
 def create_pipeline(api, definition) -> int:
@@ -112,7 +110,6 @@ def committed_records(directory: Path) -> list:
     return [json.loads(line) for path in sorted(directory.glob("part-*.jsonl")) for line in path.read_text().splitlines()]
 
 
-@pytest.mark.skipif(not ENGINE_HAS_SAVEPOINTS, reason="waits for SparkJobMaster.trigger_savepoint/stop_with_savepoint")
 def test_rest_only_savepoint_stop_and_restore_continues_exactly_once(celery_worker_process, api, tmp_path):
     """create → run → 3 checkpoints → savepoint → COMPLETED → stop with savepoint → new run from it."""
     output = tmp_path / "out"
