@@ -66,7 +66,8 @@ class KillScheduler:
 
 
 def expected_output() -> list:
-    totals, expected = {}, []
+    """The final running sum of every key of a failure-free run."""
+    totals = {}
     for x in range(COUNT):
         totals[x % KEYS] = totals.get(x % KEYS, 0) + x
     return sorted(totals.items())
