@@ -53,3 +53,24 @@ def ws_headers(token_key: str | None = None) -> list[tuple[bytes, bytes]]:
     if token_key:
         headers.append((b"authorization", f"Token {token_key}".encode()))
     return headers
+
+
+def grid_pipeline(count: int = 200, columns: int = 10, name: str = "grid") -> dict:
+    """Rows of datagen -> maps -> collect laid out on a grid: a large canvas for the editor."""
+    nodes, edges = [], []
+    for row in range(count // columns):
+        for column in range(columns):
+            index = row * columns + column
+            if column == 0:
+                node = {"id": f"n{index}", "type": "source.datagen", "params": {"count": 100}}
+            elif column == columns - 1:
+                node = {"id": f"n{index}", "type": "sink.collect", "params": {}}
+            else:
+                node = {"id": f"n{index}", "type": "transform.map", "params": {"expression": f"x + {column}"}}
+            node["ui"] = {"x": 60 + column * 260, "y": 60 + row * 110}
+            nodes.append(node)
+            if column > 0:
+                edges.append({"id": f"e{index}", "from": f"n{index - 1}", "to": f"n{index}",
+                              "partitioning": "forward", "exchange": "pipelined"})
+    return {"format": 1, "name": name, "mode": "streaming", "parallelism": 1,
+            "checkpointing": {"interval_ms": 1000}, "nodes": nodes, "edges": edges}

@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.cluster.local import LocalCluster  # noqa: E402
+from tests.bench.bench_engine import definition as engine_definition  # noqa: E402
 
 RECORDS = 1_000_000
 PARALLELISM = 2
@@ -34,24 +35,10 @@ REPEATS = 3
 
 
 def definition(records: int, mode: str) -> dict:
-    return {
-        "format": 1, "name": f"bench-{mode}", "mode": mode, "parallelism": PARALLELISM, "max_parallelism": 128,
-        "checkpointing": {"interval_ms": 1000, "mode": "exactly_once"},
-        "restart": {"strategy": "none"},
-        "nodes": [
-            {"id": "numbers", "type": "source.datagen", "params": {"count": records}},
-            {"id": "double", "type": "transform.map", "params": {"expression": "x * 2"}},
-            {"id": "not3", "type": "transform.filter", "params": {"predicate": "x % 3 != 0"}},
-            {"id": "sum", "type": "aggregate.reduce", "params": {"function": "sum", "value": "x"}},
-            {"id": "count", "type": "sink.collect", "params": {"max_records": 1}},
-        ],
-        "edges": [
-            {"id": "e1", "from": "numbers", "to": "double"},
-            {"id": "e2", "from": "double", "to": "not3"},
-            {"id": "e3", "from": "not3", "to": "sum", "partitioning": "hash", "key": "x % 1000"},
-            {"id": "e4", "from": "sum", "to": "count"},
-        ],
-    }
+    """The engine benchmark's job (bench_engine), at PARALLELISM, in ``mode``."""
+    job = engine_definition(records, checkpointing=True)
+    job.update(name=f"bench-{mode}", mode=mode, parallelism=PARALLELISM)
+    return job
 
 
 def run(records: int, mode: str) -> dict:

@@ -35,40 +35,15 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.browser_steps import CHROMIUM_FLAGS, chromium_path  # noqa: E402
+from tests.support import grid_pipeline  # noqa: E402
+
 ROUNDS = 5
 NODES = 200
 COLUMNS = 10
 TARGET_MS = 2000
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def grid_definition(count: int = NODES, columns: int = COLUMNS) -> dict:
-    """Rows of datagen → maps → collect, laid out on a grid."""
-    nodes, edges = [], []
-    for row in range(count // columns):
-        for column in range(columns):
-            index = row * columns + column
-            if column == 0:
-                node = {"id": f"n{index}", "type": "source.datagen", "params": {"count": 100}}
-            elif column == columns - 1:
-                node = {"id": f"n{index}", "type": "sink.collect", "params": {}}
-            else:
-                node = {"id": f"n{index}", "type": "transform.map", "params": {"expression": f"x + {column}"}}
-            node["ui"] = {"x": 60 + column * 260, "y": 60 + row * 110}
-            nodes.append(node)
-            if column > 0:
-                edges.append({"id": f"e{index}", "from": f"n{index - 1}", "to": f"n{index}",
-                              "partitioning": "forward", "exchange": "pipelined"})
-    return {"format": 1, "name": "bench-200", "mode": "streaming", "parallelism": 1,
-            "checkpointing": {"interval_ms": 1000}, "nodes": nodes, "edges": edges}
-
-
-def chromium_path() -> str:
-    for candidate in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if candidate and Path(candidate).exists():
-            return candidate
-    raise SystemExit("Chromium is missing: run scripts/ensure_chromium.sh")
 
 
 def _free_port() -> int:
@@ -124,7 +99,7 @@ def sign_in(page, url: str, password: str) -> None:
 
 def save_pipeline(page, url: str) -> int:
     token = next((c["value"] for c in page.context.cookies() if c["name"] == "csrftoken"), "")
-    response = page.request.post(url + "/api/pipelines", data=json.dumps({"name": "bench-200", "definition": grid_definition()}),
+    response = page.request.post(url + "/api/pipelines", data=json.dumps({"name": "bench-200", "definition": grid_pipeline(NODES, COLUMNS, "bench-200")}),
                                  headers={"Content-Type": "application/json", "X-CSRFToken": token})
     if not response.ok:
         raise SystemExit(f"could not save the pipeline: {response.status} {response.text()}")

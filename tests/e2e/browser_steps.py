@@ -1,8 +1,25 @@
-"""Steps the browser tests share: the live studio's admin password, connecting two nodes."""
+"""Steps the browser tests (and the frontend benchmark) share: Chromium, login, drawing."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
+
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+"""Headless flags for this closed network: without the background-networking ones Chromium
+keeps trying to reach hosts it cannot."""
+
+
+def chromium_path() -> str:
+    """The system Chromium (browser downloads are impossible here)."""
+    for candidate in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    found = shutil.which("chromium")
+    if not found:
+        raise RuntimeError("Chromium is missing: run scripts/ensure_chromium.sh (make test does)")
+    return found
 
 
 def admin_password(tmp_path_factory) -> str:
@@ -22,3 +39,30 @@ def connect(page, source_node, target_node) -> None:
     page.mouse.down()
     page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
     page.mouse.up()
+
+
+def draw_keyed_pipeline(page, rate: int):
+    """Add datagen -> map -> keyed reduce -> collect, connect and parametrise them.
+
+    The hash edge into the reduce has no key yet: callers see that validation error.
+    Returns the four node locators.
+    """
+    from playwright.sync_api import expect
+
+    for operator in ("source.datagen", "transform.map", "aggregate.reduce", "sink.collect"):
+        page.get_by_test_id(f"palette-{operator}").click()
+    nodes = page.locator('[data-testid^="node-"]')
+    expect(nodes).to_have_count(4)
+    source, mapper, reducer, sink = (nodes.nth(index) for index in range(4))
+    connect(page, source, mapper)
+    connect(page, mapper, reducer)
+    connect(page, reducer, sink)
+    expect(page.locator(".react-flow__edge")).to_have_count(3)
+    source.click()
+    page.get_by_test_id("param-count").fill("")
+    page.get_by_test_id("param-rate").fill(str(rate))
+    mapper.click()
+    page.get_by_test_id("param-expression").fill('{"user": x % 5, "n": x}')
+    reducer.click()
+    page.get_by_test_id("param-value").fill('x["n"]')
+    return source, mapper, reducer, sink

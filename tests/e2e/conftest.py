@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -13,24 +12,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.e2e.browser_steps import admin_password
+from tests.e2e.browser_steps import CHROMIUM_FLAGS, admin_password, chromium_path
 from tests.support import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-results"
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def chromium_path() -> str:
-    for candidate in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if candidate and Path(candidate).exists():
-            return candidate
-    found = shutil.which("chromium")
-    if not found:
-        pytest.fail("Chromium is missing: run scripts/ensure_chromium.sh (make test does)")
-    return found
-
 
 def _free_port() -> int:
     with socket.socket() as probe:

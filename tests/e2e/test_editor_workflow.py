@@ -12,7 +12,8 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import admin_password, connect
+from tests.e2e.browser_steps import admin_password, draw_keyed_pipeline
+from tests.support import grid_pipeline
 
 pytestmark = [pytest.mark.e2e]
 
@@ -52,23 +53,8 @@ def node_ids(page) -> list[str]:
 def test_edit_with_undo_clipboard_layout_versions_diff_plan_and_preview(live_studio, signed_in, artifacts, tmp_path):
     page = signed_in
     page.goto(live_studio + "/")
-    for operator in ("source.datagen", "transform.map", "aggregate.reduce", "sink.collect"):
-        page.get_by_test_id(f"palette-{operator}").click()
+    source, mapper, reducer, sink = draw_keyed_pipeline(page, rate=100)
     nodes = page.locator('[data-testid^="node-"]')
-    expect(nodes).to_have_count(4)
-    source, mapper, reducer, sink = (nodes.nth(index) for index in range(4))
-    connect(page, source, mapper)
-    connect(page, mapper, reducer)
-    connect(page, reducer, sink)
-    expect(page.locator(".react-flow__edge")).to_have_count(3)
-
-    source.click()
-    page.get_by_test_id("param-count").fill("")
-    page.get_by_test_id("param-rate").fill("100")
-    mapper.click()
-    page.get_by_test_id("param-expression").fill('{"user": x % 5, "n": x}')
-    reducer.click()
-    page.get_by_test_id("param-value").fill('x["n"]')
 
     # The edge into the keyed aggregate hashes: its missing key is shown on the edge and listed.
     hash_edge = page.locator('[data-testid^="edge-label-"]', has_text="hash")
@@ -199,32 +185,10 @@ def test_edit_with_undo_clipboard_layout_versions_diff_plan_and_preview(live_stu
     page.screenshot(path=str(artifacts / "editor-preview.png"))
 
 
-def _grid_definition(count: int = 200, columns: int = 10) -> dict:
-    """datagen → (map → filter)… fanned out over a grid of `count` nodes, collect sinks at the ends."""
-    nodes, edges = [], []
-    rows = count // columns
-    for row in range(rows):
-        for column in range(columns):
-            index = row * columns + column
-            if column == 0:
-                node = {"id": f"n{index}", "type": "source.datagen", "params": {"count": 100}}
-            elif column == columns - 1:
-                node = {"id": f"n{index}", "type": "sink.collect", "params": {}}
-            else:
-                node = {"id": f"n{index}", "type": "transform.map", "params": {"expression": f"x + {column}"}}
-            node["ui"] = {"x": 60 + column * 260, "y": 60 + row * 110}
-            nodes.append(node)
-            if column > 0:
-                edges.append({"id": f"e{index}", "from": f"n{index - 1}", "to": f"n{index}",
-                              "partitioning": "forward", "exchange": "pipelined"})
-    return {"format": 1, "name": "two-hundred", "mode": "streaming", "parallelism": 1,
-            "checkpointing": {"interval_ms": 1000}, "nodes": nodes, "edges": edges}
-
-
 def test_a_200_node_pipeline_becomes_interactive(live_studio, signed_in, artifacts):
     page = signed_in
     pipeline = api_call(page, live_studio, "POST", "/api/pipelines",
-                        {"name": "two-hundred", "definition": _grid_definition()})
+                        {"name": "two-hundred", "definition": grid_pipeline(name="two-hundred")})
 
     started = time.monotonic()
     page.goto(f"{live_studio}/pipelines/{pipeline['id']}")
@@ -273,7 +237,7 @@ def test_login_returns_to_the_page_and_tokens_are_shown_once(live_studio, browse
     expect(page).to_have_url(live_studio + pipeline_path, timeout=15_000)
 
     # The owner deletes a pipeline from the list (after confirming).
-    doomed = api_call(page, live_studio, "POST", "/api/pipelines", {"name": "to-delete", "definition": _grid_definition(20)})
+    doomed = api_call(page, live_studio, "POST", "/api/pipelines", {"name": "to-delete", "definition": grid_pipeline(20, name="to-delete")})
     page.reload()
     row = page.get_by_test_id("pipeline-row").filter(has_text="to-delete")
     expect(row).to_have_count(1)

@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import admin_password, connect
+from tests.e2e.browser_steps import admin_password, draw_keyed_pipeline
 
 pytestmark = [pytest.mark.e2e, pytest.mark.spark]
 
@@ -26,22 +26,7 @@ def test_draw_run_checkpoint_savepoint_stop_and_restart(live_studio, page, artif
         expect(page).to_have_url(live_studio + "/", timeout=15_000)
     expect(page.get_by_test_id("user-menu")).to_contain_text("admin")
 
-    for operator in ("source.datagen", "transform.map", "aggregate.reduce", "sink.collect"):
-        page.get_by_test_id(f"palette-{operator}").click()
-    nodes = page.locator('[data-testid^="node-"]')
-    expect(nodes).to_have_count(4)
-    source, mapper, reducer, sink = (nodes.nth(index) for index in range(4))
-    connect(page, source, mapper)
-    connect(page, mapper, reducer)
-    connect(page, reducer, sink)
-    expect(page.locator(".react-flow__edge")).to_have_count(3)
-    source.click()
-    page.get_by_test_id("param-count").fill("")
-    page.get_by_test_id("param-rate").fill("200")
-    mapper.click()
-    page.get_by_test_id("param-expression").fill('{"user": x % 5, "n": x}')
-    reducer.click()
-    page.get_by_test_id("param-value").fill('x["n"]')
+    source, mapper, reducer, sink = draw_keyed_pipeline(page, rate=200)
 
     # The hash edge into the keyed aggregate has no key yet: a validation error on the edge.
     hash_edge = page.locator('[data-testid^="edge-label-"]', has_text="hash")
