@@ -15,7 +15,10 @@ Credit-based flow control
     ``capacity`` buffers per channel, however slow the consumer: memory is bounded.
     Events (barriers, watermarks, end of partition) need no credit -- a barrier must not
     wait for the consumer to take buffers that only the checkpoint would release -- but
-    they never overtake buffers queued before them.
+    they never overtake buffers queued before them. Nothing at all, not even an event,
+    leaves before the receiver's initial credit: that credit also says the receiver has
+    bound the channel number to its input channel (the consumer subtask may be built
+    after the producer started sending).
 
 Wire format
     Frames ``[4-byte length][1-byte kind][4-byte channel number][body]``. The first frame
@@ -128,6 +131,7 @@ class RemoteOutputChannel:
         self._sent = threading.Condition(self._lock)  # notified when the queue ran empty
         self._queue: deque = deque()  # guarded by: self._lock; not yet sent
         self._credit = 0  # guarded by: self._lock
+        self._bound = False  # guarded by: self._lock; the receiver's first credit arrived
         self._writable_callback: Callable[[], None] | None = None  # guarded by: self._lock
         self.max_queued = 0
         self.failure: str | None = None
@@ -145,6 +149,8 @@ class RemoteOutputChannel:
             self._send_allowed_locked()
 
     def _send_allowed_locked(self) -> None:
+        if not self._bound:
+            return  # the receiver has no channel for our number yet: not even an event may go
         queue = self._queue
         while queue:
             head = queue[0]
@@ -173,6 +179,7 @@ class RemoteOutputChannel:
         callback = None
         with self._lock:
             self._credit += credit
+            self._bound = True
             self._send_allowed_locked()
             if self._writable_callback is not None and len(self._queue) < self.capacity:
                 callback, self._writable_callback = self._writable_callback, None
@@ -404,6 +411,8 @@ class TcpNetwork:
         if kind == DATA:
             with self._lock:
                 channel = self._incoming.get((id(connection), number))
+            if channel is None:  # the sender waits for our credit, so this is a protocol error
+                raise ConnectionError(f"data for channel {number}, which this slot never bound")
             channel.receive(pickle.loads(body))
         elif kind == CREDIT:
             with self._lock:

@@ -9,6 +9,7 @@ from engine.runtime.io.events import END_OF_PARTITION, CheckpointBarrier
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.network import ChannelId
 from engine.runtime.io.tcp_channel import RemoteInputChannel, RemoteOutputChannel, TcpNetwork
+from tests.support import wait_until
 
 CAPACITY = 4
 
@@ -113,6 +114,29 @@ def test_a_producer_waits_until_its_remote_channels_sent_everything():
         assert not output.wait_until_sent(0.05), "no credit yet: the consumer has not opened its end"
         InputGate([networks[1].input_channel(channel_id)])  # binds: grants the credit
         assert output.wait_until_sent(10)
+    finally:
+        for network in networks:
+            network.close()
+
+
+def test_an_event_waits_until_the_consumer_bound_its_end():
+    """An event needs no credit, but it must not reach a slot whose consumer subtask has not
+    built its input channel yet: that slot could not tell which channel the frame is for."""
+    slots = [[("a", 0)], [("b", 0)]]
+    networks = [TcpNetwork(i, slots, bind_host="127.0.0.1", capacity=2) for i in range(2)]
+    try:
+        peers = [network.peer_info() for network in networks]
+        for network in networks:
+            network.set_peers(peers)
+        channel_id = ChannelId("e", ("a", 0), ("b", 0))
+        output = networks[0].output_channel(channel_id)
+        barrier = CheckpointBarrier(1, 5)
+        output.push(barrier)
+        assert not output.wait_until_sent(0.05), "sent before the consumer's end existed"
+        gate = InputGate([networks[1].input_channel(channel_id)])
+        assert output.wait_until_sent(10)
+        received = wait_until(gate.poll_next, 10, "the barrier at the consumer", interval=0.001)
+        assert received[1] == barrier
     finally:
         for network in networks:
             network.close()
