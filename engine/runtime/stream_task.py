@@ -101,6 +101,7 @@ from engine.runtime.state.key_groups import KeyGroupRange
 from engine.runtime.state.restore import TaskRestore
 from engine.runtime.state.snapshot import TaskStateSnapshot
 from engine.runtime.timer_service import ProcessingTimeService
+from engine.spec.expressions import compile_batch_expression
 
 logger = logging.getLogger(__name__)
 
@@ -346,9 +347,11 @@ class StreamTask:
         writers: dict[str, list[RecordWriter]] = {}
         for edge, channels in self._output_channels:
             target = self.job_graph.vertex(edge.target)
-            key_function = compile_expression_function(edge.key) if edge.partitioning == "hash" else None
-            partitioner = create_partitioner(edge.partitioning, len(channels), key_function=key_function,
-                                             max_parallelism=target.max_parallelism, producer_index=self.index)
+            hashed = edge.partitioning == "hash"
+            partitioner = create_partitioner(
+                edge.partitioning, len(channels), max_parallelism=target.max_parallelism, producer_index=self.index,
+                key_function=compile_expression_function(edge.key) if hashed else None,
+                batch_key_function=compile_batch_expression(edge.key) if hashed else None)
             writers.setdefault(edge.source_node, []).append(
                 RecordWriter(edge.id, channels, partitioner, debloat=self.debloat.enabled))
         return writers

@@ -746,31 +746,48 @@ def _filename(source: str) -> str:
 
 def _make_function(body: ast.expr, names: tuple[str, ...], filename: str) -> Callable:
     """Compile ``lambda <names>: <body>`` with nothing but the allowed globals."""
-    tree = ast.Expression(body=ast.Lambda(args=_arguments(names), body=body))
+    return _compile_lambda(ast.Lambda(args=_arguments(names), body=body), filename, nesting=1)
+
+
+def _make_batch_function(body: ast.expr, name: str, filename: str) -> Callable:
+    """Compile ``lambda _batch: [<body> for <name> in _batch]``: the body inline, no call per record."""
+    loop = ast.comprehension(target=ast.Name(id=name, ctx=ast.Store()), iter=ast.Name(id="_batch", ctx=ast.Load()),
+                             ifs=[], is_async=0)
+    return _compile_lambda(ast.Lambda(args=_arguments(("_batch",)), body=ast.ListComp(elt=body, generators=[loop])),
+                           filename, nesting=2)
+
+
+def _compile_lambda(function: ast.Lambda, filename: str, nesting: int) -> Callable:
+    tree = ast.Expression(body=function)
     ast.fix_missing_locations(tree)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         code = compile(tree, filename, "eval", dont_inherit=True)
-    _verify_code(code)
+    _verify_code(code, nesting)
     return eval(code, dict(_GLOBALS))  # noqa: S307 - our own checked code, empty builtins
 
 
-def _verify_code(code: types.CodeType) -> None:
+def _verify_code(code: types.CodeType, nesting: int = 1) -> None:
     """Check the compiled code itself, independently of the checks on the tree.
 
     Every global or attribute a code object touches is named in its co_names. The only
     names allowed are the allowed globals and ``__class__``, and ``__class__`` only in the
     type test the rewriter writes (``... .__class__ is _int``), a pattern user text cannot
     produce because ``_int`` is no name of the language. So even a hole in the checks
-    could not reach builtins, module globals, frames or dunder attributes.
+    could not reach builtins, module globals, frames or dunder attributes. Code objects
+    nest exactly as deep as the compiler's own wrapping: ``nesting`` 1 for the lambda,
+    2 for the list comprehension of a batch function; user text defines none.
     """
-    functions = [const for const in code.co_consts if isinstance(const, types.CodeType)]
-    for inner in (code, *functions):
+    pending = [(code, 0)]
+    while pending:
+        inner, depth = pending.pop()
         stray = [name for name in inner.co_names if name not in _GLOBALS and name != "__class__"]
         if "__builtins__" in inner.co_names or stray:
             raise ExpressionError(f"the expression uses something that is not allowed: {', '.join(stray)}")
-        if inner is not code and any(isinstance(const, types.CodeType) for const in inner.co_consts):
+        nested = [const for const in inner.co_consts if isinstance(const, types.CodeType)]
+        if nested and depth >= nesting:
             raise ExpressionError("the expression defines a function, which is not allowed")
+        pending.extend((function, depth + 1) for function in nested)
         if "__class__" in inner.co_names:
             _verify_type_tests(inner)
 
@@ -887,6 +904,30 @@ def compile_expression(source: str, names: tuple[str, ...] = DEFAULT_NAMES) -> E
 @functools.lru_cache(maxsize=1024)
 def _compile(source: str, names: tuple[str, ...]) -> Expression:
     """Compile once per (source, names): every subtask of an operator shares the result."""
+    return Expression(source, names, _make_function(_checked_body(source, names), names, _filename(source)))
+
+
+def compile_batch_expression(source: str, name: str = "x") -> Callable[[list], list]:
+    """Check and compile an expression over one name into ``f(batch) -> [value per record]``.
+
+    The expression runs inside one list comprehension, so a batch costs no Python call
+    per record: about a third cheaper than ``[f(x) for x in batch]`` for short expressions.
+
+    >>> compile_batch_expression("x % 3")([4, 5, 6])
+    [1, 2, 0]
+    """
+    if not isinstance(source, str):
+        raise ExpressionError(f"an expression must be a string, not {type(source).__name__}")
+    return _compile_batch(source, _check_names((name,))[0])
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_batch(source: str, name: str) -> Callable[[list], list]:
+    return _make_batch_function(_checked_body(source, (name,)), name, _filename(source))
+
+
+def _checked_body(source: str, names: tuple[str, ...]) -> ast.expr:
+    """Parse, check and rewrite ``source``: the body both compiled forms are built from."""
     if len(source) > MAX_LENGTH:
         raise ExpressionError(f"the expression is longer than {MAX_LENGTH:,} characters ({len(source):,})")
     text = _Source(source)
@@ -901,7 +942,7 @@ def _compile(source: str, names: tuple[str, ...]) -> Expression:
     _Checker(text, names).visit(tree)
     body = _Rewriter().visit(tree).body
     _check_constant_parts(body, names, text)
-    return Expression(source, names, _make_function(body, names, _filename(source)))
+    return body
 
 
 def check_expression(source: str, names: tuple[str, ...] = DEFAULT_NAMES) -> str | None:

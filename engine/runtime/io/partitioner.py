@@ -7,7 +7,8 @@ per-record cost is a slice or one list append, never a call per record into the 
 - ``rebalance``: round robin over all consumers, record by record (done with slices);
 - ``rescale``: round robin over the consumers this producer is wired to (pointwise);
 - ``hash``: by key group of the key expression, then key group -> consumer subtask (the
-  same math the keyed state uses, so a key always reaches the subtask owning its state);
+  same math the keyed state uses, so a key always reaches the subtask owning its state;
+  the channels of keys already seen are remembered);
 - ``broadcast``: the same batch to every channel (not a partitioner: the writer sends the
   one list object to each channel).
 
@@ -63,54 +64,93 @@ class RoundRobinPartitioner(Partitioner):
         return parts
 
 
-class HashPartitioner(Partitioner):
-    """Routes each record by the key group of ``key_function(record)``."""
+ROUTE_CACHE_LIMIT = 1 << 16
+"""Distinct keys a hash partitioner remembers the channel of (a few MB at most); keys past
+that are routed by computing their key group, as every key is the first time."""
 
-    def __init__(self, number_of_channels: int, key_function: Callable, max_parallelism: int):
+
+class HashPartitioner(Partitioner):
+    """Routes each record by the key group of its key.
+
+    The routing is the per-record work that parallelism adds (at parallelism 1 the edge has
+    one channel), so it is kept to three C-speed passes over a batch: the keys (the key
+    expression inlined in one comprehension, ``batch_key_function``), their channels
+    (looked up in a dict of the keys seen so far: hashing a key to its key group costs as
+    much again), and the split. A key's channel is the subtask owning its key group, the
+    same math the keyed state uses, so a key always reaches the subtask holding its state.
+    """
+
+    def __init__(self, number_of_channels: int, key_function: Callable, max_parallelism: int,
+                 batch_key_function: Callable[[list], list] | None = None):
         super().__init__(number_of_channels)
         self.key_function = key_function
+        self.batch_key_function = batch_key_function or (lambda batch: [key_function(record) for record in batch])
         self.max_parallelism = max_parallelism
         # key group -> channel, precomputed: subtask_for_key_group for every key group
         self._channel_of_group = [
             group * number_of_channels // max_parallelism for group in range(max_parallelism)]
+        self._channel_of_key: dict = {}
 
     def partition(self, batch: list) -> list[tuple[int, list]]:
         n = self.number_of_channels
         if n == 1:
             return [(0, batch)]
+        channels = self._channels_of(self.batch_key_function(batch))
+        outputs = _split(batch, channels, n)
         if type(batch) is TimestampedBatch:
-            return self._partition_timestamped(batch)
-        key = self.key_function
-        max_parallelism = self.max_parallelism
-        channel_of_group = self._channel_of_group
-        outputs: list[list] = [[] for _ in range(n)]
-        appends = [output.append for output in outputs]
-        # One pass, integer keys hashed inline (as key_groups_for does): the routing is
-        # per-record work that parallelism adds, so it is kept to the floor.
-        for record in batch:
-            k = key(record)
-            if type(k) is int:
-                appends[channel_of_group[(((k * _GOLDEN) & _MASK32) >> 8) % max_parallelism]](record)
-            else:
-                appends[channel_of_group[key_group_for(k, max_parallelism)]](record)
+            stamps = _split(batch.timestamps, channels, n)
+            return [(c, TimestampedBatch(outputs[c], stamps[c])) for c in range(n) if outputs[c]]
         return [(c, outputs[c]) for c in range(n) if outputs[c]]
 
-    def _partition_timestamped(self, batch: "TimestampedBatch") -> list[tuple[int, list]]:
-        n = self.number_of_channels
-        key = self.key_function
-        groups = key_groups_for([key(record) for record in batch], self.max_parallelism)
+    def _channels_of(self, keys: list) -> list[int]:
+        if len(self._channel_of_key) < ROUTE_CACHE_LIMIT:
+            try:
+                return list(map(self._channel_of_key.__getitem__, keys))
+            except KeyError:  # a key not seen yet
+                pass
+            except TypeError:  # an unhashable key (a list or dict)
+                return self._computed_channels(keys)
+        return self._learned_channels(keys)
+
+    def _learned_channels(self, keys: list) -> list[int]:
+        """Channels of keys some of which are new: computed, and remembered while there is room."""
+        known = self._channel_of_key
         channel_of_group = self._channel_of_group
-        outputs: list[list] = [[] for _ in range(n)]
-        stamps: list[list] = [[] for _ in range(n)]
-        for record, stamp, group in zip(batch, batch.timestamps, groups):
-            channel = channel_of_group[group]
-            outputs[channel].append(record)
-            stamps[channel].append(stamp)
-        return [(c, TimestampedBatch(outputs[c], stamps[c])) for c in range(n) if outputs[c]]
+        max_parallelism = self.max_parallelism
+        channels = []
+        append = channels.append
+        try:
+            for k in keys:
+                channel = known.get(k)
+                if channel is None:
+                    if type(k) is int:  # key_group_for, inline
+                        channel = channel_of_group[(((k * _GOLDEN) & _MASK32) >> 8) % max_parallelism]
+                    else:
+                        channel = channel_of_group[key_group_for(k, max_parallelism)]
+                    if len(known) < ROUTE_CACHE_LIMIT:
+                        known[k] = channel
+                append(channel)
+        except TypeError:  # an unhashable key
+            return self._computed_channels(keys)
+        return channels
+
+    def _computed_channels(self, keys: list) -> list[int]:
+        channel_of_group = self._channel_of_group
+        return [channel_of_group[group] for group in key_groups_for(keys, self.max_parallelism)]
+
+
+def _split(items: list, channels: list[int], n: int) -> list[list]:
+    """``items`` spread over ``n`` lists by their ``channels`` (order kept within each)."""
+    outputs: list[list] = [[] for _ in range(n)]
+    appends = [output.append for output in outputs]
+    for item, channel in zip(items, channels):
+        appends[channel](item)
+    return outputs
 
 
 def create_partitioner(partitioning: str, number_of_channels: int, *, key_function=None,
-                       max_parallelism: int = 128, producer_index: int = 0) -> Partitioner | None:
+                       max_parallelism: int = 128, producer_index: int = 0,
+                       batch_key_function=None) -> Partitioner | None:
     """Return the partitioner of an edge, or None for broadcast (the writer copies to all)."""
     if partitioning == "broadcast":
         return None
@@ -121,5 +161,5 @@ def create_partitioner(partitioning: str, number_of_channels: int, *, key_functi
     if partitioning == "hash":
         if key_function is None:
             raise ValueError("hash partitioning needs a key function")
-        return HashPartitioner(number_of_channels, key_function, max_parallelism)
+        return HashPartitioner(number_of_channels, key_function, max_parallelism, batch_key_function)
     raise ValueError(f"unknown partitioning '{partitioning}'")

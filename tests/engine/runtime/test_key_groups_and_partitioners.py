@@ -4,6 +4,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -91,3 +92,48 @@ def test_partitioners_split_timestamps_with_their_records():
 def test_single_channel_hash_needs_no_key():
     partitioner = create_partitioner("hash", 1, key_function=lambda x: 1 / 0, max_parallelism=8)
     assert partitioner.partition([1, 2]) == [(0, [1, 2])]
+
+
+routable_keys = st.one_of(keys, st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=2), st.integers(),
+                                                                                      max_size=2))
+
+
+@given(st.lists(st.lists(routable_keys, max_size=30), max_size=6), st.integers(min_value=2, max_value=5),
+       st.sampled_from([1, 4, 1 << 16]))
+def test_remembered_routes_send_every_key_to_its_owner_in_every_batch(batches, channels, cache_limit):
+    """Keys seen before take the remembered channel, new, unhashable and overflowing ones the
+    computed one: every record still reaches the owner of its key group, in order."""
+    import engine.runtime.io.partitioner as partitioner_module
+
+    original, partitioner_module.ROUTE_CACHE_LIMIT = partitioner_module.ROUTE_CACHE_LIMIT, cache_limit
+    try:
+        partitioner = HashPartitioner(channels, lambda record: record[1], 32)
+        for keys_ in batches + batches:  # the second round finds its keys remembered
+            batch = list(enumerate(keys_))
+            parts = partitioner.partition(batch)
+            assert sorted(record for _, part in parts for record in part) == batch
+            for channel, part in parts:
+                assert part == sorted(part), "records keep their order within a channel"
+                for _, key in part:
+                    assert subtask_for_key_group(32, channels, key_group_for(key, 32)) == channel
+        assert len(partitioner._channel_of_key) <= cache_limit
+    finally:
+        partitioner_module.ROUTE_CACHE_LIMIT = original
+
+
+def test_the_batch_key_function_and_the_record_one_route_alike():
+    from engine.spec.expressions import compile_batch_expression, compile_expression
+
+    batch = [{"user": f"u{i % 13}", "n": i} for i in range(200)]
+    per_record = HashPartitioner(3, compile_expression("x.user").function, 128)
+    batched = HashPartitioner(3, compile_expression("x.user").function, 128, compile_batch_expression("x.user"))
+    assert per_record.partition(batch) == batched.partition(batch) == batched.partition(batch)
+
+
+def test_a_failing_key_expression_fails_the_batch_not_the_routing():
+    from engine.spec.expressions import compile_batch_expression, compile_expression
+
+    partitioner = HashPartitioner(2, compile_expression("x.user").function, 128, compile_batch_expression("x.user"))
+    partitioner.partition([{"user": "a"}])
+    with pytest.raises(KeyError, match="user"):
+        partitioner.partition([{"user": "a"}, {"name": "b"}])

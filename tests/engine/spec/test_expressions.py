@@ -17,6 +17,7 @@ from engine.spec.expressions import (
     ExpressionError,
     ResultTooLarge,
     check_expression,
+    compile_batch_expression,
     compile_expression,
 )
 
@@ -155,6 +156,26 @@ def test_valid_expressions_compute_what_python_computes(source, record, expected
     assert expression.function(record) == expected
     assert expression(record) == expected
     assert check_expression(source) is None
+
+
+@pytest.mark.parametrize(("source", "record", "expected"), VALID)
+def test_the_batch_form_computes_what_the_record_form_computes(source, record, expected):
+    assert compile_batch_expression(source)([record, record]) == [expected, expected]
+
+
+def test_the_batch_form_is_checked_like_the_record_form():
+    with pytest.raises(ExpressionError, match="unknown name 'y'"):
+        compile_batch_expression("y + 1")
+    with pytest.raises(ExpressionError):
+        compile_batch_expression("x.__class__")
+    assert compile_batch_expression("a * 2", name="a")([1, 2]) == [2, 4]
+
+
+def test_the_batch_form_reaches_no_builtins():
+    function = compile_batch_expression("len(x.tags) % 2")
+    assert function.__globals__["__builtins__"] == {}
+    comprehension = next(const for const in function.__code__.co_consts if hasattr(const, "co_names"))
+    assert set(comprehension.co_names) <= {"len", "__class__", "_int", "_modulo"}
 
 
 def test_extra_names_are_positional_in_declared_order():
@@ -462,6 +483,14 @@ def test_compiled_code_is_verified_even_if_the_tree_checks_had_a_hole(forged):
         expressions._make_function(body, ("x",), "<forged>")
 
 
+@pytest.mark.parametrize("forged", ["x.__class__", "open", "(lambda: 1)", "[y for y in x]"])
+def test_batch_code_is_verified_even_if_the_tree_checks_had_a_hole(forged):
+    """The comprehension the compiler wraps around a batch function is the only nesting allowed."""
+    body = ast.parse(forged, mode="eval").body
+    with pytest.raises(ExpressionError):
+        expressions._make_batch_function(body, "x", "<forged>")
+
+
 def test_a_dunder_string_is_only_data():
     assert compile_expression("x['__class__']")({"__class__": 1}) == 1
 
@@ -540,6 +569,7 @@ def _outcome(function, value):
 def test_arithmetic_matches_a_plain_lambda(source, value):
     expected = _outcome(eval(f"lambda x: {source}"), value)  # noqa: S307 - the reference
     assert _outcome(compile_expression(source).function, value) == expected
+    assert _outcome(lambda record: compile_batch_expression(source)([record])[0], value) == expected
 
 
 @settings(max_examples=100, deadline=None)
