@@ -72,10 +72,11 @@ class RemoteSlot:
     """The JobMaster's handle of one slot: a ``TaskExecutorGateway`` that sends messages."""
 
     def __init__(self, slot_index: int, connection: FramedConnection, tasks: list[list], stage_id: int = 1,
-                 pid: int | None = None):
+                 pid: int | None = None, cpu: int | None = None):
         self.slot_index = slot_index
         self.stage_id = stage_id  # the barrier stage (one try of one region) the slot belongs to
         self.pid = pid  # the slot's process: its Spark Python worker
+        self.cpu = cpu  # the CPU the slot is pinned to, None when it is not
         self.tasks = [tuple(task) for task in tasks]
         self._connection = connection
 
@@ -140,7 +141,7 @@ class ControlServer:
             if hello.get("type") != "register":
                 raise ConnectionError(f"expected register, got {hello.get('type')}")
             slot = RemoteSlot(hello["slot"], connection, hello.get("tasks", []), hello.get("stage", 1),
-                              hello.get("pid"))
+                              hello.get("pid"), hello.get("cpu"))
             gateway = self._gateway_for(slot.stage_id)
             self._on_register(slot)
             while True:
@@ -188,13 +189,13 @@ class ControlClient:
     """
 
     def __init__(self, address: tuple[str, int], slot_index: int, tasks: list[tuple[str, int]],
-                 stage_id: int = 1):
+                 stage_id: int = 1, cpu: int | None = None):
         self._connection = FramedConnection(socket.create_connection(address, timeout=30))
         self._connection._sock.settimeout(None)
         self._slot_gateway = None
         self._closing = False
         self._connection.send({"type": "register", "slot": slot_index, "stage": stage_id, "pid": os.getpid(),
-                               "tasks": [list(t) for t in tasks]})
+                               "cpu": cpu, "tasks": [list(t) for t in tasks]})
 
     def attach(self, slot_gateway) -> None:
         """Start delivering JobMaster commands to the slot (from the reader thread)."""

@@ -98,8 +98,9 @@ class SparkJobMaster:
 
     def __init__(self, definition: dict[str, Any], *, checkpoint_dir: str, on_event: EventSink,
                  spark_master: str | None = None, spark_session=None, restore: str | None = None,
-                 advertised_host: str = "127.0.0.1", shuffle_root: str | None = None):
+                 advertised_host: str = "127.0.0.1", shuffle_root: str | None = None, pin_slots: bool = True):
         self.definition = definition
+        self._pin_slots = pin_slots
         self.checkpoint_dir = checkpoint_dir
         self._on_event = on_event
         self._spark_master = spark_master
@@ -192,6 +193,11 @@ class SparkJobMaster:
         """The process id of each registered slot, by slot index of its region (tests, tools)."""
         with self._lock:
             return {index: slot.pid for stage in self._stages.values() for index, slot in stage.registered.items()}
+
+    def slot_cpus(self) -> dict[int, int | None]:
+        """The CPU each registered slot is pinned to (None: not pinned), by slot index of its region."""
+        with self._lock:
+            return {index: slot.cpu for stage in self._stages.values() for index, slot in stage.registered.items()}
 
     # -- scheduling loop (driver thread) ---------------------------------------------------
 
@@ -309,7 +315,8 @@ class SparkJobMaster:
         payload = SlotPayload(definition=self.definition, slots_tasks=stage.slots_tasks,
                               control_address=(self._advertised_host, control_port),
                               checkpoint_dir=self.checkpoint_dir, restore=restore, stage_id=stage.id,
-                              blocking_edges=sorted(self._blocking_edges), shuffle_dir=self._shuffle.directory)
+                              blocking_edges=sorted(self._blocking_edges), shuffle_dir=self._shuffle.directory,
+                              pin_cpu=self._pin_slots)
         context = session.sparkContext
         try:
             context.setJobGroup(self._job_group_of(stage), f"{self.definition.get('name')} r{stage.region.index}",

@@ -11,6 +11,7 @@ process died with its control connection.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -40,6 +41,8 @@ class SlotPayload:
     stage_id: int = 1
     blocking_edges: list[str] = field(default_factory=list)
     shuffle_dir: str = ""
+    pin_cpu: bool = True
+    """Run the slot on a CPU no other slot of this host holds (see ``cpu_pinning``)."""
 
 
 def region_slots(region) -> list[list[TaskId]]:
@@ -64,6 +67,14 @@ def run_slot_partition(payload: SlotPayload):
 
 def run_slot(payload: SlotPayload, slot_index: int, barrier_context=None) -> dict:
     """Run slot ``slot_index`` to its end; raise ``SlotFailure`` when a subtask failed."""
+    from engine.cluster.cpu_pinning import pinned_to_a_free_cpu
+
+    # pinned before any thread starts: the network's and the subtasks' threads inherit the CPU
+    with pinned_to_a_free_cpu() if payload.pin_cpu else contextlib.nullcontext() as cpu:
+        return _run_pinned_slot(payload, slot_index, barrier_context, cpu)
+
+
+def _run_pinned_slot(payload: SlotPayload, slot_index: int, barrier_context, cpu: int | None) -> dict:
     from engine.cluster.control import ControlClient
     from engine.plan.job_graph import build_job_graph
     from engine.runtime.slot import Slot
@@ -71,7 +82,7 @@ def run_slot(payload: SlotPayload, slot_index: int, barrier_context=None) -> dic
     job_graph = build_job_graph(payload.definition)
     tasks = [tuple(task) for task in payload.slots_tasks[slot_index]]
     network = _network_for(job_graph, payload, slot_index, barrier_context)
-    control = ControlClient(tuple(payload.control_address), slot_index, tasks, payload.stage_id)
+    control = ControlClient(tuple(payload.control_address), slot_index, tasks, payload.stage_id, cpu=cpu)
     config = {"checkpoint_storage": payload.checkpoint_dir,
               "checkpointing": payload.definition.get("checkpointing", {}),
               "max_parallelism": payload.definition.get("max_parallelism", 128),
@@ -88,7 +99,7 @@ def run_slot(payload: SlotPayload, slot_index: int, barrier_context=None) -> dic
         control.close()
     if failure:
         raise SlotFailure(failure)
-    return {"slot": slot_index, "tasks": [list(task) for task in tasks]}
+    return {"slot": slot_index, "tasks": [list(task) for task in tasks], "cpu": cpu}
 
 
 def _network_for(job_graph, payload: SlotPayload, slot_index: int, barrier_context):

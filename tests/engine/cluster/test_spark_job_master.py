@@ -75,6 +75,41 @@ def test_cancel_stops_an_unbounded_job(spark_session, tmp_path):
     assert [e["status"] for e in events if e["type"] == "status"] == ["RUNNING", "CANCELED"]
 
 
+def running_slot_cpus(spark_session, tmp_path, pin_slots: bool) -> dict:
+    """Start an unbounded job of one region with two slots, read where they run once it is RUNNING, cancel it."""
+    definition = {
+        "format": 1, "name": "pinned", "parallelism": 2,
+        "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": None, "rate": 100}},
+                  {"id": "sum", "type": "aggregate.reduce", "params": {}},
+                  {"id": "out", "type": "sink.collect", "params": {"max_records": 10}}],
+        "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 10"},
+                  {"id": "e2", "from": "sum", "to": "out"}]}
+    running = threading.Event()
+    job_master = SparkJobMaster(normalise_definition(definition),
+                                checkpoint_dir=str(tmp_path / f"chk-{pin_slots}"), spark_session=spark_session,
+                                on_event=lambda event: event.get("status") == "RUNNING" and running.set(),
+                                pin_slots=pin_slots)
+    thread = threading.Thread(target=job_master.run)
+    thread.start()
+    try:
+        assert running.wait(120), "the job never reported RUNNING"
+        return job_master.slot_cpus()
+    finally:
+        job_master.cancel()
+        thread.join(60)
+
+
+def test_each_slot_runs_pinned_to_a_cpu_of_its_own(spark_session, tmp_path):
+    allowed = os.sched_getaffinity(0)
+    cpus = running_slot_cpus(spark_session, tmp_path, pin_slots=True)
+    assert sorted(cpus) == [0, 1]
+    if len(allowed) >= 2:
+        assert len(set(cpus.values())) == 2 and set(cpus.values()) <= allowed
+    else:
+        assert set(cpus.values()) == {None}
+    assert set(running_slot_cpus(spark_session, tmp_path, pin_slots=False).values()) == {None}
+
+
 def committed_records(directory) -> list:
     """Every record in the committed part files of a two-phase-commit file sink."""
     records = []

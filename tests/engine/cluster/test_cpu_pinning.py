@@ -1,0 +1,65 @@
+"""Slots pinned to CPUs of their own: held across processes, released on exit and on death."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+from engine.cluster.cpu_pinning import pinned_to_a_free_cpu
+
+HOLDER = textwrap.dedent("""
+    import json, os, sys, threading
+    from engine.cluster.cpu_pinning import pinned_to_a_free_cpu
+
+    with pinned_to_a_free_cpu(sys.argv[1]) as cpu:
+        seen = {}
+        thread = threading.Thread(target=lambda: seen.update(thread=sorted(os.sched_getaffinity(0))))
+        thread.start()
+        thread.join()
+        print(json.dumps({"cpu": cpu, "main": sorted(os.sched_getaffinity(0)), **seen}), flush=True)
+        sys.stdin.readline()
+""")
+
+
+def start_holder(lock_dir):
+    process = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock_dir)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": "."})
+    return process, json.loads(process.stdout.readline())
+
+
+def test_each_slot_process_gets_a_cpu_no_other_holds_until_it_ends_or_dies(tmp_path):
+    allowed = sorted(os.sched_getaffinity(0))
+    holders = [start_holder(tmp_path) for _ in allowed]
+    try:
+        cpus = [report["cpu"] for _, report in holders]
+        if len(allowed) < 2:
+            assert cpus == [None], "one CPU: nothing to choose, nothing pinned"
+            return
+        assert sorted(cpus) == allowed, "every CPU once"
+        for _, report in holders:
+            assert report["main"] == report["thread"] == [report["cpu"]], "threads started inside inherit it"
+        extra, report = start_holder(tmp_path)
+        assert report["cpu"] is None and report["main"] == allowed, "all held: the OS shares the CPUs out"
+        extra.kill()
+        first, first_report = holders[0]
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        replacement, report = start_holder(tmp_path)
+        holders.append((replacement, report))
+        assert report["cpu"] == first_report["cpu"], "a killed slot's CPU is free again"
+    finally:
+        for process, _ in holders:
+            process.kill()
+            process.wait()
+
+
+def test_the_thread_gets_its_cpus_back_after_the_slot(tmp_path):
+    before = os.sched_getaffinity(0)
+    with pinned_to_a_free_cpu(tmp_path) as cpu:
+        assert os.sched_getaffinity(0) == ({cpu} if cpu is not None else before)
+    assert os.sched_getaffinity(0) == before
+    with pinned_to_a_free_cpu(tmp_path) as again:
+        assert again == cpu, "released at the end of the body"
