@@ -10,11 +10,12 @@ Credit-based flow control
     queue: ``capacity`` when the channel opens, then one more for each buffer the consuming
     subtask takes, sent in groups of a quarter of the capacity (every frame costs both
     processes a wake-up and a GIL hand-over; a sender still holds three quarters of its
-    credit, and one that used all of it is owed at least a group, so nothing stalls). The sender sends a buffer only against a credit, and keeps
-    what it may not send yet in its own queue; that queue reaching ``capacity`` makes the
-    channel unwritable, which backpressures the producing subtask (it suspends its default
-    action until credit arrives and the queue drains). So both ends hold at most about
-    ``capacity`` buffers per channel, however slow the consumer: memory is bounded.
+    credit, and one that used all of it is owed at least a group, so nothing stalls). The
+    sender sends a buffer only against a credit, and keeps what it may not send yet in its
+    own queue; that queue reaching ``capacity`` makes the channel unwritable, which
+    backpressures the producing subtask (it suspends its default action until credit
+    arrives and the queue drains). So both ends hold at most about ``capacity`` buffers per
+    channel, however slow the consumer: memory is bounded.
     Events (barriers, watermarks, end of partition) need no credit -- a barrier must not
     wait for the consumer to take buffers that only the checkpoint would release -- but
     they never overtake buffers queued before them. Nothing at all, not even an event,

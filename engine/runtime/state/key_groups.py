@@ -9,8 +9,9 @@ life of a job's state; parallelism is not.
 
 The hash must be the same in every process and every run: Python's ``hash`` of ``str``
 is salted per process (PYTHONHASHSEED), so strings and bytes are hashed with CRC-32 here;
-ints, floats, bools and None use their deterministic Python hashes; tuples and lists
-combine their elements. The result is scrambled by a multiplicative (Fibonacci) hash so
+ints hash as themselves, integral floats as the equal int (a dict, and so the keyed
+state, treats 1 and 1.0 as one key), other floats, bools and None by their deterministic
+Python hashes; tuples and lists combine their elements. The result is scrambled by a multiplicative (Fibonacci) hash so
 that consecutive integer keys spread over all key groups.
 
 Examples::
@@ -47,6 +48,8 @@ def stable_hash(key) -> int:
         return combined
     if key is None:
         return 0
+    if kind is float:  # equal numbers are one key (1 == 1.0 == True): hash an integral float as its int
+        return int(key) if key.is_integer() else hash(key)
     if isinstance(key, str):
         return stable_hash(str(key))
     if isinstance(key, bytes):

@@ -44,6 +44,8 @@ def test_key_group_is_in_range_and_equal_keys_share_it(key, max_parallelism):
 
 def test_equal_numbers_of_different_types_share_a_key_group():
     assert key_group_for(1, 128) == key_group_for(True, 128) == key_group_for(1.0, 128)
+    for number in (-1, 0, 2 ** 62, -(2 ** 70)):  # where Python's own float hash differs from the int
+        assert key_group_for(number, 128) == key_group_for(float(number), 128)
 
 
 def test_string_hash_is_the_same_in_another_process():
