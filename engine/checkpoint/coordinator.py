@@ -44,7 +44,8 @@ Stop with savepoint
     savepoint (statistics ``checkpoint_type`` "SYNC_SAVEPOINT") with options ``"stop":
     true, "drain": bool``; the sources end the job around it (``engine.runtime.stream_task``).
     Only one stop is in flight at a time, and periodic checkpoints wait while it is
-    pending; if it fails they go on (and so does the job).
+    pending; if it fails they go on (and so does the job), once it completed they stay off
+    (the job ends; a restart after a failure while ending resumes them).
 
 Events: every transition calls ``on_event`` with ``{"type": "checkpoint", "event":
 "triggered" | "acknowledged" | "completed" | "failed" | "discarded", **statistics}`` (see
@@ -487,6 +488,7 @@ class CheckpointCoordinator:
         del self._pending[pending.id]
         if self._stop_pending == pending.id:
             self._stop_pending = None
+            self._next_trigger = None  # the job ends around this savepoint: no checkpoint follows it
         pending.stats.complete(metadata["completed_timestamp"])
         self.stats.completed(pending.stats)
         self._consecutive_failures = 0

@@ -185,3 +185,41 @@ def test_ids_continue_after_a_restore(tmp_path):
     assert slot.calls[0][1] == 42
     assert coordinator.stats.snapshot()["counts"]["restored"] == 1
     coordinator.shutdown()
+
+
+def periodic_coordinator(tmp_path, slot, interval_ms):
+    settings = {"interval_ms": interval_ms, "timeout_ms": 60000, "retained": 2, "tolerable_failures": 1}
+    coordinator = CheckpointCoordinator(settings, CheckpointStorage(str(tmp_path)), [slot], TASKS, lambda event: None)
+    coordinator.start()
+    return coordinator
+
+
+def test_no_periodic_checkpoint_follows_a_completed_stop_with_savepoint(tmp_path):
+    """The job ends around the stop's savepoint: a checkpoint after it would be taken of tasks
+    that are ending, and would push the savepoint out of "latest" (seen in the run view)."""
+    slot = FakeSlot()
+    coordinator = periodic_coordinator(tmp_path, slot, interval_ms=200)
+    try:
+        future = coordinator.trigger_savepoint(str(tmp_path / "sp"), stop=True)  # before the first periodic one
+        stop_id = slot.calls[0][1]
+        slot.triggered.clear()
+        for task in TASKS:
+            coordinator.receive_acknowledge(ack(stop_id, task))
+        assert future.result(5)
+        assert not slot.triggered.wait(1.0), f"a checkpoint was triggered after the stop: {slot.calls}"
+    finally:
+        coordinator.shutdown()
+
+
+def test_periodic_checkpoints_go_on_after_a_failed_stop(tmp_path):
+    slot = FakeSlot()
+    coordinator = periodic_coordinator(tmp_path, slot, interval_ms=200)
+    try:
+        coordinator.trigger_savepoint(str(tmp_path / "sp"), stop=True)
+        stop_id = slot.calls[0][1]
+        slot.triggered.clear()
+        coordinator.receive_decline(stop_id, TASKS[0], "disk full")
+        assert slot.triggered.wait(10), "periodic checkpoints resume after a failed stop"
+        assert slot.calls[-1][2]["kind"] == "checkpoint"
+    finally:
+        coordinator.shutdown()
