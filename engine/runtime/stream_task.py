@@ -101,7 +101,7 @@ from engine.runtime.state.key_groups import KeyGroupRange
 from engine.runtime.state.restore import TaskRestore
 from engine.runtime.state.snapshot import TaskStateSnapshot
 from engine.runtime.timer_service import ProcessingTimeService
-from engine.spec.expressions import compile_batch_expression
+from engine.spec.expressions import compile_batch_expression, compile_batch_router
 
 logger = logging.getLogger(__name__)
 
@@ -351,7 +351,8 @@ class StreamTask:
             partitioner = create_partitioner(
                 edge.partitioning, len(channels), max_parallelism=target.max_parallelism, producer_index=self.index,
                 key_function=compile_expression_function(edge.key) if hashed else None,
-                batch_key_function=compile_batch_expression(edge.key) if hashed else None)
+                batch_key_function=compile_batch_expression(edge.key) if hashed else None,
+                router=compile_batch_router(edge.key) if hashed else None)
             writers.setdefault(edge.source_node, []).append(
                 RecordWriter(edge.id, channels, partitioner, debloat=self.debloat.enabled))
         return writers

@@ -757,6 +757,29 @@ def _make_batch_function(body: ast.expr, name: str, filename: str) -> Callable:
                            filename, nesting=2)
 
 
+def _make_router(body: ast.expr, name: str, filename: str) -> Callable[[list, dict, list], None]:
+    """Compile ``for <name> in _batch: _appends[_routes[<body>]](<name>)`` as a function of
+    ``(_batch, _routes, _appends)``: the key inline, its channel looked up, the record appended."""
+    def load(identifier: str) -> ast.Name:
+        return ast.Name(id=identifier, ctx=ast.Load())
+
+    channel = ast.Subscript(value=load("_routes"), slice=body, ctx=ast.Load())
+    append = ast.Call(func=ast.Subscript(value=load("_appends"), slice=channel, ctx=ast.Load()), args=[load(name)],
+                      keywords=[])
+    loop = ast.For(target=ast.Name(id=name, ctx=ast.Store()), iter=load("_batch"), body=[ast.Expr(value=append)],
+                   orelse=[])
+    function = ast.FunctionDef(name="route", args=_arguments(("_batch", "_routes", "_appends")), body=[loop],
+                               decorator_list=[], returns=None, type_comment=None)
+    tree = ast.Module(body=[function], type_ignores=[])
+    ast.fix_missing_locations(tree)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = compile(tree, filename, "exec", dont_inherit=True)
+    code = next(const for const in module.co_consts if isinstance(const, types.CodeType))
+    _verify_code(code, nesting=0)  # the function itself: no code object inside it
+    return types.FunctionType(code, dict(_GLOBALS), "route")  # never runs the module: nothing else is defined
+
+
 def _compile_lambda(function: ast.Lambda, filename: str, nesting: int) -> Callable:
     tree = ast.Expression(body=function)
     ast.fix_missing_locations(tree)
@@ -924,6 +947,29 @@ def compile_batch_expression(source: str, name: str = "x") -> Callable[[list], l
 @functools.lru_cache(maxsize=1024)
 def _compile_batch(source: str, name: str) -> Callable[[list], list]:
     return _make_batch_function(_checked_body(source, (name,)), name, _filename(source))
+
+
+def compile_batch_router(source: str, name: str = "x") -> Callable[[list, dict, list], None]:
+    """Check and compile a key expression into ``route(batch, channel_of_key, appends)``.
+
+    For each record it calls ``appends[channel_of_key[<key of the record>]](record)``: the
+    hash partitioner's whole per-record work in one loop with the expression inline. A key
+    missing from ``channel_of_key`` raises KeyError (an unhashable one TypeError) part-way
+    through the batch; the caller then routes the whole batch another way.
+
+    >>> outputs = [[], []]
+    >>> compile_batch_router("x % 2")([1, 2, 3], {0: 0, 1: 1}, [o.append for o in outputs])
+    >>> outputs
+    [[2], [1, 3]]
+    """
+    if not isinstance(source, str):
+        raise ExpressionError(f"an expression must be a string, not {type(source).__name__}")
+    return _compile_router(source, _check_names((name,))[0])
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_router(source: str, name: str) -> Callable[[list, dict, list], None]:
+    return _make_router(_checked_body(source, (name,)), name, _filename(source))
 
 
 def _checked_body(source: str, names: tuple[str, ...]) -> ast.expr:

@@ -73,18 +73,22 @@ class HashPartitioner(Partitioner):
     """Routes each record by the key group of its key.
 
     The routing is the per-record work that parallelism adds (at parallelism 1 the edge has
-    one channel), so it is kept to three C-speed passes over a batch: the keys (the key
-    expression inlined in one comprehension, ``batch_key_function``), their channels
-    (looked up in a dict of the keys seen so far: hashing a key to its key group costs as
-    much again), and the split. A key's channel is the subtask owning its key group, the
-    same math the keyed state uses, so a key always reaches the subtask holding its state.
+    one channel), so it is kept to the floor. A key's channel is remembered in a dict once
+    computed (hashing a key to its key group costs as much as the rest), and while every
+    key of a batch is known one loop does it all, the key expression inline
+    (``router``, ~65 ns a record); a batch with a new key takes three passes instead: the
+    keys (the expression inline in one comprehension, ``batch_key_function``), their
+    channels, and the split (~90 ns). A key's channel is the subtask owning its key group,
+    the same math the keyed state uses, so a key always reaches the subtask holding its state.
     """
 
     def __init__(self, number_of_channels: int, key_function: Callable, max_parallelism: int,
-                 batch_key_function: Callable[[list], list] | None = None):
+                 batch_key_function: Callable[[list], list] | None = None,
+                 router: Callable[[list, dict, list], None] | None = None):
         super().__init__(number_of_channels)
         self.key_function = key_function
         self.batch_key_function = batch_key_function or (lambda batch: [key_function(record) for record in batch])
+        self.router = router
         self.max_parallelism = max_parallelism
         # key group -> channel, precomputed: subtask_for_key_group for every key group
         self._channel_of_group = [
@@ -95,6 +99,13 @@ class HashPartitioner(Partitioner):
         n = self.number_of_channels
         if n == 1:
             return [(0, batch)]
+        if self.router is not None and type(batch) is list:
+            outputs = [[] for _ in range(n)]
+            try:
+                self.router(batch, self._channel_of_key, [output.append for output in outputs])
+                return [(c, outputs[c]) for c in range(n) if outputs[c]]
+            except (KeyError, TypeError):  # a new or unhashable key, or a failing key expression:
+                pass  # the passes below route the batch, or raise the expression's error again
         channels = self._channels_of(self.batch_key_function(batch))
         outputs = _split(batch, channels, n)
         if type(batch) is TimestampedBatch:
@@ -150,7 +161,7 @@ def _split(items: list, channels: list[int], n: int) -> list[list]:
 
 def create_partitioner(partitioning: str, number_of_channels: int, *, key_function=None,
                        max_parallelism: int = 128, producer_index: int = 0,
-                       batch_key_function=None) -> Partitioner | None:
+                       batch_key_function=None, router=None) -> Partitioner | None:
     """Return the partitioner of an edge, or None for broadcast (the writer copies to all)."""
     if partitioning == "broadcast":
         return None
@@ -161,5 +172,5 @@ def create_partitioner(partitioning: str, number_of_channels: int, *, key_functi
     if partitioning == "hash":
         if key_function is None:
             raise ValueError("hash partitioning needs a key function")
-        return HashPartitioner(number_of_channels, key_function, max_parallelism, batch_key_function)
+        return HashPartitioner(number_of_channels, key_function, max_parallelism, batch_key_function, router)
     raise ValueError(f"unknown partitioning '{partitioning}'")

@@ -101,15 +101,18 @@ routable_keys = st.one_of(keys, st.lists(st.integers(), max_size=3), st.dictiona
 
 
 @given(st.lists(st.lists(routable_keys, max_size=30), max_size=6), st.integers(min_value=2, max_value=5),
-       st.sampled_from([1, 4, 1 << 16]))
-def test_remembered_routes_send_every_key_to_its_owner_in_every_batch(batches, channels, cache_limit):
+       st.sampled_from([1, 4, 1 << 16]), st.booleans())
+def test_remembered_routes_send_every_key_to_its_owner_in_every_batch(batches, channels, cache_limit, fused):
     """Keys seen before take the remembered channel, new, unhashable and overflowing ones the
-    computed one: every record still reaches the owner of its key group, in order."""
+    computed one, with or without the one-loop router: every record still reaches the owner
+    of its key group, in order."""
     import engine.runtime.io.partitioner as partitioner_module
+    from engine.spec.expressions import compile_batch_router
 
     original, partitioner_module.ROUTE_CACHE_LIMIT = partitioner_module.ROUTE_CACHE_LIMIT, cache_limit
     try:
-        partitioner = HashPartitioner(channels, lambda record: record[1], 32)
+        partitioner = HashPartitioner(channels, lambda record: record[1], 32,
+                                      router=compile_batch_router("x[1]") if fused else None)
         for keys_ in batches + batches:  # the second round finds its keys remembered
             batch = list(enumerate(keys_))
             parts = partitioner.partition(batch)
@@ -123,19 +126,25 @@ def test_remembered_routes_send_every_key_to_its_owner_in_every_batch(batches, c
         partitioner_module.ROUTE_CACHE_LIMIT = original
 
 
-def test_the_batch_key_function_and_the_record_one_route_alike():
-    from engine.spec.expressions import compile_batch_expression, compile_expression
+def compiled_partitioner(channels: int, key: str) -> HashPartitioner:
+    from engine.spec.expressions import compile_batch_expression, compile_batch_router, compile_expression
+
+    return HashPartitioner(channels, compile_expression(key).function, 128, compile_batch_expression(key),
+                           compile_batch_router(key))
+
+
+def test_the_compiled_routes_and_the_per_record_one_agree():
+    from engine.spec.expressions import compile_expression
 
     batch = [{"user": f"u{i % 13}", "n": i} for i in range(200)]
     per_record = HashPartitioner(3, compile_expression("x.user").function, 128)
-    batched = HashPartitioner(3, compile_expression("x.user").function, 128, compile_batch_expression("x.user"))
-    assert per_record.partition(batch) == batched.partition(batch) == batched.partition(batch)
+    compiled = compiled_partitioner(3, "x.user")
+    first = compiled.partition(batch)  # three passes: every key is new
+    assert per_record.partition(batch) == first == compiled.partition(batch)  # then one loop
 
 
 def test_a_failing_key_expression_fails_the_batch_not_the_routing():
-    from engine.spec.expressions import compile_batch_expression, compile_expression
-
-    partitioner = HashPartitioner(2, compile_expression("x.user").function, 128, compile_batch_expression("x.user"))
+    partitioner = compiled_partitioner(2, "x.user")
     partitioner.partition([{"user": "a"}])
     with pytest.raises(KeyError, match="user"):
         partitioner.partition([{"user": "a"}, {"name": "b"}])

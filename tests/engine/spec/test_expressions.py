@@ -18,6 +18,7 @@ from engine.spec.expressions import (
     ResultTooLarge,
     check_expression,
     compile_batch_expression,
+    compile_batch_router,
     compile_expression,
 )
 
@@ -161,6 +162,31 @@ def test_valid_expressions_compute_what_python_computes(source, record, expected
 @pytest.mark.parametrize(("source", "record", "expected"), VALID)
 def test_the_batch_form_computes_what_the_record_form_computes(source, record, expected):
     assert compile_batch_expression(source)([record, record]) == [expected, expected]
+
+
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("source", "record", "expected"), [case for case in VALID if _hashable(case[2])])
+def test_the_router_routes_by_what_the_record_form_computes(source, record, expected):
+    outputs = [[], []]
+    compile_batch_router(source)([record, record], {expected: 1}, [output.append for output in outputs])
+    assert outputs == [[], [record, record]]
+
+
+def test_the_router_raises_for_an_unhashable_key():
+    with pytest.raises(TypeError):
+        compile_batch_router("[x]")([1], {}, [[].append])
+
+
+def test_the_router_raises_for_a_key_it_does_not_know():
+    with pytest.raises(KeyError):
+        compile_batch_router("x % 3")([1, 2], {1: 0}, [[].append])
 
 
 def test_the_batch_form_is_checked_like_the_record_form():
@@ -485,10 +511,19 @@ def test_compiled_code_is_verified_even_if_the_tree_checks_had_a_hole(forged):
 
 @pytest.mark.parametrize("forged", ["x.__class__", "open", "(lambda: 1)", "[y for y in x]"])
 def test_batch_code_is_verified_even_if_the_tree_checks_had_a_hole(forged):
-    """The comprehension the compiler wraps around a batch function is the only nesting allowed."""
+    """The comprehension the compiler wraps around a batch function is the only nesting allowed,
+    and a router (a plain loop) allows none."""
     body = ast.parse(forged, mode="eval").body
     with pytest.raises(ExpressionError):
         expressions._make_batch_function(body, "x", "<forged>")
+    with pytest.raises(ExpressionError):
+        expressions._make_router(ast.parse(forged, mode="eval").body, "x", "<forged>")
+
+
+def test_the_router_reaches_no_builtins():
+    router = compile_batch_router("len(x.tags) % 2")
+    assert router.__globals__["__builtins__"] == {}
+    assert set(router.__code__.co_names) <= {"len", "__class__", "_int", "_modulo"}
 
 
 def test_a_dunder_string_is_only_data():
