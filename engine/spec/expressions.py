@@ -799,7 +799,8 @@ def _verify_code(code: types.CodeType, nesting: int = 1) -> None:
     produce because ``_int`` is no name of the language. So even a hole in the checks
     could not reach builtins, module globals, frames or dunder attributes. Code objects
     nest exactly as deep as the compiler's own wrapping: ``nesting`` 1 for the lambda,
-    2 for the list comprehension of a batch function; user text defines none.
+    2 for the list comprehension of a batch function, 0 for a router's own code; user
+    text defines none.
     """
     pending = [(code, 0)]
     while pending:
@@ -973,7 +974,7 @@ def _compile_router(source: str, name: str) -> Callable[[list, dict, list], None
 
 
 def _checked_body(source: str, names: tuple[str, ...]) -> ast.expr:
-    """Parse, check and rewrite ``source``: the body both compiled forms are built from."""
+    """Parse, check and rewrite ``source``: the body every compiled form is built from."""
     if len(source) > MAX_LENGTH:
         raise ExpressionError(f"the expression is longer than {MAX_LENGTH:,} characters ({len(source):,})")
     text = _Source(source)
