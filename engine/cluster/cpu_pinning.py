@@ -12,7 +12,10 @@ Which CPU: the first of the process's allowed CPUs that no other slot on this ho
 A slot holds a CPU with an exclusive ``flock`` on that CPU's file in a directory shared by
 the host, so the CPU is free again when the slot ends, and also when its process is
 killed. When every CPU is held (more busy slots than CPUs) the slot is not pinned and the
-OS shares the CPUs out, as it would without pinning.
+OS shares the CPUs out, as it would without pinning. The directory is
+``$ENGINE_CPU_LOCK_DIR``, by default ``engine-slot-cpus`` in the temporary directory;
+containers sharing a host must share it (docker-compose mounts one volume in all), or
+their slots would each take the first CPU.
 """
 from __future__ import annotations
 
@@ -25,11 +28,15 @@ from typing import Iterator
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_LOCK_DIR = Path(tempfile.gettempdir()) / "engine-slot-cpus"
+LOCK_DIR_VARIABLE = "ENGINE_CPU_LOCK_DIR"
+
+
+def default_lock_dir() -> Path:
+    return Path(os.environ.get(LOCK_DIR_VARIABLE) or Path(tempfile.gettempdir()) / "engine-slot-cpus")
 
 
 @contextlib.contextmanager
-def pinned_to_a_free_cpu(lock_dir: Path | str = DEFAULT_LOCK_DIR) -> Iterator[int | None]:
+def pinned_to_a_free_cpu(lock_dir: Path | str | None = None) -> Iterator[int | None]:
     """Run the body on one CPU no other slot holds; yield that CPU, or None when not pinned.
 
     Pins the calling thread, so threads it starts inside the body inherit the CPU. On exit
@@ -40,7 +47,7 @@ def pinned_to_a_free_cpu(lock_dir: Path | str = DEFAULT_LOCK_DIR) -> Iterator[in
     if len(allowed) < 2:  # nothing to choose, or no affinity on this platform
         yield None
         return
-    held = _hold_a_free_cpu(Path(lock_dir), allowed)
+    held = _hold_a_free_cpu(Path(lock_dir) if lock_dir is not None else default_lock_dir(), allowed)
     if held is None:
         yield None
         return

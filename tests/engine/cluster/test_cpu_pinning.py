@@ -63,3 +63,18 @@ def test_the_thread_gets_its_cpus_back_after_the_slot(tmp_path):
     assert os.sched_getaffinity(0) == before
     with pinned_to_a_free_cpu(tmp_path) as again:
         assert again == cpu, "released at the end of the body"
+
+
+def test_the_lock_directory_comes_from_the_environment(tmp_path, monkeypatch):
+    """Containers on one host share it through ENGINE_CPU_LOCK_DIR: a CPU held there is not taken again."""
+    monkeypatch.setenv("ENGINE_CPU_LOCK_DIR", str(tmp_path / "shared"))
+    allowed = sorted(os.sched_getaffinity(0))
+    holders = [start_holder(tmp_path / "shared") for _ in allowed]
+    try:
+        with pinned_to_a_free_cpu() as cpu:
+            assert cpu is None, "every CPU is held in the shared directory"
+        assert sorted((tmp_path / "shared").iterdir()), "the holders used the directory from the environment"
+    finally:
+        for process, _ in holders:
+            process.kill()
+            process.wait()
