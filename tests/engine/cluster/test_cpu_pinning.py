@@ -42,8 +42,8 @@ def test_each_slot_process_gets_a_cpu_no_other_holds_until_it_ends_or_dies(tmp_p
         for _, report in holders:
             assert report["main"] == report["thread"] == [report["cpu"]], "threads started inside inherit it"
         extra, report = start_holder(tmp_path)
+        holders.append((extra, report))
         assert report["cpu"] is None and report["main"] == allowed, "all held: the OS shares the CPUs out"
-        extra.kill()
         first, first_report = holders[0]
         first.send_signal(signal.SIGKILL)
         first.wait()
