@@ -1,6 +1,8 @@
 """Helpers shared by tests: small pipeline definitions, authenticated clients, polling."""
 from __future__ import annotations
 
+import contextlib
+
 
 def simple_pipeline(count: int | None = 100, expression: str = "x * 2", *, parallelism: int = 1,
                     interval_ms: int = 200, rate: float = 0, name: str = "doubler") -> dict:
@@ -74,3 +76,21 @@ def grid_pipeline(count: int = 200, columns: int = 10, name: str = "grid") -> di
                               "partitioning": "forward", "exchange": "pipelined"})
     return {"format": 1, "name": name, "mode": "streaming", "parallelism": 1,
             "checkpointing": {"interval_ms": 1000}, "nodes": nodes, "edges": edges}
+
+
+
+@contextlib.contextmanager
+def connected_networks(capacity: int):
+    """Two TCP networks (slot 0 hosts subtask a#0, slot 1 b#0) that know each other; closed on exit."""
+    from engine.runtime.io.tcp_channel import TcpNetwork
+
+    slots = [[("a", 0)], [("b", 0)]]
+    networks = [TcpNetwork(i, slots, bind_host="127.0.0.1", capacity=capacity) for i in range(2)]
+    try:
+        peers = [network.peer_info() for network in networks]
+        for network in networks:
+            network.set_peers(peers)
+        yield networks
+    finally:
+        for network in networks:
+            network.close()

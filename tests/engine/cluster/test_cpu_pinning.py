@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from engine.cluster.cpu_pinning import pinned_to_a_free_cpu
 
 HOLDER = textwrap.dedent("""
@@ -24,36 +26,40 @@ HOLDER = textwrap.dedent("""
 """)
 
 
-def start_holder(lock_dir):
-    process = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock_dir)], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": "."})
-    return process, json.loads(process.stdout.readline())
+@pytest.fixture
+def start_holder():
+    """Start a process holding a CPU in a lock directory; return it and what it reports. Killed after the test."""
+    processes = []
+
+    def start(lock_dir):
+        process = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock_dir)], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": "."})
+        processes.append(process)
+        return process, json.loads(process.stdout.readline())
+
+    yield start
+    for process in processes:
+        process.kill()
+        process.wait()
 
 
-def test_each_slot_process_gets_a_cpu_no_other_holds_until_it_ends_or_dies(tmp_path):
+def test_each_slot_process_gets_a_cpu_no_other_holds_until_it_ends_or_dies(tmp_path, start_holder):
     allowed = sorted(os.sched_getaffinity(0))
     holders = [start_holder(tmp_path) for _ in allowed]
-    try:
-        cpus = [report["cpu"] for _, report in holders]
-        if len(allowed) < 2:
-            assert cpus == [None], "one CPU: nothing to choose, nothing pinned"
-            return
-        assert sorted(cpus) == allowed, "every CPU once"
-        for _, report in holders:
-            assert report["main"] == report["thread"] == [report["cpu"]], "threads started inside inherit it"
-        extra, report = start_holder(tmp_path)
-        holders.append((extra, report))
-        assert report["cpu"] is None and report["main"] == allowed, "all held: the OS shares the CPUs out"
-        first, first_report = holders[0]
-        first.send_signal(signal.SIGKILL)
-        first.wait()
-        replacement, report = start_holder(tmp_path)
-        holders.append((replacement, report))
-        assert report["cpu"] == first_report["cpu"], "a killed slot's CPU is free again"
-    finally:
-        for process, _ in holders:
-            process.kill()
-            process.wait()
+    cpus = [report["cpu"] for _, report in holders]
+    if len(allowed) < 2:
+        assert cpus == [None], "one CPU: nothing to choose, nothing pinned"
+        return
+    assert sorted(cpus) == allowed, "every CPU once"
+    for _, report in holders:
+        assert report["main"] == report["thread"] == [report["cpu"]], "threads started inside inherit it"
+    _, report = start_holder(tmp_path)
+    assert report["cpu"] is None and report["main"] == allowed, "all held: the OS shares the CPUs out"
+    first, first_report = holders[0]
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    _, report = start_holder(tmp_path)
+    assert report["cpu"] == first_report["cpu"], "a killed slot's CPU is free again"
 
 
 def test_the_thread_gets_its_cpus_back_after_the_slot(tmp_path):
@@ -65,16 +71,11 @@ def test_the_thread_gets_its_cpus_back_after_the_slot(tmp_path):
         assert again == cpu, "released at the end of the body"
 
 
-def test_the_lock_directory_comes_from_the_environment(tmp_path, monkeypatch):
+def test_the_lock_directory_comes_from_the_environment(tmp_path, monkeypatch, start_holder):
     """Containers on one host share it through ENGINE_CPU_LOCK_DIR: a CPU held there is not taken again."""
     monkeypatch.setenv("ENGINE_CPU_LOCK_DIR", str(tmp_path / "shared"))
-    allowed = sorted(os.sched_getaffinity(0))
-    holders = [start_holder(tmp_path / "shared") for _ in allowed]
-    try:
-        with pinned_to_a_free_cpu() as cpu:
-            assert cpu is None, "every CPU is held in the shared directory"
-        assert sorted((tmp_path / "shared").iterdir()), "the holders used the directory from the environment"
-    finally:
-        for process, _ in holders:
-            process.kill()
-            process.wait()
+    for _ in os.sched_getaffinity(0):
+        start_holder(tmp_path / "shared")
+    with pinned_to_a_free_cpu() as cpu:
+        assert cpu is None, "every CPU is held in the shared directory"
+    assert sorted((tmp_path / "shared").iterdir()), "the holders used the directory from the environment"

@@ -11,8 +11,7 @@ from engine.runtime.io.local_channel import LocalChannel
 from engine.runtime.io.network import ChannelId
 from engine.runtime.io.partitioner import RoundRobinPartitioner
 from engine.runtime.io.record_writer import RecordWriter
-from engine.runtime.io.tcp_channel import TcpNetwork
-from tests.support import wait_until
+from tests.support import connected_networks, wait_until
 
 
 def settings(**overrides):
@@ -64,12 +63,7 @@ def test_writer_cuts_parts_to_the_announced_size_and_budgets_a_step():
 
 
 def test_the_announcement_travels_back_to_a_remote_producer():
-    slots = [[("a", 0)], [("b", 0)]]
-    networks = [TcpNetwork(i, slots, bind_host="127.0.0.1", capacity=4) for i in range(2)]
-    try:
-        peers = [network.peer_info() for network in networks]
-        for network in networks:
-            network.set_peers(peers)
+    with connected_networks(capacity=4) as networks:
         channel_id = ChannelId("e", ("a", 0), ("b", 0))
         producer = networks[0].output_channel(channel_id)
         consumer = networks[1].input_channel(channel_id)
@@ -77,9 +71,6 @@ def test_the_announcement_travels_back_to_a_remote_producer():
         assert producer.buffer_size is None
         consumer.announce_buffer_size(17)
         wait_until(lambda: producer.buffer_size == 17, 10, "the BUFFER_SIZE frame")
-    finally:
-        for network in networks:
-            network.close()
 
 
 def backpressured(debloat: dict | None, count=30000):

@@ -8,8 +8,8 @@ from engine.cluster.local import LocalJob
 from engine.runtime.io.events import END_OF_PARTITION, CheckpointBarrier
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.network import ChannelId
-from engine.runtime.io.tcp_channel import RemoteInputChannel, RemoteOutputChannel, TcpNetwork
-from tests.support import wait_until
+from engine.runtime.io.tcp_channel import RemoteInputChannel, RemoteOutputChannel
+from tests.support import connected_networks, wait_until
 
 CAPACITY = 4
 
@@ -32,12 +32,7 @@ def run(definition, tmp_path, kill_hook=None):
 
 
 def test_pair_of_networks_carries_buffers_and_events_in_order():
-    slots = [[("a", 0)], [("b", 0)]]
-    networks = [TcpNetwork(i, slots, bind_host="127.0.0.1", capacity=2) for i in range(2)]
-    try:
-        peers = [network.peer_info() for network in networks]
-        for network in networks:
-            network.set_peers(peers)
+    with connected_networks(capacity=2) as networks:
         channel_id = ChannelId("e", ("a", 0), ("b", 0))
         output = networks[0].output_channel(channel_id)
         assert isinstance(output, RemoteOutputChannel)
@@ -57,9 +52,6 @@ def test_pair_of_networks_carries_buffers_and_events_in_order():
             received.append(polled[1])
         assert received == items
         assert receiver.max_queued <= 2 + 2  # its credit (capacity 2) plus the events
-    finally:
-        for network in networks:
-            network.close()
 
 
 def test_keyed_job_across_tcp_channels(tmp_path):
@@ -101,12 +93,7 @@ def test_slow_sink_keeps_memory_bounded(tmp_path):
 def test_a_producer_waits_until_its_remote_channels_sent_everything():
     """Data waiting for credit must go out before the producer reports finished: its slot then
     closes the connection, and what was still queued would be lost."""
-    slots = [[("a", 0)], [("b", 0)]]
-    networks = [TcpNetwork(i, slots, bind_host="127.0.0.1", capacity=2) for i in range(2)]
-    try:
-        peers = [network.peer_info() for network in networks]
-        for network in networks:
-            network.set_peers(peers)
+    with connected_networks(capacity=2) as networks:
         channel_id = ChannelId("e", ("a", 0), ("b", 0))
         output = networks[0].output_channel(channel_id)
         output.push([1])
@@ -114,20 +101,12 @@ def test_a_producer_waits_until_its_remote_channels_sent_everything():
         assert not output.wait_until_sent(0.05), "no credit yet: the consumer has not opened its end"
         InputGate([networks[1].input_channel(channel_id)])  # binds: grants the credit
         assert output.wait_until_sent(10)
-    finally:
-        for network in networks:
-            network.close()
 
 
 def test_an_event_waits_until_the_consumer_bound_its_end():
     """An event needs no credit, but it must not reach a slot whose consumer subtask has not
     built its input channel yet: that slot could not tell which channel the frame is for."""
-    slots = [[("a", 0)], [("b", 0)]]
-    networks = [TcpNetwork(i, slots, bind_host="127.0.0.1", capacity=2) for i in range(2)]
-    try:
-        peers = [network.peer_info() for network in networks]
-        for network in networks:
-            network.set_peers(peers)
+    with connected_networks(capacity=2) as networks:
         channel_id = ChannelId("e", ("a", 0), ("b", 0))
         output = networks[0].output_channel(channel_id)
         barrier = CheckpointBarrier(1, 5)
@@ -137,6 +116,3 @@ def test_an_event_waits_until_the_consumer_bound_its_end():
         assert output.wait_until_sent(10)
         received = wait_until(gate.poll_next, 10, "the barrier at the consumer", interval=0.001)
         assert received[1] == barrier
-    finally:
-        for network in networks:
-            network.close()
