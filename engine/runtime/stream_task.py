@@ -80,6 +80,7 @@ import traceback
 
 from engine.checkpoint import storage
 from engine.runtime.gateway import JobMasterGateway, TaskId
+from engine.runtime.gc_tuning import collector_tuned_for_batches
 from engine.runtime.io.barrier_handler import create_barrier_handler
 from engine.runtime.io.buffer_debloater import BufferDebloater, DebloatSettings
 from engine.runtime.io.events import (END_OF_DATA, END_OF_DATA_NO_DRAIN, END_OF_PARTITION, MAX_WATERMARK,
@@ -238,6 +239,10 @@ class StreamTask:
     # -- thread entry ------------------------------------------------------------------------
     def invoke(self) -> None:
         """Run the subtask to its end in the calling thread (the mailbox thread)."""
+        with collector_tuned_for_batches():
+            self._invoke()
+
+    def _invoke(self) -> None:
         self.mailbox.bind_to_current_thread()
         try:
             self._before_invoke()
