@@ -111,6 +111,9 @@ class TaskMailbox:
         self.has_new_mail = False
         """Lock-free mirror of ``bool(self._queue)``, read by the hot loop on every step."""
         self._mailbox_thread = threading.current_thread()
+        self.before_waiting: Callable[[], None] | None = None
+        """Called in the mailbox thread whenever ``take`` is about to block: the thread has
+        nothing else to do, the moment to send what its output buffers hold."""
 
     # -- thread contract -------------------------------------------------------------
     def bind_to_current_thread(self) -> None:
@@ -185,6 +188,13 @@ class TaskMailbox:
         mail = self._take_from_batch(priority)
         if mail is not None:
             return mail
+        if self.before_waiting is not None:
+            with self._lock:
+                self._check_take_allowed()
+                mail = self._take_locked(priority)
+            if mail is not None:
+                return mail
+            self.before_waiting()  # outside the lock: it may wake other threads
         with self._lock:
             while True:
                 self._check_take_allowed()
@@ -399,6 +409,8 @@ class MailboxProcessor:
                 mail.run()
         if self._running and self._suspension is None:
             self._default_action(self._controller)
+        elif self._running and self.mailbox.before_waiting is not None:
+            self.mailbox.before_waiting()  # where the loop would block
         return self._running
 
     def _process_mail(self) -> bool:

@@ -77,6 +77,16 @@ class OperatorChain:
         for writer in self.writers:
             writer.broadcast_event(event)
 
+    @property
+    def buffers_output(self) -> bool:
+        """Whether a writer keeps output buffers that ``flush_outputs`` must send when idle."""
+        return any(writer.buffers_output for writer in self.writers)
+
+    def flush_outputs(self) -> None:
+        """Send what the writers' output buffers hold (the subtask is about to wait)."""
+        for writer in self.writers:
+            writer.flush()
+
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
         for operator in self.operators:
             operator.notify_checkpoint_complete(checkpoint_id)

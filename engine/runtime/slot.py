@@ -34,8 +34,9 @@ class Slot(TaskExecutorGateway):
     """Runs one subtask of each job vertex assigned to it, each on its own mailbox thread.
 
     ``config``: ``{"checkpoint_storage": url, "checkpointing": {definition section},
-    "mode": "streaming" | "batch", "batch_size": records per source poll (default 1024),
-    ...}``. ``restore``: the metadata of the completed checkpoint to restore from (as
+    "mode": "streaming" | "batch", "batch_size": records per source poll and per output
+    buffer (default 1024), "buffer_timeout_ms": age at which a partly filled output buffer
+    is sent anyway (default 100), ...}``. ``restore``: the metadata of the completed checkpoint to restore from (as
     ``CheckpointStorage.load_metadata`` returns it), or None. ``kill_hook``: test hook (see
     ``engine.runtime.kill_hooks``).
     """

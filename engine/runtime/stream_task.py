@@ -306,6 +306,8 @@ class StreamTask:
         operators = [create_operator(node, self._operator_context(node, position, restore))
                      for position, node in enumerate(self.vertex.operators)]
         self.chain = OperatorChain(operators, writers)
+        if self.chain.buffers_output:
+            self.mailbox.before_waiting = self.chain.flush_outputs
         self._restored_finished = restore is not None and restore.is_finished(self.vertex.operators[0]["id"])
         if self._restored_finished:
             return  # nothing to initialise or open: it only ends its outputs (close still runs)
@@ -358,8 +360,10 @@ class StreamTask:
                 key_function=compile_expression_function(edge.key) if hashed else None,
                 batch_key_function=compile_batch_expression(edge.key) if hashed else None,
                 router=compile_batch_router(edge.key) if hashed else None)
-            writers.setdefault(edge.source_node, []).append(
-                RecordWriter(edge.id, channels, partitioner, debloat=self.debloat.enabled))
+            writers.setdefault(edge.source_node, []).append(RecordWriter(
+                edge.id, channels, partitioner, debloat=self.debloat.enabled,
+                buffer_records=int(self.config.get("batch_size", DEFAULT_BATCH_SIZE)),
+                buffer_timeout_s=float(self.config.get("buffer_timeout_ms", 100)) / 1000))
         return writers
 
     def _operator_context(self, node: dict, position: int, restore) -> OperatorContext:

@@ -26,6 +26,10 @@ from engine.runtime.state.key_groups import _GOLDEN, _MASK32, key_group_for, key
 class Partitioner:
     """Splits a batch over ``number_of_channels`` channels."""
 
+    parts_are_new = False
+    """Whether ``partition`` always returns lists of its own (never the batch it was given),
+    which a record writer may then keep and extend as output buffers."""
+
     def __init__(self, number_of_channels: int):
         self.number_of_channels = number_of_channels
 
@@ -41,6 +45,8 @@ class ForwardPartitioner(Partitioner):
 
 class RoundRobinPartitioner(Partitioner):
     """Record i of the stream goes to channel (offset + i) % n: rebalance and rescale."""
+
+    parts_are_new = True  # slices (at n == 1 the writer has a single channel and never asks)
 
     def __init__(self, number_of_channels: int, start: int = 0):
         super().__init__(number_of_channels)
@@ -81,6 +87,8 @@ class HashPartitioner(Partitioner):
     channels, and the split (~90 ns). A key's channel is the subtask owning its key group,
     the same math the keyed state uses, so a key always reaches the subtask holding its state.
     """
+
+    parts_are_new = True  # (at n == 1 the writer has a single channel and never asks)
 
     def __init__(self, number_of_channels: int, key_function: Callable, max_parallelism: int,
                  batch_key_function: Callable[[list], list] | None = None,

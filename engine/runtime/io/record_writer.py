@@ -2,9 +2,25 @@
 
 It splits each emitted batch with the edge's partitioner and pushes the parts into the
 channels to the consumer subtasks; events (barriers, watermarks, end of partition) go to
-every channel. A batch is pushed as soon as it is emitted: the operators already work in
-batches, so there is no second buffering layer and no flush timer; a barrier can never
-overtake records because both go through the same queues in emission order.
+every channel.
+
+Output buffers (partitioned edges only): a partitioner cuts each batch into one small part
+per channel -- at parallelism n, about 1/n of a batch each. Pushed as they are, every part
+would cost a buffer's overhead (a queue hand-over, a wake-up of the consumer, across
+processes a frame, a pickle and a GIL hand-over on each side) for a fraction of the
+records, so the overhead per record would grow with the parallelism. Instead each channel
+has an output buffer that collects parts until it holds ``buffer_records`` records (the
+batch size), as Flink fills a network buffer before sending it. A buffer also leaves
+
+- before any event (barrier, watermark, end of data / partition): nothing ever overtakes
+  or falls behind an event, so checkpoints stay exact;
+- when the subtask runs out of work (``flush``; the task's mailbox calls it before its
+  thread blocks -- idle, backpressured or waiting in an operator): a quiet stream is not
+  delayed;
+- when it is older than ``buffer_timeout_s`` at the next emit (Flink's buffer timeout, 100
+  ms): a busy subtask with a selective output does not hold records back for long.
+
+Forward and broadcast edges push each batch as it comes: it is whole already.
 
 Availability: the writer is available while every channel has room. The task checks it
 between two steps of its default action and, if a channel is full, suspends the default
@@ -19,25 +35,40 @@ Threading model: used only by the producer's mailbox thread.
 """
 from __future__ import annotations
 
+import time
 from typing import Callable, Sequence
 
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.io.partitioner import Partitioner
+
+DEFAULT_BUFFER_RECORDS = 1024
+"""Records an output buffer collects before it is sent (the default batch size)."""
+DEFAULT_BUFFER_TIMEOUT_S = 0.1
+"""Age after which an output buffer leaves at the next emit, full or not."""
 
 
 class RecordWriter:
     """Writes batches and events of one job edge into its output channels."""
 
     def __init__(self, edge_id: str, channels: Sequence, partitioner: Partitioner | None, *,
-                 debloat: bool = False):
+                 debloat: bool = False, buffer_records: int = DEFAULT_BUFFER_RECORDS,
+                 buffer_timeout_s: float = DEFAULT_BUFFER_TIMEOUT_S):
         self.edge_id = edge_id
         self.channels = list(channels)
         self.partitioner = partitioner
         """None means broadcast: every batch goes to every channel."""
         self.records_out = 0
+        self.buffer_records = max(1, int(buffer_records))
+        self.buffer_timeout_s = buffer_timeout_s
         self._single = self.channels[0] if len(self.channels) == 1 else None
+        self._buffers: list = [None] * len(self.channels)  # channel -> output buffer (None: empty)
+        self._buffered_since: float | None = None  # first part buffered since the last flush (None: none)
         if debloat:
             self.emit = self._emit_debloated  # type: ignore[method-assign]
+        self.buffers_output = (not debloat and self._single is None and partitioner is not None
+                               and partitioner.parts_are_new)
+        if self.buffers_output:
+            self.emit = self._emit_buffered  # type: ignore[method-assign]
 
     def emit(self, batch: list) -> None:
         """Send a batch of records (must not be mutated afterwards by the caller)."""
@@ -54,6 +85,46 @@ class RecordWriter:
             channels = self.channels
             for index, part in self.partitioner.partition(batch):
                 channels[index].push(part)
+
+    def _emit_buffered(self, batch: list) -> None:
+        """``emit`` of a partitioned edge: parts go into the channels' output buffers."""
+        if not batch:
+            return
+        self.records_out += len(batch)
+        buffers = self._buffers
+        limit = self.buffer_records
+        for index, part in self.partitioner.partition(batch):
+            buffer = buffers[index]
+            if buffer is None:
+                buffer = part  # the partitioner's own new list: adopted, not copied
+            elif type(buffer) is type(part):
+                buffer.extend(part)
+                if type(buffer) is TimestampedBatch:
+                    buffer.timestamps.extend(part.timestamps)
+            else:  # records with event times after records without (or back): keep them apart
+                self.channels[index].push(buffer)
+                buffer = part
+            if len(buffer) >= limit:
+                buffers[index] = None
+                self.channels[index].push(buffer)
+            else:
+                buffers[index] = buffer
+        if self._buffered_since is None:
+            if any(buffer is not None for buffer in buffers):
+                self._buffered_since = time.monotonic()
+        elif time.monotonic() - self._buffered_since >= self.buffer_timeout_s:
+            self.flush()
+
+    def flush(self) -> None:
+        """Send every output buffer that holds records, full or not."""
+        if self._buffered_since is None:
+            return
+        self._buffered_since = None
+        buffers = self._buffers
+        for index, buffer in enumerate(buffers):
+            if buffer is not None:
+                buffers[index] = None
+                self.channels[index].push(buffer)
 
     def _emit_debloated(self, batch: list) -> None:
         """``emit`` when debloating: parts are cut to each channel's announced buffer size."""
@@ -77,6 +148,7 @@ class RecordWriter:
 
     def broadcast_event(self, event) -> None:
         """Send an event to every channel, behind everything emitted before."""
+        self.flush()
         for channel in self.channels:
             channel.push(event)
 

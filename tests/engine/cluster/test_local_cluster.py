@@ -1,6 +1,7 @@
 """The in-process cluster runs whole pipelines: results, checkpoints, savepoints, restarts."""
 from __future__ import annotations
 
+import gc
 import json
 from collections import Counter
 from pathlib import Path
@@ -9,6 +10,8 @@ import pytest
 
 from engine.checkpoint.storage import load_metadata
 from engine.cluster.local import LocalCluster
+from engine.runtime.gc_tuning import YOUNG_THRESHOLD
+from tests.support import wait_until
 
 
 def pipeline(nodes, edges, parallelism=1, checkpointing=None, restart=None, **extra):
@@ -253,3 +256,33 @@ def test_tumbling_and_sliding_event_time_windows(cluster, tmp_path):
     sliding = {(k, end): count for k, end, count in result.collected["out_s"]}
     assert sliding[(0, 150)] == len([x for x in range(100) if x % 2 == 0 and 50 <= x * 10 < 150])
     assert len(sliding) == 2 * 21
+
+
+def test_a_quiet_keyed_stream_is_not_held_in_output_buffers(tmp_path):
+    """A hash edge collects each channel's records into buffers of a batch; a subtask that
+    runs out of work sends what it holds, even with a buffer timeout of an hour and no
+    checkpoint barrier coming to push the buffers out."""
+    patient = LocalCluster(config={"buffer_timeout_ms": 3_600_000})
+    handle = patient.submit(keyed_sum(parallelism=2, count=None, rate=20, checkpointing={"enabled": False}),
+                            checkpoint_dir=str(tmp_path))
+    try:
+        wait_until(lambda: all(values.get("records_in", 0) > 0
+                               for task, values in handle.metrics().items() if task.startswith("agg")) and
+                   len([task for task in handle.metrics() if task.startswith("agg")]) == 2,
+                   30, "both keyed subtasks receiving records")
+    finally:
+        handle.cancel()
+    assert handle.wait(20).status == "CANCELED"
+
+
+def test_the_collector_runs_less_often_while_subtasks_run_and_as_before_after(tmp_path):
+    before = gc.get_threshold()
+    handle = LocalCluster().submit(keyed_sum(parallelism=2, count=None, rate=1000), checkpoint_dir=str(tmp_path))
+    try:
+        wait_until(lambda: handle.metrics(), 30, "the first metrics of the running job")
+        assert gc.get_threshold()[0] == max(before[0], YOUNG_THRESHOLD)
+        assert gc.get_threshold()[1:] == before[1:]
+    finally:
+        handle.cancel()
+    assert handle.wait(20).status == "CANCELED"
+    wait_until(lambda: gc.get_threshold() == before, 10, "the collector's thresholds put back")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 
-from engine.runtime.io.events import END_OF_PARTITION, CheckpointBarrier
+from engine.runtime.io.events import END_OF_PARTITION, CheckpointBarrier, TimestampedBatch
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.local_channel import LocalChannel
 from engine.runtime.io.partitioner import ForwardPartitioner, RoundRobinPartitioner
@@ -92,9 +92,61 @@ def test_round_robin_writer_spreads_records_over_channels():
     writer = RecordWriter("e", channels, RoundRobinPartitioner(3))
     writer.emit(list(range(7)))
     writer.emit([7, 8])
+    writer.flush()
     received = [[x for _, batch in drain(gate) for x in batch] for gate in gates]
     assert received == [[0, 3, 6], [1, 4, 7], [2, 5, 8]]
     assert writer.records_out == 9
+
+
+def test_partitioned_writer_sends_a_channel_s_parts_as_one_full_buffer():
+    channels = [LocalChannel(i) for i in range(2)]
+    gates = [InputGate([channel]) for channel in channels]
+    writer = RecordWriter("e", channels, RoundRobinPartitioner(2), buffer_records=4)
+    writer.emit([0, 1, 2, 3, 4, 5])
+    assert [drain(gate) for gate in gates] == [[], []]  # three records each: kept
+    writer.emit([6, 7, 8])
+    assert [[batch for _, batch in drain(gate)] for gate in gates] == [[[0, 2, 4, 6, 8]], [[1, 3, 5, 7]]]
+    writer.emit([9])
+    writer.flush()  # the task is about to wait: what is buffered leaves
+    assert [[batch for _, batch in drain(gate)] for gate in gates] == [[], [[9]]]
+
+
+def test_an_event_leaves_behind_the_records_buffered_before_it():
+    channels = [LocalChannel(i) for i in range(2)]
+    gates = [InputGate([channel]) for channel in channels]
+    writer = RecordWriter("e", channels, RoundRobinPartitioner(2))
+    writer.emit([0, 1, 2])
+    writer.broadcast_event(CheckpointBarrier(1, 0))
+    writer.emit([3])
+    writer.broadcast_event(END_OF_PARTITION)
+    assert [[item for _, item in drain(gate)] for gate in gates] == [
+        [[0, 2], CheckpointBarrier(1, 0), END_OF_PARTITION],
+        [[1], CheckpointBarrier(1, 0), [3], END_OF_PARTITION]]
+
+
+def test_a_buffer_older_than_the_timeout_leaves_at_the_next_emit():
+    channels = [LocalChannel(i) for i in range(2)]
+    gates = [InputGate([channel]) for channel in channels]
+    writer = RecordWriter("e", channels, RoundRobinPartitioner(2), buffer_timeout_s=0.0)
+    writer.emit([0, 1])
+    assert [drain(gate) for gate in gates] == [[], []]
+    writer.emit([2])
+    assert [[batch for _, batch in drain(gate)] for gate in gates] == [[[0, 2]], [[1]]]
+
+
+def test_buffered_event_times_stay_with_their_records():
+    channels = [LocalChannel(i) for i in range(2)]
+    gates = [InputGate([channel]) for channel in channels]
+    writer = RecordWriter("e", channels, RoundRobinPartitioner(2))
+    writer.emit(TimestampedBatch([0, 1, 2], [10, 11, 12]))
+    writer.emit(TimestampedBatch([3, 4], [13, 14]))
+    writer.emit([5])  # no event times: not merged into a buffer that has them
+    writer.flush()
+    first, second = [[batch for _, batch in drain(gate)] for gate in gates]
+    assert [(type(b), list(b), getattr(b, "timestamps", None)) for b in first] == [
+        (TimestampedBatch, [0, 2, 4], [10, 12, 14])]
+    assert [(type(b), list(b), getattr(b, "timestamps", None)) for b in second] == [
+        (TimestampedBatch, [1, 3], [11, 13]), (list, [5], None)]
 
 
 def test_empty_batches_are_not_sent():

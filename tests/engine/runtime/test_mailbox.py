@@ -112,6 +112,36 @@ def test_close_wakes_a_blocked_take():
     assert errors
 
 
+def test_before_waiting_runs_only_when_take_would_block():
+    mailbox, out, calls = TaskMailbox(), [], []
+    mailbox.before_waiting = lambda: calls.append("flush")
+    mailbox.put(mail(out, 1))
+    mailbox.take(0).run()
+    assert calls == []  # mail was there: no wait, no flush
+
+    def put_later():
+        mailbox.put(mail(out, 2))
+
+    def flush_then_wake():
+        calls.append("flush")
+        threading.Thread(target=put_later).start()
+
+    mailbox.before_waiting = flush_then_wake
+    mailbox.take(0).run()
+    assert calls == ["flush"] and out == [1, 2]
+
+
+def test_run_mailbox_step_calls_before_waiting_where_the_loop_would_block():
+    calls = []
+    processor = MailboxProcessor(Counter(10))
+    processor.mailbox.before_waiting = lambda: calls.append("flush")
+    processor.run_mailbox_step()
+    assert calls == []  # the default action ran
+    processor.suspend_default_action("idle")
+    processor.run_mailbox_step()
+    assert calls == ["flush"]
+
+
 class Counter:
     """A default action that counts steps and can be told to stop or to suspend."""
 
