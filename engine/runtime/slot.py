@@ -36,9 +36,9 @@ class Slot(TaskExecutorGateway):
     ``config``: ``{"checkpoint_storage": url, "checkpointing": {definition section},
     "mode": "streaming" | "batch", "batch_size": records per source poll and per output
     buffer (default 1024), "buffer_timeout_ms": age at which a partly filled output buffer
-    is sent anyway (default 100), ...}``. ``restore``: the metadata of the completed checkpoint to restore from (as
-    ``CheckpointStorage.load_metadata`` returns it), or None. ``kill_hook``: test hook (see
-    ``engine.runtime.kill_hooks``).
+    is sent anyway (default 100), ...}``. ``restore``: the metadata of the completed
+    checkpoint to restore from (as ``CheckpointStorage.load_metadata`` returns it), or
+    None. ``kill_hook``: test hook (see ``engine.runtime.kill_hooks``).
     """
 
     def __init__(self, job_graph, tasks: list[TaskId], gateway: JobMasterGateway, network, config: dict,
