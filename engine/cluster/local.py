@@ -296,13 +296,9 @@ class LocalJob:
                     status, failure = "CANCELED", f"the job did not finish within {timeout} s"
                     break
                 failure = self._failure
-                delay = strategy.on_failure()
-                if delay is None:
-                    status = "FAILED"
-                    break
-                self._set_status("RESTARTING", cause=failure, delay_ms=int(delay * 1000))
-                if self._sleep_unless_canceled(delay):
-                    status = "CANCELED"
+                ended = self._wait_to_restart(strategy, failure)
+                if ended is not None:
+                    status = ended
                     break
                 restore = self.coordinator.latest_completed() or self.restore_metadata
                 self.restarts += 1
@@ -372,13 +368,9 @@ class LocalJob:
                     continue
                 failure = attempt.failure
                 to_restart = self._stop_failover_set(plan, attempt, shuffle)
-                delay = restart_strategy.on_failure()
-                if delay is None:
-                    status = "FAILED"
-                    break
-                self._set_status("RESTARTING", cause=failure, delay_ms=int(delay * 1000))
-                if self._sleep_unless_canceled(delay):
-                    status = "CANCELED"
+                ended = self._wait_to_restart(restart_strategy, failure)
+                if ended is not None:
+                    status = ended
                     break
                 self.restarts += 1
                 failure = None
@@ -557,6 +549,18 @@ class LocalJob:
         for slot in self.slots:
             if not slot.join(JOIN_TIMEOUT_S):
                 logger.warning("a slot did not stop within %s s", JOIN_TIMEOUT_S)
+
+    def _wait_to_restart(self, strategy, failure: str | None) -> str | None:
+        """Ask the restart strategy after a failure; announce RESTARTING and wait its delay.
+
+        Returns the job's final status instead when it ends here: FAILED when the strategy
+        gives up, CANCELED when the job is canceled during the delay; None to restart.
+        """
+        delay = strategy.on_failure()
+        if delay is None:
+            return "FAILED"
+        self._set_status("RESTARTING", cause=failure, delay_ms=int(delay * 1000))
+        return "CANCELED" if self._sleep_unless_canceled(delay) else None
 
     def _sleep_unless_canceled(self, delay: float) -> bool:
         deadline = time.monotonic() + delay
