@@ -18,7 +18,20 @@ NOT_FOUND = 4404
 CATCH_UP_BATCH = 500
 
 
-class RunEventsConsumer(AsyncJsonWebsocketConsumer):
+class _GroupListener(AsyncJsonWebsocketConsumer):
+    """A socket that listens to one channel-layer group (``self.group``, set on connect)."""
+
+    async def disconnect(self, code):
+        if getattr(self, "group", None):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive_json(self, content, **kwargs):
+        """Clients only listen; a ping gets a pong so they can check the connection."""
+        if isinstance(content, dict) and content.get("type") == "ping":
+            await self.send_json({"type": "pong"})
+
+
+class RunEventsConsumer(_GroupListener):
     """Streams ``ws/runs/<id>/?after=<seq>``: every event with a larger seq, in order, once.
 
     The consumer joins the live group before reading the stored events, so an event
@@ -47,15 +60,6 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
             if len(events) < CATCH_UP_BATCH:
                 break
 
-    async def disconnect(self, code):
-        if getattr(self, "group", None):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-
-    async def receive_json(self, content, **kwargs):
-        """Clients only listen; a ping gets a pong so they can check the connection."""
-        if isinstance(content, dict) and content.get("type") == "ping":
-            await self.send_json({"type": "pong"})
-
     async def run_event(self, message):
         await self._send_event(message["event"])
 
@@ -75,7 +79,7 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         return [serialise_event(event) for event in events]
 
 
-class PipelineRunsConsumer(AsyncJsonWebsocketConsumer):
+class PipelineRunsConsumer(_GroupListener):
     """Streams ``ws/pipelines/<id>/``: ``{"type": "run", "ts", "data": run summary}`` whenever a run of
     the pipeline is created or changes status. After (re)connecting, read ``GET /api/pipelines/<id>/runs``
     once: this stream carries changes, not the list."""
@@ -92,14 +96,6 @@ class PipelineRunsConsumer(AsyncJsonWebsocketConsumer):
         self.group = pipeline_group(self.pipeline_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-
-    async def disconnect(self, code):
-        if getattr(self, "group", None):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-
-    async def receive_json(self, content, **kwargs):
-        if isinstance(content, dict) and content.get("type") == "ping":
-            await self.send_json({"type": "pong"})
 
     async def pipeline_run(self, message):
         await self.send_json(message["message"])
