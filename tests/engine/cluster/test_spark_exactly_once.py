@@ -39,17 +39,22 @@ def pipeline(output_dir) -> dict:
 
 
 class KillScheduler:
-    """Waits for a completed checkpoint of the current attempt, then kills a random slot."""
+    """Waits for a completed checkpoint of the current attempt, then kills a random slot.
+
+    After a kill, checkpoints still completing before the JobMaster noticed it belong to
+    the killed attempt: only a checkpoint after the next RUNNING arms the next kill."""
 
     def __init__(self, seed: int):
         self.random = random.Random(seed)
         self.completed_since_start = threading.Event()
+        self.awaiting_restart = False
         self.kills = 0
 
     def on_event(self, event: dict) -> None:
         if event["type"] == "status" and event["status"] == "RUNNING":
             self.completed_since_start.clear()
-        if event["type"] == "checkpoint" and event["event"] == "completed":
+            self.awaiting_restart = False
+        if event["type"] == "checkpoint" and event["event"] == "completed" and not self.awaiting_restart:
             self.completed_since_start.set()
 
     def kill_repeatedly(self, job_master: SparkJobMaster, done: threading.Event) -> None:
@@ -60,6 +65,7 @@ class KillScheduler:
             pids = list(job_master.slot_pids().values())
             if len(pids) < 2 or done.is_set():
                 continue
+            self.awaiting_restart = True
             self.completed_since_start.clear()
             os.kill(self.random.choice(pids), signal.SIGKILL)
             self.kills += 1
