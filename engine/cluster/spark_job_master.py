@@ -119,6 +119,7 @@ class SparkJobMaster:
         self._lock = threading.Lock()  # guards: the stages, the flags and the dicts below
         self._changed = threading.Condition(self._lock)
         self._stages: dict[int, _Stage] = {}  # the current stage of each running region, by stage id
+        self._ending_stages: list[_Stage] = []  # driver thread only: finished regions Spark still completes
         self._next_stage_id = 1
         self._ready_regions: deque = deque()  # driver thread only: filled by the strategy
         self._finished_tasks: set[TaskId] = set()
@@ -152,6 +153,7 @@ class SparkJobMaster:
         try:
             return self._conclude(self._schedule_until_done(session, server.port, restore))
         finally:
+            self._wait_for_ending_stages()
             if self._coordinator:
                 self._coordinator.shutdown()
             server.close()
@@ -267,15 +269,29 @@ class SparkJobMaster:
         self._emit({"type": "status", "status": "RUNNING"})
 
     def _take_succeeded_stages(self) -> list[_Stage]:
+        """The stages whose every subtask reported finished: their region is done.
+
+        Spark still completes the barrier stage afterwards (the Python workers return,
+        the scheduler ends the job: 30-170 ms with busy CPUs); nothing of the job's
+        output depends on that, as a subtask reports finished only after its data was
+        sent and its sinks committed. So the region's end, and the job's FINISHED, are
+        reported now, as Flink's JobMaster does when every execution reached FINISHED,
+        and ``run`` waits for those Spark jobs before it returns (``_ending_stages``).
+        """
         with self._lock:
             succeeded = [stage for stage in self._stages.values() if stage.succeeded]
             for stage in succeeded:
                 del self._stages[stage.id]
                 self._finished_tasks |= stage.tasks
-        for stage in succeeded:
+        self._ending_stages.extend(succeeded)
+        return succeeded
+
+    def _wait_for_ending_stages(self) -> None:
+        """Wait until Spark completed the barrier stages of the regions that finished."""
+        for stage in self._ending_stages:
             if stage.thread:
                 stage.thread.join(STAGE_STOP_TIMEOUT_S)
-        return succeeded
+        self._ending_stages.clear()
 
     def _launch_ready_regions(self, session, control_port: int, restore: dict | None) -> None:
         """Submit the ready regions whose slots the cluster can offer now; keep the rest queued."""

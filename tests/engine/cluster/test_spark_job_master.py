@@ -265,3 +265,31 @@ def test_blocking_exchange_runs_region_by_region_with_the_same_result(spark_sess
     finished_before = {region for event, region in region_events[:first_consumer] if event == "finished"}
     assert set(producers) <= finished_before, f"consumers started before producers finished: {region_events}"
     assert not list((tmp_path / "b" / "chk" / "shuffle").glob("*/*")), "shuffle files outlived the run"
+
+
+def test_finished_is_reported_when_the_subtasks_finished_and_run_waits_for_spark(spark_session, tmp_path,
+                                                                                monkeypatch):
+    """FINISHED follows the subtasks' reports, not Spark's completion of the barrier stage
+    (tens of ms more); ``run`` still returns only after that Spark job ended. The stage's
+    driver thread is held after its Spark job returned until FINISHED was emitted: were
+    FINISHED waiting for that thread, it would only come after the hold timed out."""
+    finished_emitted, stage_threads_ended = threading.Event(), []
+    original_run_stage = SparkJobMaster._run_stage
+
+    def run_stage_then_hold(self, *args):
+        original_run_stage(self, *args)
+        stage_threads_ended.append(finished_emitted.wait(timeout=20))
+
+    monkeypatch.setattr(SparkJobMaster, "_run_stage", run_stage_then_hold)
+
+    def on_event(event):
+        if event.get("status") == "FINISHED":
+            finished_emitted.set()
+
+    job_master = SparkJobMaster(normalise_definition(simple_pipeline(count=100, parallelism=2)),
+                                checkpoint_dir=str(tmp_path / "chk"), on_event=on_event, spark_session=spark_session)
+    outcome = job_master.run()
+    assert outcome.status == "FINISHED", outcome.failure_cause
+    assert stage_threads_ended and all(stage_threads_ended), \
+        f"FINISHED waited for the Spark job, or run returned before it ended: {stage_threads_ended}"
+    assert not spark_session.sparkContext.statusTracker().getActiveJobsIds()
