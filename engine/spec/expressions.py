@@ -770,24 +770,24 @@ def _make_router(body: ast.expr, name: str, filename: str) -> Callable[[list, di
                    orelse=[])
     function = ast.FunctionDef(name="route", args=_arguments(("_batch", "_routes", "_appends")), body=[loop],
                                decorator_list=[], returns=None, type_comment=None)
-    tree = ast.Module(body=[function], type_ignores=[])
-    ast.fix_missing_locations(tree)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        module = compile(tree, filename, "exec", dont_inherit=True)
+    module = _compile_tree(ast.Module(body=[function], type_ignores=[]), filename, "exec")
     code = next(const for const in module.co_consts if isinstance(const, types.CodeType))
     _verify_code(code, nesting=0)  # the function itself: no code object inside it
     return types.FunctionType(code, dict(_GLOBALS), "route")  # never runs the module: nothing else is defined
 
 
 def _compile_lambda(function: ast.Lambda, filename: str, nesting: int) -> Callable:
-    tree = ast.Expression(body=function)
+    code = _compile_tree(ast.Expression(body=function), filename, "eval")
+    _verify_code(code, nesting)
+    return eval(code, dict(_GLOBALS))  # noqa: S307 - our own checked code, empty builtins
+
+
+def _compile_tree(tree: ast.AST, filename: str, mode: str) -> types.CodeType:
+    """Compile a built tree without the compiler's syntax warnings (the checks said what is wrong)."""
     ast.fix_missing_locations(tree)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        code = compile(tree, filename, "eval", dont_inherit=True)
-    _verify_code(code, nesting)
-    return eval(code, dict(_GLOBALS))  # noqa: S307 - our own checked code, empty builtins
+        return compile(tree, filename, mode, dont_inherit=True)
 
 
 def _verify_code(code: types.CodeType, nesting: int = 1) -> None:
@@ -920,9 +920,7 @@ def compile_expression(source: str, names: tuple[str, ...] = DEFAULT_NAMES) -> E
     >>> compile_expression('{"user": x % 10, "amount": x}').function(13)
     {'user': 3, 'amount': 13}
     """
-    if not isinstance(source, str):
-        raise ExpressionError(f"an expression must be a string, not {type(source).__name__}")
-    return _compile(source, _check_names(names))
+    return _compile(_require_text(source), _check_names(names))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -940,9 +938,7 @@ def compile_batch_expression(source: str, name: str = "x") -> Callable[[list], l
     >>> compile_batch_expression("x % 3")([4, 5, 6])
     [1, 2, 0]
     """
-    if not isinstance(source, str):
-        raise ExpressionError(f"an expression must be a string, not {type(source).__name__}")
-    return _compile_batch(source, _check_names((name,))[0])
+    return _compile_batch(_require_text(source), _check_names((name,))[0])
 
 
 @functools.lru_cache(maxsize=1024)
@@ -963,14 +959,18 @@ def compile_batch_router(source: str, name: str = "x") -> Callable[[list, dict, 
     >>> outputs
     [[2], [1, 3]]
     """
-    if not isinstance(source, str):
-        raise ExpressionError(f"an expression must be a string, not {type(source).__name__}")
-    return _compile_router(source, _check_names((name,))[0])
+    return _compile_router(_require_text(source), _check_names((name,))[0])
 
 
 @functools.lru_cache(maxsize=1024)
 def _compile_router(source: str, name: str) -> Callable[[list, dict, list], None]:
     return _make_router(_checked_body(source, (name,)), name, _filename(source))
+
+
+def _require_text(source) -> str:
+    if not isinstance(source, str):
+        raise ExpressionError(f"an expression must be a string, not {type(source).__name__}")
+    return source
 
 
 def _checked_body(source: str, names: tuple[str, ...]) -> ast.expr:
