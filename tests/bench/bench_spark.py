@@ -6,8 +6,9 @@ Prints, and ends with one JSON line holding at least:
   (each pinned to a CPU of its own, as every slot is);
 - ``rps_inprocess_p1``: the same job at parallelism 1 in the in-process cluster, left to the
   OS like any process (both timed from RUNNING to FINISHED: the processing, not the
-  start-up, which ``startup_s`` reports); and, for comparison, ``rps_inprocess_p1_one_cpu``, that job with its
-  threads pinned to one CPU the way a slot is (its threads share one GIL either way);
+  start-up, which ``startup_s`` reports); and, for comparison,
+  ``rps_inprocess_p1_one_cpu``, that job with its threads pinned to one CPU the way a slot
+  is (its threads share one GIL either way);
 - ``startup_s``: from ``run()`` to every slot running (RUNNING), session already started;
 - ``recovery_s``: from SIGKILL of a slot's Python worker to records flowing again (the
   first checkpoint completed after the restart).
@@ -25,6 +26,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -45,14 +47,20 @@ def job(parallelism: int) -> dict:
     return normalise_definition(spec)
 
 
-def timed_spark_run(session, definition: dict) -> tuple[float, float]:
-    """Return (seconds from RUNNING to FINISHED, seconds from run() to RUNNING)."""
+def status_marks() -> tuple[dict, Callable[[dict], None]]:
+    """A dict of when each job status was first reported, and the event sink that fills it."""
     marks = {}
 
     def on_event(event):
         if event["type"] == "status":
             marks.setdefault(event["status"], time.perf_counter())
 
+    return marks, on_event
+
+
+def timed_spark_run(session, definition: dict) -> tuple[float, float]:
+    """Return (seconds from RUNNING to FINISHED, seconds from run() to RUNNING)."""
+    marks, on_event = status_marks()
     with tempfile.TemporaryDirectory() as directory:
         start = time.perf_counter()
         outcome = SparkJobMaster(definition, checkpoint_dir=directory, on_event=on_event,
@@ -63,12 +71,7 @@ def timed_spark_run(session, definition: dict) -> tuple[float, float]:
 
 def in_process_rps(one_cpu: bool = False) -> float:
     """Records/s from RUNNING to FINISHED, the interval the Spark run is timed over."""
-    marks = {}
-
-    def on_event(event):
-        if event["type"] == "status":
-            marks.setdefault(event["status"], time.perf_counter())
-
+    marks, on_event = status_marks()
     with tempfile.TemporaryDirectory() as directory, \
             pinned_to_a_free_cpu(Path(directory) / "cpus") if one_cpu else contextlib.nullcontext():
         result = LocalCluster(checkpoint_dir=directory).run(job(1), on_event=on_event)

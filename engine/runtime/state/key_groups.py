@@ -11,8 +11,8 @@ The hash must be the same in every process and every run: Python's ``hash`` of `
 is salted per process (PYTHONHASHSEED), so strings and bytes are hashed with CRC-32 here;
 ints hash as themselves, integral floats as the equal int (a dict, and so the keyed
 state, treats 1 and 1.0 as one key), other floats, bools and None by their deterministic
-Python hashes; tuples and lists combine their elements. The result is scrambled by a multiplicative (Fibonacci) hash so
-that consecutive integer keys spread over all key groups.
+Python hashes; tuples and lists combine their elements. The result is scrambled by a
+multiplicative (Fibonacci) hash so that consecutive integer keys spread over all key groups.
 
 Examples::
 
