@@ -41,6 +41,7 @@ Threading model
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import pickle
 import secrets
@@ -62,6 +63,7 @@ _HEADER = struct.Struct(">IBI")
 HELLO, OPEN, DATA, CREDIT, BUFFER_SIZE = 1, 2, 3, 4, 5
 MAX_FRAME_BYTES = 512 * 1024 * 1024
 PEERS_TIMEOUT_S = 60
+ACCEPT_STOP_TIMEOUT_S = 5
 
 
 def _is_buffer(item) -> bool:
@@ -355,13 +357,20 @@ class TcpNetwork:
             return list(self._output_channels.values()) + list(self._inputs.values())
 
     def close(self) -> None:
+        """Stop listening and close every connection; their threads end.
+
+        Closing a listening socket does not wake a thread blocked in ``accept`` (Linux), so
+        it would stay, and keep the port open, in a reused Spark Python worker after every
+        run: shutting the socket down first does wake it."""
         with self._lock:
             self._closed = True
             connections = list(self._connections)
-        try:
+        with contextlib.suppress(OSError):
+            self._server.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
             self._server.close()
-        except OSError:
-            pass
+        if self._accept_thread is not threading.current_thread():
+            self._accept_thread.join(ACCEPT_STOP_TIMEOUT_S)
         for connection in connections:
             connection.close()
 

@@ -1,8 +1,12 @@
 """TCP channels with credit-based flow control, between slots as separate processes would have them."""
 from __future__ import annotations
 
+import socket
+import threading
 import time
 from collections import Counter
+
+import pytest
 
 from engine.cluster.local import LocalJob
 from engine.runtime.io.events import END_OF_PARTITION, CheckpointBarrier
@@ -116,3 +120,20 @@ def test_an_event_waits_until_the_consumer_bound_its_end():
         assert output.wait_until_sent(10)
         received = wait_until(gate.poll_next, 10, "the barrier at the consumer", interval=0.001)
         assert received[1] == barrier
+
+
+def test_closing_a_network_ends_its_threads_and_stops_listening():
+    """A Spark Python worker is reused for the next run: a closed network must leave no
+    thread blocked in ``accept`` and no port listening behind it."""
+    before = set(threading.enumerate())
+    with connected_networks(capacity=2) as networks:
+        channel_id = ChannelId("e", ("a", 0), ("b", 0))
+        networks[0].output_channel(channel_id).push([1])
+        InputGate([networks[1].input_channel(channel_id)])
+        addresses = [network.address for network in networks]
+        assert set(threading.enumerate()) - before, "the networks run threads of their own"
+    wait_until(lambda: not {thread for thread in set(threading.enumerate()) - before if thread.is_alive()}, 10,
+               "the networks' threads to end", interval=0.01)
+    for address in addresses:
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(address, timeout=5).close()
