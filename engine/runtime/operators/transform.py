@@ -1,14 +1,17 @@
 """Stateless record-by-record operators: map, filter, flat_map, union.
 
-Each processes a whole batch with one list comprehension over the compiled expression,
-which is as close to a plain Python loop as the work allows. Batches with event times
-keep them: a map keeps the timestamps list as it is (one output per input), a filter and
-a flat map build the matching list.
+Map and filter process a whole batch with one list comprehension that has the
+expression inline (``compile_batch_expression``, ``compile_batch_filter``): no Python
+call per record, as close to a plain Python loop as the work allows. A failing
+expression raises out of the comprehension; the task names this operator from the
+traceback. Batches with event times keep them: a map keeps the timestamps list as it is
+(one output per input), a filter and a flat map build the matching list.
 """
 from __future__ import annotations
 
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.operators.base import StreamOperator, compile_expression_function
+from engine.spec.expressions import compile_batch_expression, compile_batch_filter
 
 
 class MapOperator(StreamOperator):
@@ -16,11 +19,10 @@ class MapOperator(StreamOperator):
 
     def __init__(self, node, context):
         super().__init__(node, context)
-        self.function = compile_expression_function(self.params["expression"])
+        self.mapped = compile_batch_expression(self.params["expression"])
 
     def process_batch(self, batch):
-        function = self.function
-        result = [function(x) for x in batch]
+        result = self.mapped(batch)
         if type(batch) is TimestampedBatch:
             result = TimestampedBatch(result, batch.timestamps)
         self.emit(result)
@@ -32,14 +34,15 @@ class FilterOperator(StreamOperator):
     def __init__(self, node, context):
         super().__init__(node, context)
         self.predicate = compile_expression_function(self.params["predicate"])
+        self.kept = compile_batch_filter(self.params["predicate"])
 
     def process_batch(self, batch):
-        predicate = self.predicate
         if type(batch) is TimestampedBatch:
+            predicate = self.predicate
             kept = [(x, t) for x, t in zip(batch, batch.timestamps) if predicate(x)]
             self.emit(TimestampedBatch([x for x, _ in kept], [t for _, t in kept]))
             return
-        self.emit([x for x in batch if predicate(x)])
+        self.emit(self.kept(batch))
 
 
 class FlatMapOperator(StreamOperator):

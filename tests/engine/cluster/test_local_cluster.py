@@ -214,6 +214,16 @@ def test_exhausted_restart_strategy_fails_the_job_with_the_cause(cluster, tmp_pa
     assert "operator 'bad' (transform.map)" in result.failure
 
 
+def test_a_failing_filter_predicate_names_its_operator(cluster, tmp_path):
+    definition = pipeline([node("gen", "source.datagen", count=100),
+                           node("odd", "transform.filter", predicate="1 // (x - 50) > 0"),
+                           node("out", "sink.collect")],
+                          [edge("gen", "odd"), edge("odd", "out")], restart={"strategy": "none"})
+    result = cluster.run(definition, timeout=30, checkpoint_dir=str(tmp_path / "c"))
+    assert result.status == "FAILED"
+    assert "ZeroDivisionError" in result.failure and "operator 'odd' (transform.filter)" in result.failure
+
+
 def test_file_sink_commits_at_end_when_checkpointing_is_off(cluster, tmp_path):
     sink_dir = tmp_path / "out"
     definition = pipeline([node("gen", "source.datagen", count=500), node("out", "sink.file", path=str(sink_dir))],

@@ -18,6 +18,7 @@ from engine.spec.expressions import (
     ResultTooLarge,
     check_expression,
     compile_batch_expression,
+    compile_batch_filter,
     compile_batch_router,
     compile_expression,
 )
@@ -162,6 +163,24 @@ def test_valid_expressions_compute_what_python_computes(source, record, expected
 @pytest.mark.parametrize(("source", "record", "expected"), VALID)
 def test_the_batch_form_computes_what_the_record_form_computes(source, record, expected):
     assert compile_batch_expression(source)([record, record]) == [expected, expected]
+
+
+@pytest.mark.parametrize(("source", "record", "expected"), VALID)
+def test_the_batch_filter_keeps_what_the_record_form_holds_for(source, record, expected):
+    assert compile_batch_filter(source)([record, record]) == ([record, record] if expected else [])
+
+
+def test_the_batch_filter_keeps_order_and_is_checked_like_the_record_form():
+    assert compile_batch_filter("x % 3 != 0")(list(range(10))) == [1, 2, 4, 5, 7, 8]
+    assert compile_batch_filter("a > 1", name="a")([3, 0, 2]) == [3, 2]
+    with pytest.raises(ExpressionError, match="unknown name 'y'"):
+        compile_batch_filter("y > 1")
+    with pytest.raises(ExpressionError):
+        compile_batch_filter("x.__class__")
+    with pytest.raises(ZeroDivisionError):
+        compile_batch_filter("1 / x > 0")([1, 0])
+    function = compile_batch_filter("len(x.tags) > 1")
+    assert function.__globals__["__builtins__"] == {}
 
 
 def _hashable(value) -> bool:
