@@ -367,16 +367,18 @@ class StreamTask:
         return writers
 
     def _operator_context(self, node: dict, position: int, restore) -> OperatorContext:
-        key_function = None
+        key_function = batch_key_function = None
         if position == 0:
             for edge in self.job_graph.inputs_of(self.vertex.id):
                 if edge.partitioning == "hash" and edge.key and edge.target_node == node["id"]:
                     key_function = compile_expression_function(edge.key)
+                    batch_key_function = compile_batch_expression(edge.key)
                     break
         return OperatorContext(
             task=self.task_id, node_id=node["id"], parallelism=self.vertex.parallelism,
             max_parallelism=self.vertex.max_parallelism, config=self.config,
-            key_group_range=self.key_group_range, key_function=key_function, restore=restore,
+            key_group_range=self.key_group_range, key_function=key_function,
+            batch_key_function=batch_key_function, restore=restore,
             mailbox_executor=self.executor, timer_service=self.timer_service, kill_hook=self.kill_hook)
 
     def _after_invoke(self) -> None:

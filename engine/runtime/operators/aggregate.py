@@ -1,24 +1,33 @@
 """``aggregate.reduce``: a running aggregate per key, emitted after every record.
 
-The key comes from the hash edge feeding the operator (``context.key_function``), the
-value from the ``value`` expression; the aggregate lives in keyed value state, so it is
-checkpointed by key group and rescales. The batch loop touches the state's dict directly:
-one key call, one value call (skipped for the identity ``x``), one dict get and one set
-per record.
+The key comes from the hash edge feeding the operator (``context.batch_key_function``),
+the value from the ``value`` expression; the aggregate lives in keyed value state, so it
+is checkpointed by key group and rescales. A batch's keys and values are computed first,
+each in one comprehension with the expression inline (no call per record; the identity
+``x`` is the batch itself), then one loop touches the state's dict directly: one get and
+one set per record.
 """
 from __future__ import annotations
 
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.operators.base import StreamOperator, compile_expression_function
+from engine.spec.expressions import compile_batch_expression
 
 AGGREGATE_FUNCTIONS = ("sum", "count", "min", "max")
 
 
 def value_function(source: str | None):
-    """The compiled value expression, or None for the identity ``x`` (saves a call per record)."""
+    """The compiled value expression per record, or None for the identity ``x`` (saves a call)."""
     if source is None or source.strip() == "x":
         return None
     return compile_expression_function(source)
+
+
+def batch_value_function(source: str | None):
+    """The value expression compiled over a batch, or None for the identity ``x``."""
+    if source is None or source.strip() == "x":
+        return None
+    return compile_batch_expression(source)
 
 
 class KeyedAggregateOperator(StreamOperator):
@@ -26,77 +35,71 @@ class KeyedAggregateOperator(StreamOperator):
 
     def __init__(self, node, context):
         super().__init__(node, context)
-        if context.key_function is None:
+        if context.batch_key_function is None:
             raise ValueError(f"'{self.node_id}' is keyed and needs a hash edge with a key in front of it")
         self.function = self.params.get("function", "sum")
         if self.function not in AGGREGATE_FUNCTIONS:
             raise ValueError(f"unknown aggregate function '{self.function}'")
-        self.key = context.key_function
-        self.value = value_function(self.params.get("value", "x"))
+        self.keys_of = context.batch_key_function
+        self.values_of = batch_value_function(self.params.get("value", "x"))
+        self.fold = _FOLDS[self.function]
         self.aggregates = None
 
     def initialize_state(self):
         self.aggregates = self.context.keyed_state().value_state("aggregate")
 
     def process_batch(self, batch):
-        entries = self.aggregates.entries
-        output = getattr(self, f"_{self.function}")(batch, entries, self.key, self.value)
+        values = batch if self.values_of is None else self.values_of(batch)
+        output = self.fold(self.keys_of(batch), values, self.aggregates.entries)
         if type(batch) is TimestampedBatch:
             output = TimestampedBatch(output, batch.timestamps)
         self.emit(output)
 
-    @staticmethod
-    def _sum(batch, entries, key, value):
-        get = entries.get
-        output = []
-        append = output.append
-        if value is None:
-            for x in batch:
-                k = key(x)
-                a = get(k, 0) + x
-                entries[k] = a
-                append([k, a])
-        else:
-            for x in batch:
-                k = key(x)
-                a = get(k, 0) + value(x)
-                entries[k] = a
-                append([k, a])
-        return output
 
-    @staticmethod
-    def _count(batch, entries, key, value):
-        get = entries.get
-        output = []
-        append = output.append
-        for x in batch:
-            k = key(x)
-            a = get(k, 0) + 1
-            entries[k] = a
-            append([k, a])
-        return output
-
-    @staticmethod
-    def _min(batch, entries, key, value):
-        return _extremum(batch, entries, key, value, min)
-
-    @staticmethod
-    def _max(batch, entries, key, value):
-        return _extremum(batch, entries, key, value, max)
+def _sum(keys, values, entries):
+    get = entries.get
+    output = []
+    append = output.append
+    for k, v in zip(keys, values):
+        a = get(k, 0) + v
+        entries[k] = a
+        append([k, a])
+    return output
 
 
-def _extremum(batch, entries, key, value, choose):
+def _count(keys, values, entries):
+    get = entries.get
+    output = []
+    append = output.append
+    for k in keys:
+        a = get(k, 0) + 1
+        entries[k] = a
+        append([k, a])
+    return output
+
+
+def _extremum(keys, values, entries, choose):
     output = []
     append = output.append
     missing = object()
-    for x in batch:
-        k = key(x)
-        v = x if value is None else value(x)
-        current = entries.get(k, missing)
+    get = entries.get
+    for k, v in zip(keys, values):
+        current = get(k, missing)
         a = v if current is missing else choose(current, v)
         entries[k] = a
         append([k, a])
     return output
+
+
+def _min(keys, values, entries):
+    return _extremum(keys, values, entries, min)
+
+
+def _max(keys, values, entries):
+    return _extremum(keys, values, entries, max)
+
+
+_FOLDS = {"sum": _sum, "count": _count, "min": _min, "max": _max}
 
 
 def combine(function: str, accumulator, value):

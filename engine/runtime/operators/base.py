@@ -117,7 +117,8 @@ class OperatorContext:
     """What an operator may use from its subtask: identity, state, time, mail, configuration."""
 
     def __init__(self, *, task, node_id: str, parallelism: int, max_parallelism: int, config: dict,
-                 key_group_range=None, key_function: Callable | None = None, restore=None,
+                 key_group_range=None, key_function: Callable | None = None,
+                 batch_key_function: Callable[[list], list] | None = None, restore=None,
                  mailbox_executor=None, timer_service=None, kill_hook: Callable | None = None):
         self.task = task
         self.vertex_id, self.subtask_index = task
@@ -128,6 +129,9 @@ class OperatorContext:
         self.key_group_range = key_group_range
         self.key_function = key_function
         """The key selector of the hash edge feeding this operator (keyed operators)."""
+        self.batch_key_function = batch_key_function or (
+            (lambda batch: [key_function(x) for x in batch]) if key_function is not None else None)
+        """The same selector over a whole batch, ``f(batch) -> keys``, the expression inline."""
         self.restore = restore
         self.mailbox_executor = mailbox_executor
         self.timer_service = timer_service

@@ -82,10 +82,11 @@ def test_broadcast_sends_every_record_to_every_subtask(cluster, tmp_path):
     assert Counter(result.collected["out"]) == Counter({x: 3 for x in range(300)})
 
 
-def keyed_sum(parallelism=2, count=3000, rate=0, function="sum", sink=None, checkpointing=None, restart=None):
+def keyed_sum(parallelism=2, count=3000, rate=0, function="sum", sink=None, checkpointing=None, restart=None,
+              value="x"):
     return pipeline(
         [node("gen", "source.datagen", count=count, rate=rate),
-         node("agg", "aggregate.reduce", function=function, value="x"),
+         node("agg", "aggregate.reduce", function=function, value=value),
          sink or node("out", "sink.collect", **COLLECT_ALL)],
         [edge("gen", "agg", "hash", key="x % 10"), edge("agg", (sink or {"id": "out"})["id"])],
         parallelism=parallelism, checkpointing=checkpointing, restart=restart)
@@ -100,9 +101,10 @@ def final_values(records):
 
 @pytest.mark.parametrize("function,expected", [
     ("sum", lambda xs: sum(xs)), ("count", len), ("min", min), ("max", max)])
-def test_keyed_aggregates(cluster, tmp_path, function, expected):
-    result = run(cluster, keyed_sum(function=function), tmp_path)
-    by_key = {k: [x for x in range(3000) if x % 10 == k] for k in range(10)}
+@pytest.mark.parametrize("value,of", [("x", lambda x: x), ("(x * 7919) % 1000 - 500", lambda x: (x * 7919) % 1000 - 500)])
+def test_keyed_aggregates(cluster, tmp_path, function, expected, value, of):
+    result = run(cluster, keyed_sum(function=function, value=value), tmp_path)
+    by_key = {k: [of(x) for x in range(3000) if x % 10 == k] for k in range(10)}
     assert final_values(result.collected["out"]) == {k: expected(xs) for k, xs in by_key.items()}
 
 
