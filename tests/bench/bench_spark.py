@@ -12,7 +12,7 @@ Prints, and ends with one JSON line holding at least:
 - ``startup_s``: from ``run()`` to every slot running (RUNNING), session already started;
 - ``recovery_s``: from SIGKILL of a slot's Python worker to records flowing again (the
   first checkpoint completed after the restart).
-Throughputs are the best of three interleaved runs (a busy neighbour slows each variant
+Throughputs are the best of five interleaved runs (a busy neighbour slows each variant
 alike). Figures are printed, never asserted. Run: ``make bench-spark``.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ from engine.spec import normalise_definition  # noqa: E402
 from tests.bench.bench_engine import definition as engine_definition  # noqa: E402
 
 RECORDS = int(sys.argv[1]) if len(sys.argv) > 1 else 4_000_000
-REPEATS = 3
+REPEATS = 5
 
 
 def job(parallelism: int) -> dict:
