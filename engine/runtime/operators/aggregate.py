@@ -16,18 +16,18 @@ from engine.spec.expressions import compile_batch_expression
 AGGREGATE_FUNCTIONS = ("sum", "count", "min", "max")
 
 
+def _is_identity(source: str | None) -> bool:
+    return source is None or source.strip() == "x"
+
+
 def value_function(source: str | None):
     """The compiled value expression per record, or None for the identity ``x`` (saves a call)."""
-    if source is None or source.strip() == "x":
-        return None
-    return compile_expression_function(source)
+    return None if _is_identity(source) else compile_expression_function(source)
 
 
 def batch_value_function(source: str | None):
     """The value expression compiled over a batch, or None for the identity ``x``."""
-    if source is None or source.strip() == "x":
-        return None
-    return compile_batch_expression(source)
+    return None if _is_identity(source) else compile_batch_expression(source)
 
 
 class KeyedAggregateOperator(StreamOperator):
