@@ -186,6 +186,18 @@ def _problems(definition: Any) -> Iterator[Problem]:
     yield from _node_problems(definition)
     yield from _edge_problems(definition)
     yield from _cycle_problems(nodes, edges)
+    yield from _checkpointing_problems(definition.get("checkpointing", {}))
+
+
+def _checkpointing_problems(checkpointing: dict[str, Any]) -> Iterator[Problem]:
+    """Settings the format reserves for unaligned checkpoints, which the engine does not take
+    yet: refused, so that nobody believes a checkpoint skipped its alignment when it did not."""
+    if checkpointing.get("unaligned"):
+        yield Problem("unaligned checkpoints are not supported yet (checkpoints are always aligned): "
+                      "set it to false or leave it out", field="checkpointing.unaligned")
+    if checkpointing.get("aligned_timeout_ms"):
+        yield Problem("an aligned-checkpoint timeout switches to unaligned checkpoints, which are not "
+                      "supported yet: set it to 0 or leave it out", field="checkpointing.aligned_timeout_ms")
 
 
 def _schema_problems(definition: Any) -> Iterator[Problem]:

@@ -125,3 +125,14 @@ def test_normalise_fills_defaults_and_raises_on_errors():
     with pytest.raises(ValidationError) as raised:
         normalise_definition({"format": 1, "nodes": [], "edges": []})
     assert raised.value.errors == [{"node": None, "edge": None, "field": None, "message": "the pipeline has no source"}]
+
+
+def test_unaligned_checkpoint_settings_are_refused_not_ignored():
+    definition = simple_pipeline()
+    definition["checkpointing"] = {"unaligned": True, "aligned_timeout_ms": 500}
+    errors = validate_definition(definition)
+    assert located(errors) == {(None, None, "checkpointing.unaligned"),
+                               (None, None, "checkpointing.aligned_timeout_ms")}
+    assert all("not supported yet" in error["message"] for error in errors)
+    definition["checkpointing"] = {"unaligned": False, "aligned_timeout_ms": 0}
+    assert validate_definition(definition) == []
