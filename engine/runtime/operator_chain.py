@@ -42,15 +42,19 @@ class OperatorChain:
         for position, operator in enumerate(self.operators):
             batch_targets: list[Callable] = []
             watermark_targets: list[Callable] = []
+            status_targets: list[Callable] = []
             if position + 1 < len(self.operators):
                 following = self.operators[position + 1]
                 batch_targets.append(following.process_batch)
                 watermark_targets.append(following.process_watermark)
+                status_targets.append(following.process_watermark_status)
             for writer in writers.get(operator.node_id, ()):
                 batch_targets.append(writer.emit)
                 watermark_targets.append(writer.broadcast_event)
+                status_targets.append(writer.broadcast_event)
             operator.emit = _fan_out(batch_targets)
             operator.emit_watermark = _fan_out(watermark_targets)
+            operator.emit_watermark_status = _fan_out(status_targets)
 
     @property
     def head(self) -> StreamOperator:

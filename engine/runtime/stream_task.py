@@ -343,7 +343,8 @@ class StreamTask:
         mode = (self.config.get("checkpointing") or {}).get("mode", "exactly_once")
         handler = create_barrier_handler(mode, self, self.gate.number_of_channels)
         return NetworkInput(self.gate, handler, head.process_batch, head.process_watermark,
-                            self._on_barrier_arrival, kill_hook=self.kill_hook, task=self.task_id)
+                            self._on_barrier_arrival, kill_hook=self.kill_hook, task=self.task_id,
+                            process_watermark_status=head.process_watermark_status)
 
     def _poll_budget(self) -> int | None:
         """Debloating: the records one source poll may produce (the smallest budget of the writers)."""

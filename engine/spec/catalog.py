@@ -181,6 +181,9 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         _params({
             "timestamp": {**EXPRESSION, "description": "Event time in milliseconds, for example x[\"ts\"]."},
             "max_out_of_orderness_ms": {"type": "integer", "minimum": 0, "default": 0},
+            "idle_timeout_ms": {"type": "integer", "minimum": 0, "default": 0,
+                                "description": "Without records for this long, the subtask stops holding "
+                                               "event time back downstream (0: never)."},
         }, ["timestamp"]),
     ),
     _operator(

@@ -84,6 +84,20 @@ MAX_WATERMARK = Watermark(2**63 - 1)
 
 
 @dataclass(frozen=True)
+class WatermarkStatus(RuntimeEvent):
+    """The channel went idle (no records for a while) or became active again (Flink's
+    ``WatermarkStatus``). A consumer leaves idle channels out of its watermark, so an input
+    without data does not hold event time back; a subtask whose open inputs are all idle
+    is idle itself and says so downstream."""
+
+    idle: bool
+
+
+WATERMARK_IDLE = WatermarkStatus(idle=True)
+WATERMARK_ACTIVE = WatermarkStatus(idle=False)
+
+
+@dataclass(frozen=True)
 class EndOfData(RuntimeEvent):
     """No more records follow; barriers may still follow (the producer awaits a final checkpoint).
 

@@ -8,7 +8,9 @@ resumes), ``END_OF_DATA`` (no record follows, but barriers may: call again) or
 :class:`NetworkInput` (Flink's ``CheckpointedInputGate`` + ``StreamTaskNetworkInput``)
     polls the input gate: a buffer goes to the head operator; a barrier or cancel marker
     to the barrier handler (which blocks channels and triggers the checkpoint); a
-    watermark through the watermark valve; EndOfData ends a channel's data (it no longer
+    watermark or watermark status through the watermark valve (a change of the subtask's
+    idleness goes to the head operator, before a watermark when it becomes active, after
+    one when it goes idle); EndOfData ends a channel's data (it no longer
     holds the watermark back, unless it ended without drain); EndOfPartition closes a
     channel. ``END_OF_DATA`` is reported once, when every channel's data ended
     (``drained`` then says whether every one ended with drain); the input ends when every
@@ -30,8 +32,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import Callable
 
-from engine.runtime.io.events import (CancelCheckpointMarker, ChannelError, CheckpointBarrier, EndOfData,
-                                      EndOfPartition, TimestampedBatch, Watermark)
+from engine.runtime.io.events import (WATERMARK_ACTIVE, WATERMARK_IDLE, CancelCheckpointMarker, ChannelError,
+                                      CheckpointBarrier, EndOfData, EndOfPartition, TimestampedBatch, Watermark,
+                                      WatermarkStatus)
 from engine.runtime.io.external_sort import KeyGroupingSorter, key_groups_in_pieces
 from engine.runtime.io.watermark_valve import WatermarkValve
 from engine.runtime.kill_hooks import maybe_kill
@@ -55,8 +58,10 @@ class NetworkInput:
     """Reads the input gate; feeds records, watermarks and barriers where they belong."""
 
     def __init__(self, gate, barrier_handler, process_batch: Callable, process_watermark: Callable,
-                 on_barrier_arrival: Callable | None = None, kill_hook=None, task=None):
+                 on_barrier_arrival: Callable | None = None, kill_hook=None, task=None,
+                 process_watermark_status: Callable | None = None):
         self.gate = gate
+        self._process_watermark_status = process_watermark_status
         self._kill_hook = kill_hook
         self._task = task
         self.barrier_handler = barrier_handler
@@ -98,7 +103,19 @@ class NetworkInput:
                 self._on_barrier_arrival(event, self.barrier_handler.is_aligning)
             self.barrier_handler.barrier_received(channel, event)
         elif kind is Watermark:
-            self._forward_watermark(self.valve.input_watermark(channel, event.timestamp))
+            was_idle = self.valve.idle
+            watermark = self.valve.input_watermark(channel, event.timestamp)
+            self._forward_idleness_change(was_idle)  # active again: say so before the watermark
+            self._forward_watermark(watermark)
+        elif kind is WatermarkStatus:
+            was_idle = self.valve.idle
+            watermark = self.valve.input_status(channel, event.idle)
+            if event.idle:  # the watermark its idleness released goes first, then the idleness
+                self._forward_watermark(watermark)
+                self._forward_idleness_change(was_idle)
+            else:
+                self._forward_idleness_change(was_idle)
+                self._forward_watermark(watermark)
         elif kind is CancelCheckpointMarker:
             self.barrier_handler.cancel_received(channel, event)
         elif kind is EndOfData:
@@ -110,7 +127,7 @@ class NetworkInput:
             self.finished_channels += 1
             self.barrier_handler.end_of_partition(channel)
             if not self._not_drained[channel]:
-                self._forward_watermark(self.valve.channel_finished(channel))
+                self._close_in_valve(channel)
             if self.is_finished:
                 return END_OF_INPUT_STATUS
             return self._maybe_end_of_data()
@@ -126,7 +143,7 @@ class NetworkInput:
         self._data_ended[channel] = True
         self.channels_without_data += 1
         if drain:  # no record follows on this channel: it no longer holds the watermark back
-            self._forward_watermark(self.valve.channel_finished(channel))
+            self._close_in_valve(channel)
         else:  # stopped without drain: event time must not advance past the savepoint's
             self._not_drained[channel] = True
             self.drained = False
@@ -140,6 +157,17 @@ class NetworkInput:
     def _forward_watermark(self, timestamp: int | None) -> None:
         if timestamp is not None:
             self._process_watermark(Watermark(timestamp))
+
+    def _close_in_valve(self, channel: int) -> None:
+        """The channel no longer holds event time back; the others may all be idle now."""
+        was_idle = self.valve.idle
+        self._forward_watermark(self.valve.channel_finished(channel))
+        self._forward_idleness_change(was_idle)
+
+    def _forward_idleness_change(self, was_idle: bool) -> None:
+        is_idle = self.valve.idle
+        if is_idle != was_idle and self._process_watermark_status is not None:
+            self._process_watermark_status(WATERMARK_IDLE if is_idle else WATERMARK_ACTIVE)
 
     def when_available(self, callback: Callable[[], None]) -> None:
         self.gate.when_available(callback)
@@ -203,6 +231,8 @@ class SortingInput:
             self.sorter.add(item, item.timestamps if kind is TimestampedBatch else None)
         elif kind is Watermark:
             self.valve.input_watermark(channel, item.timestamp)
+        elif kind is WatermarkStatus:
+            pass  # event time does not advance while keys are processed; idleness changes nothing
         elif kind is EndOfPartition:
             self.finished_channels += 1
             self.valve.channel_finished(channel)

@@ -7,6 +7,7 @@ Life cycle (all calls in the subtask's mailbox thread, in this order)::
     open()
     ( process_batch(batch)        a list of records, to be treated as read-only
     | process_watermark(wm)       event time advanced on every input
+    | process_watermark_status(s) every input went idle, or one became active again
     | prepare_snapshot_pre_barrier(id)      just before the barrier goes downstream
     | snapshot_state(id)          put what is not in registered state into it; pre-commit
     | notify_checkpoint_complete(id) | notify_checkpoint_aborted(id)   (CheckpointListener)
@@ -25,8 +26,10 @@ after the records of a group of keys the task calls ``finish_keys()`` -- emit th
 results of those keys now (a window fires every window of them) -- and then drops their
 keyed state (``OperatorContext.clear_keyed_state``).
 
-Output goes through ``self.emit(batch)`` and ``self.emit_watermark(watermark)``, which the
-chain binds to the next operator's ``process_batch`` or to the record writers. An operator
+Output goes through ``self.emit(batch)``, ``self.emit_watermark(watermark)`` and
+``self.emit_watermark_status(status)``, which the chain binds to the next operator's
+``process_batch`` (``process_watermark``, ``process_watermark_status``) or to the record
+writers. An operator
 builds a new list for its output and never mutates the list it was given: within a
 process the same list object may be read by several consumers.
 
@@ -39,7 +42,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from engine.runtime.io.events import Watermark
+from engine.runtime.io.events import Watermark, WatermarkStatus
 
 
 def compile_expression_function(source: str, names: tuple[str, ...] = ("x",)) -> Callable:
@@ -62,6 +65,7 @@ class StreamOperator:
         self.context = context
         self.emit: Callable[[list], None] = _discard
         self.emit_watermark: Callable[[Watermark], None] = _discard
+        self.emit_watermark_status: Callable[[WatermarkStatus], None] = _discard
 
     def initialize_state(self) -> None:
         """Register and restore state (``self.context.is_restored`` says whether restored)."""
@@ -74,6 +78,10 @@ class StreamOperator:
 
     def process_watermark(self, watermark: Watermark) -> None:
         self.emit_watermark(watermark)
+
+    def process_watermark_status(self, status: WatermarkStatus) -> None:
+        """Pass idleness on: what this operator emits is as idle as its input."""
+        self.emit_watermark_status(status)
 
     def prepare_snapshot_pre_barrier(self, checkpoint_id: int) -> None:
         """Last chance to emit records that belong before the barrier."""

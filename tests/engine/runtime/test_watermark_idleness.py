@@ -1,0 +1,82 @@
+"""Watermark idleness: an input without records stops holding event time back downstream."""
+from __future__ import annotations
+
+from engine.cluster.local import LocalCluster
+from engine.runtime.io.watermark_valve import WatermarkValve
+from tests.support import wait_until
+
+
+def test_an_idle_channel_is_left_out_of_the_watermark():
+    valve = WatermarkValve(2)
+    assert valve.input_watermark(0, 100) is None  # channel 1 has no watermark yet: it holds back
+    assert not valve.idle
+    assert valve.input_status(1, idle=True) == 100  # left out: channel 0 alone decides
+    assert not valve.idle  # channel 0 is active
+    assert valve.input_watermark(0, 150) == 150
+
+
+def test_a_channel_back_from_idleness_holds_the_watermark_until_it_caught_up():
+    valve = WatermarkValve(2)
+    valve.input_status(1, idle=True)
+    valve.input_watermark(0, 100)
+    assert valve.input_status(1, idle=False) is None  # it never goes back
+    assert valve.input_watermark(0, 200) is None  # channel 1 (no watermark yet) holds it now
+    assert valve.input_watermark(1, 120) == 120
+    assert valve.current == 120
+
+
+def test_a_watermark_makes_its_channel_active_and_all_idle_channels_make_the_subtask_idle():
+    valve = WatermarkValve(2)
+    valve.input_status(0, idle=True)
+    valve.input_status(1, idle=True)
+    assert valve.idle
+    assert valve.input_watermark(1, 50) == 50
+    assert not valve.idle
+    assert valve.channel_finished(1) is None
+    assert valve.idle  # the only open channel is idle
+    valve.channel_finished(0)
+    assert not valve.idle  # no open channel: the input ended, it is not idle
+
+
+def windows_over_half_idle_source(idle_timeout_ms: int) -> dict:
+    """Subtask 1 of the source emits only odd numbers, which the filter drops: its watermark
+    assigner never sees a record, and the windows downstream wait for it unless it goes idle."""
+    return {
+        "format": 1, "name": "idle", "parallelism": 2, "max_parallelism": 64,
+        "checkpointing": {"interval_ms": 100}, "restart": {"strategy": "none"},
+        "nodes": [
+            {"id": "gen", "type": "source.datagen", "params": {"count": None, "rate": 4000}},
+            {"id": "even", "type": "transform.filter", "params": {"predicate": "x % 2 == 0"}},
+            {"id": "time", "type": "transform.watermark",
+             "params": {"timestamp": "x", "idle_timeout_ms": idle_timeout_ms}},
+            {"id": "win", "type": "window.tumbling", "params": {"size_ms": 100, "function": "count"}},
+            {"id": "out", "type": "sink.collect", "params": {"max_records": 100000}, "parallelism": 1},
+        ],
+        "edges": [
+            {"id": "e1", "from": "gen", "to": "even"},
+            {"id": "e2", "from": "even", "to": "time"},
+            {"id": "e3", "from": "time", "to": "win", "partitioning": "hash", "key": "x % 3"},
+            {"id": "e4", "from": "win", "to": "out", "partitioning": "rebalance"},
+        ],
+    }
+
+
+def test_windows_fire_while_one_source_subtask_has_no_records(tmp_path):
+    events = []
+    handle = LocalCluster().submit(windows_over_half_idle_source(idle_timeout_ms=50), on_event=events.append,
+                                   checkpoint_dir=str(tmp_path))
+
+    def windows_fired():
+        return any(event["type"] == "metrics" and event["vertices"].get("win", {}).get("records_out", 0) > 0
+                   for event in list(events))
+
+    try:
+        wait_until(windows_fired, 30, "a window to fire while the source runs")
+    finally:
+        handle.stop_with_savepoint(drain=False).result(30)  # no drain: no window fires at the end
+    result = handle.wait(30)
+    assert result.status == "FINISHED", result.failure
+    fired = result.collected["out"]
+    assert fired
+    for key, end, count in fired:  # every fired window is complete and exact
+        assert count == sum(1 for x in range(end - 100, end) if x % 2 == 0 and x % 3 == key)
