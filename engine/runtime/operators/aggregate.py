@@ -10,24 +10,15 @@ one set per record.
 from __future__ import annotations
 
 from engine.runtime.io.events import TimestampedBatch
-from engine.runtime.operators.base import StreamOperator, compile_expression_function
+from engine.runtime.operators.base import StreamOperator
 from engine.spec.expressions import compile_batch_expression
 
 AGGREGATE_FUNCTIONS = ("sum", "count", "min", "max")
 
 
-def _is_identity(source: str | None) -> bool:
-    return source is None or source.strip() == "x"
-
-
-def value_function(source: str | None):
-    """The compiled value expression per record, or None for the identity ``x`` (saves a call)."""
-    return None if _is_identity(source) else compile_expression_function(source)
-
-
 def batch_value_function(source: str | None):
-    """The value expression compiled over a batch, or None for the identity ``x``."""
-    return None if _is_identity(source) else compile_batch_expression(source)
+    """The value expression compiled over a batch, or None for the identity ``x`` (the batch itself)."""
+    return None if source is None or source.strip() == "x" else compile_batch_expression(source)
 
 
 class KeyedAggregateOperator(StreamOperator):
@@ -100,16 +91,3 @@ def _max(keys, values, entries):
 
 
 _FOLDS = {"sum": _sum, "count": _count, "min": _min, "max": _max}
-
-
-def combine(function: str, accumulator, value):
-    """Fold ``value`` into ``accumulator`` (None = empty) for windows: sum, count, min, max."""
-    if function == "count":
-        return (accumulator or 0) + 1
-    if accumulator is None:
-        return value
-    if function == "sum":
-        return accumulator + value
-    if function == "min":
-        return value if value < accumulator else accumulator
-    return value if value > accumulator else accumulator

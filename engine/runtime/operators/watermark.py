@@ -20,7 +20,8 @@ from __future__ import annotations
 import time
 
 from engine.runtime.io.events import MAX_WATERMARK, WATERMARK_ACTIVE, WATERMARK_IDLE, TimestampedBatch, Watermark
-from engine.runtime.operators.base import StreamOperator, compile_expression_function
+from engine.runtime.operators.base import StreamOperator
+from engine.spec.expressions import compile_batch_expression
 
 _NO_WATERMARK = -(2**63)
 
@@ -30,7 +31,7 @@ class WatermarkAssignerOperator(StreamOperator):
 
     def __init__(self, node, context):
         super().__init__(node, context)
-        self.timestamp = compile_expression_function(self.params["timestamp"])
+        self.timestamps_of = compile_batch_expression(self.params["timestamp"])
         self.out_of_orderness = int(self.params.get("max_out_of_orderness_ms", 0))
         self.idle_timeout_s = int(self.params.get("idle_timeout_ms", 0)) / 1000
         self.max_timestamp = _NO_WATERMARK
@@ -50,8 +51,7 @@ class WatermarkAssignerOperator(StreamOperator):
             if self.idle:
                 self._become_active()
                 self._check_idleness_in(self.idle_timeout_s)
-        timestamp = self.timestamp
-        stamps = [int(timestamp(x)) for x in batch]
+        stamps = list(map(int, self.timestamps_of(batch)))
         self.emit(TimestampedBatch(batch, stamps))
         if stamps:
             highest = max(stamps)

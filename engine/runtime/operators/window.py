@@ -16,12 +16,17 @@ it does, so no record is late; ``finish_keys`` fires every window of the keys ju
 """
 from __future__ import annotations
 
+import itertools
+import operator
+
 from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch
-from engine.runtime.operators.aggregate import AGGREGATE_FUNCTIONS, combine, value_function
+from engine.runtime.operators.aggregate import AGGREGATE_FUNCTIONS, batch_value_function
 from engine.runtime.operators.base import StreamOperator
 from engine.runtime.timer_service import EventTimeTimers
 
 _NO_WATERMARK = -(2**63)
+_MISSING = object()
+_ADD = {"sum": operator.add, "count": operator.add, "min": min, "max": max}
 
 
 class WindowOperator(StreamOperator):
@@ -29,7 +34,7 @@ class WindowOperator(StreamOperator):
 
     def __init__(self, node, context, size_ms: int, slide_ms: int):
         super().__init__(node, context)
-        if context.key_function is None:
+        if context.batch_key_function is None:
             raise ValueError(f"'{self.node_id}' is keyed and needs a hash edge with a key in front of it")
         if size_ms <= 0 or slide_ms <= 0:
             raise ValueError("window size and slide must be positive")
@@ -38,8 +43,10 @@ class WindowOperator(StreamOperator):
         self.function = self.params.get("function", "sum")
         if self.function not in AGGREGATE_FUNCTIONS:
             raise ValueError(f"unknown aggregate function '{self.function}'")
-        self.key = context.key_function
-        self.value = value_function(self.params.get("value", "x"))
+        self.keys_of = context.batch_key_function
+        self.values_of = batch_value_function(self.params.get("value", "x"))
+        self.add = _ADD[self.function]
+        """Folds a value into a window's accumulator (a count folds the value 1)."""
         self.timers = EventTimeTimers()
         self.watermark = _NO_WATERMARK
         self.windows = None
@@ -51,30 +58,61 @@ class WindowOperator(StreamOperator):
             for end in per_window:
                 self.timers.register(end - 1, key, end)
 
-    def window_ends(self, timestamp: int) -> list[int]:
-        """The ends of the windows containing ``timestamp``, newest first."""
-        last_start = timestamp - (timestamp % self.slide)
-        return [start + self.size for start in range(last_start, timestamp - self.size, -self.slide)]
-
     def process_batch(self, batch):
         if type(batch) is not TimestampedBatch:
             raise ValueError(f"'{self.node_id}' needs event time: put a watermark operator upstream")
-        key, value, function = self.key, self.value, self.function
-        entries = self.windows.entries
-        watermark = self.watermark
-        for x, timestamp in zip(batch, batch.timestamps):
-            k = key(x)
-            v = x if value is None else value(x)
-            for end in self.window_ends(timestamp):
+        keys = self.keys_of(batch)
+        if self.function == "count":
+            values = itertools.repeat(1)
+        else:
+            values = batch if self.values_of is None else self.values_of(batch)
+        assign = self._assign_tumbling if self.size == self.slide else self._assign_sliding
+        self.late_records += assign(zip(keys, values, batch.timestamps), self.windows.entries, self.watermark)
+
+    def _assign_tumbling(self, records, entries, watermark) -> int:
+        """Fold (key, value, time) records into their one window each; return how many were late."""
+        size, add, register = self.size, self.add, self.timers.register
+        late = 0
+        missing = _MISSING
+        for k, v, timestamp in records:
+            end = timestamp - timestamp % size + size
+            if end - 1 <= watermark:
+                late += 1
+                continue
+            per_window = entries.get(k)
+            if per_window is None:
+                per_window = entries[k] = {}
+            current = per_window.get(end, missing)
+            if current is missing:
+                register(end - 1, k, end)
+                per_window[end] = v
+            else:
+                per_window[end] = add(current, v)
+        return late
+
+    def _assign_sliding(self, records, entries, watermark) -> int:
+        """Fold each record into every window containing it (``size / slide`` of them)."""
+        size, slide, add, register = self.size, self.slide, self.add, self.timers.register
+        late = 0
+        missing = _MISSING
+        for k, v, timestamp in records:
+            per_window = None
+            for start in range(timestamp - timestamp % slide, timestamp - size, -slide):
+                end = start + size
                 if end - 1 <= watermark:
-                    self.late_records += 1
+                    late += 1
                     continue
-                per_window = entries.get(k)
                 if per_window is None:
-                    per_window = entries[k] = {}
-                if end not in per_window:
-                    self.timers.register(end - 1, k, end)
-                per_window[end] = combine(function, per_window.get(end), v)
+                    per_window = entries.get(k)
+                    if per_window is None:
+                        per_window = entries[k] = {}
+                current = per_window.get(end, missing)
+                if current is missing:
+                    register(end - 1, k, end)
+                    per_window[end] = v
+                else:
+                    per_window[end] = add(current, v)
+        return late
 
     def process_watermark(self, watermark):
         if watermark.timestamp <= self.watermark:

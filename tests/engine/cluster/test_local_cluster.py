@@ -298,3 +298,45 @@ def test_the_collector_runs_less_often_while_subtasks_run_and_as_before_after(tm
         handle.cancel()
     assert handle.wait(20).status == "CANCELED"
     wait_until(lambda: gc.get_threshold() == before, 10, "the collector's thresholds put back")
+
+
+def reference_windows(records, size, slide, out_of_orderness, batch, key, value, fold):
+    """What keyed event-time windows emit when ``records`` (x, time) arrive ``batch`` at a time,
+    each batch followed by the bounded-out-of-orderness watermark: a record is late, and
+    dropped, for a window that fired already."""
+    windows, watermark, highest = {}, -(2**63), -(2**63)
+    for first in range(0, len(records), batch):
+        chunk = records[first:first + batch]
+        for x, time in chunk:
+            for start in range(time - time % slide, time - size, -slide):
+                if start + size - 1 > watermark:
+                    slot = (key(x), start + size)
+                    windows[slot] = value(x) if slot not in windows else fold(windows[slot], value(x))
+        highest = max(highest, max(time for _, time in chunk))
+        watermark = max(watermark, highest - out_of_orderness - 1)
+    return sorted([k, end, total] for (k, end), total in windows.items())
+
+
+@pytest.mark.parametrize("size,slide", [(100, 100), (100, 40)])
+@pytest.mark.parametrize("function,fold", [("sum", lambda a, v: a + v), ("count", lambda a, v: a + 1),
+                                           ("min", min), ("max", max)])
+def test_windows_fold_in_order_and_drop_late_records(tmp_path, size, slide, function, fold):
+    """Out-of-order event times (a permutation), small batches: some records come after their
+    window fired. The result equals a straightforward model of windows, watermarks and lateness."""
+    count, out_of_orderness = 600, 150
+    timestamp = "(x * 37) % 600 * 2"
+    window = node("win", "window.tumbling", size_ms=size, function=function, value="x % 7 - 3") if size == slide \
+        else node("win", "window.sliding", size_ms=size, slide_ms=slide, function=function, value="x % 7 - 3")
+    definition = pipeline([node("gen", "source.datagen", count=count),
+                           node("time", "transform.watermark", timestamp=timestamp,
+                                max_out_of_orderness_ms=out_of_orderness),
+                           window, node("out", "sink.collect", **COLLECT_ALL)],
+                          [edge("gen", "time"), edge("time", "win", "hash", key="x % 3"), edge("win", "out")])
+    result = LocalCluster(config={"batch_size": 10}).run(definition, timeout=60, checkpoint_dir=str(tmp_path))
+    assert result.status == "FINISHED", result.failure
+    records = [(x, (x * 37) % 600 * 2) for x in range(count)]
+    value = (lambda x: 1) if function == "count" else (lambda x: x % 7 - 3)
+    expected = reference_windows(records, size, slide, out_of_orderness, 10, lambda x: x % 3, value, fold)
+    assert sorted(result.collected["out"]) == expected
+    in_time = reference_windows(records, size, slide, 10**9, 10, lambda x: x % 3, value, fold)
+    assert expected != in_time, "the setup should make some records late"
