@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: up test setup python frontend browser bench-engine bench-plan bench-spark bench-async bench-debloat bench-batch bench-studio bench-expressions bench-frontend clean
+.PHONY: up test setup python frontend browser bench-engine bench-windows bench-plan bench-spark bench-async bench-debloat bench-batch bench-studio bench-expressions bench-frontend clean
 
 up: setup
 	$(PY) -m studio.launcher
@@ -41,6 +41,9 @@ browser:
 
 bench-engine: python
 	$(PY) tests/bench/bench_engine.py
+
+bench-windows: python
+	$(PY) tests/bench/bench_windows.py
 
 bench-plan: python
 	$(PY) tests/bench/bench_plan.py
