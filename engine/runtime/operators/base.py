@@ -29,9 +29,8 @@ keyed state (``OperatorContext.clear_keyed_state``).
 Output goes through ``self.emit(batch)``, ``self.emit_watermark(watermark)`` and
 ``self.emit_watermark_status(status)``, which the chain binds to the next operator's
 ``process_batch`` (``process_watermark``, ``process_watermark_status``) or to the record
-writers. An operator
-builds a new list for its output and never mutates the list it was given: within a
-process the same list object may be read by several consumers.
+writers. An operator builds a new list for its output and never mutates the list it was
+given: within a process the same list object may be read by several consumers.
 
 Operators register their state with ``context.keyed_state()`` (keyed by the key of the hash
 edge feeding them) or ``context.operator_state()`` (lists of elements); the task copies
