@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from engine.cluster.local import LocalCluster
 from engine.runtime.io.watermark_valve import WatermarkValve
-from tests.support import wait_until
+from tests.support import a_window_fired, inexact_windows, wait_until, windows_over_half_idle_source
 
 
 def test_an_idle_channel_is_left_out_of_the_watermark():
@@ -38,45 +38,15 @@ def test_a_watermark_makes_its_channel_active_and_all_idle_channels_make_the_sub
     assert not valve.idle  # no open channel: the input ended, it is not idle
 
 
-def windows_over_half_idle_source(idle_timeout_ms: int) -> dict:
-    """Subtask 1 of the source emits only odd numbers, which the filter drops: its watermark
-    assigner never sees a record, and the windows downstream wait for it unless it goes idle."""
-    return {
-        "format": 1, "name": "idle", "parallelism": 2, "max_parallelism": 64,
-        "checkpointing": {"interval_ms": 100}, "restart": {"strategy": "none"},
-        "nodes": [
-            {"id": "gen", "type": "source.datagen", "params": {"count": None, "rate": 4000}},
-            {"id": "even", "type": "transform.filter", "params": {"predicate": "x % 2 == 0"}},
-            {"id": "time", "type": "transform.watermark",
-             "params": {"timestamp": "x", "idle_timeout_ms": idle_timeout_ms}},
-            {"id": "win", "type": "window.tumbling", "params": {"size_ms": 100, "function": "count"}},
-            {"id": "out", "type": "sink.collect", "params": {"max_records": 100000}, "parallelism": 1},
-        ],
-        "edges": [
-            {"id": "e1", "from": "gen", "to": "even"},
-            {"id": "e2", "from": "even", "to": "time"},
-            {"id": "e3", "from": "time", "to": "win", "partitioning": "hash", "key": "x % 3"},
-            {"id": "e4", "from": "win", "to": "out", "partitioning": "rebalance"},
-        ],
-    }
-
-
 def test_windows_fire_while_one_source_subtask_has_no_records(tmp_path):
     events = []
     handle = LocalCluster().submit(windows_over_half_idle_source(idle_timeout_ms=50), on_event=events.append,
                                    checkpoint_dir=str(tmp_path))
-
-    def windows_fired():
-        return any(event["type"] == "metrics" and event["vertices"].get("win", {}).get("records_out", 0) > 0
-                   for event in list(events))
-
     try:
-        wait_until(windows_fired, 30, "a window to fire while the source runs")
+        wait_until(lambda: a_window_fired(events), 30, "a window to fire while the source runs")
     finally:
         handle.stop_with_savepoint(drain=False).result(30)  # no drain: no window fires at the end
     result = handle.wait(30)
     assert result.status == "FINISHED", result.failure
     fired = result.collected["out"]
-    assert fired
-    for key, end, count in fired:  # every fired window is complete and exact
-        assert count == sum(1 for x in range(end - 100, end) if x % 2 == 0 and x % 3 == key)
+    assert fired and not inexact_windows(fired)
