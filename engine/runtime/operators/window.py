@@ -97,8 +97,7 @@ class WindowOperator(StreamOperator):
         missing = _MISSING
         for k, v, timestamp in records:
             per_window = None
-            for start in range(timestamp - timestamp % slide, timestamp - size, -slide):
-                end = start + size
+            for end in range(timestamp - timestamp % slide + size, timestamp, -slide):  # newest first
                 if end - 1 <= watermark:
                     late += 1
                     continue
