@@ -70,7 +70,11 @@ class WindowOperator(StreamOperator):
         self.late_records += assign(zip(keys, values, batch.timestamps), self.windows.entries, self.watermark)
 
     def _assign_tumbling(self, records, entries, watermark) -> int:
-        """Fold (key, value, time) records into their one window each; return how many were late."""
+        """Fold (key, value, time) records into their one window each; return how many were late.
+
+        ``_assign_sliding`` computes the same for one window (its range holds one end), but
+        building that range per record costs tumbling windows a quarter of their throughput
+        (make bench-windows: 1.7 vs 2.2 M records/s), so the tumbling loop stays its own."""
         size, add, register = self.size, self.add, self.timers.register
         late = 0
         missing = _MISSING
