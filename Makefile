@@ -1,6 +1,7 @@
 # The studio's two commands: `make up` runs it, `make test` runs every test.
 # Both set up what they need first: the virtualenv (.venv, pinned requirements.txt),
-# the frontend (npm ci from package-lock.json, vite build) and, for tests, Chromium.
+# the frontend (npm ci from package-lock.json, vite build) and, for tests, Chromium and
+# PostgreSQL's server binaries (the tests start their own server).
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -8,12 +9,12 @@ PY := $(VENV)/bin/python
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: up test setup python frontend browser bench-engine bench-windows bench-plan bench-spark bench-async bench-debloat bench-batch bench-studio bench-expressions bench-frontend clean
+.PHONY: up test setup python frontend browser postgres api-types bench-engine bench-windows bench-plan bench-spark bench-events bench-async bench-debloat bench-batch bench-studio bench-expressions bench-budget bench-connectors bench-frontend clean
 
 up: setup
 	$(PY) -m studio.launcher
 
-test: setup browser
+test: setup browser postgres
 	cd frontend && npm test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
@@ -36,8 +37,16 @@ frontend/node_modules/.installed: frontend/package-lock.json
 frontend/dist/index.html: frontend/node_modules/.installed $(FRONTEND_SOURCES)
 	cd frontend && npm run build
 
+# The frontend's API types, generated from the OpenAPI schema (tests/test_api_types.py fails when they drift).
+api-types: python frontend/node_modules/.installed
+	$(PY) manage.py spectacular --format openapi-json --file frontend/openapi.json
+	cd frontend && npx --no-install openapi-typescript openapi.json -o src/api/schema.gen.ts && rm openapi.json
+
 browser:
 	scripts/ensure_chromium.sh
+
+postgres:
+	scripts/ensure_postgres.sh
 
 bench-engine: python
 	$(PY) tests/bench/bench_engine.py
@@ -51,8 +60,14 @@ bench-plan: python
 bench-expressions: python
 	$(PY) tests/bench/bench_expressions.py
 
+bench-budget: python
+	$(PY) tests/bench/bench_budget.py
+
 bench-spark: python
 	$(PY) tests/bench/bench_spark.py
+
+bench-events: python
+	$(PY) tests/bench/bench_events.py
 
 bench-async: python
 	$(PY) tests/bench/bench_async.py
@@ -65,6 +80,9 @@ bench-batch: python
 
 bench-studio: python
 	$(PY) tests/bench/bench_studio.py
+
+bench-connectors: python postgres
+	$(PY) tests/bench/bench_connectors.py
 
 bench-frontend: setup browser
 	$(PY) tests/bench/bench_frontend.py

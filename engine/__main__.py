@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-COMMANDS = {"plan": "engine.plan.cli", "run": "engine.cluster.cli"}
+COMMANDS = {"plan": "engine.cli.plan", "run": "engine.cli.run"}
 
 
 def main(argv: list[str]) -> int:

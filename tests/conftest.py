@@ -1,4 +1,5 @@
-"""Shared fixtures: isolated data directories, pipeline builders, users with API clients, a real Celery worker."""
+"""Shared fixtures: isolated data directories, pipeline builders, users with API clients, a real Celery worker,
+a PostgreSQL server of the tests' own."""
 from __future__ import annotations
 
 import os
@@ -10,7 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.support import simple_pipeline, token_client
+from tests.support import RedisServer, simple_pipeline, token_client
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +37,11 @@ def _isolated_run_dirs(studio_data_dir):
 
     settings.CHECKPOINT_ROOT = str(studio_data_dir / "checkpoints")
     settings.RUN_LOG_DIR = studio_data_dir / "runs"
+    # xdist's processes share one Redis but each has its own database, so run ids repeat
+    # across them: each process gets channel-layer groups of its own, or a socket on run 5
+    # of one process would hear run 5 of the other. Drivers and workers they start inherit it.
+    os.environ["STUDIO_CHANNEL_PREFIX"] = f"asgi-{os.getpid()}"
+    settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = os.environ["STUDIO_CHANNEL_PREFIX"]
 
 
 @pytest.fixture(autouse=True)
@@ -65,6 +71,57 @@ def api(user):
 @pytest.fixture
 def other_api(other_user):
     return token_client(other_user)
+
+
+@pytest.fixture
+def grant(db):
+    """Grant a storage location to a user, as an administrator would (``studio.locations``):
+    ``grant(user, tmp_path)`` for a directory, ``grant(user, dsn, kind="postgres")`` for a server."""
+    from studio.models import LocationGrant, StorageLocation
+
+    def make(user, prefix, kind: str = "path", *, write: bool = True, shared: bool = False) -> StorageLocation:
+        location = StorageLocation.objects.create(name=f"test-{StorageLocation.objects.count() + 1}-{kind}",
+                                                  kind=kind, prefix=str(prefix), shared=shared)
+        LocationGrant.objects.create(location=location, user=user, can_write=write)
+        return location
+
+    return make
+
+
+@pytest.fixture
+def granted_tmp_path(grant, user, tmp_path) -> Path:
+    """``tmp_path``, granted (read and write) to ``user``: where a test's file sources and sinks may go."""
+    grant(user, tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def redis_server(settings):
+    """A Redis of the test's own (commands, health, channel layer) that it may stop and start again."""
+    server = RedisServer()
+    server.start()
+    settings.REDIS_URL = server.url  # commands
+    settings.CHANNEL_LAYERS = {"default": {**settings.CHANNEL_LAYERS["default"], "CONFIG": {
+        **settings.CHANNEL_LAYERS["default"]["CONFIG"], "hosts": [{"address": server.url, "socket_timeout": 30}]}}}
+    yield server
+    if server.process.poll() is None:
+        server.process.terminate()
+        server.process.wait(10)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One PostgreSQL server per test session, started by the tests (see ``tests/postgres_server``)."""
+    from tests.postgres_server import PostgresServer
+
+    with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server) -> str:
+    """The URL of a fresh, empty database on the session's server."""
+    return postgres_server.create_database()
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import contextlib
+import socket
+import subprocess
+import tempfile
 
 
 def simple_pipeline(count: int | None = 100, expression: str = "x * 2", *, parallelism: int = 1,
@@ -129,3 +132,35 @@ def inexact_windows(fired: list) -> list:
     """The fired ``[key, end, count]`` windows of that job that miss records or hold extra ones."""
     return [[key, end, count] for key, end, count in fired
             if count != sum(1 for x in range(end - 100, end) if x % 2 == 0 and x % 3 == key)]
+
+
+class RedisServer:
+    """A redis-server on a fixed loopback port that can be stopped and started again."""
+
+    def __init__(self):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.directory = tempfile.mkdtemp(prefix="redis-restart-")
+        self.process = None
+
+    def start(self):
+        from studio.embedded_redis import redis_server_binary
+
+        self.process = subprocess.Popen(
+            [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+             "no", "--dir", self.directory], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_until(self._listening, 10, "redis-server to listen")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(10)
+        wait_until(lambda: not self._listening(), 10, "redis-server to stop listening")
+
+    def _listening(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                return True
+        except OSError:
+            return False

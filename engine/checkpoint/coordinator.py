@@ -30,7 +30,7 @@ Checkpoints after tasks finished (seed 002, FLIP-147)
     (``"vertex#i"`` names; a slot hands the trigger to those only). When a subtask
     finishes while a checkpoint is pending, the subtasks that became sources of the
     moment through it are triggered for that checkpoint too. (The topology comes from
-    ``describe_job_graph``'s ``inputs``; without it every subtask is triggered and each
+    ``JobGraph.describe``'s ``inputs``; without it every subtask is triggered and each
     decides, which is what sources and subtasks with finished input do.)
 
     ``_metadata`` lists, per vertex, the subtasks that had finished without acknowledging
@@ -64,13 +64,13 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import Future
-from typing import Callable
+from typing import Callable, Protocol
 
 from engine.checkpoint.metadata import build_metadata
 from engine.checkpoint.statistics import CheckpointStats, CheckpointStatsTracker
 from engine.checkpoint.storage import CheckpointStorage
-from engine.runtime.gateway import TaskExecutorGateway, TaskId, as_task_id, task_name
-from engine.runtime.io.network import pointwise_consumers, pointwise_producers
+from engine.plan.connection_patterns import pointwise_consumers, pointwise_producers
+from engine.plan.execution_ids import TaskId, as_task_id, task_name
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +81,17 @@ CHECKPOINTING_DEFAULTS = {"interval_ms": 1000, "mode": "exactly_once", "timeout_
                           "max_concurrent": 1, "tolerable_failures": 0, "retained": 3}
 
 
+class CheckpointParticipants(Protocol):
+    """What the coordinator tells the slots (a ``CheckpointParticipants`` of
+    ``engine.runtime.gateway`` is one); calls only enqueue mails, they never block."""
+
+    def trigger_checkpoint(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None: ...
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None: ...
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None: ...
+
+
 class CheckpointException(Exception):
     """A checkpoint or savepoint failed; the message says why."""
 
@@ -89,26 +100,8 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def describe_job_graph(job_graph) -> dict:
-    """The per-vertex facts the coordinator needs, plain data.
-
-    ``{vertex: {"parallelism", "max_parallelism", "operators": [node ids],
-    "inputs": [{"source": vertex, "pattern": "ALL_TO_ALL" | "POINTWISE"}]}}``; ``_metadata``
-    records the first three, ``inputs`` tells which subtasks feed which (for triggering).
-    """
-    described = {}
-    for vertex in job_graph.vertices:
-        inputs = []
-        for edge in job_graph.inputs_of(vertex.id):
-            pattern = getattr(edge.distribution, "value", edge.distribution)
-            inputs.append({"source": edge.source, "pattern": str(pattern)})
-        described[vertex.id] = {"parallelism": vertex.parallelism, "max_parallelism": vertex.max_parallelism,
-                                "operators": [node["id"] for node in vertex.operators], "inputs": inputs}
-    return described
-
-
 class TaskTopology:
-    """Which subtasks feed which, from ``describe_job_graph``: for "sources of the moment".
+    """Which subtasks feed which, from ``JobGraph.describe``: for "sources of the moment".
 
     Kept per vertex and pattern (never per pair of subtasks), so an all-to-all edge between
     n and m subtasks costs O(1) per question, not O(n·m) memory.
@@ -207,7 +200,7 @@ class PendingCheckpoint:
 class CheckpointCoordinator:
     """Triggers checkpoints on the slots, collects acknowledgements, writes ``_metadata``."""
 
-    def __init__(self, checkpointing: dict, storage: CheckpointStorage, slots: list[TaskExecutorGateway],
+    def __init__(self, checkpointing: dict, storage: CheckpointStorage, slots: list[CheckpointParticipants],
                  tasks_to_ack: list[TaskId], on_event: Callable[[dict], None] | None = None, *,
                  vertices: dict | None = None, on_failure: Callable[[str], None] | None = None,
                  first_checkpoint_id: int = 1, restored_from: dict | None = None):
@@ -275,30 +268,39 @@ class CheckpointCoordinator:
             self._fail_all_pending_locked(reason, counted=False)
         self._deliver_events()
 
-    def forget_finished(self) -> None:
-        """Forget which subtasks finished: they run again (a failover restarts them).
+    def forget_finished(self, tasks=None) -> None:
+        """Forget which subtasks (``tasks``; None: all) finished: they run again (a failover
+        restarts them).
 
         Call it once no report of the old attempt can arrive any more and before the new
         attempt's subtasks run: a subtask of the new attempt may finish at once (a vertex
         restored as finished) and must not be forgotten.
         """
         with self._lock:
-            self._finished.clear()
-            self._finished_per_vertex.clear()
+            if tasks is None:
+                self._finished.clear()
+                self._finished_per_vertex.clear()
+                return
+            for task in tasks:
+                task = as_task_id(task)
+                if task in self._finished:
+                    self._finished.discard(task)
+                    self._finished_per_vertex[task[0]] -= 1
 
-    def resume(self, slots: list[TaskExecutorGateway], tasks_to_ack: list[TaskId] | None = None, *,
+    def resume(self, slots: list[CheckpointParticipants] | None = None, tasks_to_ack: list[TaskId] | None = None, *,
                forget_finished: bool = True) -> None:
-        """Trigger on ``slots`` from now on (the restarted job's), starting one interval later.
+        """Trigger again from now on, starting one interval later; on ``slots`` when given.
 
         ``forget_finished=True`` (the default) also forgets which subtasks finished, which
-        is right when the new attempt's subtasks have not started yet (the in-process
-        cluster resumes before it starts them). A JobMaster that resumes only once the
-        new subtasks run passes False and calls ``forget_finished`` before starting them.
+        is right when the new attempt's subtasks have not started yet. A JobMaster that
+        resumes only once the new subtasks run passes False and calls ``forget_finished``
+        (for the restarted subtasks) before starting them.
         """
         if forget_finished:
             self.forget_finished()
         with self._lock:
-            self._slots = list(slots)
+            if slots is not None:
+                self._slots = list(slots)
             if tasks_to_ack is not None:
                 self._all_tasks = [as_task_id(task) for task in tasks_to_ack]
             self._paused = False
@@ -424,9 +426,12 @@ class CheckpointCoordinator:
         """A subtask finished its part of a checkpoint (any thread)."""
         task = as_task_id(ack["task"])
         with self._lock:
+            # a checkpoint past its timeout is expired, whether or not the timer thread got to it first:
+            # an acknowledgement arriving late must not complete it
+            self._expire_locked(time.monotonic())
             pending = self._pending.get(int(ack["checkpoint_id"]))
             if pending is None or task not in pending.not_yet_acknowledged:
-                return  # late, duplicate, or from a previous attempt
+                return  # late, duplicate, expired, or from a previous attempt
             pending.not_yet_acknowledged.discard(task)
             pending.handles[task] = ack.get("state")
             subtask = pending.stats.acknowledge(task, ack.get("metrics") or {})

@@ -17,7 +17,7 @@ of running a bounded source again. ``engine.checkpoint.storage.load_metadata`` a
 """
 from __future__ import annotations
 
-from engine.runtime.gateway import TaskId, task_name
+from engine.plan.execution_ids import TaskId, task_name
 
 METADATA_FORMAT = 1
 

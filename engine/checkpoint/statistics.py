@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from engine.runtime.gateway import TaskId, task_name
+from engine.plan.execution_ids import TaskId, task_name
 
 SUBTASK_METRICS = ("start_delay", "alignment_duration", "sync_duration", "async_duration", "state_size",
                    "processed_data", "persisted_data")

@@ -2,12 +2,16 @@
 
 Every message is a 4-byte big-endian length followed by a msgpack map with a ``type``.
 Slots connect to the JobMaster (its address travels with the Spark job) and say
-``register``; afterwards both sides send one-way messages:
+``register``, with the address their network listens on (``peer``: host, port, token).
+Once every slot of a stage registered, the JobMaster sends each of them ``peers``: every
+slot's address, by slot index, from which the slots connect to each other (Spark's
+``allGather`` would do the same, but its task side polls once a second). Afterwards both
+sides send one-way messages:
 
 - slot to JobMaster, mirroring ``JobMasterGateway``: ``ack``, ``decline``, ``metrics``,
-  ``finished``, ``failed``;
+  ``finished``, ``failed``, ``tap``;
 - JobMaster to slot, mirroring ``TaskExecutorGateway``: ``trigger``, ``complete``,
-  ``aborted``, ``cancel``.
+  ``aborted``, ``cancel``, ``tap_open``, ``tap_close``.
 
 Threading model: each connection has one reader thread that dispatches messages in order;
 ``send`` may be called from any thread (guarded by a per-connection lock).
@@ -72,13 +76,18 @@ class RemoteSlot:
     """The JobMaster's handle of one slot: a ``TaskExecutorGateway`` that sends messages."""
 
     def __init__(self, slot_index: int, connection: FramedConnection, tasks: list[list], stage_id: int = 1,
-                 pid: int | None = None, cpu: int | None = None):
+                 pid: int | None = None, cpu: int | None = None, peer: dict | None = None):
         self.slot_index = slot_index
         self.stage_id = stage_id  # the barrier stage (one try of one region) the slot belongs to
         self.pid = pid  # the slot's process: its Spark Python worker
         self.cpu = cpu  # the CPU the slot is pinned to, None when it is not
         self.tasks = [tuple(task) for task in tasks]
+        self.peer = peer  # where the slot's network listens: {"host", "port", "token"}, or None
         self._connection = connection
+
+    def send_peers(self, peers: list[dict | None]) -> None:
+        """Every slot's network address of the stage, by slot index."""
+        self._send({"type": "peers", "peers": peers})
 
     def trigger_checkpoint(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None:
         self._send({"type": "trigger", "checkpoint_id": checkpoint_id, "timestamp": timestamp_ms,
@@ -92,6 +101,12 @@ class RemoteSlot:
 
     def cancel(self) -> None:
         self._send({"type": "cancel"})
+
+    def open_tap(self, tap_id: str, node_id: str, limits: dict) -> None:
+        self._send({"type": "tap_open", "tap": tap_id, "node": node_id, "limits": limits})
+
+    def close_tap(self, tap_id: str) -> None:
+        self._send({"type": "tap_close", "tap": tap_id})
 
     def _send(self, message: dict[str, Any]) -> None:
         try:
@@ -141,7 +156,7 @@ class ControlServer:
             if hello.get("type") != "register":
                 raise ConnectionError(f"expected register, got {hello.get('type')}")
             slot = RemoteSlot(hello["slot"], connection, hello.get("tasks", []), hello.get("stage", 1),
-                              hello.get("pid"), hello.get("cpu"))
+                              hello.get("pid"), hello.get("cpu"), hello.get("peer"))
             gateway = self._gateway_for(slot.stage_id)
             self._on_register(slot)
             while True:
@@ -168,6 +183,8 @@ class ControlServer:
             master.task_finished(tuple(message["task"]), message.get("result") or {})
         elif kind == "failed":
             master.task_failed(tuple(message["task"]), message["error"])
+        elif kind == "tap":
+            master.report_tap(message["tap"], tuple(message["task"]), message["sample"])
         else:
             logger.warning("unknown control message %r", kind)
 
@@ -189,13 +206,26 @@ class ControlClient:
     """
 
     def __init__(self, address: tuple[str, int], slot_index: int, tasks: list[tuple[str, int]],
-                 stage_id: int = 1, cpu: int | None = None):
+                 stage_id: int = 1, cpu: int | None = None, peer: dict | None = None):
         self._connection = FramedConnection(socket.create_connection(address, timeout=30))
         self._connection._sock.settimeout(None)
         self._slot_gateway = None
         self._closing = False
         self._connection.send({"type": "register", "slot": slot_index, "stage": stage_id, "pid": os.getpid(),
-                               "cpu": cpu, "tasks": [list(t) for t in tasks]})
+                               "cpu": cpu, "tasks": [list(t) for t in tasks], "peer": peer})
+
+    def wait_for_peers(self) -> list[dict] | None:
+        """Block until the JobMaster sent every slot's address (before ``attach``); None when
+        it cancelled the stage instead or went away."""
+        try:
+            while True:
+                message = self._connection.receive()
+                if message["type"] == "peers":
+                    return message["peers"]
+                if message["type"] == "cancel":
+                    return None
+        except (ConnectionError, OSError):
+            return None
 
     def attach(self, slot_gateway) -> None:
         """Start delivering JobMaster commands to the slot (from the reader thread)."""
@@ -216,6 +246,11 @@ class ControlClient:
                     slot.notify_checkpoint_aborted(message["checkpoint_id"])
                 elif kind == "cancel":
                     slot.cancel()
+                elif kind == "tap_open":
+                    slot.open_tap(message["tap"], message["node"], message["limits"])
+                elif kind == "tap_close":
+                    slot.close_tap(message["tap"])
+                # "peers" of a stage whose slots need no network of their own: nothing to do
         except (ConnectionError, OSError):
             if not self._closing:
                 slot.cancel()
@@ -235,6 +270,9 @@ class ControlClient:
 
     def task_failed(self, task, error: str) -> None:
         self._send({"type": "failed", "task": list(task), "error": error})
+
+    def report_tap(self, tap_id: str, task, sample: dict) -> None:
+        self._send({"type": "tap", "tap": tap_id, "task": list(task), "sample": sample})
 
     def _send(self, message: dict[str, Any]) -> None:
         try:

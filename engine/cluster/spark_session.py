@@ -4,6 +4,13 @@ Spark's own recovery is switched off (one task attempt, one stage attempt): a fa
 fails its barrier stage, and the JobMaster's failover, not Spark's retry, restores from
 the latest checkpoint. The engine reaches the executors as a zip added with
 ``addPyFile``, so the same code runs in ``local[N]`` and on a standalone cluster.
+
+The executors' Python daemon is ``engine.cluster.spark_daemon``: it imports the engine
+before it forks workers, so a slot replacing a killed one starts without seconds of
+imports. The daemon finds the engine on the executor's ``PYTHONPATH``: first the shipped
+zip by its relative name (a standalone executor fetches it into its working directory,
+where the daemon starts, before its first Python task), then this engine's directory
+(``local[N]``: the executors are this process's JVM, on this file system).
 """
 from __future__ import annotations
 
@@ -15,6 +22,8 @@ import zipfile
 from pathlib import Path
 
 ENGINE_DIR = Path(__file__).resolve().parent.parent
+ENGINE_ZIP_NAME = "engine.zip"
+WARM_DAEMON_MODULE = "engine.cluster.spark_daemon"
 
 
 def spark_master_for(slots: int, configured: str | None = None) -> str:
@@ -40,6 +49,8 @@ def create_spark_session(app_name: str, master: str, extra_conf: dict[str, str] 
         .config("spark.driver.bindAddress", os.environ.get("SPARK_DRIVER_BIND_ADDRESS", "127.0.0.1"))
         .config("spark.driver.host", os.environ.get("SPARK_DRIVER_HOST", "127.0.0.1"))
         .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.python.daemon.module", WARM_DAEMON_MODULE)
+        .config("spark.executorEnv.PYTHONPATH", os.pathsep.join([ENGINE_ZIP_NAME, str(ENGINE_DIR.parent)]))
     )
     for key, value in (extra_conf or {}).items():
         builder = builder.config(key, value)
@@ -51,7 +62,7 @@ def create_spark_session(app_name: str, master: str, extra_conf: dict[str, str] 
 
 def build_engine_zip() -> str:
     """Zip the ``engine`` package (sources only) into a temporary file for ``addPyFile``."""
-    target = Path(tempfile.mkdtemp(prefix="engine-zip-")) / "engine.zip"
+    target = Path(tempfile.mkdtemp(prefix="engine-zip-")) / ENGINE_ZIP_NAME
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(ENGINE_DIR.rglob("*.py")):
             archive.write(path, path.relative_to(ENGINE_DIR.parent).as_posix())

@@ -2,8 +2,10 @@
 
 Slot ``i`` of a region hosts the ``i``-th subtask of each of the region's job vertices
 (slot sharing), so a region needs as many slots as its largest vertex has subtasks there.
-The function returned by ``run_slot_partition`` is shipped to the executors; it connects
-to the JobMaster's control channel, builds the engine's ``Slot`` with a network of local
+The function returned by ``run_slot_partition`` is shipped to the executors. It opens the
+slot's network when a pipelined channel crosses slots (it listens at once), registers on
+the JobMaster's control channel with that address, waits for every slot's address
+(``peers``, sent once all slots registered), builds the engine's ``Slot`` with local
 channels, TCP channels to the region's other slots and blocking partition files for
 exchanges with other regions, and runs it until its subtasks end. A failure raises,
 which fails the whole barrier stage: that is how the JobMaster learns of it even when the
@@ -15,7 +17,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from engine.runtime.gateway import TaskId
+from engine.plan.execution_ids import TaskId
 
 
 REMOTE_CHANNEL_CAPACITY = 32
@@ -36,21 +38,14 @@ class SlotPayload:
     definition: dict[str, Any]
     slots_tasks: list[list[TaskId]]
     control_address: tuple[str, int]
-    checkpoint_dir: str
+    config: dict[str, Any]
+    """The slot configuration (``engine.cluster.job_master.task_config``)."""
     restore: dict | None = None
     stage_id: int = 1
     blocking_edges: list[str] = field(default_factory=list)
     shuffle_dir: str = ""
     pin_cpu: bool = True
     """Run the slot on a CPU no other slot of this host holds (see ``cpu_pinning``)."""
-
-
-def region_slots(region) -> list[list[TaskId]]:
-    """Assign a region's subtasks to slots: slot i runs the i-th subtask of each vertex."""
-    subtasks = {vertex: list(indices) for vertex, indices in region.vertices.items()}
-    slot_count = max(len(indices) for indices in subtasks.values())
-    return [[(vertex, indices[slot]) for vertex, indices in subtasks.items() if slot < len(indices)]
-            for slot in range(slot_count)]
 
 
 def run_slot_partition(payload: SlotPayload):
@@ -81,43 +76,66 @@ def _run_pinned_slot(payload: SlotPayload, slot_index: int, barrier_context, cpu
 
     job_graph = build_job_graph(payload.definition)
     tasks = [tuple(task) for task in payload.slots_tasks[slot_index]]
-    network = _network_for(job_graph, payload, slot_index, barrier_context)
-    control = ControlClient(tuple(payload.control_address), slot_index, tasks, payload.stage_id, cpu=cpu)
-    config = {"checkpoint_storage": payload.checkpoint_dir,
-              "checkpointing": payload.definition.get("checkpointing", {}),
-              "max_parallelism": payload.definition.get("max_parallelism", 128),
-              "mode": payload.definition.get("mode", "streaming"),
-              "debloat": payload.definition.get("debloat") or {}}
-    slot = Slot(job_graph, tasks, control, network, config, restore=payload.restore)
-    control.attach(slot)
+    tcp = _tcp_network(job_graph, payload, slot_index, barrier_context)
+    control = ControlClient(tuple(payload.control_address), slot_index, tasks, payload.stage_id, cpu=cpu,
+                            peer=tcp.peer_info() if tcp is not None else None)
     try:
+        peers = control.wait_for_peers()
+        if peers is None:  # cancelled (or the JobMaster went away) before the region started
+            return {"slot": slot_index, "tasks": [list(task) for task in tasks], "cpu": cpu}
+        if tcp is not None:
+            tcp.set_peers(peers)
+        network = _with_shuffle(tcp, payload)
+        slot = Slot(job_graph, tasks, control, network, payload.config, restore=payload.restore)
+        control.attach(slot)
         slot.start()
         slot.join()
         failure = slot.failure()
     finally:
-        network.close()
+        if tcp is not None:
+            tcp.close()
         control.close()
     if failure:
         raise SlotFailure(failure)
     return {"slot": slot_index, "tasks": [list(task) for task in tasks], "cpu": cpu}
 
 
-def _network_for(job_graph, payload: SlotPayload, slot_index: int, barrier_context):
+def _tcp_network(job_graph, payload: SlotPayload, slot_index: int, barrier_context):
+    """The slot's TCP network (listening already) when a pipelined edge crosses slots, else None."""
+    if not _crosses_slots(job_graph, payload.slots_tasks, set(payload.blocking_edges)):
+        return None
+    from engine.runtime.io.tcp_channel import TcpNetwork
+
+    return TcpNetwork(slot_index, payload.slots_tasks, advertised_host=_advertised_host(barrier_context, slot_index),
+                      capacity=REMOTE_CHANNEL_CAPACITY)
+
+
+def _with_shuffle(tcp, payload: SlotPayload):
     """Local channels within the slot, TCP to the region's other slots, files across regions."""
     from engine.cluster.shuffle import FileShuffleMaster, ShuffleNetwork
     from engine.runtime.io.network import LocalNetwork
 
-    blocking = set(payload.blocking_edges)
-    if _crosses_slots(job_graph, payload.slots_tasks, blocking):
-        from engine.runtime.io.tcp_channel import TcpNetwork
-
-        inner = TcpNetwork.for_barrier_task(payload.slots_tasks, slot_index, barrier_context,
-                                            capacity=REMOTE_CHANNEL_CAPACITY)
-    else:
-        inner = LocalNetwork()
-    if not blocking:
+    inner = tcp if tcp is not None else LocalNetwork()
+    if not payload.blocking_edges:
         return inner
-    return ShuffleNetwork(inner, FileShuffleMaster(payload.shuffle_dir), blocking)
+    return ShuffleNetwork(inner, FileShuffleMaster(payload.shuffle_dir), set(payload.blocking_edges))
+
+
+def _advertised_host(barrier_context, slot_index: int) -> str:
+    """This executor's host as the other slots can reach it (from Spark's task infos)."""
+    import socket
+
+    try:
+        address = barrier_context.getTaskInfos()[slot_index].address
+        host = address.rsplit(":", 1)[0]
+        if host:
+            return host
+    except Exception:  # no task infos: fall back to name resolution
+        pass
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return "127.0.0.1"
 
 
 def _crosses_slots(job_graph, slots_tasks, blocking_edges: set[str]) -> bool:

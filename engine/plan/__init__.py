@@ -11,8 +11,8 @@ Stages, one module each:
   on the JobGraph, cycles merged, in O(n).
 - ``scheduling_strategy``: regions scheduled as their blocking inputs complete.
 - ``failover``: the regions to restart for a failed subtask.
-- ``compiler``: the three stages in one call; ``plan_summary``: the plan as JSON data;
-  ``cli``: ``python -m engine plan pipeline.json``.
+- ``compiler``: the three stages in one call; ``plan_summary``: the plan as JSON data
+  (``python -m engine plan pipeline.json`` prints it, see ``engine.cli.plan``).
 """
 from engine.plan.compiler import CompiledPlan, compile_job_graph, compile_plan
 from engine.plan.execution_graph import (

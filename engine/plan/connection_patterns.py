@@ -18,15 +18,35 @@ Pointwise, producers < consumers
     One group per partition: partition ``i`` feeds the contiguous consumers
     ``[⌈i·m/n⌉, ⌈(i+1)·m/n⌉)``; consumer ``j`` reads partition ``⌊j·n/m⌋``.
 
-This is the wiring the runtime builds its channels from
-(``engine.runtime.io.network.pointwise_consumers``), so the plan's regions and failover sets
-describe the channels that really exist. In both pointwise cases every partition has at
-least one consumer and every consumer at least one partition, which the region
-computation relies on.
+This is the wiring the runtime builds its channels from (:func:`pointwise_consumers`,
+used by ``engine.runtime.io.network``), so the plan's regions and failover sets describe
+the channels that really exist. In both pointwise cases every partition has at least one
+consumer and every consumer at least one partition, which the region computation relies
+on.
 """
 from __future__ import annotations
 
 from engine.plan.job_graph import DistributionPattern
+
+
+def pointwise_consumers(producer_index: int, producers: int, consumers: int) -> list[int]:
+    """The consumer subtasks a producer of a POINTWISE edge writes to.
+
+    With equal parallelism subtask i feeds subtask i. With more producers than consumers
+    each producer feeds one consumer, consecutive producers sharing it; with fewer, each
+    producer feeds a consecutive block of consumers. Every consumer reads at least one
+    producer and every producer writes at least one consumer.
+    """
+    if producers >= consumers:
+        return [producer_index * consumers // producers]
+    return [c for c in range(consumers) if c * producers // consumers == producer_index]
+
+
+def pointwise_producers(consumer_index: int, producers: int, consumers: int) -> list[int]:
+    """The producer subtasks a consumer of a POINTWISE edge reads from (inverse of the above)."""
+    if producers >= consumers:
+        return [p for p in range(producers) if p * consumers // producers == consumer_index]
+    return [consumer_index * producers // consumers]
 
 
 class ConnectionPattern:

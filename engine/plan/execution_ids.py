@@ -2,6 +2,10 @@
 
 They are plain named tuples (cheap to create, hashable, ordered) so the JobMaster can use
 them as dictionary keys and send them over the control channel as they are.
+
+:data:`TaskId` is the engine's one task id type: the planner's ``ExecutionVertexID``. A
+plain ``(vertex, index)`` tuple compares and hashes equal to it, so ids that crossed the
+control channel as lists work as keys once :func:`as_task_id` made them tuples again.
 """
 from __future__ import annotations
 
@@ -14,6 +18,29 @@ class ExecutionVertexID(NamedTuple):
 
     job_vertex_id: str
     subtask_index: int
+
+
+TaskId = ExecutionVertexID
+"""One subtask: (job vertex id, subtask index)."""
+
+
+def task_name(task: tuple) -> str:
+    """Return the string form ``"vertex#index"`` of a task id, for file names and dict keys."""
+    return f"{task[0]}#{task[1]}"
+
+
+def parse_task_name(name: str) -> TaskId:
+    """Return the task id of a ``"vertex#index"`` string (the vertex id may contain '#')."""
+    vertex, _, index = name.rpartition("#")
+    return ExecutionVertexID(vertex, int(index))
+
+
+def as_task_id(task) -> TaskId:
+    """Return a task id from a tuple, a two-element list (after msgpack) or a string."""
+    if isinstance(task, str):
+        return parse_task_name(task)
+    vertex, index = task
+    return ExecutionVertexID(vertex, int(index))
 
 
 class ResultPartitionID(NamedTuple):

@@ -108,10 +108,19 @@ class JobEdge:
 
 @dataclass
 class JobGraph:
-    """Job vertices in a deterministic topological order and the job edges between them."""
+    """Job vertices in a deterministic topological order and the job edges between them.
+
+    It also answers the job-wide facts every part of the engine needs the same answer to:
+    :attr:`has_blocking_exchanges`, :attr:`takes_checkpoints`, :attr:`takes_savepoints`,
+    and :meth:`describe`.
+    """
 
     vertices: list[JobVertex]
     edges: list[JobEdge]
+    mode: str = "streaming"
+    """The definition's ``mode``: streaming or batch (batch makes every exchange blocking)."""
+    checkpointing: dict = field(default_factory=dict)
+    """The definition's ``checkpointing`` section."""
     _by_id: dict[str, JobVertex] = field(init=False, repr=False)
     _position: dict[str, int] = field(init=False, repr=False)
     _inputs: dict[str, list[JobEdge]] = field(init=False, repr=False)
@@ -146,6 +155,38 @@ class JobGraph:
         """Return the index of the vertex in :attr:`vertices` (a topological order)."""
         return self._position[vertex_id]
 
+    @property
+    def has_blocking_exchanges(self) -> bool:
+        """Whether some exchange is blocking (always in batch mode): then regions run one
+        after another as their inputs complete, and no checkpoint can span the job."""
+        return any(edge.is_blocking for edge in self.edges)
+
+    @property
+    def takes_savepoints(self) -> bool:
+        """Whether the job can snapshot at all: only when no exchange is blocking."""
+        return self.mode != "batch" and not self.has_blocking_exchanges
+
+    @property
+    def takes_checkpoints(self) -> bool:
+        """Whether the job takes periodic checkpoints: it can snapshot, checkpointing is not
+        switched off and has an interval. Two-phase-commit sinks then commit on checkpoints
+        (and wait for a final one), otherwise at their end."""
+        section = self.checkpointing or {}
+        return (self.takes_savepoints and section.get("enabled") is not False
+                and bool(section.get("interval_ms", 1000)))
+
+    def describe(self) -> dict:
+        """The per-vertex facts the coordinator, ``_metadata`` and metrics need, plain data.
+
+        ``{vertex: {"parallelism", "max_parallelism", "operators": [node ids],
+        "inputs": [{"source": vertex, "pattern": "ALL_TO_ALL" | "POINTWISE"}]}}``.
+        """
+        return {vertex.id: {"parallelism": vertex.parallelism, "max_parallelism": vertex.max_parallelism,
+                            "operators": list(vertex.operator_ids),
+                            "inputs": [{"source": edge.source, "pattern": edge.distribution.value}
+                                       for edge in self.inputs_of(vertex.id)]}
+                for vertex in self.vertices}
+
 
 def build_job_graph(definition: dict) -> JobGraph:
     """Chain the operators of a pipeline definition into a JobGraph."""
@@ -170,7 +211,8 @@ def build_job_graph(definition: dict) -> JobGraph:
         for edge in edges
         if chained_successor.get(edge["from"]) != edge["to"]
     ]
-    return JobGraph(vertices=vertices, edges=job_edges)
+    return JobGraph(vertices=vertices, edges=job_edges, mode=definition.get("mode") or "streaming",
+                    checkpointing=dict(definition.get("checkpointing") or {}))
 
 
 def _nodes_by_id(definition: dict) -> dict[str, dict]:

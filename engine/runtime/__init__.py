@@ -10,6 +10,6 @@ Map of the package:
   mode's sorted keyed input (``external_sort``, ``stream_input.SortingInput``);
 - ``state/``: keyed and operator state, key groups, snapshots, restore assignment;
 - ``slot``: the subtasks of one worker (``TaskExecutorGateway``);
-- ``gateway``: the seams to the JobMaster; ``restart_strategy``; ``timer_service``;
+- ``gateway``: the seams to the JobMaster; ``timer_service``;
   ``kill_hooks`` (test hooks for failure injection).
 """

@@ -31,6 +31,12 @@ Payloads
     ``task_finished(task, result)``: ``{"collected": {node_id: [records]},
     "counts": {node_id: n}}`` for collect sinks, else ``{}``.
 
+    ``report_tap(tap_id, task, sample)``: records a subtask sampled for an open tap
+    (``engine.runtime.tap``): ``{"records": [[json_text, truncated], ...], "dropped": n,
+    "ts": epoch ms when sampled}``. ``open_tap(tap_id, node_id, limits)`` /
+    ``close_tap(tap_id)``: sample what operator ``node_id`` emits, within ``limits``
+    (``TapLimits.as_dict()``, per subtask), or stop.
+
     ``trigger_checkpoint(checkpoint_id, timestamp_ms, options)``: options are::
 
         {"kind": "checkpoint" | "savepoint", "target": url | None, "location": url,
@@ -64,27 +70,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-TaskId = tuple[str, int]
-"""One subtask: (job vertex id, subtask index)."""
+from engine.plan.execution_ids import TaskId, as_task_id, parse_task_name, task_name
 
-
-def task_name(task: TaskId) -> str:
-    """Return the string form ``"vertex#index"`` of a task id, for file names and dict keys."""
-    return f"{task[0]}#{task[1]}"
-
-
-def parse_task_name(name: str) -> TaskId:
-    """Return the task id of a ``"vertex#index"`` string (the vertex id may contain '#')."""
-    vertex, _, index = name.rpartition("#")
-    return (vertex, int(index))
-
-
-def as_task_id(task) -> TaskId:
-    """Return a task id from a tuple, a two-element list (after msgpack) or a string."""
-    if isinstance(task, str):
-        return parse_task_name(task)
-    vertex, index = task
-    return (vertex, int(index))
+__all__ = ["JobMasterGateway", "TaskExecutorGateway", "TaskId", "as_task_id", "parse_task_name", "task_name"]
 
 
 class JobMasterGateway(Protocol):
@@ -100,6 +88,8 @@ class JobMasterGateway(Protocol):
 
     def task_failed(self, task: TaskId, error: str) -> None: ...
 
+    def report_tap(self, tap_id: str, task: TaskId, sample: dict) -> None: ...
+
 
 class TaskExecutorGateway(Protocol):
     """What the JobMaster tells one slot. Thread-safe and non-blocking: calls enqueue mails."""
@@ -111,3 +101,7 @@ class TaskExecutorGateway(Protocol):
     def notify_checkpoint_aborted(self, checkpoint_id: int) -> None: ...
 
     def cancel(self) -> None: ...
+
+    def open_tap(self, tap_id: str, node_id: str, limits: dict) -> None: ...
+
+    def close_tap(self, tap_id: str) -> None: ...

@@ -5,7 +5,8 @@ chaining). Each operator's ``emit`` is bound straight to the next operator's
 ``process_batch`` -- one Python call per batch, no queue, no copy -- and the chain's last
 operator (or any operator with job edges leaving it) emits into record writers. When an
 operator has several targets, its ``emit`` calls each with the same list, which is why
-operators never mutate their input.
+operators never mutate their input. An operator whose output feeds something emits through its
+tap point (``engine.runtime.tap``): one check per batch while no tap is open.
 
 Threading model: the subtask's mailbox thread.
 """
@@ -16,6 +17,7 @@ from typing import Callable, Sequence
 from engine.runtime.io.events import RuntimeEvent
 from engine.runtime.io.record_writer import RecordWriter
 from engine.runtime.operators.base import StreamOperator
+from engine.runtime.tap import TapPoint, tapped
 
 
 def _fan_out(targets: list[Callable]) -> Callable:
@@ -34,10 +36,12 @@ def _fan_out(targets: list[Callable]) -> Callable:
 class OperatorChain:
     """The operators of one subtask, head first, wired to each other and to the writers."""
 
-    def __init__(self, operators: Sequence[StreamOperator], writers: dict[str, list[RecordWriter]]):
+    def __init__(self, operators: Sequence[StreamOperator], writers: dict[str, list[RecordWriter]],
+                 tap_points: dict[str, TapPoint] | None = None):
         if not operators:
             raise ValueError("an operator chain needs at least one operator")
         self.operators = list(operators)
+        self.tap_points: dict[str, TapPoint] = {}
         self.writers = [writer for node_writers in writers.values() for writer in node_writers]
         for position, operator in enumerate(self.operators):
             batch_targets: list[Callable] = []
@@ -53,6 +57,10 @@ class OperatorChain:
                 watermark_targets.append(writer.broadcast_event)
                 status_targets.append(writer.broadcast_event)
             operator.emit = _fan_out(batch_targets)
+            point = (tap_points or {}).get(operator.node_id)
+            if point is not None and batch_targets:
+                operator.emit = tapped(operator.emit, point)
+                self.tap_points[operator.node_id] = point
             operator.emit_watermark = _fan_out(watermark_targets)
             operator.emit_watermark_status = _fan_out(status_targets)
 

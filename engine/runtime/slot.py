@@ -15,6 +15,8 @@ control connection's reader thread on Spark).
   the others keep it for their end of input and meanwhile wait for the barriers.
 - ``notify_checkpoint_complete`` / ``notify_checkpoint_aborted`` go to every subtask.
 - ``cancel`` stops every subtask.
+- ``open_tap`` / ``close_tap`` go to the subtasks whose chain holds the tapped operator;
+  their samples leave through the slot's one ``TapSender`` (``engine.runtime.tap``).
 
 Construction wires every channel (``network.output_channel`` / ``input_channel``) before
 any subtask runs; ``start`` then starts the threads. One small thread pool per slot runs
@@ -28,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from engine.runtime.gateway import JobMasterGateway, TaskExecutorGateway, TaskId
 from engine.runtime.stream_task import StreamTask
+from engine.runtime.tap import TapLimits, TapSender
 
 
 class Slot(TaskExecutorGateway):
@@ -48,13 +51,14 @@ class Slot(TaskExecutorGateway):
         self.network = network
         self.config = dict(config)
         self._snapshot_executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="snapshot")
+        self._tap_sender = TapSender(gateway)
         self.tasks: dict[TaskId, StreamTask] = {}
         for vertex_id, index in tasks:
             task_id = (vertex_id, int(index))
             self.tasks[task_id] = StreamTask(
                 job_graph=job_graph, vertex=job_graph.vertex(vertex_id), index=int(index), network=network,
                 gateway=gateway, config=self.config, restore=restore,
-                snapshot_executor=self._snapshot_executor, kill_hook=kill_hook)
+                snapshot_executor=self._snapshot_executor, kill_hook=kill_hook, tap_sender=self._tap_sender)
         self._threads: list[threading.Thread] = []
         self._started = False
 
@@ -75,6 +79,7 @@ class Slot(TaskExecutorGateway):
             if not task.done.wait(remaining):
                 return False
         self._snapshot_executor.shutdown(wait=False)
+        self._tap_sender.stop()
         return True
 
     def failure(self) -> str | None:
@@ -103,3 +108,13 @@ class Slot(TaskExecutorGateway):
     def cancel(self) -> None:
         for task in self.tasks.values():
             task.cancel()
+
+    def open_tap(self, tap_id: str, node_id: str, limits: dict) -> None:
+        parsed = TapLimits.from_dict(limits)
+        for task in self.tasks.values():
+            if any(node["id"] == node_id for node in task.vertex.operators):
+                task.open_tap(tap_id, node_id, parsed)
+
+    def close_tap(self, tap_id: str) -> None:
+        for task in self.tasks.values():
+            task.close_tap(tap_id)

@@ -18,14 +18,9 @@ mailbox until a mail -- possibly the "resume" one -- arrives. Nothing else ever 
 operator code, so there is no checkpoint lock, sources included.
 
 Checkpoints (seed 003, ``performCheckpoint``), once the barrier is aligned or the trigger
-mail for a source runs:
-
-1. ``prepare_snapshot_pre_barrier`` on every operator;
-2. the barrier goes downstream on every output channel, behind all records before it;
-3. the synchronous snapshot: each operator's ``snapshot_state`` (sources store their
-   positions, 2PC sinks pre-commit), then a copy of its registered state;
-4. the asynchronous part in a snapshot thread: serialise, write the state file, then
-   ``acknowledge_checkpoint`` with the metrics (start delay, alignment, sync, async, size).
+mail for a source runs, are taken by the subtask's :class:`SubtaskCheckpointCoordinator`
+(``engine.runtime.subtask_checkpoint``): pre-barrier, barrier downstream, synchronous
+snapshot, asynchronous upload and acknowledgement (or decline).
 
 End of data, end of input, stop (seed 002, 语义增强与完善; FLIP-147)
     *End of data*: a source ran out, or every input channel delivered EndOfData. With
@@ -56,6 +51,8 @@ End of data, end of input, stop (seed 002, 语义增强与完善; FLIP-147)
       the job recovers from its latest checkpoint.
 
     ``finish`` is called only on a normal end (bounded input or drain); ``close`` always.
+    Where a subtask is in all this is its :attr:`StreamTask.state`, one class per state
+    (``engine.runtime.task_lifecycle``): each event returns the next state.
 
 Batch mode (``mode: "batch"``): no checkpoints; a subtask whose head operator is keyed
 reads its whole input first and processes it key group by key group
@@ -78,7 +75,6 @@ import threading
 import time
 import traceback
 
-from engine.checkpoint import storage
 from engine.runtime.gateway import JobMasterGateway, TaskId
 from engine.runtime.gc_tuning import collector_tuned_for_batches
 from engine.runtime.io.barrier_handler import create_barrier_handler
@@ -96,11 +92,17 @@ from engine.runtime.kill_hooks import SimulatedFailure, maybe_kill
 from engine.runtime.mailbox import MailboxClosedError, MailboxProcessor
 from engine.runtime.operator_chain import OperatorChain
 from engine.runtime.operators import OperatorContext, create_operator
-from engine.runtime.operators.base import compile_expression_function
+from engine.runtime.operators.base import ConfigurationError, compile_expression_function
 from engine.runtime.operators.source import DEFAULT_BATCH_SIZE
+from engine.runtime.operators.window_partials import PARTIAL_KEY, WindowPartials, pre_aggregated_window
 from engine.runtime.state.key_groups import KeyGroupRange
 from engine.runtime.state.restore import TaskRestore
-from engine.runtime.state.snapshot import TaskStateSnapshot
+from engine.runtime.tap import TapLimits, TapPoint, TapSender
+from engine.runtime.subtask_checkpoint import (DECLINE_CANCELED, DECLINE_FAILURE, DECLINE_NOT_RUNNING,  # noqa: F401
+                                               DECLINE_SUBSUMED, SubtaskCheckpointCoordinator)
+from engine.runtime.task_lifecycle import (AwaitingFinalCheckpoint, DataEnded, DrainRequested, EndingData, Finished,
+                                           HoldingForStop, Running, StopWithSavepointFailed,  # noqa: F401
+                                           TaskLifecycleState)
 from engine.runtime.timer_service import ProcessingTimeService
 from engine.spec.expressions import compile_batch_expression, compile_batch_router
 
@@ -108,33 +110,8 @@ logger = logging.getLogger(__name__)
 
 METRICS_INTERVAL_S = 1.0
 
-DECLINE_SUBSUMED = "subsumed"
-DECLINE_CANCELED = "canceled"
-DECLINE_NOT_RUNNING = "not_running"
-DECLINE_FAILURE = "failure"
-"""Reason codes a decline starts with (``"<code>: message"``); only ``failure`` counts
-towards the coordinator's tolerable checkpoint failures."""
-
-
 class TaskCanceled(Exception):
     """The subtask was canceled; not a failure."""
-
-
-class StopWithSavepointFailed(RuntimeError):
-    """The savepoint of a stop with drain failed after the source's input was ended."""
-
-
-def checkpointing_enabled(config: dict) -> bool:
-    """Whether the job takes checkpoints (streaming mode and not switched off)."""
-    section = config.get("checkpointing") or {}
-    if config.get("mode") == "batch" or section.get("enabled") is False:
-        return False
-    return bool(section.get("interval_ms", 1000))
-
-
-def has_blocking_exchanges(job_graph) -> bool:
-    """Whether some exchange is blocking: then the job runs region by region, without checkpoints."""
-    return any(edge.is_blocking for edge in job_graph.edges)
 
 
 def _now_ms() -> float:
@@ -155,24 +132,21 @@ def _failing_operator(error: BaseException):
     return found
 
 
-def _safe_name(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)
-
-
 class StreamTask:
     """One subtask: operator chain, input (gate or source), writers, mailbox thread."""
 
     def __init__(self, *, job_graph, vertex, index: int, network, gateway: JobMasterGateway,
-                 config: dict, restore: dict | None = None, snapshot_executor=None, kill_hook=None):
+                 config: dict, restore: dict | None = None, snapshot_executor=None, kill_hook=None,
+                 tap_sender: TapSender | None = None):
         self.job_graph = job_graph
+        self.tap_sender = tap_sender
         self.vertex = vertex
         self.index = index
         self.task_id: TaskId = (vertex.id, index)
         self.name = f"{vertex.id}#{index}"
         self.gateway = gateway
         self.config = dict(config)
-        self.config.setdefault("checkpointing_enabled",
-                               checkpointing_enabled(config) and not has_blocking_exchanges(job_graph))
+        self.config.setdefault("checkpointing_enabled", job_graph.takes_checkpoints)
         self.batch_mode = config.get("mode") == "batch"
         self.restore_metadata = restore
         self.snapshot_executor = snapshot_executor
@@ -189,25 +163,13 @@ class StreamTask:
         self.input = None
         self._canceled = False
         self._failure: str | None = None
-        self._restored_finished = False
-        # end of data / input / stop (mailbox thread)
-        self._ending_data = False  # _end_of_data started (finish may be running)
-        self._data_ended = False  # _end_of_data done: EndOfData sent
-        self._drained = True
-        self._input_finished = False
-        self._awaiting_final_checkpoint = False
-        self._final_checkpoint_id: int | None = None
-        self._first_checkpoint_after_data_end: int | None = None
-        self._stop_savepoint_id: int | None = None  # a stop-with-savepoint this subtask took
-        self._stop_request: tuple | None = None  # sources: a stop with drain, for the default action
-        self._holding_for_stop: int | None = None  # sources: polls no more until this savepoint ends
-        self._stop_completed = False  # ... and it completed: end at the next default action
-        self._latest_performed_checkpoint = -1
-        self._latest_completed_checkpoint = -1
+        self.state: TaskLifecycleState = Running()
+        """Where the subtask is in its life (``engine.runtime.task_lifecycle``); mailbox thread."""
         self._pending_trigger: tuple | None = None  # a coordinator trigger kept for the end of input
-        self._aborted_checkpoints: set[int] = set()
-        self._asynchronous_parts: list = []
-        self._asynchronous_failure: BaseException | None = None
+        self.checkpoints = SubtaskCheckpointCoordinator(
+            task_id=self.task_id, name=self.name, key_group_range=self.key_group_range, gateway=gateway,
+            config=self.config, report_throwable=self.processor.report_throwable,
+            snapshot_executor=snapshot_executor, kill_hook=kill_hook)
         self._metrics_state = {"at": time.monotonic(), "idle": 0.0, "backpressured": 0.0}
         batch_size = int(self.config.get("batch_size", DEFAULT_BATCH_SIZE))
         self.debloat = DebloatSettings.from_config(self.config.get("debloat"), batch_size)
@@ -246,8 +208,7 @@ class StreamTask:
         self.mailbox.bind_to_current_thread()
         try:
             self._before_invoke()
-            if self._restored_finished:  # the checkpoint says this vertex had finished: skip it
-                self._data_ended = self._input_finished = True
+            if isinstance(self.state, Finished):  # the checkpoint says this vertex had finished: skip it
                 self.chain.broadcast_event(END_OF_DATA)
             else:
                 self._schedule_metrics()
@@ -257,7 +218,7 @@ class StreamTask:
                 raise TaskCanceled()
             self._after_invoke()
             self._wait_until_outputs_sent()
-            self._wait_for_asynchronous_checkpoint_parts()
+            self.checkpoints.wait_for_asynchronous_parts()
             self._report_metrics()
             self.gateway.task_finished(self.task_id, self.chain.result())
         except TaskCanceled:
@@ -276,7 +237,7 @@ class StreamTask:
     def _describe(error: BaseException) -> str:
         """The error, naming the operator it came from (found in the traceback, so the
         per-batch path needs no try/except), with the last frames of the traceback."""
-        if isinstance(error, SimulatedFailure):
+        if isinstance(error, (SimulatedFailure, ConfigurationError)):
             return str(error)
         message = "".join(traceback.format_exception_only(type(error), error)).strip()
         operator = _failing_operator(error)
@@ -305,11 +266,12 @@ class StreamTask:
         writers = self._create_writers()
         operators = [create_operator(node, self._operator_context(node, position, restore))
                      for position, node in enumerate(self.vertex.operators)]
-        self.chain = OperatorChain(operators, writers)
+        self.chain = OperatorChain(operators, writers, {node["id"]: TapPoint(node["id"], self.task_id, self.tap_sender)
+                                                        for node in self.vertex.operators})
         if self.chain.buffers_output:
             self.mailbox.before_waiting = self.chain.flush_outputs
-        self._restored_finished = restore is not None and restore.is_finished(self.vertex.operators[0]["id"])
-        if self._restored_finished:
+        if restore is not None and restore.is_finished(self.vertex.operators[0]["id"]):
+            self.state = Finished()
             return  # nothing to initialise or open: it only ends its outputs (close still runs)
         self.chain.initialize_state()
         self.chain.open()
@@ -356,34 +318,42 @@ class StreamTask:
         for edge, channels in self._output_channels:
             target = self.job_graph.vertex(edge.target)
             hashed = edge.partitioning == "hash"
+            window = pre_aggregated_window(edge, target, self.job_graph, self.config)
+            key = PARTIAL_KEY if window is not None else edge.key
             partitioner = create_partitioner(
                 edge.partitioning, len(channels), max_parallelism=target.max_parallelism, producer_index=self.index,
-                key_function=compile_expression_function(edge.key) if hashed else None,
-                batch_key_function=compile_batch_expression(edge.key) if hashed else None,
-                router=compile_batch_router(edge.key) if hashed else None)
-            writers.setdefault(edge.source_node, []).append(RecordWriter(
+                key_function=compile_expression_function(key) if hashed else None,
+                batch_key_function=compile_batch_expression(key) if hashed else None,
+                router=compile_batch_router(key) if hashed else None)
+            writer = RecordWriter(
                 edge.id, channels, partitioner, debloat=self.debloat.enabled,
                 buffer_records=int(self.config.get("batch_size", DEFAULT_BATCH_SIZE)),
-                buffer_timeout_s=float(self.config.get("buffer_timeout_ms", 100)) / 1000))
+                buffer_timeout_s=float(self.config.get("buffer_timeout_ms", 100)) / 1000)
+            if window is not None:
+                writer.pre_aggregate_with(WindowPartials(window, edge.key))
+            writers.setdefault(edge.source_node, []).append(writer)
         return writers
 
     def _operator_context(self, node: dict, position: int, restore) -> OperatorContext:
         key_function = batch_key_function = None
+        pre_aggregated = False
         if position == 0:
             for edge in self.job_graph.inputs_of(self.vertex.id):
                 if edge.partitioning == "hash" and edge.key and edge.target_node == node["id"]:
                     key_function = compile_expression_function(edge.key)
                     batch_key_function = compile_batch_expression(edge.key)
+                    pre_aggregated = pre_aggregated_window(edge, self.vertex, self.job_graph, self.config) is not None
                     break
         return OperatorContext(
             task=self.task_id, node_id=node["id"], parallelism=self.vertex.parallelism,
             max_parallelism=self.vertex.max_parallelism, config=self.config,
             key_group_range=self.key_group_range, key_function=key_function,
             batch_key_function=batch_key_function, restore=restore,
-            mailbox_executor=self.executor, timer_service=self.timer_service, kill_hook=self.kill_hook)
+            mailbox_executor=self.executor, timer_service=self.timer_service, kill_hook=self.kill_hook,
+            pre_aggregated_input=pre_aggregated)
 
     def _after_invoke(self) -> None:
-        if not self._input_finished:
+        if not self.state.input_finished:
             raise RuntimeError(f"subtask {self.name} left its mailbox loop before its input ended")
         self.chain.broadcast_event(END_OF_PARTITION)
 
@@ -397,14 +367,6 @@ class StreamTask:
                     if self._canceled:
                         raise TaskCanceled()
 
-    def _wait_for_asynchronous_checkpoint_parts(self) -> None:
-        """Acknowledge before reporting finished: a checkpoint this subtask took must get its
-        state, not be completed as if the subtask had finished before it."""
-        for future in self._asynchronous_parts:
-            future.result()
-        if self._asynchronous_failure is not None:
-            raise self._asynchronous_failure
-
     def _clean_up(self) -> None:
         self.timer_service.close()
         self.mailbox.close()
@@ -417,93 +379,49 @@ class StreamTask:
 
     # -- the default action --------------------------------------------------------------------
     def _default_action(self, controller) -> None:
-        # stop-with-savepoint steps run here, never inside a mail: a mail may run while an
-        # operator yields in the middle of a batch, and nothing may follow EndOfData
-        if self._stop_request is not None:
-            request, self._stop_request = self._stop_request, None
-            self._stop_source(*request)
-            return
-        if self._holding_for_stop is not None:  # a source stopped at a stop-with-savepoint barrier
-            if self._stop_completed:
-                self._end_after_stop()
-            else:
-                controller.suspend_default_action("idle")
-            return
-        status = self.input.process_input()
-        if status is MORE_AVAILABLE:
-            self._suspend_if_backpressured(controller)
-            return
-        if status is END_OF_DATA_STATUS:
-            self._end_of_data(self.input.drained)
-            self._suspend_if_backpressured(controller)
-            return
-        if status is END_OF_INPUT_STATUS:
-            if not self._data_ended:
-                self._end_of_data(self.input.drained)
-            self._end_of_input(controller)
-            return
-        self.input.when_available(controller.suspend_default_action("idle").resume)
+        before = self.state
+        after = before.run_default_action(self, controller)
+        if after is not before:  # unchanged: keep what a mail during the step may have moved on to
+            self.state = after
 
-    def _suspend_if_backpressured(self, controller) -> None:
+    def suspend_if_backpressured(self, controller) -> None:
         for writer in self.chain.writers:
             if not writer.is_available():
                 writer.when_available(controller.suspend_default_action("backpressured").resume)
                 return
 
-    def _end_of_data(self, drain: bool) -> None:
+    def end_of_data(self, drain: bool) -> DataEnded:
         """No record follows: with drain, finish the operators; tell downstream either way.
 
         ``finish`` may yield to the mailbox (async I/O draining its queue), so a checkpoint
         can run in the middle of it; that one is an ordinary checkpoint, taken before the
-        end of data: only the flag set after ``finish`` makes later ones "after the end".
+        end of data (state ``EndingData``): only later ones are "after the end".
         """
-        self._ending_data = True
+        self.state = EndingData(getattr(self.state, "stop_savepoint", None))
         if drain:
             if self.is_source:
                 self.chain.head.emit_watermark(MAX_WATERMARK)
             self.chain.finish()
-        self._data_ended = True
-        self._drained = drain
+        self.state = DataEnded(drain, self.state.stop_savepoint)
         self.chain.broadcast_event(END_OF_DATA if drain else END_OF_DATA_NO_DRAIN)
+        return self.state
 
-    def _end_of_input(self, controller) -> None:
-        """All input consumed: finish now, or (2PC sinks) after a checkpoint covering the last data."""
-        self._input_finished = True
-        if not (self.chain.requires_final_checkpoint and self.config["checkpointing_enabled"]):
-            controller.all_actions_completed()
-            return
-        final = self._final_checkpoint_candidate()
-        if final is not None and self._latest_completed_checkpoint >= final:
-            controller.all_actions_completed()
-            return
-        self._awaiting_final_checkpoint = True
-        self._final_checkpoint_id = final
-        controller.suspend_default_action("idle")
-        if final is None:
-            self._take_pending_trigger()
+    @property
+    def needs_final_checkpoint(self) -> bool:
+        """A two-phase-commit sink in a job that takes checkpoints finishes only after one
+        covering its last data completed."""
+        return self.chain.requires_final_checkpoint and self.config["checkpointing_enabled"]
 
-    def _final_checkpoint_candidate(self) -> int | None:
-        """The checkpoint whose completion lets a 2PC subtask finish, if it was taken already.
-
-        Normally the first one taken after the end of data. After a stop without drain it is
-        the stop's savepoint: it was taken before EndOfData, but nothing was processed after
-        its barrier, so it covers all data.
-        """
-        if not self._drained and self._stop_savepoint_id is not None:
-            return self._stop_savepoint_id
-        return self._first_checkpoint_after_data_end
-
-    def _take_pending_trigger(self) -> None:
-        trigger = self._pending_trigger
-        self._pending_trigger = None
+    def take_pending_trigger(self) -> None:
+        """Take a coordinator trigger that came while the input had not quite ended."""
+        trigger, self._pending_trigger = self._pending_trigger, None
         if trigger is None:
             return
         checkpoint_id, timestamp_ms, options = trigger
-        if checkpoint_id <= self._latest_performed_checkpoint or checkpoint_id in self._aborted_checkpoints:
-            return
-        self._perform_checkpoint(checkpoint_id, timestamp_ms, options,
-                                 alignment={"start_delay": max(0.0, _now_ms() - timestamp_ms),
-                                            "alignment_duration": 0.0})
+        if self.checkpoints.is_new(checkpoint_id):
+            self._perform_checkpoint(checkpoint_id, timestamp_ms, options,
+                                     alignment={"start_delay": max(0.0, _now_ms() - timestamp_ms),
+                                                "alignment_duration": 0.0})
 
     # -- checkpoints: entry points (any thread) ------------------------------------------------
     def trigger_checkpoint_from_coordinator(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None:
@@ -519,20 +437,38 @@ class StreamTask:
         self._send_mail(lambda: self._on_checkpoint_aborted(checkpoint_id),
                         f"checkpoint {checkpoint_id} aborted")
 
+    def open_tap(self, tap_id: str, node_id: str, limits: TapLimits) -> None:
+        """Start sampling what ``node_id`` emits for tap ``tap_id`` (``engine.runtime.tap``). Any thread."""
+        self._send_mail(lambda: self._on_open_tap(tap_id, node_id, limits), f"open tap {tap_id}")
+
+    def close_tap(self, tap_id: str) -> None:
+        """Stop sampling for tap ``tap_id``. Any thread."""
+        self._send_mail(lambda: self._on_close_tap(tap_id), f"close tap {tap_id}")
+
+    def _on_open_tap(self, tap_id: str, node_id: str, limits: TapLimits) -> None:
+        point = self.chain.tap_points.get(node_id) if self.chain is not None else None
+        if point is not None:
+            point.add(tap_id, limits)
+
+    def _on_close_tap(self, tap_id: str) -> None:
+        for point in self.chain.tap_points.values() if self.chain is not None else ():
+            point.remove(tap_id)
+
     def cancel(self) -> None:
         """Stop the subtask as soon as possible. Any thread."""
         self._canceled = True
+        self.checkpoints.canceled = True
         self.processor.stop()
 
     @property
     def is_triggered_by_coordinator(self) -> bool:
         """Sources, and subtasks whose inputs all ended, take checkpoints without barriers."""
-        return self.is_source or self._input_finished
+        return self.is_source or self.state.input_finished
 
     @property
     def is_stopping(self) -> bool:
         """Whether this (source) subtask polls no more because of a stop-with-savepoint."""
-        return self._holding_for_stop is not None
+        return isinstance(self.state, HoldingForStop)
 
     def _send_mail(self, action, description: str) -> None:
         try:
@@ -547,49 +483,27 @@ class StreamTask:
             # partition is still on the way: then take it at the end of input
             self._pending_trigger = (checkpoint_id, timestamp_ms, options)
             return
-        if self._input_finished and not self._awaiting_final_checkpoint:
-            return
-        if checkpoint_id <= self._latest_performed_checkpoint:
+        if not self.state.takes_checkpoints or checkpoint_id <= self.checkpoints.latest_performed:
             return
         alignment = {"start_delay": max(0.0, _now_ms() - timestamp_ms), "alignment_duration": 0.0}
-        if options.get("stop") and self.is_source and not self._ending_data and self._holding_for_stop is None:
+        if options.get("stop") and self.is_source and self.state.accepts_stop:
+            request = (checkpoint_id, timestamp_ms, options, alignment)
             if options.get("drain"):  # ending the data finishes operators: at the top of the loop
-                self._stop_request = (checkpoint_id, timestamp_ms, options, alignment)
+                self.state = DrainRequested(self.state, request)
                 self.processor.resume_default_action()
-                return
-            self._stop_source(checkpoint_id, timestamp_ms, options, alignment)
+            else:
+                self.state = self.stop_source(*request)
             return
         self._perform_checkpoint(checkpoint_id, timestamp_ms, options, alignment=alignment)
 
-    def _stop_source(self, checkpoint_id: int, timestamp_ms: int, options: dict, alignment: dict) -> None:
+    def stop_source(self, checkpoint_id: int, timestamp_ms: int, options: dict, alignment: dict):
         """Stop with savepoint at a source: (drain: end the data first,) savepoint, poll no more."""
-        if checkpoint_id in self._aborted_checkpoints or checkpoint_id <= self._latest_performed_checkpoint:
-            return
-        if self._ending_data:  # the input ran out meanwhile: take it as an ordinary checkpoint
-            self._perform_checkpoint(checkpoint_id, timestamp_ms, options, alignment=alignment)
-            return
+        if not self.checkpoints.is_new(checkpoint_id):
+            return self.state
         if options.get("drain"):
-            self._end_of_data(drain=True)
+            self.end_of_data(drain=True)
         self._perform_checkpoint(checkpoint_id, timestamp_ms, options, alignment=alignment)
-        self._holding_for_stop = checkpoint_id
-        self._stop_completed = False
-
-    def _end_after_stop(self) -> None:
-        """The stop's savepoint completed: end (without finishing the operators unless drained)."""
-        self._holding_for_stop = None
-        if not self._data_ended:
-            self._end_of_data(drain=False)
-        self._input_finished = True
-        self._awaiting_final_checkpoint = False
-        self.processor.all_actions_completed()
-
-    def _resume_after_failed_stop(self, checkpoint_id: int) -> None:
-        if self._data_ended:  # drained already: there is no going back to reading input
-            raise StopWithSavepointFailed(
-                f"stop with drain failed: savepoint {checkpoint_id} was aborted after subtask {self.name} "
-                f"had ended its input; the job recovers from its latest checkpoint")
-        self._holding_for_stop = None
-        self.processor.resume_default_action()
+        return HoldingForStop(checkpoint_id, self.state)
 
     def _on_barrier_arrival(self, barrier: CheckpointBarrier, aligning: bool) -> None:
         maybe_kill(self.kill_hook, "barrier", self.task_id, {"checkpoint_id": barrier.id, "aligning": aligning})
@@ -607,116 +521,33 @@ class StreamTask:
     def abort_checkpoint_on_barrier(self, checkpoint_id: int, reason: str) -> None:
         code = DECLINE_CANCELED if "canceled" in reason else DECLINE_SUBSUMED
         self.chain.broadcast_event(CancelCheckpointMarker(checkpoint_id))
-        self._decline(checkpoint_id, f"{code}: {reason}")
+        self.checkpoints.decline(checkpoint_id, f"{code}: {reason}")
         self._on_checkpoint_aborted(checkpoint_id)
 
-    def _decline(self, checkpoint_id: int, reason: str) -> None:
-        try:
-            self.gateway.decline_checkpoint(checkpoint_id, self.task_id, reason)
-        except Exception:  # the JobMaster went away; nothing to tell
-            logger.debug("decline of %s by %s not delivered", checkpoint_id, self.name)
-
     def _perform_checkpoint(self, checkpoint_id: int, timestamp_ms: int, options: dict, alignment: dict) -> None:
-        """Pre-barrier, barrier downstream, synchronous snapshot, then the async part."""
-        if self._canceled or not self.processor.is_running and not self._awaiting_final_checkpoint:
-            self.chain.broadcast_event(CancelCheckpointMarker(checkpoint_id))
-            self._decline(checkpoint_id, f"{DECLINE_NOT_RUNNING}: subtask {self.name} is not running")
+        """Take the checkpoint (``SubtaskCheckpointCoordinator``) if this subtask still runs."""
+        running = self.processor.is_running or isinstance(self.state, AwaitingFinalCheckpoint)
+        if self._canceled or not running:
+            self.checkpoints.decline_not_running(self.chain, checkpoint_id)
             return
-        self._latest_performed_checkpoint = max(self._latest_performed_checkpoint, checkpoint_id)
-        maybe_kill(self.kill_hook, "snapshot", self.task_id, {"checkpoint_id": checkpoint_id})
-        sync_started = time.perf_counter()
-        self.chain.prepare_snapshot_pre_barrier(checkpoint_id)
-        self.chain.broadcast_event(CheckpointBarrier(checkpoint_id, timestamp_ms, options))
-        snapshot = TaskStateSnapshot(self.task_id, self.key_group_range)
-        for operator in self.chain.operators:
-            operator.snapshot_state(checkpoint_id)
-            snapshot.add_operator(operator.node_id, operator.context.snapshot_backends())
-        sync_ms = (time.perf_counter() - sync_started) * 1000
-        if options.get("stop"):
-            self._stop_savepoint_id = checkpoint_id
-        if self._data_ended and self._first_checkpoint_after_data_end is None:
-            self._first_checkpoint_after_data_end = checkpoint_id
-        if self._awaiting_final_checkpoint and self._final_checkpoint_id is None:
-            self._final_checkpoint_id = checkpoint_id
-        metrics = {"start_delay": alignment.get("start_delay", 0.0),
-                   "alignment_duration": alignment.get("alignment_duration", 0.0),
-                   "sync_duration": sync_ms}
-        job = (checkpoint_id, options, snapshot, metrics)
-        if self.snapshot_executor is None:
-            self._complete_checkpoint_async(*job)
-        else:
-            self._asynchronous_parts = [f for f in self._asynchronous_parts if not f.done()]
-            self._asynchronous_parts.append(self.snapshot_executor.submit(self._complete_checkpoint_async, *job))
-
-    def _complete_checkpoint_async(self, checkpoint_id: int, options: dict, snapshot: TaskStateSnapshot,
-                                   metrics: dict) -> None:
-        """The asynchronous part, in a snapshot thread: write the state file, acknowledge."""
-        started = time.perf_counter()
-        try:
-            maybe_kill(self.kill_hook, "async_upload", self.task_id, {"checkpoint_id": checkpoint_id})
-            handle, size = self._write_state(checkpoint_id, options, snapshot)
-            maybe_kill(self.kill_hook, "before_ack", self.task_id, {"checkpoint_id": checkpoint_id})
-        except SimulatedFailure as error:
-            self._decline(checkpoint_id, f"{DECLINE_NOT_RUNNING}: {error}")
-            self._asynchronous_failure = error
-            self.processor.report_throwable(error)
-            return
-        except Exception as error:
-            logger.warning("asynchronous part of checkpoint %s failed in %s: %s", checkpoint_id, self.name, error)
-            self._decline(checkpoint_id, f"{DECLINE_FAILURE}: {type(error).__name__}: {error}")
-            return
-        if self._canceled:
-            return
-        metrics = {**metrics, "async_duration": (time.perf_counter() - started) * 1000,
-                   "state_size": size, "processed_data": 0, "persisted_data": 0,
-                   "ack_timestamp": int(_now_ms())}
-        self.gateway.acknowledge_checkpoint({"checkpoint_id": checkpoint_id, "task": list(self.task_id),
-                                             "state": handle, "metrics": metrics})
-
-    def _write_state(self, checkpoint_id: int, options: dict, snapshot: TaskStateSnapshot):
-        if snapshot.is_empty():
-            return None, 0
-        data, described = snapshot.serialise()
-        location = options.get("location") or storage.join(
-            self.config.get("checkpoint_storage", "checkpoints"), f"chk-{checkpoint_id}")
-        name = f"{_safe_name(self.vertex.id)}-{self.index}.state"
-        size = storage.write_file(location, name, data)
-        handle = {"path": name, "size": size, "key_group_range": self.key_group_range.as_list(),
-                  "operators": described}
-        return handle, size
+        self.checkpoints.perform(self.chain, checkpoint_id, timestamp_ms, options, alignment)
+        self.state = self.state.checkpoint_performed(checkpoint_id, options)
 
     def _on_checkpoint_complete(self, checkpoint_id: int) -> None:
         maybe_kill(self.kill_hook, "before_commit", self.task_id, {"checkpoint_id": checkpoint_id})
         self.chain.notify_checkpoint_complete(checkpoint_id)
         maybe_kill(self.kill_hook, "after_commit", self.task_id, {"checkpoint_id": checkpoint_id})
-        self._latest_completed_checkpoint = max(self._latest_completed_checkpoint, checkpoint_id)
-        hold = self._holding_for_stop
-        if hold is not None and checkpoint_id >= hold:
-            self._stop_completed = True  # the default action ends the subtask
-            self.processor.resume_default_action()
-            return
-        final = self._final_checkpoint_id
-        if self._awaiting_final_checkpoint and final is not None and checkpoint_id >= final:
-            self._awaiting_final_checkpoint = False
-            self.processor.all_actions_completed()
+        self.checkpoints.completed(checkpoint_id)
+        self.state = self.state.checkpoint_completed(self, checkpoint_id)
 
     def _on_checkpoint_aborted(self, checkpoint_id: int) -> None:
-        self._aborted_checkpoints.add(checkpoint_id)
-        if len(self._aborted_checkpoints) > 256:
-            self._aborted_checkpoints = set(sorted(self._aborted_checkpoints)[-128:])
+        self.checkpoints.aborted(checkpoint_id)
         self.chain.notify_checkpoint_aborted(checkpoint_id)
-        if self._final_checkpoint_id == checkpoint_id:
-            self._final_checkpoint_id = None  # the next checkpoint will be the final one
-        if self._first_checkpoint_after_data_end == checkpoint_id:
-            self._first_checkpoint_after_data_end = None
-        if self._stop_savepoint_id == checkpoint_id:
-            self._stop_savepoint_id = None
-        if self._holding_for_stop == checkpoint_id:
-            self._resume_after_failed_stop(checkpoint_id)
+        self.state = self.state.checkpoint_aborted(self, checkpoint_id)
 
     # -- buffer debloating ---------------------------------------------------------------------
     def _schedule_debloat_sample(self) -> None:
-        if self._debloater is None or self._data_ended:
+        if self._debloater is None or self.state.data_ended:
             return
         self._debloat_sample = (time.monotonic(), self.input.records_in, self.processor.waiting_ms.get("idle", 0.0))
         self.timer_service.schedule(self.debloat.period_ms / 1000.0, self._sample_throughput, "buffer debloating")

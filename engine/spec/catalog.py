@@ -15,7 +15,20 @@ from __future__ import annotations
 from typing import Any
 
 EXPRESSION = {"type": "string", "format": "expression", "minLength": 1}
+REDIS_URL = {"type": "string", "x-location": "redis", "description": "Redis URL; the studio's Redis when empty."}
+"""Parameters naming a location carry ``"x-location"``: ``path`` | ``url`` | ``redis`` | ``postgres``,
+so that the studio can check them against what the user may reach."""
 AGGREGATE_FUNCTIONS = ["sum", "count", "min", "max"]
+
+# Every number a parameter takes has a maximum: a definition is untrusted input, and a
+# count of 10^30 or a window of 10^30 ms is a mistake or an attack, never a pipeline.
+DAY_MS = 86_400_000
+YEAR_MS = 365 * DAY_MS
+SAFE_INTEGER = 2 ** 53 - 1
+"""The largest integer a browser holds exactly (JavaScript numbers are doubles)."""
+MAX_COUNT = 10 ** 12
+MAX_RATE = 10_000_000
+MAX_BATCH = 100_000
 
 
 def _params(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
@@ -66,23 +79,23 @@ _FAILURE_POLICY = {"type": "string", "enum": ["fail", "drop", "default"], "defau
 _ASYNC_IO = {
     "field": {"type": "string", "minLength": 1, "default": "value",
               "description": "Name of the looked-up value in a dict record."},
-    "capacity": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 100,
+    "capacity": {"type": "integer", "minimum": 1, "maximum": MAX_BATCH, "default": 100,
                  "description": "Most records in the operator at once: calls in flight, or completed and "
                                 "waiting to be emitted. A full operator holds back its input (backpressure)."},
-    "timeout_ms": {"type": ["integer", "null"], "minimum": 0, "default": 10000,
+    "timeout_ms": {"type": ["integer", "null"], "minimum": 0, "maximum": DAY_MS, "default": 10000,
                    "description": "Per record, all attempts and retry delays together; 0 or empty for none."},
     "output_mode": {"type": "string", "enum": ["ordered", "unordered"], "default": "ordered",
                     "description": "ordered: records leave in input order. unordered: as their lookups "
                                    "complete, but never across a watermark."},
     "retry": {"type": "string", "enum": ["none", "fixed_delay", "exponential_backoff"], "default": "none",
               "description": "Whether and how a failed lookup (or one matching retry_if) is tried again."},
-    "retry_max_attempts": {"type": "integer", "minimum": 1, "default": 3,
+    "retry_max_attempts": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 3,
                            "description": "Attempts per record, the first one included."},
-    "retry_delay_ms": {"type": "integer", "minimum": 0, "default": 100,
+    "retry_delay_ms": {"type": "integer", "minimum": 0, "maximum": DAY_MS, "default": 100,
                        "description": "The fixed delay, or the first delay of the exponential backoff."},
-    "retry_multiplier": {"type": "number", "minimum": 1, "default": 2.0,
+    "retry_multiplier": {"type": "number", "minimum": 1, "maximum": 100, "default": 2.0,
                          "description": "Exponential backoff: each delay is the previous one times this."},
-    "retry_max_delay_ms": {"type": "integer", "minimum": 0, "default": 10000,
+    "retry_max_delay_ms": {"type": "integer", "minimum": 0, "maximum": DAY_MS, "default": 10000,
                            "description": "Exponential backoff: the longest delay."},
     "retry_on_error": {"type": "boolean", "default": True, "description": "Retry lookups that raised an error."},
     "retry_if": {**EXPRESSION, "description": "Also retry when this is true of the record the lookup would emit, "
@@ -107,11 +120,12 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "Emits the numbers start, start+1, ... split across subtasks; bounded when `count` is set, "
         "rate-limited when `rate` is set. An optional expression turns each number x into a record.",
         _params({
-            "count": {"type": ["integer", "null"], "minimum": 0, "default": 1000,
+            "count": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_COUNT, "default": 1000,
                       "description": "Total records over all subtasks; empty for an unbounded stream."},
-            "rate": {"type": "number", "minimum": 0, "default": 0,
+            "rate": {"type": "number", "minimum": 0, "maximum": MAX_RATE, "default": 0,
                      "description": "Records per second over all subtasks; 0 for as fast as possible."},
-            "start": {"type": "integer", "default": 0, "description": "First number of the sequence."},
+            "start": {"type": "integer", "minimum": -SAFE_INTEGER, "maximum": SAFE_INTEGER, "default": 0,
+                      "description": "First number of the sequence."},
             "expression": {**EXPRESSION, "description": "Optional: the record made from number x."},
         }),
         inputs=0,
@@ -121,18 +135,24 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "Reads CSV (one dict per row, header first) or JSON-lines files below a path, split by file; "
         "the read position is checkpointed.",
         _params({
-            "path": {"type": "string", "minLength": 1, "description": "A file, a directory or a glob; a URL works."},
+            "path": {"type": "string", "minLength": 1, "x-location": "path",
+                     "description": "A file, a directory or a glob; a URL works."},
             "format": {"type": "string", "enum": ["jsonl", "csv"], "default": "jsonl"},
         }, ["path"]),
         inputs=0,
     ),
     _operator(
         "source.redis_stream", "Redis Streams source",
-        "Reads entries of a Redis stream; the last stream id read is checkpointed.",
+        "Reads entries of a Redis stream; the last stream id read is checkpointed. With a consumer group, "
+        "every subtask is a consumer and entries are acknowledged (XACK) when a checkpoint covering them "
+        "completes.",
         _params({
             "stream": {"type": "string", "minLength": 1},
-            "url": {"type": "string", "description": "Redis URL; the studio's Redis when empty."},
-            "batch_size": {"type": "integer", "minimum": 1, "default": 500},
+            "url": REDIS_URL,
+            "group": {"type": "string", "minLength": 1,
+                      "description": "Read as this consumer group (created at the stream's start when missing); "
+                                     "empty: one subtask reads the whole stream."},
+            "batch_size": {"type": "integer", "minimum": 1, "maximum": MAX_BATCH, "default": 500},
             "bounded": {"type": "boolean", "default": False,
                         "description": "Stop at the stream's last entry when the job started."},
         }, ["stream"]),
@@ -144,15 +164,15 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "Redis stream right after the recorded position `start_id`. Both positions are checkpointed, so the "
         "switch happens exactly once, also across a restore in either phase.",
         _params({
-            "path": {"type": "string", "minLength": 1,
+            "path": {"type": "string", "minLength": 1, "x-location": "path",
                      "description": "History: a file, a directory or a glob; a URL works."},
             "format": {"type": "string", "enum": ["jsonl", "csv"], "default": "jsonl"},
             "stream": {"type": "string", "minLength": 1, "description": "Live data: the Redis stream."},
             "start_id": {"type": "string", "pattern": r"^(\$|\d+(-\d+)?)$", "default": "$",
                          "description": "The stream id the history ends with: live data starts right after it. "
                                         "$: the stream's last entry when the job first started."},
-            "url": {"type": "string", "description": "Redis URL; the studio's Redis when empty."},
-            "batch_size": {"type": "integer", "minimum": 1, "default": 500},
+            "url": REDIS_URL,
+            "batch_size": {"type": "integer", "minimum": 1, "maximum": MAX_BATCH, "default": 500},
             "bounded": {"type": "boolean", "default": False,
                         "description": "Stop at the stream's last entry when the job started."},
         }, ["path", "stream"]),
@@ -180,8 +200,8 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "Assigns event time from an expression and emits watermarks with bounded out-of-orderness.",
         _params({
             "timestamp": {**EXPRESSION, "description": "Event time in milliseconds, for example x[\"ts\"]."},
-            "max_out_of_orderness_ms": {"type": "integer", "minimum": 0, "default": 0},
-            "idle_timeout_ms": {"type": "integer", "minimum": 0, "default": 0,
+            "max_out_of_orderness_ms": {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0},
+            "idle_timeout_ms": {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0,
                                 "description": "Without records for this long, the subtask stops holding "
                                                "event time back downstream (0: never)."},
         }, ["timestamp"]),
@@ -195,33 +215,41 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "window.tumbling", "Tumbling window",
         "Per key, aggregates event-time windows of a fixed size; emits [key, window_end, aggregate] "
         "when the watermark passes the window's end.",
-        _params({"size_ms": {"type": "integer", "minimum": 1}, **_AGGREGATION}, ["size_ms"]), keyed=True,
+        _params({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS}, **_AGGREGATION}, ["size_ms"]),
+        keyed=True,
     ),
     _operator(
         "window.sliding", "Sliding window",
         "Per key, aggregates event-time windows of `size_ms` starting every `slide_ms`; emits "
         "[key, window_end, aggregate] when the watermark passes the window's end.",
-        _params({"size_ms": {"type": "integer", "minimum": 1}, "slide_ms": {"type": "integer", "minimum": 1},
+        _params({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
+                 "slide_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
                  **_AGGREGATION}, ["size_ms", "slide_ms"]), keyed=True,
     ),
     _operator(
         "sink.collect", "Collect (preview)", "Keeps the last N records of each subtask for preview.",
-        _params({"max_records": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 100}}),
+        _params({"max_records": {"type": "integer", "minimum": 1, "maximum": MAX_BATCH, "default": 100}}),
         outputs=0,
     ),
     _operator(
         "sink.file", "File sink (exactly-once)",
         "Writes JSON lines with two-phase commit: files become visible when the checkpoint that "
         "covers them completes.",
-        _params({"path": {"type": "string", "minLength": 1, "description": "Target directory; a URL works."}},
+        _params({"path": {"type": "string", "minLength": 1, "x-location": "path",
+                          "description": "Target directory; a URL works."}},
                 ["path"]),
         outputs=0,
     ),
     _operator(
-        "sink.redis_stream", "Redis Streams sink", "Appends each record as a stream entry.",
+        "sink.redis_stream", "Redis Streams sink",
+        "Appends each record as a stream entry. Exactly once by default: a checkpoint's entries are staged "
+        "beside the stream and appended when it completes.",
         _params({
             "stream": {"type": "string", "minLength": 1},
-            "url": {"type": "string", "description": "Redis URL; the studio's Redis when empty."},
+            "url": REDIS_URL,
+            "delivery": {"type": "string", "enum": ["exactly_once", "at_least_once"], "default": "exactly_once",
+                         "description": "exactly_once: entries appear when their checkpoint completes. "
+                                        "at_least_once: at once, but written again after a restore."},
         }, ["stream"]),
         outputs=0,
     ),
@@ -234,7 +262,7 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
                         "description": "get: a string value; hgetall: a hash, as a dict."},
             "decode": {"type": "string", "enum": ["string", "json"], "default": "string",
                        "description": "get: keep the value as a string or parse it as JSON."},
-            "url": {"type": "string", "description": "Redis URL; the studio's Redis when empty."},
+            "url": REDIS_URL,
             **_ASYNC_IO,
         }, ["key"]),
         stateful=True,
@@ -244,7 +272,7 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "Calls an HTTP service per record (GET, or POST with a JSON body) with an async client; the answer "
         "(JSON or text) is the value, 404 means not found, other error statuses are errors. " + _LOOKUP_OUTPUT,
         _params({
-            "url": {**EXPRESSION, "description": "The address, usually an f-string: "
+            "url": {**EXPRESSION, "x-location": "url", "description": "The address, usually an f-string: "
                                                  "f\"http://users.internal/profiles/{x['user']}\"."},
             "method": {"type": "string", "enum": ["GET", "POST"], "default": "GET"},
             "body": {**EXPRESSION, "default": "x", "description": "POST: the JSON body sent for record x."},
@@ -258,6 +286,10 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
     ),
 ]
 
+from engine.spec.connector_catalog import connector_operators  # noqa: E402  (uses the helpers above)
+
+OPERATOR_CATALOG.extend(connector_operators())
+
 _BY_TYPE = {spec["type"]: spec for spec in OPERATOR_CATALOG}
 
 
@@ -270,6 +302,14 @@ def expression_fields(spec: dict[str, Any]) -> list[str]:
     """Return the names of the parameters of an operator that hold expressions."""
     properties = spec["params_schema"]["properties"]
     return [name for name, schema in properties.items() if schema.get("format") == "expression"]
+
+
+def expression_map_fields(spec: dict[str, Any]) -> list[str]:
+    """Return the names of the parameters that map names to expressions (``sink.postgres`` columns)."""
+    properties = spec["params_schema"]["properties"]
+    return [name for name, schema in properties.items()
+            if isinstance(schema.get("additionalProperties"), dict)
+            and schema["additionalProperties"].get("format") == "expression"]
 
 
 def params_with_defaults(spec: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:

@@ -37,38 +37,61 @@ What you cannot write
 Other names, functions or methods; any other attribute; names with double underscores;
 ``lambda``; comprehensions (use a flat map or an aggregate operator); ``:=``; ``*args``
 and ``**kwargs`` in calls; ``%`` formatting of strings (use an f-string); bytes and
-complex literals; statements (``import``, ``;``). An expression has at most
-2,000 characters, 50 levels of brackets and 100 levels of nesting.
+complex literals; statements (``import``, ``;``); argument names starting with ``_``.
+An expression has at most 2,000 characters, 50 levels of brackets and 100 levels of
+nesting, and its format specs' widths and precisions add up to at most 1,000.
 
-Results that would be too large
--------------------------------
-Operators that can make a big result out of a small expression are guarded:
-``**`` and ``<<`` refuse integers over 100,000 bits, and ``*`` refuses to repeat a
-string, list or tuple into more than 100,000 extra items; ``join`` and ``replace``
-likewise. A constant part that breaks a limit (``9 ** 9 ** 9``, ``"a" * 10 ** 10``) is
-rejected when the expression is written; a part that depends on the record raises
-:class:`ResultTooLarge` when it is evaluated.
+The budget of one evaluation
+----------------------------
+A definition is untrusted, and a small expression could otherwise make a huge result
+or run for minutes. So every operation that can grow a value or cost more than linear
+time is bounded, and one evaluation over a record of size R (its items written out:
+characters of text, elements of lists, two per dict entry) keeps to these bounds:
 
-A guard costs a function call per evaluation, so it is left out where a blow-up is
-impossible or bounded by the text of the expression (the trade-off):
+- **Size**: its result, and every value made on the way, holds at most 1,000 copies of
+  the record plus 100,000 items, and integers of at most 32,768 bits (about 10,000
+  digits; or four times the bits of the record's largest integer, for a small power).
+  ``[x, x]`` holds two copies; ``x * 1000`` a thousand. ``*`` refuses to repeat a
+  string, list or tuple, and ``join`` and ``replace`` refuse to add text, beyond what is
+  left of the 100,000 items, which all the guarded operations of one expression share;
+  format widths add at most 1,000 characters in all. ``str()`` and f-strings refuse to write out a value of over
+  1,000,000 items (a record holding one list a thousand times a thousand times is tiny
+  in memory but not written out), and ``strip()`` takes at most 1,000 different characters.
+- **Time**: every operation takes time linear in the sizes of its operands and result
+  (``sorted`` n log n; ``sum`` of lists is linear, not quadratic as in Python), and
+  arithmetic on integers within the size bound takes at most about a millisecond; an
+  expression has at most a few hundred operations.
 
-- ``*`` runs inline when neither side can be a string, list or tuple (``len(x) * 2``),
-  or when one side is a float literal, or an integer literal of at most 1,000 and the
-  other side holds no guarded operator (``x["ts"] * 1000`` costs what it costs in
-  Python). Such a product grows a string or list record at most 1,000-fold, and never
-  compounds inside one expression: ``x * 1000 * 1000`` is guarded.
+A guarded operation that would break a bound raises :class:`ResultTooLarge`. A
+constant part that breaks one (``9 ** 9 ** 9``, ``"a" * 10 ** 10``) is rejected when the
+expression is compiled: compiling evaluates the parts that do not depend on the record,
+for at most 50 ms of CPU time (parts past that are left to evaluation, where the guards
+hold them). CPython's own compiler folds only small constants (128-bit integers, 4,096
+characters).
+
+Guards cost time per record, so they sit only where a result can grow, and are inline
+tests where they can be:
+
+- ``*`` runs inline when one side is a float literal, or an integer literal and the other
+  side a number (``len(x) * 2``); when one side is an integer literal of at most 1,000
+  and the other holds no guarded operation, as long as the expression's copies of the
+  record stay within 1,000 (``x["ts"] * 1000`` costs what it costs in Python; in
+  ``[x * 1000, x]`` the product is guarded); and after a test that both sides are numbers
+  under 16,384 bits when both can only be numbers (``(x + 1) * (x - 1)``).
 - ``**`` runs inline for a float or negative constant exponent (the result is a float),
-  and for a constant exponent of at most 64 on a base without guarded operators.
-  ``<<`` runs inline for a constant shift of at most 64 on such a value.
+  and for a constant exponent of at most 4 on a base without guarded operations;
+  ``<<`` for a constant shift of at most 64 on such a value.
 - ``%`` formats when its left side is a string, with widths that come from the data
-  (``"%999999999d" % 3``). It runs inline when its left side cannot be a string
-  (``(x + 1) % 7``); otherwise a type test sends integers down the inline path and
-  everything else through the guard (``x % 3`` costs a little more than in Python).
+  (``"%999999999d" % 3``), so it is refused. It runs inline when its left side cannot be
+  a string (``(x + 1) % 7``); otherwise a type test sends integers down the inline path.
+- ``str(v)`` and ``f"{v}"`` write numbers, strings, booleans and None inline after a
+  type test; other values are measured first.
 
-The guards bound what one evaluation makes out of its inputs. A pipeline that chains
-operators can still grow records step by step (a map ``x * 1000`` after a map
-``x * 1000``), as it can with ordinary Python code; memory limits on the workers are the
-backstop for that.
+The budget bounds what one evaluation makes out of its record. A pipeline that chains
+operators can still grow records step by step (a map ``[x, x]`` after a map
+``[x, x]``), as it can with ordinary Python code; memory limits on the workers are the
+backstop for that, and the studio validates and previews in worker processes with
+their own CPU, time and memory limits.
 
 Errors
 ------
@@ -85,18 +108,23 @@ Evaluation only reaches the record, the values the expression makes from it, and
 functions above. The compiled function has an empty ``__builtins__`` and only the allowed
 functions and this module's guards in its globals. Field reads become item reads and
 method calls become calls of the unbound built-in methods (``str.lower``), so the
-compiled code reads no attribute except in the ``%`` type test written by this module.
+compiled code reads no attribute except ``__class__`` in the type tests written by this module.
 That is checked again on the compiled bytecode, independently of the checks on the tree.
 """
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import dis
 import functools
+import gc
 import io
+import itertools
 import keyword
 import re
+import sys
+import time
 import tokenize
 import types
 import warnings
@@ -116,18 +144,29 @@ MAX_DEPTH = 100
 """Deepest syntax tree; checked before the tree is walked recursively."""
 MAX_EXPONENT = 10_000
 """Largest constant integer exponent of ``**``."""
-MAX_INT_BITS = 100_000
-"""Largest integer ``**`` and ``<<`` may make, in bits (about 30,000 digits)."""
+MAX_INT_BITS = 32_768
+"""Largest integer ``*``, ``**`` and ``<<`` may make, in bits (about 10,000 digits). Dividing two
+such numbers takes about a millisecond; CPython's quadratic division is why this is not larger."""
 MAX_GROWTH = 100_000
-"""Most items (characters, elements) one repetition, join or replace may add."""
+"""Most items (characters, elements) the guarded operations of one evaluation may add together."""
+MAX_COPIES = 1000
+"""Most copies of the record one evaluation's result may hold (``[x, x]`` holds two)."""
+MAX_WRITTEN = 1_000_000
+"""Most items ``str()`` or an f-string may write out in one call (shared parts counted each time)."""
 MAX_FORMAT_WIDTH = 1000
-"""Largest width or precision in an f-string format spec."""
+"""Largest total of the widths and precisions in an expression's f-string format specs."""
 MAX_ROUND_DIGITS = 1000
 """Largest magnitude of round()'s ndigits (a big negative one computes a huge power)."""
+MAX_STRIP_CHARS = 1000
+"""Most different characters strip() may be given (stripping costs their number per character)."""
 INLINE_FACTOR = 1000
 """Largest integer literal a product runs inline with (see "Results that would be too large")."""
-INLINE_EXPONENT = 64
-"""Largest constant exponent or shift that runs inline."""
+INLINE_EXPONENT = 4
+"""Largest constant exponent that runs inline."""
+INLINE_SHIFT = 64
+"""Largest constant shift that runs inline."""
+FOLD_CPU_SECONDS = 0.05
+"""CPU time spent at most on evaluating the constant parts of an expression when it is compiled."""
 
 DEFAULT_NAMES = ("x",)
 
@@ -152,11 +191,21 @@ class ResultTooLarge(OverflowError):
     """An evaluation was stopped because its result would have been too large."""
 
 
-# Guards: the slow but safe versions of the operators that can blow up.
+# Guards: the slow but safe versions of the operations that can blow up.
 
 _TEXT = (str, bytes, bytearray)
 _CONTAINERS = (list, tuple, set, frozenset)
 _PLAIN_NUMBERS = frozenset({int, float, bool})
+_INTEGERS = frozenset({int, bool})
+_HALF_INT = 1 << MAX_INT_BITS // 2
+"""Two numbers below this in magnitude multiply to one within MAX_INT_BITS: the inline test of ``*``."""
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_DIGITS_PER_BIT = 0.30103
+
+
+def _check_int_bits(bits: int, what: str) -> None:
+    if bits > MAX_INT_BITS:
+        raise ResultTooLarge(f"{what} would make a number of about {bits:,} bits; the limit is {MAX_INT_BITS:,}")
 
 
 def _power(base, exponent):
@@ -164,10 +213,8 @@ def _power(base, exponent):
     if isinstance(exponent, int) and exponent > 1:
         if isinstance(base, int):
             bits = abs(base).bit_length()
-            if bits > 1 and (bits - 1) * exponent > MAX_INT_BITS:
-                raise ResultTooLarge(
-                    f"{base if bits < 64 else 'a ' + str(bits) + '-bit number'} ** {exponent} would have "
-                    f"over {(bits - 1) * exponent:,} bits; the limit is {MAX_INT_BITS:,}")
+            if bits > 1:
+                _check_int_bits((bits - 1) * exponent, f"** {exponent}")
         elif not isinstance(base, float) and exponent > MAX_EXPONENT:
             raise ResultTooLarge(f"the exponent {exponent} is over the limit {MAX_EXPONENT:,}")
     return base ** exponent
@@ -176,23 +223,26 @@ def _power(base, exponent):
 def _shift_left(value, amount):
     """Return ``value << amount`` unless the result would exceed MAX_INT_BITS."""
     if isinstance(value, int) and isinstance(amount, int) and value and amount > 0:
-        bits = value.bit_length() + amount
-        if bits > MAX_INT_BITS:
-            raise ResultTooLarge(f"<< {amount} would make a {bits:,}-bit number; the limit is {MAX_INT_BITS:,}")
+        _check_int_bits(value.bit_length() + amount, f"<< {amount}")
     return value << amount
 
 
 def _expanded_size(value, budget: int) -> int:
     """Count the items of a value written out in full, stopping once over ``budget``.
 
-    Shared references count every time, as str() or a JSON sink would write them, so
-    ``[[0] * 1000] * 1000`` counts a million and repeating it is refused.
+    Items are characters of text, elements of containers (two per dict entry) and the
+    digits of integers over 64 bits. Shared references count every time, as str() or a
+    JSON sink would write them, so ``[[0] * 1000] * 1000`` counts a million.
     """
     size, pending = 0, [value]
     while pending and size <= budget:
         item = pending.pop()
         if isinstance(item, _TEXT):
             size += len(item)
+        elif isinstance(item, int):
+            bits = item.bit_length()
+            if bits > 64:
+                size += int(bits * _DIGITS_PER_BIT)
         elif isinstance(item, dict):
             size += 2 * len(item)
             if size <= budget:
@@ -207,25 +257,28 @@ def _expanded_size(value, budget: int) -> int:
     return size
 
 
-def _check_repetition(sequence, times: int) -> None:
-    """Refuse ``sequence * times`` when it would add more than MAX_GROWTH items."""
+def _check_repetition(sequence, times: int, allowance: int) -> None:
+    """Refuse ``sequence * times`` when it would add more than ``allowance`` items."""
     if times <= 1:
         return
-    added = _expanded_size(sequence, MAX_GROWTH // (times - 1) + 1) * (times - 1)
-    if added > MAX_GROWTH:
+    added = _expanded_size(sequence, allowance // (times - 1) + 1) * (times - 1)
+    if added > allowance:
         raise ResultTooLarge(
             f"repeating a {type(sequence).__name__} {times:,} times would add over {added:,} items; "
-            f"the limit is {MAX_GROWTH:,}")
+            f"the limit is {allowance:,}")
 
 
-def _multiply(left, right):
-    """Return ``left * right``, refusing a repetition that would grow too large."""
+def _multiply(left, right, allowance=MAX_GROWTH):
+    """Return ``left * right``, refusing a repetition or an integer that would grow too large."""
+    if type(left) in _INTEGERS and type(right) in _INTEGERS:
+        _check_int_bits(left.bit_length() + right.bit_length(), "*")
+        return left * right
     if type(left) in _PLAIN_NUMBERS and type(right) in _PLAIN_NUMBERS:
         return left * right
     if isinstance(right, int) and not isinstance(left, (int, float, complex)):
-        _check_repetition(left, right)
+        _check_repetition(left, right, allowance)
     elif isinstance(left, int) and not isinstance(right, (int, float, complex)):
-        _check_repetition(right, left)
+        _check_repetition(right, left, allowance)
     return left * right
 
 
@@ -236,8 +289,8 @@ def _modulo(left, right):
     return left % right
 
 
-def _replace(text, old, new, count=-1):
-    """Return ``text.replace(old, new, count)`` unless it would add more than MAX_GROWTH characters."""
+def _replace(text, old, new, count=-1, *, _allowance=MAX_GROWTH):
+    """Return ``text.replace(old, new, count)`` unless it would add more than its allowance of characters."""
     if not (isinstance(text, str) and isinstance(old, str) and isinstance(new, str)):
         raise TypeError("replace() works on strings with string arguments")
     growth = len(new) - len(old)
@@ -245,20 +298,33 @@ def _replace(text, old, new, count=-1):
         found = len(text) + 1 if not old else text.count(old)
         if isinstance(count, int) and count >= 0:
             found = min(found, count)
-        if found * growth > MAX_GROWTH:
-            raise ResultTooLarge(f"replace() would add {found * growth:,} characters; the limit is {MAX_GROWTH:,}")
+        if found * growth > _allowance:
+            raise ResultTooLarge(f"replace() would add {found * growth:,} characters; the limit is {_allowance:,}")
     return str.replace(text, old, new, count)
 
 
-def _join(separator, items):
-    """Return ``separator.join(items)`` unless the separators alone would exceed MAX_GROWTH."""
+def _join(separator, items, *, _allowance=MAX_GROWTH):
+    """Return ``separator.join(items)`` unless the separators alone would exceed its allowance."""
     if not isinstance(separator, str):
         raise TypeError("join() is a method of strings")
     items = list(items)
     added = len(separator) * max(len(items) - 1, 0)
-    if added > MAX_GROWTH:
-        raise ResultTooLarge(f"join() would add {added:,} separator characters; the limit is {MAX_GROWTH:,}")
+    if added > _allowance:
+        raise ResultTooLarge(f"join() would add {added:,} separator characters; the limit is {_allowance:,}")
     return str.join(separator, items)
+
+
+def _strip_characters(characters):
+    """The argument of strip(): at most MAX_STRIP_CHARS different characters.
+
+    CPython looks every stripped character up in the argument, so a long argument on a
+    long text costs their product; duplicates are dropped first.
+    """
+    if isinstance(characters, str) and len(characters) > MAX_STRIP_CHARS:
+        characters = "".join(dict.fromkeys(characters))
+        if len(characters) > MAX_STRIP_CHARS:
+            raise ValueError(f"strip() takes at most {MAX_STRIP_CHARS:,} different characters")
+    return characters
 
 
 def _round(number, ndigits=None):
@@ -268,12 +334,45 @@ def _round(number, ndigits=None):
     return round(number, ndigits)
 
 
+def _written(value):
+    """Return ``value`` if writing it out takes at most MAX_WRITTEN items; else raise ResultTooLarge.
+
+    str() and f-strings write shared parts out every time, so a small record that holds
+    the same list a thousand times a thousand times would become a huge string.
+    """
+    if value.__class__ not in _SCALARS:
+        size = _expanded_size(value, MAX_WRITTEN)
+        if size > MAX_WRITTEN:
+            raise ResultTooLarge(f"writing out this {type(value).__name__} would take over {MAX_WRITTEN:,} "
+                                 "items (characters, elements)")
+    return value
+
+
+def _str(*arguments, **options):
+    """``str()``, refusing values that would be too large written out (``str(x)`` of a scalar runs inline)."""
+    if arguments:
+        _written(arguments[0])
+    return str(*arguments, **options)
+
+
+def _sum(items, start=0):
+    """``sum()`` in linear time: adding lists or tuples one by one copies the total every time."""
+    if not isinstance(start, (list, tuple)):
+        return sum(items, start)
+    kind, total = type(start), list(start)
+    for item in items:
+        if type(item) is not kind:
+            raise TypeError(f'can only concatenate {kind.__name__} (not "{type(item).__name__}") to {kind.__name__}')
+        total.extend(item)
+    return total if kind is list else tuple(total)
+
+
 # What an expression may call.
 
 FUNCTIONS: Mapping[str, Callable] = MappingProxyType({
     "abs": abs, "all": all, "any": any, "bool": bool, "dict": dict, "float": float,
     "int": int, "len": len, "list": list, "max": max, "min": min, "round": _round,
-    "set": set, "sorted": sorted, "str": str, "sum": sum, "tuple": tuple,
+    "set": set, "sorted": sorted, "str": _str, "sum": _sum, "tuple": tuple,
 })
 """The functions an expression may call, by the name it calls them by."""
 
@@ -288,13 +387,21 @@ METHODS: Mapping[str, Callable] = MappingProxyType({
 (or a guard around it), so ``x.lower()`` on a record that is no string raises TypeError
 instead of looking anything up on the record."""
 
-_GUARDS = {"_power": _power, "_shift_left": _shift_left, "_multiply": _multiply, "_modulo": _modulo}
+_GUARDS = {"_power": _power, "_shift_left": _shift_left, "_multiply": _multiply, "_modulo": _modulo,
+           "_written": _written, "_strip_characters": _strip_characters}
+_GROWING_GUARDS = {"_multiply": "allowance", "_method_replace": "_allowance", "_method_join": "_allowance"}
+"""Guards that can add items, with the keyword of their share of MAX_GROWTH: one expression's calls share it."""
+_STRIPPING_METHODS = ("strip", "lstrip", "rstrip")
 _GLOBALS = {
     "__builtins__": {},
     **FUNCTIONS,
     **{f"_method_{name}": method for name, method in METHODS.items()},
     **_GUARDS,
     "_int": int,
+    "_scalars": _SCALARS,
+    "_text": str,
+    "_half_int": _HALF_INT,
+    "_minus_half_int": -_HALF_INT,
 }
 _KEY_FUNCTIONS = ("max", "min", "sorted")
 
@@ -440,6 +547,7 @@ class _Checker(ast.NodeVisitor):
     def __init__(self, source: _Source, names: tuple[str, ...]):
         self.source = source
         self.names = names
+        self.format_width = 0
 
     def fail(self, node: ast.AST, message: str):
         raise ExpressionError(message, self.source.node_offset(node))
@@ -505,7 +613,7 @@ class _Checker(ast.NodeVisitor):
     def check_keyword(self, call: ast.Call, keyword_: ast.keyword) -> None:
         if keyword_.arg is None:
             self.fail(keyword_.value, "** unpacking is not allowed in a call")
-        if _is_reserved(keyword_.arg):
+        if keyword_.arg.startswith("_"):
             self.fail(keyword_.value, f"the argument name {keyword_.arg!r} is not allowed")
         value = keyword_.value
         is_key_function = (keyword_.arg == "key" and isinstance(call.func, ast.Name)
@@ -543,8 +651,9 @@ class _Checker(ast.NodeVisitor):
         if not all(isinstance(piece, ast.Constant) for piece in spec.values):
             self.fail(part, "an f-string format spec must be a constant, as in {x:.2f}")
         text = "".join(piece.value for piece in spec.values)
-        if any(int(number) > MAX_FORMAT_WIDTH for number in re.findall(r"\d+", text)):
-            self.fail(part, f"widths and precisions in a format spec are at most {MAX_FORMAT_WIDTH}")
+        self.format_width += sum(int(number) for number in re.findall(r"\d+", text))
+        if self.format_width > MAX_FORMAT_WIDTH:
+            self.fail(part, f"the widths and precisions of format specs add up to over {MAX_FORMAT_WIDTH:,}")
 
     def visit_Dict(self, node: ast.Dict) -> None:
         for key, value in zip(node.keys, node.values):
@@ -626,7 +735,7 @@ def _is_amplifier(node: ast.AST) -> bool:
         if isinstance(node.op, (ast.Pow, ast.LShift)):
             return True
         if isinstance(node.op, ast.Mult):
-            return not (_never_sequence(node.left) and _never_sequence(node.right))
+            return not _scales_a_number(node)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         return node.func.attr in ("join", "replace")
     return False
@@ -636,17 +745,27 @@ def _has_amplifier(node: ast.AST) -> bool:
     return any(_is_amplifier(inner) for inner in ast.walk(node))
 
 
-def _inline_multiply(node: ast.BinOp) -> bool:
-    """A product runs inline when it cannot repeat, or repeats a tame operand at most INLINE_FACTOR times."""
-    if _never_sequence(node.left) and _never_sequence(node.right):
-        return True
+def _scales_a_number(node: ast.BinOp) -> bool:
+    """Whether a product is a number times a literal: it grows by the literal's digits, no more."""
     for factor, other in ((node.left, node.right), (node.right, node.left)):
         value = _number(factor)
-        if isinstance(value, float):
-            return True  # a float never repeats anything
-        if isinstance(value, int) and abs(value) <= INLINE_FACTOR:
-            return not _has_amplifier(other)
+        if isinstance(value, float) or (isinstance(value, int) and _never_sequence(other)):
+            return True
     return False
+
+
+def _makes_a_float(node: ast.BinOp) -> bool:
+    """Whether one factor is surely a float (a float() call, a division) and the other never repeats."""
+    def is_float(operand: ast.expr) -> bool:
+        return (isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Div)) or (
+            isinstance(operand, ast.Call) and isinstance(operand.func, ast.Name) and operand.func.id == "float")
+    return any(is_float(factor) and _never_sequence(other)
+               for factor, other in ((node.left, node.right), (node.right, node.left)))
+
+
+def _references(node: ast.AST, names: tuple[str, ...]) -> int:
+    """How many times a node names the record (or another of the expression's names)."""
+    return sum(isinstance(inner, ast.Name) and inner.id in names for inner in ast.walk(node))
 
 
 def _inline_power(node: ast.BinOp) -> bool:
@@ -659,19 +778,24 @@ def _inline_power(node: ast.BinOp) -> bool:
 
 def _inline_shift(node: ast.BinOp) -> bool:
     amount = _number(node.right)
-    return isinstance(amount, int) and 0 <= amount <= INLINE_EXPONENT and not _has_amplifier(node.left)
+    return isinstance(amount, int) and 0 <= amount <= INLINE_SHIFT and not _has_amplifier(node.left)
 
 
 def _inline_modulo(node: ast.BinOp) -> bool:
     return _never_sequence(node.left)
 
 
-_GUARDED_OPERATORS = {
-    ast.Mult: ("_multiply", _inline_multiply),
-    ast.Pow: ("_power", _inline_power),
-    ast.LShift: ("_shift_left", _inline_shift),
-    ast.Mod: ("_modulo", _inline_modulo),
-}
+_SCALAR_OPERATORS = (ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift)
+_SCALAR_FUNCTIONS = frozenset({"abs", "bool", "float", "int", "len", "round"})
+
+
+def _is_scalar(node: ast.expr) -> bool:
+    """Whether a node is surely a number, a bool, None or text it wrote itself: cheap to write out."""
+    if isinstance(node, (ast.Constant, ast.Compare, ast.UnaryOp, ast.JoinedStr)):
+        return True
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, _SCALAR_OPERATORS)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _SCALAR_FUNCTIONS
 
 
 # Rewriting the checked tree into the tree that is compiled.
@@ -688,48 +812,143 @@ class _Rewriter(ast.NodeTransformer):
     """Turn a checked tree into the compiled one: fields into items, methods and risky operators into guards.
 
     Decisions read the user's tree, so every ``visit_`` decides before rewriting children.
+    ``copies_left`` is what inline products may still add to MAX_COPIES; ``allowances``
+    are the growing guards' shares of MAX_GROWTH, set once all of them are known.
     """
 
-    def __init__(self):
+    def __init__(self, names: tuple[str, ...], tree: ast.AST):
+        self.names = names
         self.temporaries = 0
+        self.copies_left = MAX_COPIES - _references(tree, names)
+        self.allowances: list[ast.Constant] = []
+
+    def rewrite(self, tree: ast.Expression) -> ast.expr:
+        body = self.visit(tree).body
+        for allowance in self.allowances:
+            allowance.value = MAX_GROWTH // len(self.allowances)
+        return body
+
+    def allowance(self, function: str) -> list[ast.keyword]:
+        if function not in _GROWING_GUARDS:
+            return []
+        share = ast.Constant(MAX_GROWTH)
+        self.allowances.append(share)
+        return [ast.keyword(arg=_GROWING_GUARDS[function], value=share)]
+
+    def temporary(self, value: ast.expr) -> tuple[ast.expr, ast.expr]:
+        """``(probe, subject)``: evaluate ``value`` once in ``probe``, read it again as ``subject``."""
+        if isinstance(value, (ast.Name, ast.Constant)):
+            return value, copy.deepcopy(value)
+        name = f"_t{self.temporaries}"
+        self.temporaries += 1
+        target = ast.copy_location(ast.Name(id=name, ctx=ast.Store()), value)
+        return ast.copy_location(ast.NamedExpr(target=target, value=value), value), _name(name, value)
+
+    def scalar_test(self, value: ast.expr, fast, slow) -> ast.expr:
+        """``fast(v) if v.__class__ in _scalars else slow(v)``, ``v`` evaluated once."""
+        probe, subject = self.temporary(value)
+        kind = ast.Attribute(value=probe, attr="__class__", ctx=ast.Load())
+        test = ast.Compare(left=kind, ops=[ast.In()], comparators=[_name("_scalars", value)])
+        return ast.copy_location(ast.IfExp(test=test, body=fast(subject), orelse=slow(copy.deepcopy(subject))), value)
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
         value = self.visit(node.value)
         return ast.copy_location(ast.Subscript(value=value, slice=ast.Constant(node.attr), ctx=ast.Load()), node)
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
+        if isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1 and not node.keywords:
+            return self.scalar_test(self.visit(node.args[0]), lambda subject: _call("_text", [subject], node),
+                                    lambda subject: _call("str", [subject], node))
         if not isinstance(node.func, ast.Attribute):
             return self.generic_visit(node)
         receiver = self.visit(node.func.value)
         arguments = [self.visit(argument) for argument in node.args]
         keywords = [self.visit(keyword_) for keyword_ in node.keywords]
-        return _call(f"_method_{node.func.attr}", [receiver, *arguments], node, keywords)
+        if node.func.attr in _STRIPPING_METHODS and arguments:
+            arguments[0] = _call("_strip_characters", [arguments[0]], node)
+        function = f"_method_{node.func.attr}"
+        return _call(function, [receiver, *arguments], node, keywords + self.allowance(function))
+
+    def visit_FormattedValue(self, node: ast.FormattedValue) -> ast.FormattedValue:
+        scalar = _is_scalar(node.value)
+        node = self.generic_visit(node)
+        if not scalar:
+            node.value = self.scalar_test(node.value, lambda subject: subject,
+                                          lambda subject: _call("_written", [subject], node))
+        return node
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
         guard, runs_inline = _GUARDED_OPERATORS.get(type(node.op), (None, None))
-        inline = guard is None or runs_inline(node)
+        inline = guard is None or runs_inline(self, node)
+        numbers = _never_sequence(node.left) and _never_sequence(node.right)
         node = self.generic_visit(node)
         if inline:
             return node
         if guard == "_modulo":
             return self.type_tested_modulo(node)
-        return _call(guard, [node.left, node.right], node)
+        if guard == "_multiply" and numbers:
+            return self.size_tested_product(node)
+        return _call(guard, [node.left, node.right], node, self.allowance(guard))
+
+    def size_tested_product(self, node: ast.BinOp) -> ast.expr:
+        """``a * b`` of two numbers: inline when both are below _HALF_INT, else through the guard.
+
+        ``a * b if (-H < (a := ...) < H) & (-H < (b := ...) < H) else _multiply(a, b)``: each
+        operand is evaluated once, in order, and written once (copying an operand into both
+        branches would double the code at every level of nesting).
+        """
+        def below_half(probe: ast.expr) -> ast.Compare:
+            return ast.Compare(left=_name("_minus_half_int", node), ops=[ast.Lt(), ast.Lt()],
+                               comparators=[probe, _name("_half_int", node)])
+
+        left_probe, left = self.temporary(node.left)
+        right_probe, right = self.temporary(node.right)
+        test = ast.BinOp(below_half(left_probe), ast.BitAnd(), below_half(right_probe))
+        fast = ast.BinOp(left, ast.Mult(), right)
+        guarded = _call("_multiply", [copy.deepcopy(left), copy.deepcopy(right)], node, self.allowance("_multiply"))
+        return ast.copy_location(ast.IfExp(test=test, body=fast, orelse=guarded), node)
 
     def type_tested_modulo(self, node: ast.BinOp) -> ast.expr:
-        """``a % b`` inline when ``a`` is an int, else through the guard; ``a`` is evaluated once."""
-        if isinstance(node.left, (ast.Name, ast.Constant)):
-            probe = subject = node.left
+        """``a % b`` inline when ``a`` is an int, else through the guard; each operand evaluated once.
+
+        A right operand other than a name or a constant is bound first, with
+        ``(... .__class__ is _int) & ((b := ...) is b)``, so that it is written once.
+        """
+        left_probe, left = self.temporary(node.left)
+        test = ast.Compare(left=ast.Attribute(value=left_probe, attr="__class__", ctx=ast.Load()), ops=[ast.Is()],
+                           comparators=[_name("_int", node)])
+        if isinstance(node.right, (ast.Name, ast.Constant)):
+            right_in_fast, right = node.right, copy.deepcopy(node.right)
         else:
-            temporary = f"_t{self.temporaries}"
-            self.temporaries += 1
-            target = ast.copy_location(ast.Name(id=temporary, ctx=ast.Store()), node)
-            probe = ast.copy_location(ast.NamedExpr(target=target, value=node.left), node)
-            subject = _name(temporary, node)
-        kind = ast.Attribute(value=probe, attr="__class__", ctx=ast.Load())
-        test = ast.Compare(left=kind, ops=[ast.Is()], comparators=[_name("_int", node)])
-        fast = ast.BinOp(left=subject, op=ast.Mod(), right=node.right)
-        guarded = _call("_modulo", [subject, copy.deepcopy(node.right)], node)
+            right_probe, right = self.temporary(node.right)
+            test = ast.BinOp(test, ast.BitAnd(), ast.Compare(left=right_probe, ops=[ast.Is()],
+                                                             comparators=[copy.deepcopy(right)]))
+            right_in_fast = copy.deepcopy(right)
+        fast = ast.BinOp(left, ast.Mod(), right_in_fast)
+        guarded = _call("_modulo", [copy.deepcopy(left), right], node)
         return ast.copy_location(ast.IfExp(test=test, body=fast, orelse=guarded), node)
+
+    def inline_multiply(self, node: ast.BinOp) -> bool:
+        """A product runs inline when it scales a number or makes a float, or repeats a tame operand at
+        most INLINE_FACTOR times within what MAX_COPIES leaves."""
+        if _scales_a_number(node) or _makes_a_float(node):
+            return True
+        for factor, other in ((node.left, node.right), (node.right, node.left)):
+            value = _number(factor)
+            if isinstance(value, int) and abs(value) <= INLINE_FACTOR and not _has_amplifier(other):
+                extra = max(abs(value) - 1, 0) * _references(other, self.names)
+                if extra <= self.copies_left:
+                    self.copies_left -= extra
+                    return True
+        return False
+
+
+_GUARDED_OPERATORS = {
+    ast.Mult: ("_multiply", _Rewriter.inline_multiply),
+    ast.Pow: ("_power", lambda rewriter, node: _inline_power(node)),
+    ast.LShift: ("_shift_left", lambda rewriter, node: _inline_shift(node)),
+    ast.Mod: ("_modulo", lambda rewriter, node: _inline_modulo(node)),
+}
 
 
 # Compiling.
@@ -803,8 +1022,8 @@ def _verify_code(code: types.CodeType, nesting: int = 1) -> None:
 
     Every global or attribute a code object touches is named in its co_names. The only
     names allowed are the allowed globals and ``__class__``, and ``__class__`` only in the
-    type test the rewriter writes (``... .__class__ is _int``), a pattern user text cannot
-    produce because ``_int`` is no name of the language. So even a hole in the checks
+    type tests the rewriter writes (``... .__class__ is _int``, ``... .__class__ in
+    _scalars``), patterns user text cannot produce because those are no names of the language. So even a hole in the checks
     could not reach builtins, module globals, frames or dunder attributes. Code objects
     nest exactly as deep as the compiler's own wrapping: ``nesting`` 1 for the lambda,
     2 for the list comprehension of a batch function, 0 for a router's own code; user
@@ -824,14 +1043,18 @@ def _verify_code(code: types.CodeType, nesting: int = 1) -> None:
             _verify_type_tests(inner)
 
 
+_TYPE_TESTS = ([("LOAD_GLOBAL", "_int"), ("IS_OP", 0)], [("LOAD_GLOBAL", "_scalars"), ("CONTAINS_OP", 0)])
+"""What may follow a read of ``__class__``: the rewriter's ``is _int`` and ``in _scalars`` tests."""
+
+
 def _verify_type_tests(code: types.CodeType) -> None:
-    """Check that ``__class__`` is only read to compare it with int, as the modulo guard does."""
+    """Check that ``__class__`` is only read to compare it with int or the scalar types, as the rewriter does."""
     instructions = list(dis.get_instructions(code))
     for index, instruction in enumerate(instructions):
         if instruction.opcode not in dis.hasname or instruction.argval != "__class__":
             continue
         following = [(step.opname, step.argval) for step in instructions[index + 1:index + 3]]
-        if instruction.opname != "LOAD_ATTR" or following != [("LOAD_GLOBAL", "_int"), ("IS_OP", 0)]:
+        if instruction.opname != "LOAD_ATTR" or following not in _TYPE_TESTS:
             raise ExpressionError("the expression reads an attribute that is not allowed: __class__")
 
 
@@ -839,27 +1062,80 @@ _PARTS_OF_A_WHOLE = (ast.keyword, ast.Slice, ast.FormattedValue)
 """Nodes that are no expression on their own: look inside them instead of evaluating them."""
 
 
-def _mentions(node: ast.AST, names: tuple[str, ...]) -> bool:
-    return any(isinstance(inner, ast.Name) and inner.id in names for inner in ast.walk(node))
+def _depends_on_the_record(node: ast.AST, names: tuple[str, ...]) -> bool:
+    """Whether a node of the rewritten tree reads a name of the record, or a temporary it does not bind itself."""
+    read, bound = set(), set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name):
+            (bound if isinstance(inner.ctx, ast.Store) else read).add(inner.id)
+    return any(name in names or (name not in _GLOBALS and name not in bound) for name in read)
+
+
+_FOLDED_FILES = frozenset({"<constant part>", __file__})
+"""The code _cpu_deadline interrupts: constant parts and this module's guards."""
+
+
+class _FoldingBudgetSpent(BaseException):
+    """Raised inside a constant part once FOLD_CPU_SECONDS are spent (no ``except Exception`` stops it)."""
+
+
+
+@contextlib.contextmanager
+def _cpu_deadline(deadline: float):
+    """Raise _FoldingBudgetSpent in constant parts and guards run inside, once the thread's CPU
+    clock passes ``deadline``.
+
+    A trace function looks at the clock every few dozen bytecodes, also in the guards'
+    loops. One C operation runs to its end, but the guards bound each of those (integers
+    of MAX_INT_BITS, MAX_GROWTH items) to about a millisecond.
+    """
+    ticks = itertools.count()
+
+    def on_opcode(frame, event, argument):
+        if next(ticks) % 32 == 0 and time.thread_time() > deadline:
+            raise _FoldingBudgetSpent
+        return on_opcode
+
+    def on_call(frame, event, argument):
+        if frame.f_code.co_filename not in _FOLDED_FILES:
+            return None  # never raise inside someone else's code (a gc callback, a finalizer)
+        frame.f_trace_opcodes = True
+        return on_opcode
+
+    previous = sys.gettrace()
+    sys.settrace(on_call)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
 
 
 def _check_constant_parts(body: ast.expr, names: tuple[str, ...], source: _Source) -> None:
-    """Evaluate the parts that do not depend on the record now.
+    """Evaluate the parts that do not depend on the record now, for at most FOLD_CPU_SECONDS.
 
     So ``9 ** 9 ** 9`` or ``"a" * 10 ** 10`` fail when the expression is written rather than
-    on the first record. The guards bound what this evaluation can cost. Other errors of a
-    constant part (``1 / 0``) are left to evaluation: the part may sit in a branch never taken.
+    on the first record. Other errors of a constant part (``1 / 0``) are left to evaluation:
+    the part may sit in a branch never taken. Once the budget is spent the remaining parts
+    are left to evaluation too, where the guards hold them: compiling never takes long.
     """
+    spent = 0.0  # CPU seconds spent evaluating (compiling the parts is linear in their size: not counted)
     pending = [body]
     while pending:
         node = pending.pop()
         if isinstance(node, (ast.Constant, ast.Name)):
             continue
-        if isinstance(node, _PARTS_OF_A_WHOLE) or _mentions(node, names):
+        if isinstance(node, _PARTS_OF_A_WHOLE) or _depends_on_the_record(node, names):
             pending.extend(_children(node) if not isinstance(node, ast.keyword) else [node.value])
             continue
+        part = _make_function(node, (), "<constant part>")
+        collecting = gc.isenabled()
+        gc.disable()  # a full collection of a big heap is not this expression's cost
+        started = time.thread_time()
         try:
-            _make_function(node, (), "<constant part>")()
+            with _cpu_deadline(started + FOLD_CPU_SECONDS - spent):
+                part()
+        except _FoldingBudgetSpent:
+            return
         except OverflowError as exc:
             raise ExpressionError(f"{exc} (in a part that does not depend on the record)",
                                   source.node_offset(node)) from None
@@ -868,6 +1144,10 @@ def _check_constant_parts(body: ast.expr, names: tuple[str, ...], source: _Sourc
                                   source.node_offset(node)) from None
         except Exception:  # noqa: BLE001 - the same error will surface if evaluation reaches it
             pass
+        finally:
+            if collecting:
+                gc.enable()
+        spent += time.thread_time() - started
 
 
 def _check_names(names) -> tuple[str, ...]:
@@ -1012,7 +1292,7 @@ def _checked_body(source: str, names: tuple[str, ...]) -> ast.expr:
         raise ExpressionError(f"the expression nests deeper than {MAX_DEPTH} levels; split it up",
                               text.node_offset(deepest))
     _Checker(text, names).visit(tree)
-    body = _Rewriter().visit(tree).body
+    body = _Rewriter(names, tree).rewrite(tree)
     _check_constant_parts(body, names, text)
     return body
 

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator
 from jsonschema import Draft202012Validator
 
 from engine.plan.strongly_connected import strongly_connected_components
-from engine.spec.catalog import expression_fields, operator_spec, params_with_defaults
+from engine.spec.catalog import DAY_MS, expression_fields, expression_map_fields, operator_spec, params_with_defaults
 from engine.spec.expressions import check_expression
 
 PARTITIONINGS = ("forward", "rebalance", "rescale", "hash", "broadcast")
@@ -42,15 +42,15 @@ DEFINITION_SCHEMA: dict[str, Any] = {
         "checkpointing": {
             "type": "object",
             "properties": {
-                "interval_ms": {"type": "integer", "minimum": 10},
+                "interval_ms": {"type": "integer", "minimum": 10, "maximum": DAY_MS},
                 "mode": {"enum": ["exactly_once", "at_least_once"]},
-                "timeout_ms": {"type": "integer", "minimum": 1},
-                "min_pause_ms": {"type": "integer", "minimum": 0},
-                "max_concurrent": {"type": "integer", "minimum": 1},
-                "tolerable_failures": {"type": "integer", "minimum": 0},
+                "timeout_ms": {"type": "integer", "minimum": 1, "maximum": DAY_MS},
+                "min_pause_ms": {"type": "integer", "minimum": 0, "maximum": DAY_MS},
+                "max_concurrent": {"type": "integer", "minimum": 1, "maximum": 100},
+                "tolerable_failures": {"type": "integer", "minimum": 0, "maximum": 10_000},
                 "unaligned": {"type": "boolean"},
-                "aligned_timeout_ms": {"type": "integer", "minimum": 0},
-                "retained": {"type": "integer", "minimum": 1},
+                "aligned_timeout_ms": {"type": "integer", "minimum": 0, "maximum": DAY_MS},
+                "retained": {"type": "integer", "minimum": 1, "maximum": 10_000},
                 "enabled": {"type": "boolean"},
             },
             "additionalProperties": False,
@@ -59,8 +59,8 @@ DEFINITION_SCHEMA: dict[str, Any] = {
             "type": "object",
             "properties": {
                 "strategy": {"enum": ["none", "fixed_delay", "exponential_delay"]},
-                "attempts": {"type": "integer", "minimum": 0},
-                "delay_ms": {"type": "integer", "minimum": 0},
+                "attempts": {"type": "integer", "minimum": 0, "maximum": 1000},
+                "delay_ms": {"type": "integer", "minimum": 0, "maximum": DAY_MS},
             },
             "additionalProperties": False,
         },
@@ -68,11 +68,11 @@ DEFINITION_SCHEMA: dict[str, Any] = {
             "type": "object",
             "properties": {
                 "enabled": {"type": "boolean"},
-                "target_ms": {"type": "integer", "minimum": 1},
-                "period_ms": {"type": "integer", "minimum": 1},
-                "samples": {"type": "integer", "minimum": 1},
-                "min_buffer_records": {"type": "integer", "minimum": 1},
-                "max_buffer_records": {"type": "integer", "minimum": 1},
+                "target_ms": {"type": "integer", "minimum": 1, "maximum": DAY_MS},
+                "period_ms": {"type": "integer", "minimum": 1, "maximum": DAY_MS},
+                "samples": {"type": "integer", "minimum": 1, "maximum": 10_000},
+                "min_buffer_records": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
+                "max_buffer_records": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
                 "threshold_percent": {"type": "number", "minimum": 0, "maximum": 100},
             },
             "additionalProperties": False,
@@ -260,6 +260,12 @@ def _param_problems(node: dict[str, Any], spec: dict[str, Any]) -> Iterator[Prob
             message = check_expression(source)
             if message:
                 yield Problem(f"invalid expression: {message}", node=node["id"], field=f"params.{name}")
+    for name in expression_map_fields(spec):
+        mapping = params.get(name)
+        for entry, source in (mapping.items() if isinstance(mapping, dict) else ()):
+            message = check_expression(source) if isinstance(source, str) and source else None
+            if message:
+                yield Problem(f"invalid expression: {message}", node=node["id"], field=f"params.{name}.{entry}")
 
 
 def _param_field(error) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 from typing import NamedTuple, Protocol
 
+from engine.plan.connection_patterns import pointwise_consumers, pointwise_producers
 from engine.runtime.io.local_channel import DEFAULT_CAPACITY, LocalChannel
 
 
@@ -41,26 +42,6 @@ class ChannelId(NamedTuple):
     def from_list(cls, value) -> "ChannelId":
         edge, producer, consumer = value
         return cls(edge, (producer[0], int(producer[1])), (consumer[0], int(consumer[1])))
-
-
-def pointwise_consumers(producer_index: int, producers: int, consumers: int) -> list[int]:
-    """The consumer subtasks a producer of a POINTWISE edge writes to.
-
-    With equal parallelism subtask i feeds subtask i. With more producers than consumers
-    each producer feeds one consumer, consecutive producers sharing it; with fewer, each
-    producer feeds a consecutive block of consumers. Every consumer reads at least one
-    producer and every producer writes at least one consumer.
-    """
-    if producers >= consumers:
-        return [producer_index * consumers // producers]
-    return [c for c in range(consumers) if c * producers // consumers == producer_index]
-
-
-def pointwise_producers(consumer_index: int, producers: int, consumers: int) -> list[int]:
-    """The producer subtasks a consumer of a POINTWISE edge reads from (inverse of the above)."""
-    if producers >= consumers:
-        return [p for p in range(producers) if p * consumers // producers == consumer_index]
-    return [consumer_index * producers // consumers]
 
 
 def output_channel_ids(edge, producer_index: int, producers: int, consumers: int) -> list[ChannelId]:

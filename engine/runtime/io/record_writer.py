@@ -70,6 +70,16 @@ class RecordWriter:
         if self.buffers_output:
             self.emit = self._emit_buffered  # type: ignore[method-assign]
 
+    def pre_aggregate_with(self, partials) -> None:
+        """Send ``partials.combine(batch)`` for each batch: the partial aggregates of a window
+        behind this edge instead of its records (``engine.runtime.operators.window_partials``)."""
+        send, combine = self.emit, partials.combine
+
+        def emit_partials(batch: list) -> None:
+            send(combine(batch))
+
+        self.emit = emit_partials  # type: ignore[method-assign]
+
     def emit(self, batch: list) -> None:
         """Send a batch of records (must not be mutated afterwards by the caller)."""
         if not batch:

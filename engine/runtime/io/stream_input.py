@@ -213,6 +213,8 @@ class SortingInput:
                 self._process_watermark(Watermark(self.valve.current))
             return END_OF_INPUT_STATUS
         records, stamps, ends_keys = piece
+        if self._kill_hook is not None:
+            maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
         self._process_batch(records if stamps is None else TimestampedBatch(records, stamps))
         if ends_keys:
             self._on_keys_finished()

@@ -269,8 +269,8 @@ class TcpNetwork:
 
     ``slots_tasks[i]`` lists the subtasks of slot i; this process is slot ``slot_index``.
     Create it (it listens at once), publish ``address`` and ``token`` to the other slots,
-    then call ``set_peers`` with every slot's, before building the slot's subtasks.
-    ``TcpNetwork.for_barrier_task`` does all that inside a Spark barrier task.
+    then call ``set_peers`` with every slot's, before building the slot's subtasks (on
+    Spark the addresses travel over the control channel, see ``engine.cluster.spark_slot``).
     """
 
     def __init__(self, slot_index: int, slots_tasks: list[list], *, bind_host: str = "0.0.0.0",
@@ -298,17 +298,6 @@ class TcpNetwork:
         self._accept_thread.start()
 
     # -- setup ---------------------------------------------------------------------------------
-    @classmethod
-    def for_barrier_task(cls, slots_tasks: list[list], slot_index: int, barrier_context,
-                         capacity: int = DEFAULT_CAPACITY) -> "TcpNetwork":
-        """Create the network of one Spark barrier task and exchange addresses with ``allGather``."""
-        host = _advertised_host(barrier_context, slot_index)
-        network = cls(slot_index, slots_tasks, advertised_host=host, capacity=capacity)
-        published = msgpack.packb({"host": host, "port": network.address[1], "token": network.token}).hex()
-        gathered = barrier_context.allGather(published)
-        network.set_peers([msgpack.unpackb(bytes.fromhex(entry)) for entry in gathered])
-        return network
-
     def set_peers(self, peers: list[dict]) -> None:
         """Every slot's ``{"host", "port", "token"}``, indexed by slot."""
         with self._lock:
@@ -411,8 +400,8 @@ class TcpNetwork:
         try:
             kind, _, body = connection.read_frame()
             hello = msgpack.unpackb(body) if kind == HELLO else {}
-            # A peer leaves allGather and connects before this slot may have stored the
-            # gathered peers: wait for them rather than refuse a legitimate connection.
+            # A peer may learn the addresses and connect before this slot stored them:
+            # wait for them rather than refuse a legitimate connection.
             self._peers_known.wait(PEERS_TIMEOUT_S)
             with self._lock:
                 peer = self._peers.get(hello.get("slot"))
@@ -471,18 +460,3 @@ class TcpNetwork:
                 channel.receive(ChannelError(f"connection to the producer lost: {message}"))
         for channel in outputs:
             channel.fail(f"connection to the consumer lost: {message}")
-
-
-def _advertised_host(barrier_context, slot_index: int) -> str:
-    """This executor's host as the other slots can reach it (from Spark's task infos)."""
-    try:
-        address = barrier_context.getTaskInfos()[slot_index].address
-        host = address.rsplit(":", 1)[0]
-        if host:
-            return host
-    except Exception:  # older pyspark or no task infos: fall back to name resolution
-        pass
-    try:
-        return socket.gethostbyname(socket.gethostname())
-    except OSError:
-        return "127.0.0.1"

@@ -13,7 +13,7 @@ from engine.runtime.operators.base import OperatorContext, StreamOperator
 OPERATOR_FACTORIES: dict[str, str] = {
     "source.datagen": "engine.runtime.operators.datagen:DatagenSource",
     "source.file": "engine.runtime.operators.file_source:FileSource",
-    "source.redis_stream": "engine.runtime.operators.redis_stream:RedisStreamSource",
+    "source.redis_stream": "engine.runtime.operators.redis_exactly_once:redis_stream_source",
     "source.hybrid": "engine.runtime.operators.hybrid_source:HybridSource",
     "transform.map": "engine.runtime.operators.transform:MapOperator",
     "transform.filter": "engine.runtime.operators.transform:FilterOperator",
@@ -25,7 +25,11 @@ OPERATOR_FACTORIES: dict[str, str] = {
     "window.sliding": "engine.runtime.operators.window:sliding_window",
     "sink.collect": "engine.runtime.operators.collect_sink:CollectSink",
     "sink.file": "engine.runtime.operators.file_sink:TwoPhaseCommitFileSink",
-    "sink.redis_stream": "engine.runtime.operators.redis_stream:RedisStreamSink",
+    "sink.redis_stream": "engine.runtime.operators.redis_exactly_once:redis_stream_sink",
+    "sink.postgres": "engine.runtime.operators.postgres_sink:PostgresSink",
+    "source.parquet": "engine.runtime.operators.parquet:ParquetSource",
+    "source.postgres_cdc": "engine.runtime.operators.postgres_cdc:PostgresCdcSource",
+    "sink.parquet": "engine.runtime.operators.parquet:ParquetSink",
     "lookup.redis": "engine.runtime.operators.lookup_redis:RedisLookupOperator",
     "lookup.http": "engine.runtime.operators.lookup_http:HttpLookupOperator",
 }

@@ -44,6 +44,16 @@ from typing import Any, Callable
 from engine.runtime.io.events import Watermark, WatermarkStatus
 
 
+class ConfigurationError(ValueError):
+    """A node's configuration cannot work: a path that matches nothing, a refused connection, a
+    missing table. The message names the node and the cause and is shown as it is (no traceback):
+    the user fixes the definition or the outside system, not the engine."""
+
+    def __init__(self, node: dict, cause: str):
+        self.node_id = node["id"]
+        super().__init__(f"node '{node['id']}' ({node.get('type')}): {cause}")
+
+
 def compile_expression_function(source: str, names: tuple[str, ...] = ("x",)) -> Callable:
     """Compile an expression of the definition once, return the per-record callable ``fn(x)``."""
     from engine.spec.expressions import compile_expression
@@ -126,7 +136,8 @@ class OperatorContext:
     def __init__(self, *, task, node_id: str, parallelism: int, max_parallelism: int, config: dict,
                  key_group_range=None, key_function: Callable | None = None,
                  batch_key_function: Callable[[list], list] | None = None, restore=None,
-                 mailbox_executor=None, timer_service=None, kill_hook: Callable | None = None):
+                 mailbox_executor=None, timer_service=None, kill_hook: Callable | None = None,
+                 pre_aggregated_input: bool = False):
         self.task = task
         self.vertex_id, self.subtask_index = task
         self.node_id = node_id
@@ -139,6 +150,8 @@ class OperatorContext:
         self.batch_key_function = batch_key_function or (
             (lambda batch: [key_function(x) for x in batch]) if key_function is not None else None)
         """The same selector over a whole batch, ``f(batch) -> keys``, the expression inline."""
+        self.pre_aggregated_input = pre_aggregated_input
+        """A window's input edge carries partial aggregates (``window_partials``), not records."""
         self.restore = restore
         self.mailbox_executor = mailbox_executor
         self.timer_service = timer_service

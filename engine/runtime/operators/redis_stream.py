@@ -11,7 +11,7 @@ Source
     ``"0-0"`` (the whole stream); ``source.hybrid`` passes its ``start_id`` instead, where
     ``"$"`` stands for the stream's last entry at the first start.
 
-Sink
+Sink (``delivery: at_least_once``; the exactly-once one is in ``redis_exactly_once``)
     ``XADD`` per record, one pipeline per batch. At-least-once: after a restore, the entries
     written since the last checkpoint are written again.
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 
-from engine.runtime.operators.base import StreamOperator
+from engine.runtime.operators.base import ConfigurationError, StreamOperator
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 
 IDLE_DELAY = 0.05
@@ -39,6 +39,23 @@ def _connect(url: str):
     import redis
 
     return redis.Redis.from_url(url, decode_responses=True)
+
+
+def checked_client(node: dict, url: str):
+    """A client that answered PING, or a ConfigurationError naming the node and the server."""
+    import redis
+
+    client = _connect(url)
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        client.close()
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        raise ConfigurationError(node, f"cannot reach Redis at {parts.hostname}:{parts.port or 6379}: {error}"
+                                 ) from None
+    return client
 
 
 def stream_id(text: str) -> tuple[int, int]:
@@ -80,7 +97,7 @@ class RedisStreamSource(SourceOperator):
     def open(self):
         if not self.splits:
             return
-        self._client = _connect(self.url)
+        self._client = checked_client(self.node, self.url)
         for split in self.splits:
             if split["last_id"] == "$" or (self.bounded and split["end_id"] is None):
                 last = self._client.xrevrange(split["stream"], count=1)
@@ -130,7 +147,7 @@ class RedisStreamSink(StreamOperator):
         self._client = None
 
     def open(self):
-        self._client = _connect(self.url)
+        self._client = checked_client(self.node, self.url)
 
     def process_batch(self, batch):
         pipeline = self._client.pipeline(transaction=False)

@@ -51,6 +51,8 @@ class WindowOperator(StreamOperator):
         self.watermark = _NO_WATERMARK
         self.windows = None
         self.late_records = 0
+        if context.pre_aggregated_input:  # partial aggregates arrive, not records (window_partials)
+            self.process_batch = self._fold_partials
 
     def initialize_state(self):
         self.windows = self.context.keyed_state().map_state("windows")
@@ -116,6 +118,26 @@ class WindowOperator(StreamOperator):
                 else:
                     per_window[end] = add(current, v)
         return late
+
+    def _fold_partials(self, batch):
+        """Fold ``(key, end, partial, records)`` tuples in, as ``_assign_*`` fold records."""
+        entries, watermark, add, register = self.windows.entries, self.watermark, self.add, self.timers.register
+        late = 0
+        missing = _MISSING
+        for k, end, partial, records in batch:
+            if end - 1 <= watermark:
+                late += records
+                continue
+            per_window = entries.get(k)
+            if per_window is None:
+                per_window = entries[k] = {}
+            current = per_window.get(end, missing)
+            if current is missing:
+                register(end - 1, k, end)
+                per_window[end] = partial
+            else:
+                per_window[end] = add(current, partial)
+        self.late_records += late
 
     def process_watermark(self, watermark):
         if watermark.timestamp <= self.watermark:

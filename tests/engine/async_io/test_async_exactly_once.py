@@ -58,7 +58,7 @@ def definition(service, sink_dir: Path, chained: bool, mode: str) -> dict:
         edges[0]["partitioning"] = "rebalance"
     return {
         "format": 1, "name": "async-exactly-once", "parallelism": 2,
-        "checkpointing": {"interval_ms": 50, "mode": "exactly_once", "timeout_ms": 20000, "retained": 1000},
+        "checkpointing": {"interval_ms": 50, "mode": "exactly_once", "timeout_ms": 20000, "retained": 100},
         "restart": {"strategy": "fixed_delay", "attempts": 20, "delay_ms": 5},
         "nodes": [
             {"id": "gen", "type": "source.datagen", "params": {"count": RECORDS, "rate": 1000}},
@@ -115,3 +115,29 @@ def test_committed_output_is_exactly_once_despite_kills_mid_flight(service, tmp_
                                          f"kills {plan.fired}; missing {sorted(missing)[:10]}")
     assert any(lookups_in_checkpoints(result)), "no checkpoint caught a lookup in flight"
     assert sum(service.request_counts().values()) > RECORDS  # calls were repeated; results were not
+
+
+@pytest.mark.timeout(240)
+def test_async_lookups_stay_exactly_once_when_slots_die(deployment, service, tmp_path):
+    """On both deployments: lookups in flight at checkpoints, two slots killed (SIGKILL on
+    Spark) after checkpoints; the restored subtasks call again what was in flight."""
+    from tests.engine.deployers import KillAfterCheckpoints
+
+    service.latency_s, service.jitter_s = 0.002, 0.008
+    sink_dir = tmp_path / "out"
+    killer = KillAfterCheckpoints(kills=2, seed=11)
+    job = definition(service, sink_dir, chained=False, mode="unordered")
+    job["nodes"][0]["params"]["rate"] = 400  # about three seconds: time for two kills and restarts
+    handle = deployment.submit(job, checkpoint_dir=str(tmp_path / "checkpoints"), on_event=killer.on_event)
+    killer.start(deployment, handle)
+    try:
+        result = handle.wait(200)
+    finally:
+        killer.join()
+    assert result.status == "FINISHED", result.failure
+    assert len(killer.killed) == 2 and result.restarts == 2
+    lines = committed(sink_dir)
+    expected = Counter({(x, f"v-{x}"): 1 for x in range(RECORDS)})
+    missing, doubled = expected - lines, lines - expected
+    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+    assert any(lookups_in_checkpoints(result)), "no checkpoint caught a lookup in flight"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -110,6 +111,24 @@ def test_expired_checkpoint_fails(tmp_path):
     future = coordinator.trigger_checkpoint()
     with pytest.raises(CheckpointException, match="expired"):
         future.result(5)
+    coordinator.shutdown()
+
+
+def test_acknowledgements_after_the_timeout_expire_the_checkpoint_instead_of_completing_it(tmp_path):
+    """The timer thread may not have run yet (it is not started here): the late acks must not complete it."""
+    slot = FakeSlot()
+    coordinator = CheckpointCoordinator({"interval_ms": 0, "timeout_ms": 1}, CheckpointStorage(str(tmp_path)),
+                                        [slot], TASKS, lambda event: None)
+    future = coordinator.trigger_checkpoint()
+    checkpoint_id = slot.calls[0][1]
+    past_deadline = time.monotonic() + 0.005
+    while time.monotonic() < past_deadline:
+        time.sleep(0.001)
+    for task in TASKS:
+        coordinator.receive_acknowledge(ack(checkpoint_id, task))
+    with pytest.raises(CheckpointException, match="expired"):
+        future.result(0)
+    assert ("complete", checkpoint_id) not in slot.calls and coordinator.latest_completed() is None
     coordinator.shutdown()
 
 

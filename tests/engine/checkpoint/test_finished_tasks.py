@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.checkpoint.coordinator import CheckpointCoordinator, CheckpointException, describe_job_graph
+from engine.checkpoint.coordinator import CheckpointCoordinator, CheckpointException
 from engine.checkpoint.storage import CheckpointStorage, load_metadata
 from engine.plan.job_graph import build_job_graph
 
@@ -46,7 +46,7 @@ TASKS = [("src", 0), ("src", 1), ("sum", 0), ("sum", 1), ("sink", 0), ("sink", 1
 def setup(tmp_path):
     slot = FakeSlot()
     coordinator = CheckpointCoordinator({"interval_ms": 0, "timeout_ms": 60000}, CheckpointStorage(str(tmp_path)),
-                                        [slot], TASKS, vertices=describe_job_graph(graph()))
+                                        [slot], TASKS, vertices=graph().describe())
     yield coordinator, slot
     coordinator.shutdown()
 

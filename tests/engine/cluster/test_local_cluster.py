@@ -1,4 +1,5 @@
-"""The in-process cluster runs whole pipelines: results, checkpoints, savepoints, restarts."""
+"""Whole pipelines: results, checkpoints, savepoints, restarts -- in process, and on Spark where the
+``deployment`` fixture runs a test on both (ids ``inprocess`` and ``spark``)."""
 from __future__ import annotations
 
 import gc
@@ -44,18 +45,18 @@ def cluster():
 
 
 def run(cluster, definition, tmp_path, **kwargs):
-    result = cluster.run(definition, timeout=30, checkpoint_dir=str(tmp_path / "checkpoints"), **kwargs)
+    result = cluster.run(definition, timeout=60, checkpoint_dir=str(tmp_path / "checkpoints"), **kwargs)
     assert result.status == "FINISHED", result.failure
     return result
 
 
-def test_map_filter_flat_map_chain(cluster, tmp_path):
+def test_map_filter_flat_map_chain(deployment, tmp_path):
     definition = pipeline(
         [node("gen", "source.datagen", count=1000), node("double", "transform.map", expression="x * 2"),
          node("odd3", "transform.filter", predicate="x % 3 != 0"),
          node("pair", "transform.flat_map", expression="[x, -x]"), node("out", "sink.collect", **COLLECT_ALL)],
         [edge("gen", "double"), edge("double", "odd3"), edge("odd3", "pair"), edge("pair", "out")])
-    result = run(cluster, definition, tmp_path)
+    result = run(deployment, definition, tmp_path)
     expected = [y for x in range(1000) if (x * 2) % 3 != 0 for y in (x * 2, -x * 2)]
     assert result.collected["out"] == expected
     assert result.counts["out"] == len(expected)
@@ -63,22 +64,22 @@ def test_map_filter_flat_map_chain(cluster, tmp_path):
 
 @pytest.mark.parametrize("partitioning,source_parallelism,target_parallelism", [
     ("rebalance", 2, 3), ("rescale", 4, 2), ("rescale", 2, 4), ("hash", 3, 2), ("forward", 3, 3)])
-def test_partitionings_deliver_every_record_once(cluster, tmp_path, partitioning, source_parallelism,
+def test_partitionings_deliver_every_record_once(deployment, tmp_path, partitioning, source_parallelism,
                                                  target_parallelism):
     definition = pipeline(
         [node("gen", "source.datagen", parallelism=source_parallelism, count=5000),
          node("id", "transform.map", parallelism=target_parallelism, expression="x"),
          node("out", "sink.collect", parallelism=target_parallelism, **COLLECT_ALL)],
         [edge("gen", "id", partitioning, key="x % 7" if partitioning == "hash" else None), edge("id", "out")])
-    result = run(cluster, definition, tmp_path)
+    result = run(deployment, definition, tmp_path)
     assert sorted(result.collected["out"]) == list(range(5000))
 
 
-def test_broadcast_sends_every_record_to_every_subtask(cluster, tmp_path):
+def test_broadcast_sends_every_record_to_every_subtask(deployment, tmp_path):
     definition = pipeline(
         [node("gen", "source.datagen", count=300), node("out", "sink.collect", parallelism=3, **COLLECT_ALL)],
         [edge("gen", "out", "broadcast")])
-    result = run(cluster, definition, tmp_path)
+    result = run(deployment, definition, tmp_path)
     assert Counter(result.collected["out"]) == Counter({x: 3 for x in range(300)})
 
 
@@ -102,8 +103,8 @@ def final_values(records):
 @pytest.mark.parametrize("function,expected", [
     ("sum", lambda xs: sum(xs)), ("count", len), ("min", min), ("max", max)])
 @pytest.mark.parametrize("value,of", [("x", lambda x: x), ("(x * 7919) % 1000 - 500", lambda x: (x * 7919) % 1000 - 500)])
-def test_keyed_aggregates(cluster, tmp_path, function, expected, value, of):
-    result = run(cluster, keyed_sum(function=function, value=value), tmp_path)
+def test_keyed_aggregates(deployment, tmp_path, function, expected, value, of):
+    result = run(deployment, keyed_sum(function=function, value=value), tmp_path)
     by_key = {k: [of(x) for x in range(3000) if x % 10 == k] for k in range(10)}
     assert final_values(result.collected["out"]) == {k: expected(xs) for k, xs in by_key.items()}
 
@@ -205,12 +206,12 @@ def test_failure_restarts_from_the_latest_checkpoint(cluster, tmp_path):
     assert sum(lines.values()) == 20000 and max(lines.values()) == 1
 
 
-def test_exhausted_restart_strategy_fails_the_job_with_the_cause(cluster, tmp_path):
+def test_exhausted_restart_strategy_fails_the_job_with_the_cause(deployment, tmp_path):
     definition = pipeline([node("gen", "source.datagen", count=100),
                            node("bad", "transform.map", expression="1 // (x - 50)"), node("out", "sink.collect")],
                           [edge("gen", "bad"), edge("bad", "out")],
                           restart={"strategy": "fixed_delay", "attempts": 1, "delay_ms": 0})
-    result = cluster.run(definition, timeout=30, checkpoint_dir=str(tmp_path / "c"))
+    result = deployment.run(definition, timeout=60, checkpoint_dir=str(tmp_path / "c"))
     assert result.status == "FAILED" and result.restarts == 1
     assert "ZeroDivisionError" in result.failure and "gen#0" in result.failure
     assert "operator 'bad' (transform.map)" in result.failure
@@ -226,11 +227,11 @@ def test_a_failing_filter_predicate_names_its_operator(cluster, tmp_path):
     assert "ZeroDivisionError" in result.failure and "operator 'odd' (transform.filter)" in result.failure
 
 
-def test_file_sink_commits_at_end_when_checkpointing_is_off(cluster, tmp_path):
+def test_file_sink_commits_at_end_when_checkpointing_is_off(deployment, tmp_path):
     sink_dir = tmp_path / "out"
     definition = pipeline([node("gen", "source.datagen", count=500), node("out", "sink.file", path=str(sink_dir))],
                           [edge("gen", "out")], checkpointing={"enabled": False})
-    run(cluster, definition, tmp_path)
+    run(deployment, definition, tmp_path)
     lines = [json.loads(line) for path in sink_dir.glob("part-*.jsonl") for line in path.read_text().splitlines()]
     assert sorted(lines) == list(range(500))
     assert not list(sink_dir.glob(".*inprogress"))
@@ -241,16 +242,16 @@ def test_at_least_once_mode_delivers_everything(cluster, tmp_path):
     assert final_values(result.collected["out"]) == {k: sum(range(k, 5000, 10)) for k in range(10)}
 
 
-def test_union_merges_inputs(cluster, tmp_path):
+def test_union_merges_inputs(deployment, tmp_path):
     definition = pipeline(
         [node("a", "source.datagen", count=100), node("b", "source.datagen", count=100, start=1000),
          node("u", "transform.union"), node("out", "sink.collect", **COLLECT_ALL)],
         [edge("a", "u"), edge("b", "u"), edge("u", "out")])
-    result = run(cluster, definition, tmp_path)
+    result = run(deployment, definition, tmp_path)
     assert sorted(result.collected["out"]) == list(range(100)) + list(range(1000, 1100))
 
 
-def test_tumbling_and_sliding_event_time_windows(cluster, tmp_path):
+def test_tumbling_and_sliding_event_time_windows(deployment, tmp_path):
     records = 'x'  # numbers: event time = x * 10 ms, key = x % 2
     definition = pipeline(
         [node("gen", "source.datagen", count=100),
@@ -260,7 +261,7 @@ def test_tumbling_and_sliding_event_time_windows(cluster, tmp_path):
          node("out_t", "sink.collect", **COLLECT_ALL), node("out_s", "sink.collect", **COLLECT_ALL)],
         [edge("gen", "wm"), edge("wm", "tumble", "hash", key="x % 2"), edge("wm", "slide", "hash", key="x % 2"),
          edge("tumble", "out_t"), edge("slide", "out_s")], parallelism=2)
-    result = run(cluster, definition, tmp_path)
+    result = run(deployment, definition, tmp_path)
     tumbling = sorted(result.collected["out_t"])
     expected = sorted([k, end, sum(x for x in range(100) if x % 2 == k and end - 100 <= x * 10 < end)]
                       for k in (0, 1) for end in range(100, 1001, 100))

@@ -1,4 +1,4 @@
-"""Fixtures of the job life-cycle tests: a Redis client, and one Spark session per process."""
+"""Fixtures of the job life-cycle tests: a Redis client (the Spark session is in ``tests/engine/conftest.py``)."""
 from __future__ import annotations
 
 import os
@@ -16,13 +16,3 @@ def redis_client():
     if keys:
         client.delete(*keys)
     client.close()
-
-
-@pytest.fixture(scope="session")
-def spark_session():
-    """The process's local Spark session (shared with ``tests/engine/cluster``: getOrCreate)."""
-    from engine.cluster.spark_session import create_spark_session
-
-    session = create_spark_session("engine-tests", "local[4]")
-    yield session
-    session.stop()

@@ -38,11 +38,15 @@ def stream(redis_client, tmp_path):
     return {"client": client, "name": name, "ids": ids, "history": history}
 
 
-def hybrid_job(stream, sink_dir, parallelism=1, start_id=None, bounded=True, interval_ms=20):
+def hybrid_job(stream, sink_dir, parallelism=1, start_id=None, bounded=True, interval_ms=20, work=1):
+    """``work``: how many deliberately slow sums the map computes per record (a longer job); they
+    share one evaluation's budget of 100,000 items made by repetition."""
+    size = 20000 if work == 1 else 96000 // work
+    slow_identity = "(" + " + ".join([f"sum([x] * {size})"] * work) + f") // {size * work}"
     params = {"path": str(stream["history"]), "stream": stream["name"], "bounded": bounded, "batch_size": 25,
               "start_id": start_id if start_id is not None else stream["ids"][HISTORY - 1]}
     return pipeline([node("src", "source.hybrid", **params),
-                     node("slow", "transform.map", expression="sum([x] * 20000) // 20000"),
+                     node("slow", "transform.map", expression=slow_identity),
                      node("sink", "sink.file", path=str(sink_dir))],
                     [edge("src", "slow", "rebalance"), edge("slow", "sink")], parallelism=parallelism,
                     interval_ms=interval_ms, restart={"strategy": "fixed_delay", "attempts": 3, "delay_ms": 0})
@@ -59,6 +63,26 @@ def test_history_then_live_exactly_once(stream, tmp_path, parallelism):
     result = LocalCluster(config={"batch_size": 25}).run(hybrid_job(stream, tmp_path / "out", parallelism),
                                                          timeout=60, checkpoint_dir=str(tmp_path / "c"))
     assert result.status == "FINISHED", result.failure
+    assert sorted(committed(tmp_path / "out")) == list(range(TOTAL))
+
+
+def test_history_then_live_exactly_once_at_parallelism_2_with_a_kill(deployment, stream, tmp_path):
+    """The switch from files to the stream, on both deployments: a slot dies after a
+    checkpoint; the restored sources resume in their phase, nothing lost or doubled. The map
+    is slow enough (``work``) that the job still runs when the first checkpoint completed,
+    also in a warm test process."""
+    from tests.engine.deployers import KillAfterCheckpoints
+
+    killer = KillAfterCheckpoints(kills=1, seed=3, tasks=[("src", 0), ("src", 1)], max_delay_s=0.05)
+    handle = deployment.submit(hybrid_job(stream, tmp_path / "out", parallelism=2, interval_ms=50, work=6),
+                               checkpoint_dir=str(tmp_path / "c"), on_event=killer.on_event, timeout=180)
+    killer.start(deployment, handle)
+    try:
+        result = handle.wait(200)
+    finally:
+        killer.join()
+    assert result.status == "FINISHED", result.failure
+    assert killer.killed and result.restarts == 1
     assert sorted(committed(tmp_path / "out")) == list(range(TOTAL))
 
 

@@ -1,4 +1,4 @@
-"""Stop with savepoint (drain) and batch mode on local Spark: the same runtime in barrier stages."""
+"""Batch mode on local Spark: the same runtime in barrier stages, region after region."""
 from __future__ import annotations
 
 import threading
@@ -10,8 +10,6 @@ from engine.cluster.local import LocalCluster
 from engine.cluster.spark_job_master import SparkJobMaster
 from engine.spec import normalise_definition
 from tests.engine.lifecycle.support import committed, edge, node, pipeline
-from tests.engine.lifecycle.test_stop_with_savepoint import windows_with_raw_copy
-from tests.support import wait_until
 
 pytestmark = pytest.mark.spark
 
@@ -23,36 +21,6 @@ def start(spark_session, definition, tmp_path, on_event, restore=None):
     thread = threading.Thread(target=lambda: outcome.setdefault("value", job_master.run()))
     thread.start()
     return job_master, thread, outcome
-
-
-def test_stop_with_drain_on_spark_fires_every_window_then_a_restore_completes_the_rest(spark_session, tmp_path):
-    definition = windows_with_raw_copy(tmp_path / "windows", tmp_path / "raw", count=3000, rate=1000)
-    definition["parallelism"] = 2  # the hash exchange crosses slots: TCP channels carry EndOfData
-    for item in definition["nodes"]:
-        item["parallelism"] = 2 if item["id"] in ("window", "sink") else 1
-    completed = threading.Event()
-    events = []
-
-    def on_event(event):
-        events.append(event)
-        if event.get("type") == "checkpoint" and event.get("event") == "completed":
-            completed.set()
-
-    job_master, thread, outcome = start(spark_session, definition, tmp_path, on_event)
-    assert completed.wait(120), "no checkpoint completed"
-    wait_until(lambda: committed(tmp_path / "raw"), 60, "some committed output before the stop")
-    location = job_master.stop_with_savepoint(drain=True).result(timeout=60)
-    thread.join(60)
-    assert outcome["value"].status == "FINISHED", outcome["value"].failure_cause
-    stop = [e for e in events if e.get("type") == "checkpoint" and e.get("external_path") == location][-1]
-    assert stop["checkpoint_type"] == "SYNC_SAVEPOINT"
-    emitted = len(committed(tmp_path / "raw"))
-    assert 0 < emitted < 3000
-    assert sum(count for _, _, count in committed(tmp_path / "windows")) == emitted, "every window fired"
-    result = LocalCluster().run(definition, restore=location, timeout=60, checkpoint_dir=str(tmp_path / "c2"))
-    assert result.status == "FINISHED", result.failure
-    assert sorted(committed(tmp_path / "raw")) == list(range(3000))
-    assert sum(count for _, _, count in committed(tmp_path / "windows")) == 3000
 
 
 def batch_job(mode: str) -> dict:

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from engine.plan import expand_region_ids, expand_subtasks, plan_pipeline
-from engine.plan.cli import main
+from engine.cli.plan import main
 
 CLICKS = {
     "format": 1,

@@ -81,7 +81,7 @@ def test_slow_sink_keeps_memory_bounded(tmp_path):
     job, result = run(definition, tmp_path, kill_hook=slow_sink)
     assert result.status == "FINISHED", result.failure
     assert sum(count for _, count in Counter(k for k, _ in result.collected["out"]).items()) == 40000
-    remote = [channel for network in job.networks for channel in network.remote_channels()]
+    remote = [channel for network in job.deployer.networks for channel in network.remote_channels()]
     outputs = [channel for channel in remote if isinstance(channel, RemoteOutputChannel)]
     inputs = [channel for channel in remote if isinstance(channel, RemoteInputChannel)]
     assert outputs and inputs, "the job crossed slots over TCP"

@@ -1,7 +1,6 @@
 """Watermark idleness: an input without records stops holding event time back downstream."""
 from __future__ import annotations
 
-from engine.cluster.local import LocalCluster
 from engine.runtime.io.watermark_valve import WatermarkValve
 from tests.support import a_window_fired, inexact_windows, wait_until, windows_over_half_idle_source
 
@@ -38,15 +37,17 @@ def test_a_watermark_makes_its_channel_active_and_all_idle_channels_make_the_sub
     assert not valve.idle  # no open channel: the input ended, it is not idle
 
 
-def test_windows_fire_while_one_source_subtask_has_no_records(tmp_path):
+def test_windows_fire_while_one_source_subtask_has_no_records(deployment, tmp_path):
+    """Subtask 1's watermark assigner sees no record and goes idle; its status reaches the
+    window subtasks (across slots over TCP on Spark), which then fire while the job runs."""
     events = []
-    handle = LocalCluster().submit(windows_over_half_idle_source(idle_timeout_ms=50), on_event=events.append,
-                                   checkpoint_dir=str(tmp_path))
+    handle = deployment.submit(windows_over_half_idle_source(idle_timeout_ms=50), on_event=events.append,
+                               checkpoint_dir=str(tmp_path))
     try:
-        wait_until(lambda: a_window_fired(events), 30, "a window to fire while the source runs")
+        wait_until(lambda: a_window_fired(events), 120, "a window to fire while the source runs")
     finally:
-        handle.stop_with_savepoint(drain=False).result(30)  # no drain: no window fires at the end
-    result = handle.wait(30)
+        handle.stop_with_savepoint(drain=False).result(60)  # no drain: no window fires at the end
+    result = handle.wait(60)
     assert result.status == "FINISHED", result.failure
     fired = result.collected["out"]
     assert fired and not inexact_windows(fired)

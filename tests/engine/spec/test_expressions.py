@@ -645,3 +645,195 @@ def test_dotted_fields_read_items(field, value):
     else:
         message = check_expression(source)
         assert f"x['{field}']" in message or "double underscores are reserved" in message
+
+
+# The budget of one evaluation: no operation grows or costs without bound (issue 16).
+def _balanced(terms: list[str], operator: str) -> str:
+    """``(a op b) op (c op d)``: many operations within the nesting limit."""
+    while len(terms) > 1:
+        terms = [f"({terms[i]}{operator}{terms[i + 1]})" if i + 1 < len(terms) else terms[i]
+                 for i in range(0, len(terms), 2)]
+    return terms[0]
+
+
+HOSTILE_CONSTANT_PRODUCT = _balanced(["(9**9999+1)"] * 88, "*") + "//(7**9999+3)"
+
+
+def test_a_constant_big_integer_product_is_refused_when_compiled():
+    """The expression that held `validate` for 30 s: a product of 30,000-bit numbers folded at compile time."""
+    assert 1000 < len(HOSTILE_CONSTANT_PRODUCT) <= MAX_LENGTH
+    with pytest.raises(ExpressionError, match="bits; the limit is 32,768") as caught:
+        compile_expression(HOSTILE_CONSTANT_PRODUCT)
+    assert "does not depend on the record" in caught.value.message
+
+
+@pytest.mark.parametrize(("source", "record"), [
+    ("x * x", 2 ** 20_000),
+    ("(x + 1) * (x - 1)", 2 ** 20_000),
+    ("x['a'] * x['b']", {"a": 2 ** 17_000, "b": 2 ** 17_000}),
+    ("x ** 5", 2 ** 7000),
+    ("sum([x] * 3) * x", 2 ** 17_000),
+], ids=["square", "numbers", "fields", "power", "sum"])
+def test_products_of_big_integers_are_refused_at_run_time(source, record):
+    with pytest.raises(ResultTooLarge, match="bits"):
+        compile_expression(source).function(record)
+    with pytest.raises(ResultTooLarge):
+        compile_batch_expression(source)([record])
+
+
+def test_products_of_ordinary_numbers_keep_python_semantics():
+    assert compile_expression("(x + 1) * (x - 1)")(2 ** 16_000) == (2 ** 16_000 + 1) * (2 ** 16_000 - 1)
+    assert compile_expression("(x + 1) * (x - 1)")(2.5) == 3.5 * 1.5
+    assert compile_expression("float(x) * float(x)")(3) == 9.0
+    assert compile_expression("(x > 1) * (x + 1)")(5) == 6
+    with pytest.raises(TypeError):
+        compile_expression("(x + 1) * (x - 1)")(None)
+
+
+def test_constant_folding_stops_at_its_cpu_budget_and_leaves_the_rest_to_the_guards(monkeypatch):
+    monkeypatch.setattr(expressions, "FOLD_CPU_SECONDS", 0.0)
+    expressions._compile.cache_clear()
+    function = compile_expression("x + len('a' * 10 ** 10)").function  # not folded: no budget left
+    with pytest.raises(ResultTooLarge):
+        function(1)
+    monkeypatch.undo()
+    expressions._compile.cache_clear()
+    with pytest.raises(ExpressionError):
+        compile_expression("x + len('a' * 10 ** 10)")
+
+
+def test_folding_never_interrupts_code_that_is_not_the_expression(monkeypatch):
+    """The CPU budget is enforced by a trace function; it must not fire in a gc callback run meanwhile."""
+    import gc
+
+    calls = []
+    callback = lambda phase, info: calls.append(sum(range(1000)))  # noqa: E731 - Python code run by the gc
+    gc.callbacks.append(callback)
+    monkeypatch.setattr(expressions, "FOLD_CPU_SECONDS", 0.0)
+    try:
+        expressions._compile.cache_clear()
+        compile_expression("x + len(str([[0] * 1000] * 100))")
+        gc.collect()
+    finally:
+        gc.callbacks.remove(callback)
+    assert calls and all(value == 499500 for value in calls)
+
+
+def test_cpython_folds_nothing_large_into_the_compiled_code():
+    for source in ["x + (2 ** 64) ** 4", "x + (1 << 64) * (1 << 64)", "[x] + [0] * 256", "x + 'ab' * 1000"]:
+        constants = compile_expression(source).function.__code__.co_consts
+        assert all(not isinstance(value, int) or value.bit_length() <= 128 for value in constants), source
+        assert all(not isinstance(value, (str, tuple)) or len(value) <= 4096 for value in constants), source
+
+
+@pytest.mark.timeout(60)  # Python's own sum takes minutes here: it copies the growing total every time
+def test_sum_of_lists_and_tuples_is_linear():
+    assert compile_expression("sum(x, [])")([[i] for i in range(200_000)]) == list(range(200_000))
+    assert compile_expression("sum(x, ())")([(i,) for i in range(200_000)]) == tuple(range(200_000))
+    assert compile_expression("sum(x)")([1, 2.5]) == 3.5
+    assert compile_expression("sum(x, 10)")([1, 2]) == 13
+    with pytest.raises(TypeError, match="can only concatenate list"):
+        compile_expression("sum(x, [])")([[1], (2,)])
+    with pytest.raises(TypeError):
+        compile_expression("sum(x, '')")(["a"])
+
+
+def _repeated_record(levels: int = 6) -> list:
+    """A record that is tiny in memory and huge written out: one list, ten times, ten times, ..."""
+    record: list = [12345] * 10
+    for _ in range(levels):
+        record = [record] * 10
+    return record
+
+
+@pytest.mark.parametrize("source", ["str(x)", "f'{x}'", "f'{x!r:>5}'", "str(x['r'])", "f\"id:{x['r']}\"",
+                                    "sorted([x['r']], key=str)"])
+def test_str_and_f_strings_refuse_to_write_out_a_repeated_record(source):
+    record = {"r": _repeated_record()}
+    for function in (compile_expression(source).function, lambda value: compile_batch_expression(source)([value])):
+        with pytest.raises(ResultTooLarge, match="writing out"):
+            function(record if "x['r']" in source else record["r"])
+
+
+@pytest.mark.parametrize(("source", "record", "expected"), [
+    ("str(x)", 12, "12"), ("str(x)", [1, 2], "[1, 2]"), ("str()", 0, ""), ("f'{x}-{x}'", None, "None-None"),
+    ("f'{x:>6}'", "ab", "    ab"), ("f'{x}'", {"a": [1]}, "{'a': [1]}"), ("str(x)", "é", "é"),
+])
+def test_str_and_f_strings_of_ordinary_values_are_unchanged(source, record, expected):
+    assert compile_expression(source)(record) == expected
+    assert compile_batch_expression(source)([record]) == [expected]
+
+
+def test_scalars_are_written_out_after_a_type_test_not_a_call():
+    for source in ["str(x['user'])", "f\"user:{x['user']}\""]:
+        names = set(compile_expression(source).function.__code__.co_names)
+        assert {"_scalars", "_text" if source.startswith("str") else "_written"} <= names
+        assert compile_expression(source)({"user": 7}) in ("7", "user:7")
+
+
+def _written_size(value) -> int:
+    return expressions._expanded_size(value, 10 ** 9)
+
+
+@pytest.mark.parametrize("source", [
+    "x * 1000", "[x * 1000, x * 1000]", "[x] * 1000", "x * 500 + x * 500 + x * 2", "(x * 1000) * 1000",
+    "'-'.join([x] * 500)", "x.replace('a', x)", "[x, x, x] * 300 + [x] * 300", "'a' * 60000 + 'b' * 60000",
+    "f'{x:500}{x:500}'", "sum([[x]] * 300, [])",
+])
+def test_one_evaluation_makes_at_most_1000_copies_of_its_record_and_100000_items(source):
+    """The documented bound; a guard raising ResultTooLarge keeps it too."""
+    for record in ("a" * 100, "ab", ["a"] * 50):
+        try:
+            result = compile_expression(source)(record)
+        except (ResultTooLarge, ExpressionError, TypeError):  # refused, or not a record it works on
+            continue
+        assert _written_size(result) <= expressions.MAX_COPIES * _written_size(record) + expressions.MAX_GROWTH, \
+            (source, record)
+
+
+def test_guarded_operations_of_one_expression_share_the_growth_allowance():
+    assert len(compile_expression("'-' * x")(100_000)) == 100_000
+    with pytest.raises(ResultTooLarge):
+        compile_expression("'-' * x + '=' * x")(60_000)
+    assert len(compile_expression("'-' * x + '=' * x")(40_000)) == 80_000
+
+
+def test_inline_products_stay_within_the_copies_of_the_record():
+    assert not compile_expression("x * 1000").function.__code__.co_names  # one product: inline
+    names = compile_expression("[x * 1000, x]").function.__code__.co_names
+    assert "_multiply" in names  # a thousand and one copies: the product is guarded
+    with pytest.raises(ResultTooLarge):
+        compile_expression("[x * 1000, x]")("a" * 200)
+    assert compile_expression("[x * 1000, x]")("ab") == ["ab" * 1000, "ab"]
+
+
+def test_strip_takes_a_bounded_number_of_different_characters():
+    assert compile_expression("x.strip('ab' * 1000)")("abxba") == "x"
+    distinct = "".join(chr(0x4E00 + i) for i in range(1500))
+    with pytest.raises(ValueError, match="different characters"):
+        compile_expression("x.strip(x)")(distinct)
+    assert compile_expression("x.strip()")("  a ") == "a"
+
+
+def test_format_widths_add_up_to_at_most_1000():
+    assert compile_expression("f'{x:>500}{x:>500}'")("a") == " " * 499 + "a" + " " * 499 + "a"
+    with pytest.raises(ExpressionError, match="add up to over 1,000"):
+        compile_expression("f'{x:>600}{x:>600}'")
+
+
+def test_argument_names_starting_with_an_underscore_are_refused():
+    with pytest.raises(ExpressionError, match="'_allowance' is not allowed"):
+        compile_expression("x.join(x, _allowance=10 ** 9)")
+
+
+@pytest.mark.parametrize("template", ["x % ({})", "(x + 1) * ({} - 1)", "str([{}])", "{} % (x + 1)"])
+def test_guards_write_each_operand_once_so_code_grows_linearly_with_nesting(template):
+    """Copying an operand into both branches of a guard doubled the code at every level: 14 nested
+    ``x % (...)`` took 44 s to compile."""
+    def code_size(depth: int) -> int:
+        source = "x"
+        for _ in range(depth):
+            source = template.format(source)
+        return len(compile_expression(source).function.__code__.co_code)
+
+    assert code_size(16) < 2.5 * code_size(8)

@@ -136,3 +136,52 @@ def test_unaligned_checkpoint_settings_are_refused_not_ignored():
     assert all("not supported yet" in error["message"] for error in errors)
     definition["checkpointing"] = {"unaligned": False, "aligned_timeout_ms": 0}
     assert validate_definition(definition) == []
+
+
+def _numeric_schemas(schema, path=""):
+    """Every (path, schema) of an integer or number in a JSON Schema, however deeply nested."""
+    if not isinstance(schema, dict):
+        return
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "integer" in kinds or "number" in kinds:
+        yield path, schema
+    for name, child in schema.get("properties", {}).items():
+        yield from _numeric_schemas(child, f"{path}.{name}".lstrip("."))
+    if isinstance(schema.get("items"), dict):
+        yield from _numeric_schemas(schema["items"], f"{path}[]")
+
+
+def test_every_number_a_definition_or_an_operator_takes_has_a_maximum():
+    """Issue 16: count 10^30, windows of 10^30 ms and 10^12 restart attempts were accepted."""
+    from engine.spec.catalog import OPERATOR_CATALOG
+    from engine.spec.validation import DEFINITION_SCHEMA
+
+    numbers = [("definition." + path, schema) for path, schema in _numeric_schemas(DEFINITION_SCHEMA)]
+    for spec in OPERATOR_CATALOG:
+        numbers += [(f"{spec['type']}.{path}", schema) for path, schema in _numeric_schemas(spec["params_schema"])]
+    assert len(numbers) > 30
+    assert [path for path, schema in numbers if "maximum" not in schema] == []
+
+
+@pytest.mark.parametrize(("change", "field", "node"), [
+    (lambda d: d["nodes"][0]["params"].update(count=10 ** 30), "params.count", "gen"),
+    (lambda d: d.update(restart={"attempts": 10 ** 12}), "restart.attempts", None),
+    (lambda d: d.update(parallelism=10 ** 6), "parallelism", None),
+    (lambda d: d["checkpointing"].update(interval_ms=10 ** 30), "checkpointing.interval_ms", None),
+    (lambda d: d["nodes"][0]["params"].update(rate=1e300), "params.rate", "gen"),
+])
+def test_absurd_numbers_are_refused_naming_the_field(change, field, node):
+    definition = simple_pipeline()
+    change(definition)
+    errors = validate_definition(definition)
+    assert [(error["node"], error["field"]) for error in errors] == [(node, field)]
+    assert "is greater than the maximum" in errors[0]["message"]
+
+
+def test_a_window_of_ten_to_the_thirty_ms_is_refused():
+    definition = simple_pipeline()
+    definition["nodes"][1:2] = [{"id": "w", "type": "window.tumbling", "params": {"size_ms": 10 ** 30}}]
+    definition["edges"] = [{"id": "a", "from": "gen", "to": "w", "partitioning": "hash", "key": "x % 2"},
+                           {"id": "b", "from": "w", "to": "out"}]
+    assert [(error["node"], error["field"]) for error in validate_definition(definition)] == [("w", "params.size_ms")]

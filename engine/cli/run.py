@@ -11,7 +11,7 @@ import signal
 import sys
 import tempfile
 
-from engine.spec import ValidationError, normalise_definition
+from engine.api import Spark, ValidationError, latest_checkpoint, normalise_definition, submit
 
 
 def main(argv: list[str]) -> int:
@@ -26,25 +26,20 @@ def main(argv: list[str]) -> int:
         for problem in error.errors:
             print(f"invalid: {problem}", file=sys.stderr)
         return 2
-    from engine.checkpoint.storage import CheckpointStorage
-    from engine.cluster.spark_job_master import SparkJobMaster
-
     checkpoint_dir = args.checkpoint_dir or tempfile.mkdtemp(prefix="checkpoints-")
     restore = args.restore
     if restore == "latest":
-        latest = CheckpointStorage(checkpoint_dir).latest_completed()
+        latest = latest_checkpoint(checkpoint_dir)
         if latest is None:
             print(f"no completed checkpoint in {checkpoint_dir} to restore from", file=sys.stderr)
             return 2
         restore = latest["location"]
-    job_master = SparkJobMaster(
-        definition, checkpoint_dir=checkpoint_dir,
-        on_event=lambda event: print(json.dumps(event, default=str), flush=True),
-        spark_master=args.master, restore=restore, advertised_host=args.advertised_host)
-    signal.signal(signal.SIGINT, lambda *_: job_master.cancel())
-    signal.signal(signal.SIGTERM, lambda *_: job_master.cancel())
-    outcome = job_master.run()
-    return 0 if outcome.status == "FINISHED" else 1
+    handle = submit(definition, Spark(master=args.master, advertised_host=args.advertised_host),
+                    checkpoint_dir=checkpoint_dir, restore=restore,
+                    on_event=lambda event: print(json.dumps(event, default=str), flush=True))
+    signal.signal(signal.SIGINT, lambda *_: handle.cancel())
+    signal.signal(signal.SIGTERM, lambda *_: handle.cancel())
+    return 0 if handle.wait().status == "FINISHED" else 1
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,0 +1,134 @@
+"""The engine's public entry point: the one module the studio (or any client) imports.
+
+Everything a client does with the engine goes through here, as Flink's clients go through
+a ``ClusterClient`` and never through the scheduler's internals:
+
+- definitions: :func:`validate_definition` (every problem at once, as data),
+  :func:`normalise_definition` (defaults filled in), :data:`OPERATOR_CATALOG`,
+  :func:`operator_spec`, :func:`expression_fields`, :func:`check_expression`,
+  :data:`DEFINITION_SCHEMA`, :data:`CHECKPOINTING_DEFAULTS`, :class:`ValidationError`;
+- plans: :func:`plan_pipeline` (regions, vertices, schedule order as JSON-ready data) and
+  :func:`describe_vertices` (per job vertex: parallelism, operators, inputs);
+- jobs: :func:`submit` a definition to a deployment (:class:`InProcess` threads, or
+  :class:`Spark` barrier stages), with a checkpoint directory and an optional restore
+  source; the :class:`JobHandle` gives events, status, savepoints, stop, cancel and the
+  :class:`JobResult`; :func:`run` does both and waits;
+- snapshots: :func:`load_checkpoint_metadata`, :func:`discard_checkpoint`;
+- live taps: ``JobHandle.open_tap(edge_id, sink, limits)`` samples the records on an edge
+  of the running job into ``sink`` (rate- and size-limited, dropped rather than ever
+  slowing the job; ``engine.cluster.taps``), ``JobHandle.close_tap(tap_id)`` stops it;
+  :class:`TapError` names an edge that is not there.
+
+Usage::
+
+    handle = submit(definition, Spark(master="spark://host:7077"), checkpoint_dir=url,
+                    restore=None, on_event=print)
+    location = handle.trigger_savepoint().result(timeout=60)
+    handle.stop_with_savepoint(drain=False).result(timeout=60)
+    result = handle.wait()           # JobResult: status, failure_cause, collected, ...
+
+A studio test enforces that ``studio`` imports nothing else of the engine (see
+``.importlinter``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from engine.checkpoint.storage import CheckpointStorage
+from engine.checkpoint.storage import discard as discard_checkpoint
+from engine.checkpoint.storage import load_metadata as load_checkpoint_metadata
+from engine.cluster.job_master import JobHandle, JobMaster, JobResult
+from engine.cluster.local import ThreadDeployer
+from engine.cluster.spark_job_master import SparkJobMaster
+from engine.cluster.taps import TapError
+from engine.plan.plan_summary import plan_pipeline
+from engine.spec import OPERATOR_CATALOG, ValidationError, normalise_definition, validate_definition
+from engine.spec.catalog import expression_fields, operator_spec
+from engine.spec.expressions import check_expression
+from engine.spec.validation import CHECKPOINTING_DEFAULTS, DEFINITION_SCHEMA
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class InProcess:
+    """Run the job's slots as threads of this process (tests, previews).
+
+    ``config`` is merged into every slot's configuration (``batch_size``,
+    ``channel_capacity``, ``network: "tcp"`` ...).
+    """
+
+    config: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Spark:
+    """Run each pipelined region as a Spark barrier stage.
+
+    ``master``: a Spark master URL (``local[N]`` sized to the job when None); ``session``:
+    an existing SparkSession to use instead; ``advertised_host``: where the executors
+    reach this driver's control channel.
+    """
+
+    master: str | None = None
+    session: Any = None
+    advertised_host: str = "127.0.0.1"
+    pin_slots: bool = True
+
+
+Deployment = InProcess | Spark
+
+
+def submit(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,
+           on_event: EventSink | None = None, timeout: float | None = None) -> JobHandle:
+    """Start a job in the background; the handle controls it. ``restore``: a checkpoint or
+    savepoint directory (or its loaded metadata) to start from."""
+    return job_master_for(definition, deployment, checkpoint_dir=checkpoint_dir, restore=restore,
+                          on_event=on_event).start(timeout)
+
+
+def job_master_for(definition: dict, deployment: Deployment, *, checkpoint_dir: str,
+                   restore: str | dict | None = None, on_event: EventSink | None = None, kill_hook=None) -> JobMaster:
+    """The JobMaster of ``definition`` over the deployer of ``deployment`` (not started yet).
+
+    ``kill_hook`` (in-process only) injects failures for tests (``engine.runtime.kill_hooks``)."""
+    definition = normalise_definition(definition)
+    if isinstance(deployment, InProcess):
+        return JobMaster(definition, ThreadDeployer(deployment.config, kill_hook), checkpoint_dir=checkpoint_dir,
+                         restore=restore, on_event=on_event, config=deployment.config,
+                         shuffle_root=deployment.config.get("shuffle_dir"))
+    if isinstance(deployment, Spark):
+        if kill_hook is not None:
+            raise ValueError("kill hooks run in this process only: on Spark, kill the slot's process")
+        return SparkJobMaster(definition, checkpoint_dir=checkpoint_dir, on_event=on_event,
+                              spark_master=deployment.master, spark_session=deployment.session, restore=restore,
+                              advertised_host=deployment.advertised_host, pin_slots=deployment.pin_slots)
+    raise TypeError(f"unknown deployment {deployment!r}: use InProcess(...) or Spark(...)")
+
+
+def run(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,
+        on_event: EventSink | None = None, timeout: float | None = None) -> JobResult:
+    """Run a job to its end; a ``timeout`` cancels it (status CANCELED)."""
+    return submit(definition, deployment, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
+                  timeout=timeout).wait()
+
+
+def latest_checkpoint(checkpoint_dir: str) -> dict | None:
+    """The metadata of the newest completed checkpoint below ``checkpoint_dir``, or None."""
+    return CheckpointStorage(checkpoint_dir).latest_completed()
+
+
+def describe_vertices(definition: dict) -> dict:
+    """Per job vertex of a (normalised) definition: parallelism, operators, inputs."""
+    from engine.plan.job_graph import build_job_graph
+
+    return build_job_graph(definition).describe()
+
+
+__all__ = [
+    "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "OPERATOR_CATALOG", "check_expression", "expression_fields",
+    "operator_spec", "Deployment", "InProcess", "JobHandle", "JobResult", "Spark", "TapError",
+    "ValidationError", "describe_vertices", "discard_checkpoint", "job_master_for", "latest_checkpoint",
+    "load_checkpoint_metadata", "normalise_definition", "plan_pipeline", "run", "submit", "validate_definition",
+]

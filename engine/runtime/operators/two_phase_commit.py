@@ -1,0 +1,182 @@
+"""The two-phase-commit sink template: one transaction per subtask and checkpoint (seed 001, §5).
+
+A subclass says how to write into an external system; this class says when::
+
+    begin_transaction()           at the first batch after a pre-commit
+    write(transaction, batch)     every batch
+    pre_commit(transaction, n)    snapshot of checkpoint n: make it durable, invisible -> committable
+    commit(committable)           checkpoint n (or a later one) completed: make it visible; idempotent
+    abort(transaction)            close after a failure: drop the open transaction
+
+Identity. Every transaction carries the sink's *transaction prefix* (kept in operator state,
+so a restored job, even a new run restored from a savepoint, keeps it), the writing
+subtask's index and, once pre-committed, the checkpoint id. At the first start the prefix
+is derived from the run's checkpoint location and the node id: unique per run, the same for
+every attempt of that run.
+
+Recover-and-commit, recover-and-abort (on every start). The pending list in operator state
+says what a checkpoint covers, but the external system says it too, and says it to exactly
+one owner after a rescale, so recovery asks the external system: Before writing anything, a subtask
+lists what this sink left in the external system (``leftovers``): transactions pre-committed
+for a checkpoint up to the one restored were covered by it and are committed again
+(``commit_leftover``, a no-op when they were committed before); transactions of later
+checkpoints, of no checkpoint (still open when an attempt died) or of a start without a
+checkpoint are rolled back (``abort_leftover``). A subtask handles the leftovers of old
+subtask ``k`` when ``k % parallelism`` is its index, so after a rescale every leftover has
+exactly one owner and no two subtasks touch the same one.
+
+Aborted checkpoints. ``notify_checkpoint_aborted(n)`` does not drop the transaction
+pre-committed for n: the records in it are already past the sources' positions, and
+dropping them would lose them. It stays pending and the next completed checkpoint, which
+covers it, commits it (as Flink's two-phase-commit sinks do). What an aborted or superseded
+checkpoint leaves behind for good -- its transactions after a failover -- is removed by the
+recovery above, the only moment when it is known to be dead.
+
+End of input: with checkpointing on, the subtask waits for a checkpoint covering its last
+data (``requires_final_checkpoint``); with it off, ``finish`` commits directly.
+"""
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Any, Iterable
+
+from engine.runtime.operators.base import StreamOperator
+
+
+class CommitError(RuntimeError):
+    """A pre-committed transaction can be neither committed nor found committed: its data is lost."""
+
+
+class TwoPhaseCommitSink(StreamOperator):
+    """Transactions per checkpoint; subclasses implement the hooks below."""
+
+    prefix_label = "tx"
+    """Short word that starts derived prefixes (``pg``, ``part`` ...)."""
+
+    def __init__(self, node, context):
+        super().__init__(node, context)
+        self.checkpointing = bool(context.config.get("checkpointing_enabled", True))
+        self.pending: list[dict] = []
+        self.transaction: Any = None
+        self.transaction_prefix = ""
+        self.attempt_token = uuid.uuid4().hex[:8]
+        """Tells this operator instance's own transactions from an earlier attempt's."""
+        self.committed_transactions = 0
+        self.recovered = {"committed": 0, "aborted": 0}
+        self.aborted_checkpoints = 0
+        self._pending_state = None
+
+    @property
+    def requires_final_checkpoint(self) -> bool:  # type: ignore[override]
+        return self.checkpointing
+
+    # -- hooks ---------------------------------------------------------------------------------
+    def connect(self) -> None:
+        """Reach the external system and check the configuration (before recovery)."""
+
+    def begin_transaction(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__}.begin_transaction() must be overridden")
+
+    def write(self, transaction: Any, batch: list) -> None:
+        raise NotImplementedError(f"{type(self).__name__}.write() must be overridden")
+
+    def pre_commit(self, transaction: Any, checkpoint_id: int) -> dict:
+        raise NotImplementedError(f"{type(self).__name__}.pre_commit() must be overridden")
+
+    def commit(self, committable: dict) -> None:
+        raise NotImplementedError(f"{type(self).__name__}.commit() must be overridden")
+
+    def abort(self, transaction: Any) -> None:
+        """Drop the open transaction (close after a failure or a cancel)."""
+
+    def leftovers(self) -> Iterable[tuple[int, int | None, Any]]:
+        """This sink's transactions in the external system: ``(subtask, checkpoint id or None, handle)``,
+        without the ones of this operator instance."""
+        return ()
+
+    def commit_leftover(self, handle: Any) -> None:
+        raise NotImplementedError(f"{type(self).__name__}.commit_leftover() must be overridden")
+
+    def abort_leftover(self, handle: Any) -> None:
+        raise NotImplementedError(f"{type(self).__name__}.abort_leftover() must be overridden")
+
+    # -- life cycle --------------------------------------------------------------------------------
+    def initialize_state(self):
+        operator_state = self.context.operator_state()
+        prefix_state = operator_state.list_state("transaction_prefix")
+        restored_prefixes = list(prefix_state.get())
+        self.transaction_prefix = restored_prefixes[0] if restored_prefixes else self._derived_prefix()
+        prefix_state.update([self.transaction_prefix])
+        self._pending_state = operator_state.list_state("pending")
+        restored_pending = [dict(entry) for entry in self._pending_state.get()]
+        self._pending_state.update([])
+        self.connect()
+        restored_id = self.context.restore.checkpoint_id if self.context.is_restored else 0
+        if not restored_prefixes:  # a checkpoint of a version without prefixes: its list is all we know
+            for committable in restored_pending:
+                self.commit(committable)
+        self._recover(restored_id)
+
+    def _derived_prefix(self) -> str:
+        run = str(self.context.config.get("checkpoint_storage") or uuid.uuid4().hex)
+        digest = hashlib.sha1(f"{run}\0{self.node_id}".encode()).hexdigest()[:12]
+        return f"{self.prefix_label}{digest}"
+
+    def _recover(self, restored_id: int) -> None:
+        parallelism, index = self.context.parallelism, self.context.subtask_index
+        for subtask, checkpoint_id, handle in self.leftovers():
+            if subtask % parallelism != index:
+                continue
+            if checkpoint_id is not None and checkpoint_id <= restored_id:
+                self.commit_leftover(handle)
+                self.recovered["committed"] += 1
+            else:
+                self.abort_leftover(handle)
+                self.recovered["aborted"] += 1
+
+    def process_batch(self, batch):
+        if not batch:
+            return
+        if self.transaction is None:
+            self.transaction = self.begin_transaction()
+        self.write(self.transaction, batch)
+
+    def process_watermark(self, watermark):
+        pass
+
+    def _pre_commit(self, checkpoint_id: int) -> None:
+        if self.transaction is None:
+            return
+        transaction, self.transaction = self.transaction, None
+        committable = self.pre_commit(transaction, checkpoint_id)
+        self.pending.append({**committable, "checkpoint_id": checkpoint_id})
+
+    def snapshot_state(self, checkpoint_id):
+        self._pre_commit(checkpoint_id)
+        self._pending_state.update(dict(entry) for entry in self.pending)
+
+    def notify_checkpoint_complete(self, checkpoint_id):
+        ready = [entry for entry in self.pending if entry["checkpoint_id"] <= checkpoint_id]
+        for committable in ready:
+            self.commit(committable)
+            self.committed_transactions += 1
+        self.pending = [entry for entry in self.pending if entry["checkpoint_id"] > checkpoint_id]
+
+    def notify_checkpoint_aborted(self, checkpoint_id):
+        """Keep its transaction pending: the next completed checkpoint commits it (see the module)."""
+        if any(entry["checkpoint_id"] == checkpoint_id for entry in self.pending):
+            self.aborted_checkpoints += 1
+
+    def finish(self):
+        if not self.checkpointing:
+            self._pre_commit(0)
+            self.notify_checkpoint_complete(0)
+
+    def close(self):
+        if self.transaction is not None:
+            transaction, self.transaction = self.transaction, None
+            self.abort(transaction)
+
+    def metrics(self):
+        return {"pending_transactions": len(self.pending), "aborted_transactions": self.aborted_checkpoints}

@@ -1,0 +1,119 @@
+"""Redis Streams: consumer groups acknowledged on checkpoints; the exactly-once sink under kills."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import uuid
+from collections import Counter
+
+import pytest
+
+from engine.cluster.local import LocalCluster
+from tests.engine.connectors.support import KillPlan, expected_sums, sums_job
+
+
+@pytest.fixture
+def redis_client():
+    import redis
+
+    client = redis.Redis.from_url(os.environ["REDIS_URL"], decode_responses=True)
+    keys: list[str] = []
+    yield client, keys
+    for pattern in keys:
+        for key in client.scan_iter(f"{pattern}*"):
+            client.delete(key)
+    client.close()
+
+
+def stream_sums(client, stream: str) -> Counter:
+    return Counter(tuple(json.loads(fields["value"])) for _, fields in client.xrange(stream))
+
+
+def test_stream_entries_appear_exactly_once_despite_random_kills(redis_client, tmp_path):
+    client, keys = redis_client
+    stream = f"test-eo-{uuid.uuid4().hex}"
+    keys.append(stream)
+    seed = random.randrange(2**32)
+    plan = KillPlan(seed, limit=8, parallelism=2)
+    sink = {"id": "out", "type": "sink.redis_stream", "params": {"stream": stream, "url": os.environ["REDIS_URL"]}}
+    result = LocalCluster(config={"batch_size": 32}).run(sums_job([sink], count=3000, rate=2500, attempts=20),
+                                                         kill_hook=plan, timeout=120,
+                                                         checkpoint_dir=str(tmp_path / "chk"))
+    assert result.status == "FINISHED", f"seed {seed}: {result.failure}"
+    assert result.restarts >= 1
+    assert stream_sums(client, stream) == expected_sums(3000), f"seed {seed}, kills {plan.kills}"
+    assert list(client.scan_iter(f"{stream}:*")) == [], "no staging list or registry is left"
+
+
+def group_job(stream: str, group: str, sink_dir, parallelism: int = 2, bounded: bool = True) -> dict:
+    return {"format": 1, "name": "group", "parallelism": parallelism, "checkpointing": {"interval_ms": 50},
+            "restart": {"strategy": "none"},
+            "nodes": [{"id": "in", "type": "source.redis_stream",
+                       "params": {"stream": stream, "group": group, "url": os.environ["REDIS_URL"],
+                                  "bounded": bounded, "batch_size": 25}},
+                      {"id": "out", "type": "sink.file", "params": {"path": str(sink_dir)}}],
+            "edges": [{"id": "e", "from": "in", "to": "out"}]}
+
+
+def file_records(directory) -> list:
+    return [json.loads(line) for path in directory.glob("part-*.jsonl") for line in path.read_text().splitlines()]
+
+
+def test_a_consumer_group_reads_each_entry_once_and_acknowledges_on_checkpoints(redis_client, tmp_path):
+    client, keys = redis_client
+    stream = f"test-group-{uuid.uuid4().hex}"
+    keys.append(stream)
+    for i in range(400):
+        client.xadd(stream, {"value": json.dumps(i)})
+    result = LocalCluster(config={"batch_size": 25}).run(group_job(stream, "g", tmp_path / "out"), timeout=60,
+                                                         checkpoint_dir=str(tmp_path / "chk"))
+    assert result.status == "FINISHED", result.failure
+    assert sorted(file_records(tmp_path / "out")) == list(range(400))
+    group = client.xinfo_groups(stream)[0]
+    assert group["pending"] == 0, "every entry was acknowledged by a completed checkpoint"
+    consumers = {c["name"] for c in client.xinfo_consumers(stream, "g")}
+    assert consumers <= {"in-0", "in-1"}
+
+
+def test_unacknowledged_entries_are_emitted_again_after_a_restore_and_only_those(redis_client, tmp_path):
+    """A savepoint, then more reading that no checkpoint covers; the restored job re-emits exactly
+    what was delivered after the savepoint (pending in the group), then the rest."""
+    client, keys = redis_client
+    stream = f"test-group-restore-{uuid.uuid4().hex}"
+    keys.append(stream)
+    for i in range(300):
+        client.xadd(stream, {"value": json.dumps(i)})
+    definition = group_job(stream, "g", tmp_path / "out", bounded=False)
+    definition["checkpointing"]["interval_ms"] = 3_600_000  # only the savepoint
+    handle = LocalCluster(config={"batch_size": 10}).submit(definition, checkpoint_dir=str(tmp_path / "c1"))
+    savepoint = handle.trigger_savepoint().result(timeout=30)
+    from tests.support import wait_until
+
+    last = client.xrevrange(stream, count=1)[0][0]
+    wait_until(lambda: client.xinfo_groups(stream)[0]["last-delivered-id"] == last, 30, "every entry delivered")
+    handle.cancel()
+    handle.wait(30)
+    pending = client.xpending(stream, "g")["pending"]
+    assert pending > 0, "entries delivered after the savepoint are not acknowledged"
+    for i in range(300, 350):
+        client.xadd(stream, {"value": json.dumps(i)})
+    restored = group_job(stream, "g", tmp_path / "out", bounded=True)
+    result = LocalCluster(config={"batch_size": 10}).run(restored, restore=savepoint, timeout=60,
+                                                         checkpoint_dir=str(tmp_path / "c2"))
+    assert result.status == "FINISHED", result.failure
+    assert sorted(file_records(tmp_path / "out")) == list(range(350))
+    assert client.xpending(stream, "g")["pending"] == 0
+
+
+def test_an_unreachable_redis_fails_naming_node_and_server(tmp_path):
+    from tests.postgres_server import free_port
+
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    definition = {"format": 1, "name": "x", "restart": {"strategy": "none"},
+                  "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": 5}},
+                            {"id": "out", "type": "sink.redis_stream", "params": {"stream": "s", "url": url}}],
+                  "edges": [{"id": "e", "from": "gen", "to": "out"}]}
+    result = LocalCluster().run(definition, timeout=60, checkpoint_dir=str(tmp_path / "chk"))
+    assert result.status == "FAILED"
+    assert "node 'out' (sink.redis_stream): cannot reach Redis at 127.0.0.1:" in result.failure

@@ -1,0 +1,161 @@
+"""Local aggregation in front of windows: partials cross the exchange, the windows' results stay the same."""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.cluster.local import LocalCluster
+from engine.plan.job_graph import build_job_graph
+from engine.runtime.io.events import TimestampedBatch, Watermark
+from engine.runtime.operators.base import OperatorContext
+from engine.runtime.operators.window import WindowOperator
+from engine.runtime.operators.window_partials import WindowPartials, pre_aggregated_window
+from engine.spec.expressions import compile_batch_expression
+from engine.spec import normalise_definition
+from tests.engine.lifecycle.support import as_counter, edge, node, pipeline
+
+
+def windowed(path: Path, kind: str = "tumbling", function: str = "sum", *, window_parallelism: int = 1,
+             size: int = 100, disorder_ms: int = 0, value: str = 'x["v"]') -> dict:
+    """file -> event time from x["t"] -> hash by x["k"] -> window -> collect."""
+    params = {"size_ms": size, "function": function, "value": value}
+    if kind == "sliding":
+        params["slide_ms"] = size // 2
+    return pipeline([node("src", "source.file", path=str(path)),
+                     node("time", "transform.watermark", timestamp='x["t"]', max_out_of_orderness_ms=disorder_ms),
+                     node("window", f"window.{kind}", parallelism=window_parallelism, **params),
+                     node("out", "sink.collect", parallelism=window_parallelism, max_records=100000)],
+                    [edge("src", "time"), edge("time", "window", "hash", 'x["k"]'), edge("window", "out")])
+
+
+def write_events(events: list[dict]) -> Path:
+    path = Path(tempfile.mkdtemp(prefix="partials-")) / "events.jsonl"
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+    return path
+
+
+@st.composite
+def events_strategy(draw):
+    """Events whose time mostly grows (a few steps a window) but jumps back now and then (some late)."""
+    values = draw(st.sampled_from([st.integers(-50, 50), st.integers(-50, 50) | st.floats(-10, 10, allow_nan=False)]))
+    steps = draw(st.lists(st.tuples(st.sampled_from(["a", "b", "c", 1, 2]), values,
+                                    st.integers(0, 40), st.integers(-400, 0)), min_size=10, max_size=200))
+    events, now = [], 0
+    for key, value, step, back in steps:
+        now += step
+        events.append({"k": key, "v": value, "t": max(0, now + (back if back < -350 else 0))})
+    return events
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(events=events_strategy(), kind=st.sampled_from(["tumbling", "sliding"]),
+       function=st.sampled_from(["sum", "count", "min", "max"]), window_parallelism=st.integers(1, 2),
+       batch_size=st.sampled_from([1, 16, 64]), disorder_ms=st.sampled_from([0, 300]),
+       size=st.sampled_from([100, 1000]))
+def test_windows_give_the_same_result_and_drop_the_same_late_records_with_local_aggregation(
+        events, kind, function, window_parallelism, batch_size, disorder_ms, size):
+    """Out-of-order events (some late), mixed int/float values and key types, several windows per batch."""
+    definition = windowed(write_events(events), kind, function, window_parallelism=window_parallelism,
+                          disorder_ms=disorder_ms, size=size)
+    results = {}
+    for local_aggregation in (True, False):
+        result = LocalCluster(config={"batch_size": batch_size, "local_aggregation": local_aggregation}).run(
+            definition, timeout=60)
+        assert result.status == "FINISHED", result.failure
+        results[local_aggregation] = as_counter(result.collected.get("out", []))
+    assert results[True] == results[False]
+
+
+def window_operator(node: dict, pre_aggregated: bool) -> tuple[WindowOperator, list]:
+    context = OperatorContext(task=("w", 0), node_id=node["id"], parallelism=1, max_parallelism=8, config={},
+                              batch_key_function=compile_batch_expression('x["k"]'),
+                              pre_aggregated_input=pre_aggregated)
+    params = node["params"]
+    window = WindowOperator(node, context, params["size_ms"], params.get("slide_ms", params["size_ms"]))
+    window.initialize_state()
+    emitted: list = []
+    window.emit = lambda batch: emitted.extend(zip(batch, batch.timestamps))
+    return window, emitted
+
+
+@settings(max_examples=300, deadline=None)
+@given(events=events_strategy(), kind=st.sampled_from(["tumbling", "sliding"]),
+       function=st.sampled_from(["sum", "count", "min", "max"]), batch_size=st.integers(1, 40),
+       size=st.sampled_from([100, 1000]), disorder_ms=st.sampled_from([0, 300]))
+def test_a_window_folding_partials_emits_what_it_emits_folding_records(events, kind, function, batch_size, size,
+                                                                       disorder_ms):
+    params = {"size_ms": size, "function": function, "value": 'x["v"]', **({"slide_ms": size // 2}
+                                                                            if kind == "sliding" else {})}
+    node = {"id": "w", "type": f"window.{kind}", "params": params}
+    by_records, from_records = window_operator(node, pre_aggregated=False)
+    by_partials, from_partials = window_operator(node, pre_aggregated=True)
+    partials = WindowPartials(node, 'x["k"]')
+    highest = -1
+    for start in range(0, len(events), batch_size):
+        part = events[start:start + batch_size]
+        batch = TimestampedBatch(part, [event["t"] for event in part])
+        by_records.process_batch(batch)
+        by_partials.process_batch(partials.combine(batch))
+        highest = max(highest, *batch.timestamps)
+        for window in (by_records, by_partials):
+            window.process_watermark(Watermark(highest - disorder_ms - 1))
+    for window in (by_records, by_partials):
+        window.finish_keys()
+    assert repr(from_partials) == repr(from_records)  # the same records (and value types), in the same order
+    assert by_partials.late_records == by_records.late_records
+
+
+def test_a_batch_folds_into_one_partial_per_key_and_window_counting_its_records():
+    partials = WindowPartials({"id": "w", "type": "window.tumbling",
+                               "params": {"size_ms": 10, "function": "sum", "value": 'x["v"]'}}, 'x["k"]')
+    batch = TimestampedBatch([{"k": "a", "v": 1}, {"k": "b", "v": 2}, {"k": "a", "v": 3}, {"k": "a", "v": 4}],
+                             [1, 2, 3, 12])
+    combined = partials.combine(batch)
+    assert list(combined) == [("a", 10, 4, 2), ("b", 10, 2, 1), ("a", 20, 4, 1)]
+    assert combined.timestamps == [9, 9, 19]
+
+
+def test_float_sums_cross_one_partial_per_record_so_they_round_as_before():
+    partials = WindowPartials({"id": "w", "type": "window.tumbling",
+                               "params": {"size_ms": 10, "function": "sum", "value": "x"}}, "x > 0")
+    combined = partials.combine(TimestampedBatch([0.1, 0.2, 0.3], [1, 1, 1]))
+    assert list(combined) == [(True, 10, 0.1, 1), (True, 10, 0.2, 1), (True, 10, 0.3, 1)]
+
+
+def test_the_edge_into_a_windows_only_input_carries_partials_in_streaming_mode_only():
+    definition = normalise_definition(windowed(Path("unused.jsonl")))
+    graph = build_job_graph(definition)
+    (into_window,) = [e for e in graph.edges if e.target_node == "window"]
+    window_vertex = graph.vertex(into_window.target)
+    assert pre_aggregated_window(into_window, window_vertex, graph, {})["id"] == "window"
+    assert pre_aggregated_window(into_window, window_vertex, graph, {"local_aggregation": False}) is None
+    assert pre_aggregated_window(into_window, window_vertex, build_job_graph({**definition, "mode": "batch"}),
+                                 {"mode": "batch"}) is None
+
+
+def test_a_failing_value_expression_is_reported_as_the_windows_failure(tmp_path):
+    path = write_events([{"k": "a", "t": 1}])  # no "v"
+    result = LocalCluster().run(windowed(path), timeout=60)
+    assert result.status == "FAILED"
+    assert "operator 'window' (window.tumbling) failed: KeyError: 'v'" in result.failure
+
+
+@pytest.mark.parametrize("window_parallelism", [1, 2])
+def test_windows_over_json_events_on_both_deployments(deployment, tmp_path, window_parallelism):
+    """The bench-events shape at a small size: partials cross processes on Spark at parallelism 2."""
+    events = [{"k": f"user-{i % 7}", "v": i % 13, "t": i * 3, "kind": "click" if i % 4 else "scroll"}
+              for i in range(3000)]
+    expected: dict = {}
+    for event in events:
+        end = event["t"] - event["t"] % 100 + 100
+        expected[(event["k"], end)] = expected.get((event["k"], end), 0) + event["v"]
+    definition = windowed(write_events(events), window_parallelism=window_parallelism)
+    result = deployment.run(definition, checkpoint_dir=str(tmp_path / "checkpoints"))
+    assert result.status == "FINISHED", result.failure
+    assert {(k, end): total for k, end, total in result.collected["out"]} == expected
+    assert len(result.collected["out"]) == len(expected)
