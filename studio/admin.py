@@ -1,7 +1,7 @@
-"""The Django admin (/admin/): users, groups, and who a pipeline is shared with."""
+"""The Django admin (/admin/): users, groups, who a pipeline is shared with, storage locations and their grants."""
 from django.contrib import admin
 
-from studio.models import ApiToken, Pipeline, PipelineShare
+from studio.models import ApiToken, LocationGrant, Pipeline, PipelineShare, SinkClaim, StorageLocation
 
 
 class ShareInline(admin.TabularInline):
@@ -20,3 +20,27 @@ class PipelineAdmin(admin.ModelAdmin):
 class ApiTokenAdmin(admin.ModelAdmin):
     list_display = ["id", "user", "name", "prefix", "created_at", "last_used_at"]
     readonly_fields = ["key_hash", "prefix", "created_at", "last_used_at"]
+
+
+class GrantInline(admin.TabularInline):
+    model = LocationGrant
+    extra = 0
+
+
+@admin.register(StorageLocation)
+class StorageLocationAdmin(admin.ModelAdmin):
+    """Where pipelines may read and write (``studio.locations``); grants say who may."""
+
+    list_display = ["name", "kind", "prefix", "shared", "all_users"]
+    list_filter = ["kind", "shared", "all_users"]
+    search_fields = ["name", "prefix"]
+    inlines = [GrantInline]
+
+
+@admin.register(SinkClaim)
+class SinkClaimAdmin(admin.ModelAdmin):
+    """Which pipeline owns which sink target; deleting a claim frees the target."""
+
+    list_display = ["target", "pipeline", "node", "created_at"]
+    search_fields = ["target"]
+    readonly_fields = ["created_at"]

@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP through Django, WebSockets through Channels."""
+"""ASGI entry point: HTTP through Django (shed past ``MAX_REQUESTS_IN_FLIGHT``), WebSockets through Channels."""
 import os
 
 from django.core.asgi import get_asgi_application
@@ -8,11 +8,16 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs Django set up)
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
 
+from studio.budget import warm_pools  # noqa: E402
+from studio.load_shedding import LoadSheddingMiddleware  # noqa: E402
 from studio.realtime.auth import StudioAuthMiddlewareStack  # noqa: E402
 from studio.realtime.routing import websocket_urlpatterns  # noqa: E402
 
+warm_pools()  # validation and preview workers, before the first request needs one
+
 application = ProtocolTypeRouter({
-    "http": django_asgi_app,
+    "http": LoadSheddingMiddleware(django_asgi_app, settings.MAX_REQUESTS_IN_FLIGHT),
     "websocket": AllowedHostsOriginValidator(StudioAuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
 })

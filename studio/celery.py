@@ -1,7 +1,8 @@
 """The Celery application; tasks take ids, configuration comes from Django settings.
 
-A worker also watches its runs' drivers: when it is ready it starts the heartbeat
-monitor (``studio.liveness``), and stops it when it shuts down.
+A worker also watches its runs' drivers and takes scheduled savepoints: when it is ready it
+starts the heartbeat monitor (``studio.liveness``) and the savepoint scheduler
+(``studio.schedules.scheduler``), and stops them when it shuts down.
 """
 import os
 
@@ -12,20 +13,20 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
 
 app = Celery("studio")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["studio"])
+app.autodiscover_tasks(["studio", "studio.alerts"])
 
-_monitor = None
+_loops: list = []
 
 
 @worker_ready.connect
-def _start_heartbeat_monitor(**_):
-    global _monitor
+def _start_background_loops(**_):
     from studio.liveness import HeartbeatMonitor
+    from studio.schedules.scheduler import ScheduleLoop
 
-    _monitor = HeartbeatMonitor().start()
+    _loops.extend([HeartbeatMonitor().start(), ScheduleLoop().start()])
 
 
 @worker_shutdown.connect
-def _stop_heartbeat_monitor(**_):
-    if _monitor is not None:
-        _monitor.stop()
+def _stop_background_loops(**_):
+    while _loops:
+        _loops.pop().stop()

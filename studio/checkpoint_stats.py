@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 from django.db.models import Count, Max, Q
 
-from engine.spec.validation import CHECKPOINTING_DEFAULTS
+from engine.api import CHECKPOINTING_DEFAULTS
 from studio.models import Checkpoint, Run, RunStatus
 
 HISTORY_DEFAULT = 100
@@ -26,7 +26,7 @@ HISTORY_MAX = 1000
 SUMMARISED = ("end_to_end_duration", "state_size", "alignment_duration")
 ROW_FIELDS = ("pk", "checkpoint_id", "kind", "status", "trigger_timestamp", "latest_ack_timestamp",
               "end_to_end_duration", "alignment_duration", "state_size", "num_acknowledged_subtasks",
-              "num_subtasks", "external_path", "failure_message", "discarded")
+              "num_subtasks", "external_path", "failure_message", "discarded", "trigger")
 SUBTASK_TIMES = ("start_delay", "alignment_duration", "sync_duration", "async_duration")
 
 
@@ -82,6 +82,7 @@ def row(values: tuple) -> dict[str, Any]:
     entry["id"] = entry.pop("checkpoint_id")
     entry["is_savepoint"] = entry["kind"] != "checkpoint"
     entry["external_path"] = entry["external_path"] or None
+    entry["trigger"] = entry["trigger"] or None
     return entry
 
 

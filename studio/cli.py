@@ -2,7 +2,8 @@
 
 Talks to a running studio (``--url`` or ``STUDIO_URL``, default http://127.0.0.1:8000)
 with an API token (``--token`` or ``STUDIO_TOKEN``; create one in the browser, with
-``python -m studio token --username U``, or ``manage.py create_token U``). Prints JSON;
+``python -m studio token --username U``, or ``manage.py create_token U``). Prints JSON (``status``:
+a summary in a few lines, ``--json`` for all of it);
 exits 0 on success, 1 when the studio refused (its ``detail`` on stderr), 2 on usage errors.
 
     python -m studio pipelines
@@ -11,7 +12,8 @@ exits 0 on success, 1 when the studio refused (its ``detail`` on stderr), 2 on u
     python -m studio savepoint 12 --wait
     python -m studio stop 12 --drain
     python -m studio cancel 12
-    python -m studio status 12
+    python -m studio status 12            # a summary; --json for the whole run
+    python -m studio token --username admin --password-file var/admin-password
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 TERMINAL = {"FINISHED", "CANCELED", "FAILED"}
@@ -97,16 +100,21 @@ def _parser() -> argparse.ArgumentParser:
     runs = commands.add_parser("runs", help="list runs")
     runs.add_argument("--pipeline", type=int)
     runs.add_argument("--status", help="comma-separated statuses")
-    status = commands.add_parser("status", help="a run's status, history and savepoints")
+    status = commands.add_parser("status", help="a run's summary: status, uptime, restarts, last checkpoint")
     status.add_argument("run", type=int)
+    status.add_argument("--json", action="store_true", help="the whole run as JSON instead of the summary")
 
     run = commands.add_parser("run", help="start a run of a pipeline")
     run.add_argument("pipeline", type=int)
     run.add_argument("--version", type=int)
     run.add_argument("--mode", choices=["streaming", "batch"])
     restore = run.add_mutually_exclusive_group()
-    restore.add_argument("--restore-checkpoint", type=int, metavar="PK", help="a checkpoint or savepoint's pk")
+    restore.add_argument("--restore-checkpoint", type=int, metavar="ID",
+                         help="a checkpoint or savepoint id as the run page shows it (#ID); see --restore-run")
+    restore.add_argument("--restore-pk", type=int, metavar="PK", help="a checkpoint or savepoint's row id (pk)")
     restore.add_argument("--restore-path", metavar="DIR", help="a checkpoint or savepoint directory or URL")
+    run.add_argument("--restore-run", type=int, metavar="RUN",
+                     help="the run whose --restore-checkpoint is meant (needed when several runs have that id)")
     run.add_argument("--allow-non-restored-state", action="store_true")
     run.add_argument("--wait", metavar="STATUS", help="wait until the run reaches STATUS (or ends)")
 
@@ -124,9 +132,15 @@ def _parser() -> argparse.ArgumentParser:
     cancel = commands.add_parser("cancel", help="cancel a run")
     cancel.add_argument("run", type=int)
 
-    token = commands.add_parser("token", help="create an API token by logging in with a password")
+    token = commands.add_parser("token", help="create an API token by logging in with a password",
+                                description="The password comes from --password-file, --password-stdin or "
+                                            "STUDIO_PASSWORD, else from a prompt on the terminal.")
     token.add_argument("--username", required=True)
     token.add_argument("--name", default="cli")
+    password = token.add_mutually_exclusive_group()
+    password.add_argument("--password-file", metavar="FILE",
+                          help="read the password from FILE (`make up` writes the admin's to var/admin-password)")
+    password.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
     return parser
 
 
@@ -138,11 +152,18 @@ def main(argv: list[str] | None = None, out=sys.stdout) -> int:
     except StudioError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except (TimeoutError, urllib.error.URLError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    json.dump(result, out, indent=2)
-    out.write("\n")
+    if isinstance(result, RunSummary):
+        out.write(result.text + "\n")
+        result = result.run
+    else:
+        json.dump(result, out, indent=2)
+        out.write("\n")
     if isinstance(result, dict) and result.get("status") == "FAILED":
         return 1
     return 0
@@ -154,7 +175,10 @@ def _dispatch(args, studio: Studio) -> Any:
     if args.command == "runs":
         return _all_pages(studio, {"pipeline": args.pipeline, "status": args.status})
     if args.command == "status":
-        return studio.request("GET", f"runs/{args.run}")
+        run = studio.request("GET", f"runs/{args.run}")
+        if args.json:
+            return run
+        return RunSummary(run, studio.request("GET", f"runs/{args.run}/checkpoints"))
     if args.command == "cancel":
         return studio.request("POST", f"runs/{args.run}/cancel")
     if args.command == "run":
@@ -170,10 +194,82 @@ def _dispatch(args, studio: Studio) -> Any:
             return {"request_id": request_id}
         return _savepoint_outcome(studio, args.run, request_id, args.timeout)
     if args.command == "token":
-        password = os.environ.get("STUDIO_PASSWORD") or getpass.getpass(f"password of {args.username}: ")
+        password = _password(args)
         studio.request("POST", "auth/login", {"username": args.username, "password": password})
         return studio.request("POST", "auth/tokens", {"name": args.name})
     raise SystemExit(2)
+
+
+class RunSummary:
+    """A run told in a few lines, as ``status`` prints it; ``run`` is the REST answer it was made from."""
+
+    def __init__(self, run: dict, checkpoints: dict, now: float | None = None):
+        self.run = run
+        self.text = "\n".join(_summary_lines(run, checkpoints, time.time() if now is None else now))
+
+
+def _summary_lines(run: dict, checkpoints: dict, now: float) -> list[str]:
+    lines = [f"run {run['id']} · pipeline {run['pipeline']} \"{run['pipeline_name']}\" · v{run['version']} · "
+             f"{run['mode']}"]
+    started, ended = _epoch(run.get("started_at")), _epoch(run.get("ended_at"))
+    if started is None:
+        lines.append(f"status: {run['status']} (not started)")
+    else:
+        verb = "ran" if ended is not None else "for"
+        lines.append(f"status: {run['status']} · {verb} {_duration((ended or now) - started)} since "
+                     f"{run['started_at']}")
+    restarts = [entry for entry in run.get("status_history") or [] if entry["status"] == "RESTARTING"]
+    if restarts:
+        cause = restarts[-1].get("cause")
+        lines.append(f"restarts: {len(restarts)}" + (f" · last cause: {cause.splitlines()[0]}" if cause else ""))
+    else:
+        lines.append("restarts: 0")
+    latest = (checkpoints.get("latest") or {}).get("completed")
+    counts = checkpoints.get("counts") or {}
+    if latest:
+        age = now - latest["trigger_timestamp"] / 1000
+        lines.append(f"last checkpoint: #{latest['id']} {_duration(age)} ago · {latest['state_size']} bytes · "
+                     f"{latest.get('end_to_end_duration')} ms · {counts.get('completed', 0)} completed, "
+                     f"{counts.get('failed', 0)} failed")
+    else:
+        lines.append(f"last checkpoint: none yet · {counts.get('failed', 0)} failed")
+    for request in (run.get("savepoint_requests") or [])[:1]:
+        where = request.get("location") or request.get("failure_cause") or ""
+        lines.append(f"last savepoint: {request['status']} {where}".rstrip())
+    if run.get("failure_cause"):
+        lines.append(f"failure: {run['failure_cause'].splitlines()[0]}")
+    return lines
+
+
+def _epoch(iso: str | None) -> float | None:
+    from datetime import datetime
+
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() if iso else None
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{hours}h {minutes}m {seconds}s" if hours else f"{minutes}m {seconds}s" if minutes else f"{seconds}s"
+
+
+class UsageError(Exception):
+    """The command line cannot work as given (exit status 2)."""
+
+
+def _password(args) -> str:
+    """The token command's password: a file, standard input, STUDIO_PASSWORD, or a prompt on a terminal only."""
+    if args.password_file:
+        return Path(args.password_file).read_text().strip()
+    if args.password_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    if os.environ.get("STUDIO_PASSWORD"):
+        return os.environ["STUDIO_PASSWORD"]
+    if not sys.stdin.isatty():
+        raise UsageError("no password: pass --password-file FILE or --password-stdin, or set STUDIO_PASSWORD "
+                         "(there is no terminal to ask on)")
+    return getpass.getpass(f"password of {args.username}: ")
 
 
 def _all_pages(studio: Studio, params: dict) -> list:
@@ -193,7 +289,10 @@ def _run(args, studio: Studio) -> dict:
     if args.mode:
         body["mode"] = args.mode
     if args.restore_checkpoint:
-        body["restore_from"] = {"checkpoint": args.restore_checkpoint}
+        body["restore_from"] = {"checkpoint": args.restore_checkpoint,
+                                **({"run": args.restore_run} if args.restore_run else {})}
+    elif args.restore_pk:
+        body["restore_from"] = {"pk": args.restore_pk}
     elif args.restore_path:
         body["restore_from"] = {"path": args.restore_path}
     if args.allow_non_restored_state:

@@ -14,6 +14,19 @@ def frontend_index(request):
     return HttpResponse(index.read_bytes(), content_type="text/html")
 
 
+def bad_request(request, exception=None):
+    """Django's own 400s (a Host not allowed, a malformed request), before any view ran."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "bad request"}, status=400)
+    return HttpResponse("Bad request", status=400, content_type="text/plain")
+
+
+def forbidden(request, exception=None):
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "forbidden"}, status=403)
+    return HttpResponse("Forbidden", status=403, content_type="text/plain")
+
+
 def not_found(request, exception=None):
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": f"no API endpoint at {request.path}"}, status=404)

@@ -1,10 +1,17 @@
 """``make up``: run the whole studio on one machine with embedded defaults.
 
 Starts, in order: Redis (embedded when ``REDIS_URL`` is not set), the database
-migrations, a Celery worker, and the ASGI server (daphne: HTTP + WebSocket). Runs then
-start their own Spark drivers (``local[N]`` unless ``SPARK_MASTER`` is set). Ctrl-C or
-SIGTERM stops everything this launcher started, drivers and their JVMs included, so no
-process outlives it.
+migrations, a Celery worker, and the ASGI server (uvicorn with ``STUDIO_WEB_WORKERS``
+worker processes, default one more than the CPUs: HTTP + WebSocket; the channel layer is
+Redis, so a socket's events reach it whichever worker holds it). Runs then start their
+own Spark drivers (``local[N]`` unless ``SPARK_MASTER`` is set).
+
+Supervision: the launcher checks its children twice a second and starts again whichever
+died: the embedded Redis (same port, its data back from its append-only file), the Celery
+worker, the web server (which itself restarts a dead or hung worker process). A child that
+dies ``RESTART_LIMIT`` times within ``RESTART_WINDOW_S`` is crashing, not failing now and
+then: the launcher then stops everything and says so. Ctrl-C or SIGTERM stops everything
+this launcher started, drivers and their JVMs included, so no process outlives it.
 """
 from __future__ import annotations
 
@@ -22,6 +29,37 @@ import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 SHUTDOWN_GRACE_SECONDS = 10
+SUPERVISE_INTERVAL_S = 0.5
+RESTART_LIMIT = 5
+RESTART_WINDOW_S = 60.0
+
+
+class CrashLoop(RuntimeError):
+    """A child keeps dying right after it is started again."""
+
+
+class Supervised:
+    """A child process the launcher owns: started by ``start``, started again when it died."""
+
+    def __init__(self, name: str, start):
+        self.name = name
+        self._start = start
+        self._restarts: list[float] = []
+        self.process = start()
+
+    def restart_if_dead(self) -> bool:
+        """Start the child again when it exited; True when it had to. Raises CrashLoop past the limit."""
+        if self.process.poll() is None:
+            return False
+        now = time.monotonic()
+        self._restarts = [moment for moment in self._restarts if now - moment < RESTART_WINDOW_S] + [now]
+        if len(self._restarts) > RESTART_LIMIT:
+            raise CrashLoop(f"{self.name} died {len(self._restarts)} times within {RESTART_WINDOW_S:.0f} s "
+                            f"(last exit code {self.process.returncode})")
+        print(f"{self.name} exited with code {self.process.returncode}; starting it again", file=sys.stderr,
+              flush=True)
+        self.process = self._start()
+        return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,30 +70,32 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    from studio.embedded_redis import ensure_redis_url
+    from studio.embedded_redis import embedded_server, ensure_redis_url
 
     redis_url = ensure_redis_url()
     stopping = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())
-    children: list[subprocess.Popen] = []
     try:
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
         subprocess.run([sys.executable, "manage.py", "recover_runs"], cwd=ROOT, check=True)
         login = subprocess.run([sys.executable, "manage.py", "ensure_admin"], cwd=ROOT, check=True,
                                capture_output=True, text=True).stdout.strip()
-        children.append(_start_worker())
-        children.append(_start_web(args.host, args.port))
+        children = [Supervised("the Celery worker", _start_worker),
+                    Supervised("the web server", lambda: _start_web(args.host, args.port))]
         url = f"http://{args.host}:{args.port}/"
-        _wait_for_http(url, children, stopping)
+        _wait_for_http(url, [child.process for child in children], stopping)
         print(f"\n  Pipeline studio is running at {url}\n  {login}\n"
               f"  (Redis {redis_url}; Ctrl-C stops everything)\n", flush=True)
-        while not stopping.is_set():
+        while not stopping.wait(SUPERVISE_INTERVAL_S):
+            redis = embedded_server()
+            if redis is not None and redis.restart_if_dead():
+                print(f"the embedded Redis died; started again on {redis_url}", file=sys.stderr, flush=True)
             for child in children:
-                if child.poll() is not None:
-                    print(f"{child.args[2]} exited with code {child.returncode}; stopping", file=sys.stderr)
-                    stopping.set()
-            stopping.wait(0.5)
+                child.restart_if_dead()
+    except CrashLoop as crash:
+        print(f"{crash}; stopping", file=sys.stderr)
+        return 1
     finally:
         _stop_tree()
     return 0
@@ -68,9 +108,16 @@ def _start_worker() -> subprocess.Popen:
         cwd=ROOT, start_new_session=True)
 
 
+def web_server_command(host: str, port: int, workers: int | None = None) -> list[str]:
+    """The ASGI server as ``make up`` runs it (benchmarks start the same)."""
+    workers = workers or int(os.environ.get("STUDIO_WEB_WORKERS") or (os.cpu_count() or 1) + 1)
+    return [sys.executable, "-m", "uvicorn", "studio.asgi:application", "--host", host, "--port", str(port),
+            "--workers", str(workers), "--loop", "uvloop", "--http", "httptools", "--ws", "websockets",
+            "--lifespan", "off", "--no-access-log", "--timeout-graceful-shutdown", "5"]
+
+
 def _start_web(host: str, port: int) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "studio.asgi:application"],
-                            cwd=ROOT, start_new_session=True)
+    return subprocess.Popen(web_server_command(host, port), cwd=ROOT, start_new_session=True)
 
 
 def _wait_for_http(url: str, children: list[subprocess.Popen], stopping: threading.Event,

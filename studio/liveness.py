@@ -11,14 +11,19 @@ it is ready (``studio.celery``) and checks once at once, so a worker restart fin
 runs whose drivers died while it was away; while any worker is up, the check runs every
 ``settings.HEARTBEAT_CHECK_INTERVAL_S``. It uses only the database, never process ids, so it
 holds when drivers run on other machines; several workers checking at once is harmless
-(``mark_lost`` re-checks under the row lock). A driver that is declared lost but still
-alive notices on its next heartbeat and cancels its job (``studio.runner``); it is also
-sent a cancel command.
+(``mark_lost`` re-checks under the row lock).
+
+Fencing: declaring a driver lost gives the run a new driver token in the same
+transaction, so nothing the old driver reports is accepted any more
+(``studio.realtime.events``). The worker that launched it kills it, its Spark JVM and
+slots included (``studio.tasks``); a driver elsewhere that is still alive finds its
+heartbeat refused and cancels its job (``studio.runner``), and it is sent a cancel too.
 """
 from __future__ import annotations
 
 import logging
 import threading
+import secrets
 from datetime import datetime, timedelta, timezone as dt_timezone
 
 from django.conf import settings
@@ -76,6 +81,7 @@ def mark_lost(run_id: int, now: datetime, timeout_s: float, launch_timeout_s: fl
         else:
             cause = DRIVER_LOST
         status = RunStatus.CANCELED if run.status == RunStatus.CANCELING else RunStatus.FAILED
+        Run.objects.filter(pk=run.id).update(driver_token=fenced_token())
         set_status(run.id, status, cause=cause)
     logger.warning("run %s: %s; marked %s", run_id, cause, status)
     try:  # a driver that is only slow, not gone, stops its job instead of running on unseen
@@ -83,6 +89,11 @@ def mark_lost(run_id: int, now: datetime, timeout_s: float, launch_timeout_s: fl
     except Exception:
         logger.info("could not send cancel to the lost driver of run %s", run_id, exc_info=True)
     return True
+
+
+def fenced_token() -> str:
+    """A driver token no driver holds: the run listens to none of its drivers any more."""
+    return f"fenced-{secrets.token_hex(8)}"
 
 
 class HeartbeatMonitor:

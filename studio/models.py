@@ -113,6 +113,9 @@ class Run(models.Model):
     restore_path = models.CharField(max_length=1000, blank=True, default="")
     allow_non_restored_state = models.BooleanField(default=False)
     driver_pid = models.IntegerField(null=True, blank=True)
+    # The fencing token of the driver that may report for this run; a driver declared lost
+    # gets a new one written here, so whatever it still reports is refused (studio.liveness)
+    driver_token = models.CharField(max_length=64, blank=True, default="")
     spark_app_id = models.CharField(max_length=200, blank=True, default="")
     checkpoint_dir = models.CharField(max_length=1000, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -146,6 +149,7 @@ class Checkpoint(models.Model):
     external_path = models.CharField(max_length=1000, blank=True, default="")
     failure_message = models.TextField(null=True, blank=True)
     discarded = models.BooleanField(default=False)  # its files were deleted (retention, or by a user)
+    trigger = models.CharField(max_length=16, blank=True, default="")  # savepoints: their request's trigger
     subtasks = models.JSONField(default=list, blank=True)
 
     class Meta:
@@ -163,13 +167,25 @@ class SavepointStatus(models.TextChoices):
     FAILED = "FAILED"
 
 
+class SavepointTrigger(models.TextChoices):
+    """Who asked for a savepoint: a user, a schedule, or a stop with savepoint."""
+
+    MANUAL = "manual"
+    SCHEDULED = "scheduled"
+    STOP = "stop"
+
+
 class SavepointRequest(models.Model):
-    """A savepoint asked for over REST (a trigger, or a stop with savepoint), pollable by its request id."""
+    """A savepoint asked for over REST (a trigger, or a stop with savepoint) or by a schedule, pollable by its
+    request id."""
 
     request_id = models.CharField(max_length=64, unique=True)
     run = models.ForeignKey(Run, related_name="savepoint_requests", on_delete=models.CASCADE)
     kind = models.CharField(max_length=16, default="savepoint")  # savepoint | sync-savepoint (stop)
     drain = models.BooleanField(null=True, blank=True)  # stop with savepoint only
+    trigger = models.CharField(max_length=16, choices=SavepointTrigger.choices, default=SavepointTrigger.MANUAL)
+    schedule = models.ForeignKey("SavepointSchedule", related_name="requests", null=True, blank=True,
+                                 on_delete=models.SET_NULL)
     target_directory = models.CharField(max_length=1000, blank=True, default="")
     status = models.CharField(max_length=16, choices=SavepointStatus.choices, default=SavepointStatus.IN_PROGRESS)
     location = models.CharField(max_length=1000, blank=True, default="")
@@ -231,3 +247,74 @@ class ApiToken(models.Model):
 
 def now_ms() -> int:
     return int(timezone.now().timestamp() * 1000)
+
+
+class LocationKind(models.TextChoices):
+    PATH = "path"
+    URL = "url"
+    REDIS = "redis"
+    POSTGRES = "postgres"
+
+
+class StorageLocation(models.Model):
+    """A place pipelines may read or write, configured by an administrator (``studio.locations``).
+
+    ``prefix``: a directory or URL prefix (``path``: ``/srv/data``, ``s3://bucket/team``), an HTTP origin
+    with an optional path (``url``), ``redis://host:port[/db]`` or ``postgresql://host:port[/database]``.
+    ``{user}`` in a prefix becomes the user's name and ``{data_dir}`` the studio's data directory, so one
+    location can give every user a directory of their own. A sink target inside a location belongs to one
+    pipeline unless the location is ``shared``.
+    """
+
+    name = models.CharField(max_length=100, unique=True)
+    kind = models.CharField(max_length=16, choices=LocationKind.choices)
+    prefix = models.CharField(max_length=1000)
+    description = models.CharField(max_length=500, blank=True, default="")
+    shared = models.BooleanField(default=False, help_text="Several pipelines may write into the same target.")
+    all_users = models.BooleanField(default=False, help_text="Granted (read and write) to every user.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind} {self.prefix})"
+
+
+class LocationGrant(models.Model):
+    """A user's or a group's access to a storage location: read, and write unless ``can_write`` is off."""
+
+    location = models.ForeignKey(StorageLocation, related_name="grants", on_delete=models.CASCADE)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="location_grants", null=True, blank=True,
+                             on_delete=models.CASCADE)
+    group = models.ForeignKey("auth.Group", related_name="location_grants", null=True, blank=True,
+                              on_delete=models.CASCADE)
+    can_write = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(name="grant_to_user_or_group",
+                                   condition=(models.Q(user__isnull=False, group__isnull=True)
+                                              | models.Q(user__isnull=True, group__isnull=False))),
+        ]
+
+
+class SinkClaim(models.Model):
+    """A sink target (a resolved directory or URL) written by one pipeline; another pipeline may not
+    write into it, nor into a directory above or below it, unless its location is shared."""
+
+    target = models.CharField(max_length=1000, unique=True)
+    pipeline = models.ForeignKey(Pipeline, related_name="sink_claims", on_delete=models.CASCADE)
+    node = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["target"]
+
+
+# Models of their own modules, imported here so that Django (and its migrations) find them.
+from studio.schedules.models import SavepointSchedule  # noqa: E402,F401
+from studio.alerts.models import AlertRule, AlertState, Notification, WebhookDelivery  # noqa: E402,F401
+from studio.taps.models import Tap  # noqa: E402,F401

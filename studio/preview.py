@@ -2,31 +2,22 @@
 
 The definition is rewritten before it runs (``preview_pipeline``): batch mode, parallelism
 1 (so records keep their order), no checkpoints, no restarts; unbounded or large sources
-capped at ``limit`` records and rate limits dropped; every sink replaced by a collecting
-sink (a preview writes nothing anywhere) and a collecting *tap* added after every other
-node. The in-process cluster (``engine.cluster.local``) runs it with a time limit.
-
-At most ``MAX_CONCURRENT`` previews run at once per web process; more are refused
-(:class:`PreviewBusy`) rather than queued, so a burst cannot tie up every worker thread.
+capped at ``limit`` records and rate limits dropped, sources with side effects read without
+them (a Redis consumer group's stream plainly, a CDC source's tables once, with no slot); every
+sink replaced by a collecting sink (a preview writes nothing anywhere) and a collecting *tap*
+added after every other node. The engine runs it in process (``engine.api.InProcess``) with a time limit, in a
+worker process of ``studio.budget`` that is killed if it overruns the preview's budget
+(at most two previews run at once; more are refused rather than queued).
 """
 from __future__ import annotations
 
 import copy
 import tempfile
-import threading
 
-from engine.spec import normalise_definition
+from engine.api import normalise_definition
 
-TIMEOUT_S = 10.0
-MAX_CONCURRENT = 2
 TAP_PREFIX = "__preview__"
 TAP_CAPACITY_FACTOR = 10  # a tap keeps the last limit × this many records; the first `limit` are shown
-
-_running = threading.BoundedSemaphore(MAX_CONCURRENT)
-
-
-class PreviewBusy(Exception):
-    """Too many previews are running in this process."""
 
 
 def preview_pipeline(definition: dict, limit: int) -> tuple[dict, dict[str, str]]:
@@ -49,6 +40,9 @@ def preview_pipeline(definition: dict, limit: int) -> tuple[dict, dict[str, str]
         elif node["type"] == "source.redis_stream":
             params["bounded"] = True
             params["batch_size"] = min(int(params.get("batch_size", 500)), limit)
+            params.pop("group", None)  # reading as the group would take entries from its consumers
+        elif node["type"] == "source.postgres_cdc":
+            params["snapshot"] = "only"  # the rows as they are: no replication slot is created or moved
         if category == "sink":
             node.update(type="sink.collect", params={"max_records": capacity})
             taps[node["id"]] = node["id"]
@@ -64,18 +58,14 @@ def preview_pipeline(definition: dict, limit: int) -> tuple[dict, dict[str, str]
     return prepared, taps
 
 
-def preview_definition(definition: dict, limit: int = 100, timeout: float = TIMEOUT_S) -> dict:
-    """Run the preview; ``{"status", "failure"?, "nodes": {node id: {"records", "count"}}}``."""
-    from engine.cluster.local import LocalCluster
+def run_preview(definition: dict, limit: int, timeout: float) -> dict:
+    """Run the preview in this process (a worker's); ``{"status", "failure"?, "nodes": {node id: {"records",
+    "count"}}}``."""
+    from engine.api import InProcess, run
 
     prepared, taps = preview_pipeline(definition, limit)
-    if not _running.acquire(blocking=False):
-        raise PreviewBusy(f"{MAX_CONCURRENT} previews are running already; try again in a moment")
-    try:
-        with tempfile.TemporaryDirectory(prefix="studio-preview-") as checkpoints:
-            result = LocalCluster().run(prepared, timeout=timeout, checkpoint_dir=checkpoints)
-    finally:
-        _running.release()
+    with tempfile.TemporaryDirectory(prefix="studio-preview-") as checkpoints:
+        result = run(prepared, InProcess(), timeout=timeout, checkpoint_dir=checkpoints)
     answer = {
         "status": result.status,
         "nodes": {node_id: {"records": list(result.collected.get(tap, []))[:limit],

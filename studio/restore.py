@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.checkpoint.storage import load_metadata
+from engine.api import load_checkpoint_metadata as load_metadata
 from studio.access import checkpoints_visible_to
+from studio.locations import SnapshotRefused, check_restore_path
 from studio.models import Checkpoint
 from studio.storage_urls import StorageUrlError, check_storage_url
 
 
 class RestoreError(Exception):
-    """The restore cannot go ahead; ``status`` is the HTTP status that says why (400 or 409)."""
+    """The restore cannot go ahead; ``status`` is the HTTP status that says why (400, 403 or 409)."""
 
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
@@ -27,24 +28,26 @@ class Restore:
     path: str
 
 
-def resolve_restore(user, restore_from: dict, definition: dict, allow_non_restored_state: bool) -> Restore:
-    """Turn ``{"checkpoint": pk}`` or ``{"path": location}`` into a checked :class:`Restore`."""
+def resolve_restore(user, restore_from: dict, definition: dict, allow_non_restored_state: bool,
+                    pipeline=None) -> Restore:
+    """Turn ``{"checkpoint": id, "run"?: run}``, ``{"pk": row}`` or ``{"path": location}`` into a checked
+    :class:`Restore`. A bare checkpoint id is looked up among ``pipeline``'s runs."""
     checkpoint = None
-    if "checkpoint" in restore_from:
-        checkpoint = checkpoints_visible_to(user).filter(pk=restore_from["checkpoint"]).first()
-        if checkpoint is None:
-            raise RestoreError(f"no checkpoint or savepoint with pk {restore_from['checkpoint']}")
-        if checkpoint.status != "COMPLETED" or not checkpoint.external_path:
-            raise RestoreError(f"checkpoint {checkpoint.pk} is {checkpoint.status}; only a completed one "
-                               "can be restored", status=409)
-        if checkpoint.discarded:
-            raise RestoreError(f"checkpoint {checkpoint.pk} was discarded: its files are gone", status=409)
-        path = checkpoint.external_path
-    else:
+    if "path" in restore_from:
         try:
-            path = check_storage_url(restore_from["path"])
+            path = check_restore_path(user, check_storage_url(restore_from["path"]))
         except StorageUrlError as error:
             raise RestoreError(str(error))
+        except SnapshotRefused as refused:
+            raise RestoreError(f"restore_from.path: {refused}", status=refused.status)
+    else:
+        checkpoint = _checkpoint(user, restore_from, pipeline)
+        if checkpoint.status != "COMPLETED" or not checkpoint.external_path:
+            raise RestoreError(f"{_name(checkpoint)} is {checkpoint.status}; only a completed one "
+                               "can be restored", status=409)
+        if checkpoint.discarded:
+            raise RestoreError(f"{_name(checkpoint)} was discarded: its files are gone", status=409)
+        path = checkpoint.external_path
     try:
         metadata = load_metadata(path)
     except FileNotFoundError as error:
@@ -56,7 +59,62 @@ def resolve_restore(user, restore_from: dict, definition: dict, allow_non_restor
         raise RestoreError(
             f"the snapshot has state of operators {', '.join(unmatched)} that this version does not have; "
             "set allow_non_restored_state to start without it")
-    return Restore(checkpoint, metadata.get("location", path))
+    location = metadata.get("location", path)
+    if checkpoint is None:
+        try:  # the metadata names the snapshot's files: they must be where the snapshot is
+            check_restore_path(user, str(location))
+            check_state_files_inside(metadata, str(location))
+        except SnapshotRefused as refused:
+            raise RestoreError(f"restore_from.path: the snapshot's files: {refused}", status=refused.status)
+    return Restore(checkpoint, location)
+
+
+def check_state_files_inside(metadata: dict, location: str) -> None:
+    """Every state file a snapshot's metadata names lies inside its directory (no ``..``, no symlink out)."""
+    import os
+
+    local = location.split("://", 1)[1] if location.startswith(("file://", "local://")) else location
+    for handle in (metadata.get("tasks") or {}).values():
+        name = str(handle.get("path", "")) if isinstance(handle, dict) else ""
+        if not name:
+            continue
+        if ".." in name.split("/") or "\\" in name or "::" in name:
+            raise SnapshotRefused(f"the state file {name!r} is not inside the snapshot's directory", status=400)
+        if local.startswith("/"):
+            root = os.path.realpath(local)
+            real = os.path.realpath(os.path.join(root, name.lstrip("/")))
+            if not real.startswith(root + "/"):
+                raise SnapshotRefused(f"the state file {name!r} resolves to {real}, outside the snapshot's "
+                                      "directory", status=400)
+
+
+def _checkpoint(user, restore_from: dict, pipeline) -> Checkpoint:
+    """The checkpoint row meant by ``pk``, or by the checkpoint id users see (and its run)."""
+    visible = checkpoints_visible_to(user)
+    if "pk" in restore_from:
+        checkpoint = visible.filter(pk=restore_from["pk"]).first()
+        if checkpoint is None:
+            raise RestoreError(f"no checkpoint or savepoint with pk {restore_from['pk']}")
+        return checkpoint
+    number = restore_from["checkpoint"]
+    if "run" in restore_from:
+        checkpoint = visible.filter(run_id=restore_from["run"], checkpoint_id=number).first()
+        if checkpoint is None:
+            raise RestoreError(f"run {restore_from['run']} has no checkpoint or savepoint #{number}")
+        return checkpoint
+    candidates = list(visible.filter(run__pipeline=pipeline, checkpoint_id=number).order_by("-run_id")[:50])
+    if not candidates:
+        raise RestoreError(f"no run of this pipeline has a checkpoint or savepoint #{number}")
+    completed = [candidate for candidate in candidates if candidate.status == "COMPLETED" and not candidate.discarded]
+    if len(candidates) > 1 and len(completed) != 1:
+        runs = ", ".join(str(candidate.run_id) for candidate in candidates)
+        raise RestoreError(f"checkpoint #{number} is ambiguous: runs {runs} each have one; "
+                           "add \"run\" to say whose")
+    return completed[0] if completed else candidates[0]
+
+
+def _name(checkpoint: Checkpoint) -> str:
+    return f"{'savepoint' if checkpoint.is_savepoint else 'checkpoint'} #{checkpoint.checkpoint_id} of run {checkpoint.run_id}"
 
 
 def operators_with_state(metadata: dict) -> set[str]:

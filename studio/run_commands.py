@@ -14,6 +14,11 @@ import redis
 from django.conf import settings
 
 KEY_TTL_S = 7 * 24 * 3600
+TIMEOUT_S = 2.0  # a Redis that hangs must fail a command call, not hold it (and its transaction)
+
+
+def _client() -> redis.Redis:
+    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=TIMEOUT_S, socket_connect_timeout=TIMEOUT_S)
 
 
 def command_key(run) -> str:
@@ -22,18 +27,19 @@ def command_key(run) -> str:
 
 
 def send_command(run, command: dict[str, Any]) -> None:
-    client = redis.Redis.from_url(settings.REDIS_URL)
+    """Queue ``command`` for the run's driver; raises ``redis.RedisError`` when Redis cannot take it."""
+    client = _client()
     try:
         key = command_key(run)
-        client.rpush(key, json.dumps(command))
-        client.expire(key, KEY_TTL_S)
+        with client.pipeline(transaction=True) as pipe:
+            pipe.rpush(key, json.dumps(command)).expire(key, KEY_TTL_S).execute()
     finally:
         client.close()
 
 
 def drop_commands(run) -> None:
     """Forget the run's unread commands (its driver has exited)."""
-    client = redis.Redis.from_url(settings.REDIS_URL)
+    client = _client()
     try:
         client.delete(command_key(run))
     finally:

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from engine.spec import validate_definition
+from studio.budget import validate_definition
+from studio.locations import claim_sinks, policy_for, sink_uses
 from studio.models import Pipeline, PipelineVersion, Run, RunStatus
 from studio.realtime.events import set_status
 from studio.restore import resolve_restore
@@ -19,24 +20,33 @@ class DefinitionProblems(Exception):
 
 def start_run(pipeline: Pipeline, version: PipelineVersion, *, user, mode: str | None = None,
               restore_from: dict | None = None, allow_non_restored_state: bool = False) -> Run:
-    """Create a CREATED run and enqueue ``launch_run`` once it is committed.
+    """Create a CREATED run and enqueue ``launch_run``, both or neither.
 
-    Raises :class:`DefinitionProblems` or ``studio.restore.RestoreError``.
+    The launch is queued inside the run's transaction: when Redis cannot take it, the run
+    is rolled back and the error (a 503 over HTTP) is all that happened. The worker may see
+    the task a moment before the commit; ``launch_run`` waits for the row.
+    The definition is checked against the locations granted to ``user`` now (and the run's
+    driver checks it again when it starts); starting makes the pipeline the owner of its sink
+    targets. Raises :class:`DefinitionProblems` or ``studio.restore.RestoreError``.
     """
     from studio.tasks import launch_run
 
-    errors = validate_definition(version.definition)
+    policy = policy_for(user, pipeline)
+    errors = validate_definition(version.definition, policy)
     if errors:
         raise DefinitionProblems(errors)
     mode = mode or version.definition.get("mode", "streaming")
-    restore = (resolve_restore(user, restore_from, version.definition, allow_non_restored_state)
+    restore = (resolve_restore(user, restore_from, version.definition, allow_non_restored_state, pipeline)
                if restore_from else None)
     with transaction.atomic():
+        conflicts = claim_sinks(pipeline, sink_uses(version.definition, policy))
+        if conflicts:
+            raise DefinitionProblems(conflicts)
         run = Run.objects.create(
             pipeline=pipeline, version=version, mode=mode, created_by=user,
             restored_from=restore.checkpoint if restore else None, restore_path=restore.path if restore else "",
             allow_non_restored_state=allow_non_restored_state)
         set_status(run.id, RunStatus.CREATED)  # before the launch can report SCHEDULING
-        transaction.on_commit(lambda: launch_run.delay(run.id))
+        launch_run.delay(run.id)
     run.refresh_from_db()
     return run

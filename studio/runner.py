@@ -5,11 +5,15 @@ runs the JobMaster (the Spark driver) and:
 
 - stores every engine event as a RunEvent and fans it out (``record_event``), metrics
   with rates and ratios added (``studio.metrics``);
-- takes commands from the run's Redis list: cancel, savepoint, stop (with a savepoint);
-  each savepoint's outcome is reported as a ``savepoint`` event with its request id;
+- takes commands from the run's Redis list: cancel, savepoint, stop (with a savepoint),
+  tap_open / tap_close (live taps, ``studio.taps``); each savepoint's outcome is reported
+  as a ``savepoint`` event with its request id;
 - heartbeats into the Run row so the studio can tell a lost driver from a quiet one, and
   cancels its job when it finds the run already ended (declared lost, say), so the
   database and the engine never disagree for long;
+- reports with its fencing token (``STUDIO_DRIVER_TOKEN`` from the launching task, or
+  one it claims when started by hand): once the studio fenced it, every report is refused
+  (``DriverFenced``) and the driver cancels its job;
 - turns SIGTERM/SIGINT into a cancel, so stopping the studio ends runs cleanly.
 
 Threads: the main thread runs the job; a command thread, a heartbeat thread, and one
@@ -21,6 +25,7 @@ import inspect
 import json
 import logging
 import os
+import secrets
 import signal
 import sys
 import threading
@@ -31,6 +36,7 @@ import django
 
 HEARTBEAT_INTERVAL_S = 2.0
 SAVEPOINT_FLUSH_TIMEOUT_S = 10.0
+RESTART_DETAILS = ("regions", "delay_ms")  # kept from a RESTARTING status for the exceptions history
 logger = logging.getLogger("studio.runner")
 
 
@@ -40,52 +46,68 @@ def main(argv: list[str]) -> int:
     from django.conf import settings
     from django.utils import timezone
 
-    from engine.checkpoint.coordinator import describe_job_graph
-    from engine.cluster.spark_job_master import SparkJobMaster
-    from engine.spec import normalise_definition
+    from engine.api import Spark, describe_vertices, normalise_definition, submit
+    from studio.locations import LocationsRefused, resolve_run_locations
     from studio.metrics import VertexMetricsTracker
     from studio.models import TERMINAL_STATUSES, Run
-    from studio.realtime.events import record_event, set_status
+    from studio.realtime.events import DriverFenced, record_event, set_status
 
     run_id = int(argv[0])
-    run = Run.objects.select_related("version", "restored_from").get(pk=run_id)
+    run = Run.objects.select_related("version", "restored_from", "pipeline", "created_by").get(pk=run_id)
     definition = normalise_definition({**run.version.definition, "mode": run.mode})
+    try:
+        definition = resolve_run_locations(run, definition)
+    except LocationsRefused as refused:
+        logger.warning("run %s refused: %s", run_id, refused)
+        set_status(run_id, "FAILED", str(refused), driver_token=os.environ.get("STUDIO_DRIVER_TOKEN"))
+        return 0
     checkpoint_dir = str(Path(settings.CHECKPOINT_ROOT) / f"run-{run_id}")
     restore = run.restore_path or (run.restored_from.external_path if run.restored_from else None) or None
-    Run.objects.filter(pk=run_id).update(checkpoint_dir=checkpoint_dir, heartbeat_at=timezone.now())
-    savepoints = SavepointReporter(run_id)
+    token = os.environ.get("STUDIO_DRIVER_TOKEN") or secrets.token_hex(16)
+    started = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL_STATUSES)
+    if "STUDIO_DRIVER_TOKEN" not in os.environ:
+        started.update(driver_token=token)  # started by hand: this driver claims the run
+    if not started.filter(driver_token=token).update(checkpoint_dir=checkpoint_dir, heartbeat_at=timezone.now()):
+        logger.warning("run %s ended or moved on before its driver started; nothing to do", run_id)
+        return 0
+    savepoints = SavepointReporter(run_id, token)
     ended = threading.Event()
     holder: dict = {}
 
     def on_event(event: dict) -> None:
         event = dict(event)
         event_type = event.pop("type")
-        if event_type == "status":
-            if event["status"] in TERMINAL_STATUSES:
-                # a stop's savepoint is reported before the FINISHED it leads to
-                savepoints.flush(SAVEPOINT_FLUSH_TIMEOUT_S, kinds=("sync-savepoint",))
-                ended.set()
-            set_status(run_id, event["status"], event.get("cause"))
-            return
-        if event_type == "metrics" and "tracker" in holder:
-            event["vertices"] = holder["tracker"].enrich(event.get("vertices") or {})
-        record_event(run_id, event_type, event)
+        try:
+            if event_type == "status":
+                if event["status"] in TERMINAL_STATUSES:
+                    # a stop's savepoint is reported before the FINISHED it leads to
+                    savepoints.flush(SAVEPOINT_FLUSH_TIMEOUT_S, kinds=("sync-savepoint",))
+                    ended.set()
+                details = {key: event[key] for key in RESTART_DETAILS if key in event}
+                set_status(run_id, event["status"], event.get("cause"), driver_token=token, details=details)
+                return
+            if event_type == "metrics" and "tracker" in holder:
+                event["vertices"] = holder["tracker"].enrich(event.get("vertices") or {})
+            record_event(run_id, event_type, event, driver_token=token)
+        except DriverFenced as fenced:
+            logger.warning("%s; cancelling the job", fenced)
+            if "job_master" in holder:
+                holder["job_master"].cancel()
 
-    options = {"checkpoint_dir": checkpoint_dir, "on_event": on_event, "spark_master": settings.SPARK_MASTER or None,
-               "restore": restore}
-    if "allow_non_restored_state" in inspect.signature(SparkJobMaster).parameters:
+    options = {"checkpoint_dir": checkpoint_dir, "on_event": on_event, "restore": restore}
+    if "allow_non_restored_state" in inspect.signature(submit).parameters:
         options["allow_non_restored_state"] = run.allow_non_restored_state
-    job_master = SparkJobMaster(definition, **options)
-    holder["tracker"] = VertexMetricsTracker(describe_job_graph(job_master.job_graph))
+    holder["tracker"] = VertexMetricsTracker(describe_vertices(definition))
+    job_master = holder["job_master"] = submit(definition, Spark(master=settings.SPARK_MASTER or None), **options)
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: job_master.cancel())
     threading.Thread(target=_follow_commands, args=(run, job_master, savepoints, stop), daemon=True,
                      name="commands").start()
-    threading.Thread(target=_heartbeat, args=(run_id, job_master, ended, stop), daemon=True,
+    threading.Thread(target=_heartbeat, args=(run_id, token, job_master, ended, stop), daemon=True,
                      name="heartbeat").start()
     try:
-        outcome = job_master.run()
+        outcome = job_master.wait()
     finally:
         stop.set()
         _drop_commands(run)
@@ -101,8 +123,9 @@ class SavepointReporter:
     ``flush`` from the job's event thread.
     """
 
-    def __init__(self, run_id: int):
+    def __init__(self, run_id: int, driver_token: str | None = None):
         self.run_id = run_id
+        self.driver_token = driver_token
         self._lock = threading.Lock()
         self._open: dict[str, tuple[Future, str]] = {}  # guarded by: self._lock
 
@@ -153,7 +176,7 @@ class SavepointReporter:
             data = {"request_id": request_id, "kind": kind, "status": "FAILED",
                     "failure_cause": str(error) or type(error).__name__}
         try:
-            record_event(self.run_id, "savepoint", data)
+            record_event(self.run_id, "savepoint", data, driver_token=self.driver_token)
         except Exception:
             logger.exception("could not record the outcome of savepoint request %s", request_id)
 
@@ -185,6 +208,9 @@ def _execute(command: dict, run_id: int, job_master, savepoints: SavepointReport
     if name == "cancel":
         job_master.cancel()
         return
+    if name in ("tap_open", "tap_close"):
+        _tap(command, run_id, job_master)
+        return
     if name not in ("savepoint", "stop"):
         logger.warning("run %s: unknown command %r", run_id, command)
         return
@@ -203,6 +229,20 @@ def _execute(command: dict, run_id: int, job_master, savepoints: SavepointReport
     savepoints.track(request_id, kind, future)
 
 
+def _tap(command: dict, run_id: int, job_master) -> None:
+    """Open or close a live tap (``studio.taps``): its samples go to the tap's channel group."""
+    from engine.api import TapError
+    from studio.taps.relay import relay_sample
+
+    if command["command"] == "tap_close":
+        job_master.close_tap(command["tap_id"])
+        return
+    try:
+        job_master.open_tap(command["edge"], relay_sample, command.get("limits"), tap_id=command["tap_id"])
+    except TapError as error:
+        logger.warning("run %s: tap %s not opened: %s", run_id, command["tap_id"], error)
+
+
 def _drop_commands(run) -> None:
     from studio.run_commands import drop_commands
 
@@ -212,7 +252,7 @@ def _drop_commands(run) -> None:
         logger.info("could not drop the command list of run %s", run.id, exc_info=True)
 
 
-def _heartbeat(run_id: int, job_master, ended: threading.Event, stop: threading.Event) -> None:
+def _heartbeat(run_id: int, token: str, job_master, ended: threading.Event, stop: threading.Event) -> None:
     from django.db import close_old_connections
     from django.utils import timezone
 
@@ -220,14 +260,14 @@ def _heartbeat(run_id: int, job_master, ended: threading.Event, stop: threading.
 
     while not stop.wait(HEARTBEAT_INTERVAL_S):
         try:
-            alive = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL_STATUSES).update(
+            alive = Run.objects.filter(pk=run_id, driver_token=token).exclude(status__in=TERMINAL_STATUSES).update(
                 heartbeat_at=timezone.now())
         except Exception:
             logger.warning("heartbeat of run %s failed", run_id, exc_info=True)
             close_old_connections()
             continue
         if not alive and not ended.is_set() and not stop.is_set():
-            # the studio ended the run (declared this driver lost, or the run was deleted):
+            # the studio ended the run (declared this driver lost and fenced it, or the run was deleted):
             # the engine must not go on with a job the database says is over
             logger.warning("run %s ended in the studio while its job still ran; cancelling the job", run_id)
             job_master.cancel()

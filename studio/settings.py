@@ -6,8 +6,13 @@ Environment: ``DATABASE_URL`` (default SQLite under ``STUDIO_DATA_DIR``), ``REDI
 ``DJANGO_SECRET_KEY``, ``DJANGO_DEBUG``, ``DJANGO_ALLOWED_HOSTS``, ``STUDIO_ADMIN_PASSWORD``
 (the ``admin`` user's password; generated once into ``var/admin-password`` when unset),
 ``STUDIO_HEARTBEAT_TIMEOUT`` (seconds without a driver heartbeat before a run is FAILED
-"driver lost"; default 15), ``STUDIO_STORAGE_PROTOCOLS`` (filesystems restore paths and
-savepoint targets may name; default local paths and object stores, never http).
+"driver lost"; default 15), ``STUDIO_MAX_REQUESTS_IN_FLIGHT`` (per web worker, before 503;
+default 8), ``STUDIO_STORAGE_PROTOCOLS`` (filesystems restore paths and
+savepoint targets may name; default local paths and object stores, never http),
+``STUDIO_VALIDATION_BUDGET_S`` (2), ``STUDIO_PREVIEW_BUDGET_S`` (10) and
+``STUDIO_BUDGET_MEMORY_MB`` (1024): the limits of the worker processes that validate, plan
+and preview definitions (``studio.budget``), ``STUDIO_WORKSPACE_ROOT`` (each pipeline's
+directory for relative paths; default ``var/workspaces``, see ``studio.locations``).
 """
 import os
 from pathlib import Path
@@ -20,7 +25,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("STUDIO_DATA_DIR", BASE_DIR / "var")).resolve()
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
-DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
+DEBUG = os.environ.get("DJANGO_DEBUG", "0") == "1"  # debug pages list URL patterns: only when asked for
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-set-DJANGO_SECRET_KEY-in-production")
 ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",")
 
@@ -34,11 +39,13 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served by the studio itself: /api/docs/ works offline
     "channels",
     "studio",
 ]
 
 MIDDLEWARE = [
+    "studio.api.body_limit.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -93,7 +100,8 @@ CHANNEL_LAYERS = {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         # redis-py's asyncio client times reads out after 5 s by default, exactly the
         # layer's blocking-pop timeout: a consumer idle that long would die. Read longer.
-        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}], "capacity": 1000, "expiry": 30},
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}], "capacity": 1000, "expiry": 30,
+                   "prefix": os.environ.get("STUDIO_CHANNEL_PREFIX", "asgi")},
     }
 }
 
@@ -106,6 +114,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "")  # empty: local[N] sized to the run's slots
 CHECKPOINT_ROOT = os.environ.get("STUDIO_CHECKPOINT_ROOT", str(DATA_DIR / "checkpoints"))
 RUN_LOG_DIR = DATA_DIR / "runs"
+# Each pipeline's relative paths resolve in its own directory here (studio.locations).
+STUDIO_WORKSPACE_ROOT = os.environ.get("STUDIO_WORKSPACE_ROOT", str(DATA_DIR / "workspaces"))
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -115,17 +125,29 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["studio.api.parsers.BoundedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "studio.api.exceptions.exception_handler",
 }
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("STUDIO_MAX_BODY_BYTES", str(2 ** 20)))  # larger bodies: 413
 STUDIO_THROTTLE_RATES = {"login": os.environ.get("STUDIO_LOGIN_RATE", "30/min"),
                          "preview": os.environ.get("STUDIO_PREVIEW_RATE", "60/min")}
 STUDIO_STORAGE_PROTOCOLS = frozenset(os.environ.get(
     "STUDIO_STORAGE_PROTOCOLS", "file,local,s3,s3a,gs,gcs,hdfs,abfs,abfss,az,memory").split(","))
+# Validating, planning and previewing run in worker processes within these budgets (studio.budget).
+STUDIO_VALIDATION_BUDGET_S = float(os.environ.get("STUDIO_VALIDATION_BUDGET_S", "2"))
+STUDIO_PREVIEW_BUDGET_S = float(os.environ.get("STUDIO_PREVIEW_BUDGET_S", "10"))
+STUDIO_BUDGET_MEMORY_MB = int(os.environ.get("STUDIO_BUDGET_MEMORY_MB", "1024"))
 HEARTBEAT_TIMEOUT_S = float(os.environ.get("STUDIO_HEARTBEAT_TIMEOUT", "15"))
 HEARTBEAT_CHECK_INTERVAL_S = float(os.environ.get("STUDIO_HEARTBEAT_CHECK_INTERVAL", "3"))
+# How often each Celery worker looks for due savepoint schedules (studio.schedules.scheduler).
+SCHEDULE_CHECK_INTERVAL_S = float(os.environ.get("STUDIO_SCHEDULE_CHECK_INTERVAL", "1"))
+# Alert webhooks (studio.alerts.webhooks): attempts per delivery, and the first retry's delay (doubling).
+WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("STUDIO_WEBHOOK_MAX_ATTEMPTS", "5"))
+WEBHOOK_BACKOFF_S = float(os.environ.get("STUDIO_WEBHOOK_BACKOFF_S", "2"))
 LAUNCH_TIMEOUT_S = float(os.environ.get("STUDIO_LAUNCH_TIMEOUT", "600"))
+# Per web worker process: HTTP requests served at once before further ones get 503 + Retry-After.
+MAX_REQUESTS_IN_FLIGHT = int(os.environ.get("STUDIO_MAX_REQUESTS_IN_FLIGHT", "8"))
 ADMIN_PASSWORD_FILE = DATA_DIR / "admin-password"
 LOGIN_URL = "/login"
 CSRF_COOKIE_SAMESITE = "Lax"
@@ -143,12 +165,24 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "studio.models.RunStatus",
+        "RunStatusValueEnum": ["CREATED", "SCHEDULING", "RUNNING", "FINISHING", "FINISHED", "CANCELING", "CANCELED",
+                               "FAILING", "FAILED", "RESTARTING"],  # the same statuses, where a field lists values
         "SavepointStatusEnum": "studio.models.SavepointStatus",
+        "LocationKindEnum": "studio.models.LocationKind",
         "CheckpointStatusEnum": ["IN_PROGRESS", "COMPLETED", "FAILED"],
+        "SavepointTriggerEnum": "studio.models.SavepointTrigger",
+        "AlertKindEnum": "studio.alerts.models.AlertKind",
+        "CheckpointKindEnum": ["checkpoint", "savepoint", "sync-savepoint"],
+        "DeliveryStatusEnum": "studio.alerts.models.DeliveryStatus",
     },
     "SCHEMA_PATH_PREFIX": r"/api/",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # no badge from swagger.io's online validator: the docs page asks no other host for anything
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 FRONTEND_DIST = BASE_DIR / "frontend" / "dist"

@@ -3,30 +3,38 @@
 The driver is a separate process (``python -m studio.runner <run id>``) because it hosts
 a Spark driver JVM; this task waits for it so that a driver that dies without reporting
 an end is noticed and its run marked FAILED instead of staying RUNNING forever.
+
+Fencing: the task gives the driver its token (``STUDIO_DRIVER_TOKEN``, also written to
+the run). While it waits it checks, every ``FENCE_CHECK_INTERVAL_S``, that the run still
+holds that token; once the studio declared the driver lost (``studio.liveness``: a new
+token), the task kills the driver's whole process tree, its Spark JVM and slots included,
+SIGKILL, which also ends a stopped (SIGSTOP) process.
 """
 from __future__ import annotations
 
 import logging
 import os
+import secrets
 import subprocess
 import sys
 
+import psutil
 from celery import shared_task
 from django.conf import settings
 
-from engine.plan.plan_summary import plan_pipeline
-from engine.spec import ValidationError, normalise_definition
-from studio.models import Run, RunStatus
+from engine.api import ValidationError, normalise_definition, plan_pipeline
+from studio.models import TERMINAL_STATUSES, Run, RunStatus
 from studio.realtime.events import set_status
 
 logger = logging.getLogger(__name__)
+FENCE_CHECK_INTERVAL_S = 1.0
 
 
-@shared_task(acks_late=False)
-def launch_run(run_id: int) -> None:
+@shared_task(acks_late=False, bind=True, max_retries=50)
+def launch_run(self, run_id: int) -> None:
     run = Run.objects.select_related("version").filter(pk=run_id).first()
-    if run is None:
-        return
+    if run is None:  # queued inside the run's transaction: its commit may be a moment away
+        raise self.retry(countdown=0.1)
     if run.status != RunStatus.CREATED:
         if run.status == RunStatus.CANCELING:
             set_status(run_id, RunStatus.CANCELED)
@@ -49,9 +57,42 @@ def launch_run(run_id: int) -> None:
 def _run_driver(run: Run) -> int:
     settings.RUN_LOG_DIR.mkdir(parents=True, exist_ok=True)
     log_path = settings.RUN_LOG_DIR / f"run-{run.id}.log"
-    env = {**os.environ, "PYTHONPATH": str(settings.BASE_DIR), "REDIS_URL": settings.REDIS_URL}
+    token = secrets.token_hex(16)
+    if not Run.objects.filter(pk=run.id).exclude(status__in=TERMINAL_STATUSES).update(driver_token=token):
+        return 0  # it ended meanwhile (declared lost, say): no driver to start
+    env = {**os.environ, "PYTHONPATH": str(settings.BASE_DIR), "REDIS_URL": settings.REDIS_URL,
+           "STUDIO_DRIVER_TOKEN": token}
     with open(log_path, "ab") as log:
         driver = subprocess.Popen([sys.executable, "-m", "studio.runner", str(run.id)],
                                   cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT)
         Run.objects.filter(pk=run.id).update(driver_pid=driver.pid)
-        return driver.wait()
+        return _wait_unless_fenced(driver, run.id, token)
+
+
+def _wait_unless_fenced(driver: subprocess.Popen, run_id: int, token: str) -> int:
+    """Wait for the driver; kill its process tree as soon as the run no longer holds its token."""
+    while True:
+        try:
+            return driver.wait(timeout=FENCE_CHECK_INTERVAL_S)
+        except subprocess.TimeoutExpired:
+            pass
+        if not Run.objects.filter(pk=run_id, driver_token=token).exists():
+            logger.warning("run %s: its driver (pid %s) was fenced; killing it and its Spark processes",
+                           run_id, driver.pid)
+            kill_tree(driver.pid)
+            return driver.wait()
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL a process and every descendant (children first found, so none is orphaned unseen)."""
+    try:
+        root = psutil.Process(pid)
+        processes = [*root.children(recursive=True), root]
+    except psutil.NoSuchProcess:
+        return
+    for process in processes:
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(processes, timeout=10)

@@ -10,8 +10,10 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/", include("studio.api.urls")),
     path("admin/", admin.site.urls),
-    re_path(r"^(?:pipelines(?:/.*)?|runs/.*|login|tokens)?/?$", frontend_index, name="frontend"),
+    re_path(r"^(?:pipelines(?:/.*)?|runs/.*|jobs|login|tokens)?/?$", frontend_index, name="frontend"),
 ]
 
+handler400 = "studio.frontend.bad_request"
+handler403 = "studio.frontend.forbidden"
 handler404 = "studio.frontend.not_found"
 handler500 = "studio.frontend.server_error"

@@ -10,7 +10,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studio.api.exceptions import BadRequest
+from studio.api.exceptions import LoginFailed
 from studio.api.schema import errors, responses
 from studio.api.serializers import LoginSerializer, NewTokenSerializer, TokenSerializer, UserSerializer
 from studio.api.throttling import LoginThrottle
@@ -26,14 +26,14 @@ class LoginView(APIView):
     throttle_classes = [LoginThrottle]
 
     @extend_schema(summary="Log in (session cookie + csrftoken cookie)", request=LoginSerializer,
-                   responses={200: UserSerializer, **errors(400, 429)}, auth=[])
+                   responses={200: UserSerializer, **errors(400, 401, 429)}, auth=[])
     def post(self, request):
         body = LoginSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         user = authenticate(request._request, username=body.validated_data["username"],
                             password=body.validated_data["password"])
         if user is None:
-            raise BadRequest("wrong username or password")
+            raise LoginFailed()
         login(request._request, user)
         get_token(request._request)
         return Response(UserSerializer(user).data)

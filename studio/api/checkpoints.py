@@ -23,7 +23,8 @@ class CheckpointViewSet(RunNestedMixin, viewsets.GenericViewSet):
 
     @extend_schema(summary="Counts, summary (min/avg/max/p50/p90/p99), latest and history (newest first)",
                    parameters=[RUN_PK, OpenApiParameter(
-                       "limit", int, description=f"History rows (default {checkpoint_stats.HISTORY_DEFAULT}, "
+                       "limit", {"type": "integer", "minimum": 0, "maximum": checkpoint_stats.HISTORY_MAX},
+                       description=f"History rows (default {checkpoint_stats.HISTORY_DEFAULT}, "
                                                  f"at most {checkpoint_stats.HISTORY_MAX}).")],
                    responses=responses({200: CheckpointOverviewSerializer}, 404))
     def list(self, request, run_pk=None):

@@ -2,33 +2,56 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from engine.plan.plan_summary import plan_pipeline
-from engine.spec import OPERATOR_CATALOG, normalise_definition, validate_definition
+from engine.api import OPERATOR_CATALOG
+from studio import budget
+from studio.access import pipelines_visible_to
 from studio.api.exceptions import InvalidDefinition, ServiceBusy
 from studio.api.schema import responses
 from studio.api.serializers import (
-    DiffSerializer, DraftDiffSerializer, OperatorSerializer, PlanSerializer, PreviewRequestSerializer, PreviewSerializer,
-    ValidateSerializer, ValidationResultSerializer,
+    DiffSerializer, DraftDiffSerializer, OperatorSerializer, PlanRequestSerializer, PlanSerializer,
+    PreviewRequestSerializer, PreviewSerializer, ValidateSerializer, ValidationResultSerializer,
 )
 from studio.api.throttling import PreviewThrottle
-from studio.preview import PreviewBusy, preview_definition
+from studio.locations import policy_for, sink_conflicts, sink_uses
 from studio.versions_diff import diff_definitions
 
 
-def checked(definition) -> dict:
-    """``definition`` when it is valid; otherwise a 400 listing every problem."""
-    errors = validate_definition(definition)
+def checked(definition, user, pipeline=None) -> dict:
+    """``definition`` when it is valid and stays inside the locations granted to ``user``; otherwise a 400
+    listing every problem (a budget overrun, an escaping location, another pipeline's sink target included)."""
+    errors = problems_of(definition, user, pipeline)
     if errors:
         raise InvalidDefinition(errors)
     return definition
 
 
+def problems_of(definition, user, pipeline=None) -> list[dict]:
+    """Every problem of ``definition`` for ``user``: validation, locations, sink ownership."""
+    policy = policy_for(user, pipeline)
+    errors = budget.validate_definition(definition, policy)
+    return errors + sink_conflicts(pipeline, sink_uses(definition, policy))
+
+
+def workspace_pipeline(user, pipeline_id):
+    """The pipeline a validate or preview request names for its workspace; 404 when the user may not view it."""
+    if pipeline_id is None:
+        return None
+    pipeline = pipelines_visible_to(user).filter(pk=pipeline_id).first()
+    if pipeline is None:
+        raise NotFound(f"no pipeline {pipeline_id}")
+    return pipeline
+
+
 def plan_of(definition) -> dict:
     """The planner's summary of a definition; a 400 listing every problem when it is invalid."""
-    return plan_pipeline(normalise_definition(checked(definition)))
+    plan = budget.plan_definition(definition)
+    if "errors" in plan:
+        raise InvalidDefinition(plan["errors"])
+    return plan
 
 
 class OperatorListView(APIView):
@@ -42,11 +65,16 @@ class OperatorListView(APIView):
 
 class ValidateView(APIView):
     @extend_schema(summary="Validate a definition: every problem at once, nothing saved",
-                   request=ValidateSerializer, responses=responses({200: ValidationResultSerializer}))
+                   description="Validation runs in a worker process within a budget (2 s by default); one that "
+                               "overruns it answers valid: false with one problem located where it was stopped. "
+                               "Location parameters (paths, URLs, Redis, PostgreSQL) must stay inside the "
+                               "locations granted to you.",
+                   request=ValidateSerializer, responses=responses({200: ValidationResultSerializer}, 404))
     def post(self, request):
         body = ValidateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        errors = validate_definition(body.validated_data["definition"])
+        data = body.validated_data
+        errors = problems_of(data["definition"], request.user, workspace_pipeline(request.user, data.get("pipeline")))
         return Response({"valid": not errors, "errors": errors})
 
 
@@ -62,9 +90,9 @@ class DraftDiffView(APIView):
 
 class PlanView(APIView):
     @extend_schema(summary="The planner's job vertices, regions and schedule for a definition",
-                   request=ValidateSerializer, responses=responses({200: PlanSerializer}))
+                   request=PlanRequestSerializer, responses=responses({200: PlanSerializer}))
     def post(self, request):
-        body = ValidateSerializer(data=request.data)
+        body = PlanRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         return Response(plan_of(body.validated_data["definition"]))
 
@@ -72,13 +100,20 @@ class PlanView(APIView):
 class PreviewView(APIView):
     throttle_classes = [PreviewThrottle]
 
-    @extend_schema(summary="Run a definition in-process on a bounded sample; records after every node",
-                   request=PreviewRequestSerializer, responses=responses({200: PreviewSerializer}, 429, 503))
+    @extend_schema(summary="Run a definition on a bounded sample; records after every node",
+                   description="The run happens in a worker process within a budget (10 s by default, validation "
+                               "included); one that overruns it answers status CANCELED with the overrun as its "
+                               "failure.",
+                   request=PreviewRequestSerializer, responses=responses({200: PreviewSerializer}, 404, 429, 503))
     def post(self, request):
         body = PreviewRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        definition = checked(body.validated_data["definition"])
+        data = body.validated_data
+        policy = policy_for(request.user, workspace_pipeline(request.user, data.get("pipeline")))
         try:
-            return Response(preview_definition(definition, limit=body.validated_data["limit"]))
-        except PreviewBusy as busy:
+            preview = budget.preview_definition(data["definition"], limit=data["limit"], policy=policy)
+        except budget.PoolBusy as busy:
             raise ServiceBusy(str(busy))
+        if "errors" in preview:
+            raise InvalidDefinition(preview["errors"])
+        return Response(preview)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 
+import kombu.exceptions
+import redis
 from django.http import HttpResponseForbidden, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import status
@@ -29,9 +31,25 @@ class InvalidDefinition(APIException):
         self.errors = errors
 
 
+def rule_violation(field: str, message: str) -> InvalidDefinition:
+    """A request that fits its schema but breaks a rule no JSON Schema states (a cron expression's syntax, a
+    webhook URL's scheme, exactly one of two fields): answered like a definition's problems, located in
+    ``errors``."""
+    return InvalidDefinition([{"node": None, "edge": None, "field": field, "message": message}],
+                             detail=f"{field}: {message}")
+
+
 class BadRequest(APIException):
     status_code = status.HTTP_400_BAD_REQUEST
     default_detail = "bad request"
+
+
+class LoginFailed(APIException):
+    """Wrong username or password: 401, as for any request whose credentials are refused."""
+
+    status_code = status.HTTP_401_UNAUTHORIZED
+    default_detail = "wrong username or password"
+    auth_header = 'Token realm="api"'
 
 
 class Conflict(APIException):
@@ -44,8 +62,24 @@ class ServiceBusy(APIException):
     default_detail = "the studio is busy; try again in a moment"
 
 
+class DependencyDown(APIException):
+    """Redis (queue, commands, live events) did not answer; nothing was changed, try again."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "a service the studio depends on is down; nothing was changed, try again shortly"
+
+
+DEPENDENCY_RETRY_AFTER_S = 5
+# Redis down or hanging, as redis-py or Celery's publisher (kombu) reports it
+DEPENDENCY_ERRORS = (redis.ConnectionError, redis.TimeoutError, kombu.exceptions.OperationalError)
+
+
 def exception_handler(exc, context):
     """DRF's handler, reshaped so that every error has ``detail``; unexpected errors are a plain 500."""
+    if isinstance(exc, DEPENDENCY_ERRORS):
+        logger.warning("dependency down in %s: %s", context.get("view"), exc)
+        return Response({"detail": DependencyDown.default_detail}, status=DependencyDown.status_code,
+                        headers={"Retry-After": str(DEPENDENCY_RETRY_AFTER_S)})
     if isinstance(exc, InvalidDefinition):
         return Response({"detail": exc.detail, "errors": exc.errors}, status=exc.status_code)
     response = drf_exception_handler(exc, context)

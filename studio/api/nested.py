@@ -1,9 +1,9 @@
 """Views nested under a run (``/api/runs/<run_pk>/...``): the run is looked up, checked, and cached."""
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 
-from studio.access import runs_visible_to
+from studio.access import visible_run
 from studio.api.permissions import check_pipeline_permission
 from studio.models import Run
 
@@ -14,7 +14,9 @@ class RunNestedMixin:
     @property
     def run(self) -> Run:
         if not hasattr(self, "_run"):
-            runs = runs_visible_to(self.request.user).select_related("pipeline", "version")
-            self._run = get_object_or_404(runs, pk=self.kwargs["run_pk"])
+            run = visible_run(self.request.user, self.kwargs["run_pk"], "version")
+            if run is None:
+                raise Http404("No run matches the given query.")
+            self._run = run
             check_pipeline_permission(self.request, self, self._run)
         return self._run

@@ -33,6 +33,8 @@ def pipeline_of(obj) -> Pipeline:
         return obj.pipeline
     if isinstance(obj, (Checkpoint, SavepointRequest)):
         return obj.run.pipeline
+    if hasattr(obj, "owning_pipeline"):  # schedules, alert rules, taps
+        return obj.owning_pipeline
     raise ImproperlyConfigured(f"PipelineAccess does not know how to find the pipeline of a {type(obj).__name__}")
 
 

@@ -8,7 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -16,14 +16,16 @@ from studio.access import EDIT, OWN, RUN, pipelines_visible_to
 from studio.api.definitions import checked, plan_of
 from studio.api.exceptions import BadRequest, Conflict, InvalidDefinition
 from studio.api.permissions import PipelineAccess
-from studio.api.schema import VERSION_PARAMETER, responses
+from studio.api.schema import VERSION_PARAMETER, bounded_int, responses
 from studio.api.serializers import (
     DiffSerializer, ImportSerializer, PipelineListSerializer, PipelineSerializer, PipelineWriteSerializer,
     PlanSerializer, RollbackSerializer, RunSerializer, RunStartSerializer, RunSummarySerializer, ShareSerializer,
     VersionDetailSerializer, VersionSerializer,
 )
+from studio.locations import claim_sinks, policy_for, sink_uses
 from studio.models import Pipeline, PipelineShare
 from studio.restore import RestoreError
+from studio.run_overview import with_last_checkpoint, with_latest_run
 from studio.run_start import DefinitionProblems, start_run
 from studio.versions_diff import diff_definitions
 
@@ -32,20 +34,25 @@ class PipelineSaveSerializer(PipelineWriteSerializer):
     """Writes: a new pipeline with version 1, or a new version of an existing one."""
 
     def validate_definition(self, definition):
-        return checked(definition)
+        return checked(definition, self.context["request"].user, self.instance)
 
     def create(self, validated):
         request = self.context["request"]
         definition = validated["definition"]
-        pipeline = Pipeline.objects.create(name=_name(validated, definition), owner=request.user)
-        pipeline.save_version(definition, validated["message"], request.user)
+        with transaction.atomic():  # a sink target another pipeline owns undoes the creation
+            pipeline = Pipeline.objects.create(name=_name(validated, definition), owner=request.user)
+            _claim_sinks(pipeline, definition, request.user)
+            pipeline.save_version(definition, validated["message"], request.user)
         return pipeline
 
     def update(self, pipeline, validated):
         definition = validated["definition"]
-        pipeline.name = _name(validated, definition, pipeline.name)
-        pipeline.save(update_fields=["name", "updated_at"])
-        pipeline.save_version(definition, validated["message"], self.context["request"].user)
+        user = self.context["request"].user
+        with transaction.atomic():
+            _claim_sinks(pipeline, definition, user)
+            pipeline.name = _name(validated, definition, pipeline.name)
+            pipeline.save(update_fields=["name", "updated_at"])
+            pipeline.save_version(definition, validated["message"], user)
         return pipeline
 
     def to_representation(self, pipeline):
@@ -56,14 +63,21 @@ class PipelineImportSerializer(ImportSerializer, PipelineSaveSerializer):
     pass
 
 
+def _claim_sinks(pipeline: Pipeline, definition: dict, user) -> None:
+    """Make ``pipeline`` the owner of its sink targets; a 400 naming the node when another pipeline owns one."""
+    problems = claim_sinks(pipeline, sink_uses(definition, policy_for(user, pipeline)))
+    if problems:
+        raise InvalidDefinition(problems)
+
+
 def _name(validated: dict, definition: dict, current: str | None = None) -> str:
     return validated.get("name") or current or definition.get("name") or "pipeline"
 
 
 VERSION_NUMBER = OpenApiParameter("number", int, OpenApiParameter.PATH, description="A version number.")
 DIFF_PARAMETERS = [
-    OpenApiParameter("from", int, description="The older version; the one before `to` when omitted."),
-    OpenApiParameter("to", int, description="The newer version; the latest when omitted."),
+    OpenApiParameter("from", bounded_int(), description="The older version; the one before `to` when omitted."),
+    OpenApiParameter("to", bounded_int(), description="The newer version; the latest when omitted."),
 ]
 
 
@@ -91,7 +105,7 @@ class PipelineViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def get_queryset(self):
         pipelines = pipelines_visible_to(self.request.user).select_related("owner")
         if self.action == "list":  # the version number without loading every version's definition
-            return pipelines.annotate(latest_number=Max("versions__number"))
+            return with_latest_run(pipelines.annotate(latest_number=Max("versions__number")))
         return pipelines
 
     def get_serializer_class(self):
@@ -151,11 +165,11 @@ class PipelineViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         body = RollbackSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         number = body.validated_data["version"]
-        version = pipeline.versions.filter(number=number).first()
-        if version is None:
-            raise BadRequest(f"pipeline {pipeline.id} has no version {number}")
+        version = self._version(pipeline, number)
         message = body.validated_data.get("message") or f"Rolled back to version {number}"
-        pipeline.save_version(version.definition, message, request.user)
+        definition = checked(version.definition, request.user, pipeline)  # grants may have changed since
+        _claim_sinks(pipeline, definition, request.user)
+        pipeline.save_version(definition, message, request.user)
         return Response(PipelineSerializer(pipeline, context=self.get_serializer_context()).data)
 
     @extend_schema(summary="Download a version's definition (JSON attachment)", parameters=[VERSION_PARAMETER],
@@ -183,12 +197,12 @@ class PipelineViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
     def runs(self, request, pk=None):
         pipeline = self.get_object()
         if request.method == "GET":
-            runs = pipeline.runs.select_related("version", "pipeline", "created_by")
+            runs = with_last_checkpoint(pipeline.runs.select_related("version", "pipeline", "created_by"))
             return Response(RunSummarySerializer(runs, many=True).data)
         body = RunStartSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        version = self._version(pipeline, data.get("version"), source="body")
+        version = self._version(pipeline, data.get("version"))
         try:
             run = start_run(pipeline, version, user=request.user, mode=data.get("mode"),
                             restore_from=data.get("restore_from"),
@@ -196,7 +210,7 @@ class PipelineViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         except DefinitionProblems as problems:
             raise InvalidDefinition(problems.errors, f"version {version.number} cannot run: its definition is invalid")
         except RestoreError as error:
-            raise (Conflict if error.status == 409 else BadRequest)(str(error))
+            raise {409: Conflict, 403: PermissionDenied}.get(error.status, BadRequest)(str(error))
         return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(methods=["get"], summary="The groups the pipeline is shared with",
@@ -227,13 +241,13 @@ class PipelineViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         get_object_or_404(PipelineShare, pipeline=pipeline, pk=share_id).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    def _version(self, pipeline: Pipeline, number, source: str = "query"):
+    def _version(self, pipeline: Pipeline, number):
+        """The version ``number`` (the latest when None); 404 when there is none, named in the body or the URL."""
         if number is None:
             return pipeline.latest_version()
         version = pipeline.versions.filter(number=number).first()
         if version is None:
-            message = f"pipeline {pipeline.id} has no version {number}"
-            raise BadRequest(message) if source == "body" else NotFound(message)
+            raise NotFound(f"pipeline {pipeline.id} has no version {number}")
         return version
 
 

@@ -1,32 +1,38 @@
 """Runs: list and filter, status with its history, cancel, stop with a savepoint, events, metrics."""
 from __future__ import annotations
 
+from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from studio.access import RUN, runs_visible_to
+from studio.access import RUN, runs_visible_to, visible_run
 from studio.api.exceptions import BadRequest, Conflict
 from studio.api.pagination import RunPagination
 from studio.api.permissions import PipelineAccess
-from studio.api.schema import responses
+from studio.api.schema import bounded_int, responses
 from studio.api.serializers import (
-    RUN_STATUSES, EventSerializer, MetricsSerializer, RequestIdSerializer, RunSerializer, RunSummarySerializer,
+    RUN_STATUSES, EventSerializer, ExceptionsSerializer, MetricsSerializer, StateCompatibilitySerializer, RequestIdSerializer, RunSerializer, RunSummarySerializer,
     StopSerializer,
 )
 from studio.models import RunEvent
 from studio.realtime.events import serialise_event
 from studio.run_control import RunStateConflict, cancel, stop_with_savepoint
+from studio.run_exceptions import exceptions_of
+from studio.state_compatibility import state_compatibility
 from studio.run_metrics import metrics_of
+from studio.run_overview import with_last_checkpoint
 from studio.storage_urls import StorageUrlError
 
 EVENTS_PAGE = 1000
 LIST_PARAMETERS = [
-    OpenApiParameter("pipeline", int, description="Only runs of this pipeline."),
-    OpenApiParameter("status", str, description="Only runs in these statuses, comma separated "
-                                                 f"({', '.join(RUN_STATUSES)})."),
+    OpenApiParameter("pipeline", bounded_int(), description="Only runs of this pipeline."),
+    OpenApiParameter("status", {"type": "string", "pattern": f"^({'|'.join(RUN_STATUSES)})(,({'|'.join(RUN_STATUSES)}))*$"},
+                     description=f"Only runs in these statuses, comma separated ({', '.join(RUN_STATUSES)}); "
+                                 "an unknown one is a 400."),
 ]
 
 
@@ -61,16 +67,25 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         runs = runs_visible_to(self.request.user).select_related("pipeline", "version", "created_by")
         if self.action != "list":
             return runs.select_related("restored_from")
+        runs = with_last_checkpoint(runs)
         pipeline = int_param(self.request, "pipeline")
         if pipeline is not None:
             runs = runs.filter(pipeline_id=pipeline)
-        statuses = [s.strip().upper() for s in self.request.query_params.get("status", "").split(",") if s.strip()]
+        wanted = self.request.query_params.get("status")
+        if wanted is None:
+            return runs
+        statuses = wanted.split(",")
         unknown = sorted(set(statuses) - set(RUN_STATUSES))
         if unknown:
-            raise BadRequest(f"unknown status {', '.join(unknown)}; one of {', '.join(RUN_STATUSES)}")
-        if statuses:
-            runs = runs.filter(status__in=statuses)
-        return runs
+            raise BadRequest(f"unknown status {', '.join(map(repr, unknown))}; one of {', '.join(RUN_STATUSES)}")
+        return runs.filter(status__in=statuses)
+
+    def get_object(self):
+        run = visible_run(self.request.user, self.kwargs["pk"], "version", "created_by", "restored_from")
+        if run is None:
+            raise Http404("No run matches the given query.")
+        self.check_object_permissions(self.request, run)
+        return run
 
     def get_serializer_class(self):
         return RunSummarySerializer if self.action == "list" else RunSerializer
@@ -104,7 +119,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return Response({"request_id": savepoint.request_id}, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(summary="The run's stored events after a sequence number, oldest first (1000 at most)",
-                   parameters=[OpenApiParameter("after", int, description="Only events with a larger seq.")],
+                   parameters=[OpenApiParameter("after", bounded_int(), description="Only events with a larger seq.")],
                    responses=responses({200: EventSerializer(many=True)}, 404))
     @action(detail=True, methods=["get"], pagination_class=None)
     def events(self, request, pk=None):
@@ -114,10 +129,34 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return Response([serialise_event(event) for event in events])
 
     @extend_schema(summary="Per-vertex records in/out, rates and busy/idle/backpressured ratios, with the last "
-                           "samples", parameters=[OpenApiParameter("samples", int, description="How many samples "
+                           "samples", parameters=[OpenApiParameter("samples", bounded_int(0, 1000), description="How many samples "
                                                                   "(default 60, at most 1000).")],
                    responses=responses({200: MetricsSerializer}, 404))
     @action(detail=True, methods=["get"])
     def metrics(self, request, pk=None):
         run = self.get_object()
         return Response(metrics_of(run, int_param(request, "samples", default=60, minimum=0, maximum=1000)))
+
+    @extend_schema(summary="The exceptions history: every subtask failure (vertex, subtask, attempt, message, "
+                           "traceback) and every restart, newest first",
+                   responses=responses({200: ExceptionsSerializer}, 404))
+    @action(detail=True, methods=["get"])
+    def exceptions(self, request, pk=None):
+        return Response(exceptions_of(self.get_object()))
+
+    @extend_schema(summary="Whether this run's state fits another version of its pipeline (the check before an "
+                           "upgrade or rollback with state)",
+                   parameters=[OpenApiParameter("version", bounded_int(1), required=True,
+                                                description="The version to restore the state into.")],
+                   responses=responses({200: StateCompatibilitySerializer}, 404))
+    @action(detail=True, methods=["get"], url_path="state-compatibility")
+    def state_compatibility(self, request, pk=None):
+        run = self.get_object()
+        number = int_param(request, "version", minimum=1)
+        if number is None:
+            raise BadRequest("version: the version to check against is required")
+        target = run.pipeline.versions.filter(number=number).first()
+        if target is None:
+            raise NotFound(f"pipeline {run.pipeline_id} has no version {number}")
+        return Response({"from": run.version.number, "to": number,
+                         **state_compatibility(run.version.definition, target.definition)})

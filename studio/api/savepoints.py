@@ -11,7 +11,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from engine.checkpoint.storage import discard
+from engine.api import discard_checkpoint as discard
 from studio.access import RUN, checkpoints_visible_to
 from studio.api.exceptions import BadRequest, Conflict
 from studio.api.nested import RunNestedMixin

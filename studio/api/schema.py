@@ -28,4 +28,9 @@ def responses(success: dict, *codes: int) -> dict:
     return {**success, **errors(400, *codes)}
 
 
-VERSION_PARAMETER = OpenApiParameter("version", int, description="A version number; the latest when omitted.")
+def bounded_int(minimum: int = 0, maximum: int = 2 ** 31) -> dict:
+    """The schema of an integer query parameter that ``int_param`` reads with these bounds."""
+    return {"type": "integer", "minimum": minimum, "maximum": maximum}
+
+
+VERSION_PARAMETER = OpenApiParameter("version", bounded_int(), description="A version number; the latest when omitted.")

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import Group
+from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from studio.models import ApiToken, Pipeline, PipelineShare, PipelineVersion, Run, SavepointRequest
+from engine.api import DEFINITION_SCHEMA
+from studio.models import ApiToken, Pipeline, PipelineShare, PipelineVersion, Run, SavepointRequest, SavepointTrigger
 
 MAX_INT32 = 2**31 - 1
 MAX_BIGINT = 2**63 - 1
@@ -13,16 +15,78 @@ RUN_STATUSES = [choice for choice, _ in Run._meta.get_field("status").choices]
 CHECKPOINT_STATUSES = ["IN_PROGRESS", "COMPLETED", "FAILED"]
 
 
-@extend_schema_field({"type": "object", "additionalProperties": True,
-                      "description": "A pipeline definition (format 1); see GET /api/operators for node types."})
-class DefinitionField(serializers.JSONField):
-    """A pipeline definition; checked by ``engine.spec`` in the view, where all errors are known."""
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: DRF's CharField would take the number 0 for "0", which the schema refuses."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictModelSerializer(serializers.ModelSerializer):
+    serializer_field_mapping = {**serializers.ModelSerializer.serializer_field_mapping,
+                                models.CharField: StrictCharField, models.TextField: StrictCharField}
+
+
+def openapi_dialect(schema):
+    """A JSON Schema (2020-12) in the OpenAPI 3.0 dialect the schema is written in: ``const`` as a one-value
+    ``enum``, a ``null`` type as ``nullable``."""
+    if isinstance(schema, list):
+        return [openapi_dialect(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    converted = {key: openapi_dialect(value) for key, value in schema.items() if key != "const"}
+    if "const" in schema:
+        converted["enum"] = [schema["const"]]
+    kinds = schema.get("type")
+    if isinstance(kinds, list) and "null" in kinds:
+        [converted["type"]] = [kind for kind in kinds if kind != "null"]
+        converted["nullable"] = True
+    if "properties" in schema:
+        converted["properties"] = {name: openapi_dialect(value) for name, value in schema["properties"].items()}
+    return converted
+
+
+class DraftField(serializers.JSONField):
+    """A draft of a pipeline definition: any JSON object, valid or not (its problems are what is asked for).
+
+    Edges without an ``id`` get one here (``e1``, ``e2``, ... the first free, in order): a hand-written
+    definition may leave them out, and validation then reports every other problem instead of stopping at
+    the missing ids."""
 
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
         if not isinstance(value, dict):
             raise serializers.ValidationError("a pipeline definition is a JSON object")
-        return value
+        return with_edge_ids(value)
+
+
+def with_edge_ids(definition: dict) -> dict:
+    """``definition`` with an id on every edge object that has none (a copy when one was added)."""
+    edges = definition.get("edges")
+    if not isinstance(edges, list) or all(not isinstance(edge, dict) or "id" in edge for edge in edges):
+        return definition
+    taken = {str(edge["id"]) for edge in edges if isinstance(edge, dict) and "id" in edge}
+    numbers = (f"e{number}" for number in range(1, len(edges) + len(taken) + 2))
+    named = []
+    for edge in edges:
+        if isinstance(edge, dict) and "id" not in edge:
+            edge = {"id": next(name for name in numbers if name not in taken), **edge}
+        named.append(edge)
+    return {**definition, "edges": named}
+
+
+extend_schema_field({"type": "object", "additionalProperties": True,
+                     "description": "A draft of a pipeline definition, valid or not."})(DraftField)
+
+
+@extend_schema_field({**openapi_dialect(DEFINITION_SCHEMA),
+                      "description": "A pipeline definition (format 1); see GET /api/operators for node types "
+                                     "and the JSON Schema of each one's params."})
+class DefinitionField(DraftField):
+    """A pipeline definition; its schema is documented, and ``engine.spec`` checks it in the view, where all
+    errors are known."""
 
 
 class JSONObjectField(serializers.JSONField):
@@ -35,10 +99,10 @@ extend_schema_field({"type": "object", "additionalProperties": True})(JSONObject
 class OperatorSerializer(serializers.Serializer):
     """One operator type of the catalog (``engine.spec.catalog``)."""
 
-    type = serializers.CharField()
-    category = serializers.CharField()
-    title = serializers.CharField()
-    description = serializers.CharField()
+    type = StrictCharField()
+    category = StrictCharField()
+    title = StrictCharField()
+    description = StrictCharField()
     inputs = serializers.JSONField(help_text='How many inputs: 0, 1 or "many".')
     outputs = serializers.IntegerField()
     source = serializers.BooleanField()
@@ -51,43 +115,43 @@ class OperatorSerializer(serializers.Serializer):
 # -- errors -------------------------------------------------------------------------------------------
 
 class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
+    detail = StrictCharField()
 
 
 class ProblemSerializer(serializers.Serializer):
-    node = serializers.CharField(allow_null=True)
-    edge = serializers.CharField(allow_null=True)
-    field = serializers.CharField(allow_null=True)
-    message = serializers.CharField()
+    node = StrictCharField(allow_null=True)
+    edge = StrictCharField(allow_null=True)
+    field = StrictCharField(allow_null=True)
+    message = StrictCharField()
 
 
 class DefinitionErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
+    detail = StrictCharField()
     errors = ProblemSerializer(many=True, required=False)
 
 
 class FieldErrorsSerializer(serializers.Serializer):
     """A request body that did not match: ``{"detail"}`` or one list of messages per field."""
 
-    detail = serializers.CharField(required=False)
+    detail = StrictCharField(required=False)
 
 
 # -- pipelines and versions ---------------------------------------------------------------------------
 
 class PipelineWriteSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200, required=False)
+    name = StrictCharField(max_length=200, required=False)
     definition = DefinitionField()
-    message = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+    message = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 
 
 class ImportSerializer(PipelineWriteSerializer):
-    message = serializers.CharField(max_length=500, required=False, allow_blank=True, default="Imported")
+    message = StrictCharField(max_length=500, required=False, allow_blank=True, default="Imported")
 
 
-class PipelineSerializer(serializers.ModelSerializer):
+class PipelineSerializer(StrictModelSerializer):
     version = serializers.SerializerMethodField()
     definition = serializers.SerializerMethodField()
-    owner = serializers.CharField(source="owner.username", read_only=True, allow_null=True, default=None)
+    owner = StrictCharField(source="owner.username", read_only=True, allow_null=True, default=None)
     permissions = serializers.SerializerMethodField()
 
     class Meta:
@@ -110,17 +174,33 @@ class PipelineSerializer(serializers.ModelSerializer):
         return [name for name in PERMISSIONS if name in granted]
 
 
+class LatestRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=[choice for choice, _ in Run._meta.get_field("status").choices])
+
+
 class PipelineListSerializer(PipelineSerializer):
+    latest_run = serializers.SerializerMethodField()
+
     class Meta(PipelineSerializer.Meta):
-        fields = ["id", "name", "version", "owner", "created_at", "updated_at"]
+        fields = ["id", "name", "version", "owner", "created_at", "updated_at", "latest_run"]
+
+    @extend_schema_field(LatestRunSerializer(allow_null=True))
+    def get_latest_run(self, pipeline: Pipeline) -> dict | None:
+        """The newest run (annotated by the list's query; looked up for a single pipeline)."""
+        if hasattr(pipeline, "latest_run_id"):
+            run_id, status = pipeline.latest_run_id, pipeline.latest_run_status
+        else:
+            run_id, status = pipeline.runs.order_by("-created_at", "-id").values_list("id", "status").first() or (None, None)
+        return {"id": run_id, "status": status} if run_id is not None else None
 
     def get_version(self, pipeline: Pipeline) -> int:
         number = getattr(pipeline, "latest_number", None)
         return number if number is not None else super().get_version(pipeline)
 
 
-class VersionSerializer(serializers.ModelSerializer):
-    created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)
+class VersionSerializer(StrictModelSerializer):
+    created_by = StrictCharField(source="created_by.username", read_only=True, allow_null=True, default=None)
 
     class Meta:
         model = PipelineVersion
@@ -136,10 +216,20 @@ class VersionDetailSerializer(VersionSerializer):
 
 class RollbackSerializer(serializers.Serializer):
     version = serializers.IntegerField(min_value=1, max_value=MAX_INT32)
-    message = serializers.CharField(max_length=500, required=False, allow_blank=True)
+    message = StrictCharField(max_length=500, required=False, allow_blank=True)
+
+
+WORKSPACE_HELP = ("The saved pipeline whose workspace relative paths resolve in (one you may view); "
+                  "your draft workspace when omitted.")
 
 
 class ValidateSerializer(serializers.Serializer):
+    definition = DraftField()
+    pipeline = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INT32,
+                                        help_text=WORKSPACE_HELP)
+
+
+class PlanRequestSerializer(serializers.Serializer):
     definition = DefinitionField()
 
 
@@ -150,11 +240,11 @@ class ValidationResultSerializer(serializers.Serializer):
 
 class DraftDiffSerializer(serializers.Serializer):
     def get_fields(self):  # "from" is a Python keyword, so the fields are declared here
-        return {"from": DefinitionField(), "to": DefinitionField()}
+        return {"from": DraftField(), "to": DraftField()}
 
 
 class ChangeSerializer(serializers.Serializer):
-    path = serializers.CharField()
+    path = StrictCharField()
 
     def get_fields(self):
         return {**super().get_fields(), "from": serializers.JSONField(allow_null=True),
@@ -162,13 +252,13 @@ class ChangeSerializer(serializers.Serializer):
 
 
 class ChangedItemSerializer(serializers.Serializer):
-    id = serializers.CharField()
+    id = StrictCharField()
     changes = ChangeSerializer(many=True)
 
 
 class ItemsDiffSerializer(serializers.Serializer):
-    added = serializers.ListField(child=serializers.CharField())
-    removed = serializers.ListField(child=serializers.CharField())
+    added = serializers.ListField(child=StrictCharField())
+    removed = serializers.ListField(child=StrictCharField())
     changed = ChangedItemSerializer(many=True)
 
 
@@ -187,9 +277,9 @@ class DiffSerializer(serializers.Serializer):
 
 
 class PlanRegionSerializer(serializers.Serializer):
-    id = serializers.CharField()
+    id = StrictCharField()
     vertices = JSONObjectField()
-    job_vertices = serializers.ListField(child=serializers.CharField())
+    job_vertices = serializers.ListField(child=StrictCharField())
     depends_on = serializers.JSONField()
     size = serializers.IntegerField()
 
@@ -201,13 +291,15 @@ class PlanSerializer(serializers.Serializer):
     job_edges = serializers.ListField(child=JSONObjectField())
     regions = PlanRegionSerializer(many=True)
     node_regions = JSONObjectField()
-    schedule = serializers.ListField(child=serializers.CharField())
+    schedule = serializers.ListField(child=StrictCharField())
     counts = JSONObjectField()
 
 
 class PreviewRequestSerializer(serializers.Serializer):
     definition = DefinitionField()
     limit = serializers.IntegerField(min_value=1, max_value=1000, default=100)
+    pipeline = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INT32,
+                                        help_text=WORKSPACE_HELP)
 
 
 class PreviewNodeSerializer(serializers.Serializer):
@@ -216,12 +308,12 @@ class PreviewNodeSerializer(serializers.Serializer):
 
 
 class PreviewSerializer(serializers.Serializer):
-    status = serializers.CharField()
-    failure = serializers.CharField(required=False, allow_null=True)
+    status = StrictCharField()
+    failure = StrictCharField(required=False, allow_null=True)
     nodes = serializers.DictField(child=PreviewNodeSerializer())
 
 
-class ShareSerializer(serializers.ModelSerializer):
+class ShareSerializer(StrictModelSerializer):
     group = serializers.SlugRelatedField(slug_field="name", queryset=Group.objects.all())
     permissions = serializers.ListField(
         child=serializers.ChoiceField(choices=["view", "edit", "run"]), required=False, default=["view"])
@@ -245,14 +337,25 @@ class ShareSerializer(serializers.ModelSerializer):
 # -- runs ------------------------------------------------------------------------------------------------
 
 class RestoreFromSerializer(serializers.Serializer):
-    checkpoint = serializers.IntegerField(required=False, min_value=1, max_value=MAX_BIGINT,
-                                          help_text="The row id (`pk`) of a completed checkpoint or savepoint.")
-    path = serializers.CharField(required=False, max_length=1000, allow_blank=False,
-                                 help_text="A checkpoint or savepoint directory (with `_metadata`) or URL.")
+    """Where a run starts from: a checkpoint by the id users see (``#7``, with its run when ids repeat
+    across runs), a checkpoint row by ``pk``, or a directory by ``path``."""
+
+    checkpoint = serializers.IntegerField(required=False, min_value=1, max_value=MAX_INT32,
+                                          help_text="The checkpoint or savepoint id shown in the UI (#7), among "
+                                                    "this pipeline's runs; add `run` when several runs have it.")
+    run = serializers.IntegerField(required=False, min_value=1, max_value=MAX_BIGINT,
+                                   help_text="The run whose `checkpoint` is meant.")
+    pk = serializers.IntegerField(required=False, min_value=1, max_value=MAX_BIGINT,
+                                  help_text="The row id of a completed checkpoint or savepoint (`pk` in the "
+                                            "checkpoint history, `checkpoint_pk` of a savepoint request).")
+    path = StrictCharField(required=False, max_length=1000, allow_blank=False,
+                           help_text="A checkpoint or savepoint directory (with `_metadata`) or URL.")
 
     def validate(self, attrs):
-        if ("checkpoint" in attrs) == ("path" in attrs):
-            raise serializers.ValidationError("give exactly one of checkpoint and path")
+        if "run" in attrs and "checkpoint" not in attrs:
+            raise serializers.ValidationError("run names whose checkpoint is meant: give checkpoint with it")
+        if sum(key in attrs for key in ("checkpoint", "pk", "path")) != 1:
+            raise serializers.ValidationError("give exactly one of checkpoint (with run when needed), pk and path")
         return attrs
 
 
@@ -266,42 +369,66 @@ class RunStartSerializer(serializers.Serializer):
 class StatusChangeSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=RUN_STATUSES)
     ts = serializers.IntegerField(help_text="epoch milliseconds")
-    cause = serializers.CharField(required=False)
+    cause = StrictCharField(required=False)
 
 
 class RestoredFromSerializer(serializers.Serializer):
     pk = serializers.IntegerField(allow_null=True)
     checkpoint_id = serializers.IntegerField(allow_null=True)
     run = serializers.IntegerField(allow_null=True)
-    kind = serializers.CharField(allow_null=True)
-    path = serializers.CharField()
+    kind = StrictCharField(allow_null=True)
+    path = StrictCharField()
     allow_non_restored_state = serializers.BooleanField()
 
 
-class RunSummarySerializer(serializers.ModelSerializer):
-    """A run without its definition, plan and records: what lists and the pipeline's stream show."""
+class LastCheckpointSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The checkpoint id users see (#id).")
+    kind = StrictCharField()
+    trigger_timestamp = serializers.IntegerField(help_text="epoch milliseconds")
 
-    pipeline_name = serializers.CharField(source="pipeline.name", read_only=True)
+
+class RunSummarySerializer(StrictModelSerializer):
+    """A run without its definition, plan and records: what lists, the jobs overview and the pipeline's
+    stream show. ``restarts`` counts RESTARTING transitions; ``last_checkpoint`` is the newest completed one."""
+
+    pipeline_name = StrictCharField(source="pipeline.name", read_only=True)
     version = serializers.IntegerField(source="version.number", read_only=True)
-    created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)
+    created_by = StrictCharField(source="created_by.username", read_only=True, allow_null=True, default=None)
+    restarts = serializers.SerializerMethodField()
+    last_checkpoint = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
         fields = ["id", "pipeline", "pipeline_name", "version", "mode", "status", "failure_cause",
-                  "created_by", "created_at", "started_at", "ended_at"]
+                  "created_by", "created_at", "started_at", "ended_at", "restarts", "last_checkpoint"]
+
+    def get_restarts(self, run: Run) -> int:
+        return sum(1 for entry in run.status_history or [] if entry.get("status") == "RESTARTING")
+
+    @extend_schema_field(LastCheckpointSerializer(allow_null=True))
+    def get_last_checkpoint(self, run: Run) -> dict | None:
+        from studio.run_overview import last_checkpoint_of
+
+        return last_checkpoint_of(run)
 
 
-class SavepointRequestSerializer(serializers.ModelSerializer):
+class SavepointRequestSerializer(StrictModelSerializer):
     checkpoint_id = serializers.IntegerField(source="checkpoint.checkpoint_id", read_only=True, allow_null=True,
                                              default=None)
     checkpoint_pk = serializers.IntegerField(source="checkpoint.pk", read_only=True, allow_null=True, default=None)
-    location = serializers.CharField(allow_null=True)
-    target_directory = serializers.CharField(allow_null=True)
+    acknowledged_subtasks = serializers.IntegerField(
+        source="checkpoint.num_acknowledged_subtasks", read_only=True, allow_null=True, default=None,
+        help_text="Subtasks that acknowledged the savepoint so far (null before the engine triggered it).")
+    total_subtasks = serializers.IntegerField(source="checkpoint.num_subtasks", read_only=True, allow_null=True,
+                                              default=None, help_text="Subtasks that take part in the savepoint.")
+    location = StrictCharField(allow_null=True)
+    target_directory = StrictCharField(allow_null=True)
 
     class Meta:
         model = SavepointRequest
         fields = ["request_id", "run", "kind", "status", "location", "failure_cause", "checkpoint_id",
-                  "checkpoint_pk", "target_directory", "drain", "triggered_at", "completed_at"]
+                  "checkpoint_pk", "acknowledged_subtasks", "total_subtasks", "target_directory", "drain", "trigger",
+                  "schedule", "triggered_at", "completed_at"]
 
     def to_representation(self, request):
         data = super().to_representation(request)
@@ -342,7 +469,7 @@ class RunSerializer(RunSummarySerializer):
 
 
 class SavepointTriggerSerializer(serializers.Serializer):
-    target_directory = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=1000,
+    target_directory = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=1000,
                                              help_text="Where to write the savepoint; the run's default if empty.")
 
 
@@ -352,12 +479,12 @@ class StopSerializer(SavepointTriggerSerializer):
 
 
 class RequestIdSerializer(serializers.Serializer):
-    request_id = serializers.CharField()
+    request_id = StrictCharField()
 
 
 class EventSerializer(serializers.Serializer):
     seq = serializers.IntegerField()
-    type = serializers.CharField()
+    type = StrictCharField()
     ts = serializers.IntegerField()
     data = JSONObjectField()
 
@@ -366,7 +493,7 @@ class EventSerializer(serializers.Serializer):
 
 class SubtaskStatsSerializer(serializers.Serializer):
     index = serializers.IntegerField()
-    status = serializers.CharField()
+    status = StrictCharField()
     ack_timestamp = serializers.IntegerField(allow_null=True)
     end_to_end_duration = serializers.IntegerField(allow_null=True)
     start_delay = serializers.FloatField(allow_null=True)
@@ -391,15 +518,17 @@ class CheckpointRowSerializer(serializers.Serializer):
     state_size = serializers.IntegerField()
     num_acknowledged_subtasks = serializers.IntegerField()
     num_subtasks = serializers.IntegerField()
-    external_path = serializers.CharField(allow_null=True)
-    failure_message = serializers.CharField(allow_null=True)
+    external_path = StrictCharField(allow_null=True)
+    failure_message = StrictCharField(allow_null=True)
     discarded = serializers.BooleanField()
+    trigger = serializers.ChoiceField(choices=SavepointTrigger.choices, allow_null=True,
+                                      help_text="Savepoints: who asked for it; null for checkpoints.")
 
 
 class VertexCheckpointSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    name = serializers.CharField()
-    operators = serializers.ListField(child=serializers.CharField())
+    id = StrictCharField()
+    name = StrictCharField()
+    operators = serializers.ListField(child=StrictCharField())
     num_subtasks = serializers.IntegerField()
     num_acknowledged_subtasks = serializers.IntegerField()
     state_size = serializers.IntegerField()
@@ -442,7 +571,7 @@ class CheckpointSummarySerializer(serializers.Serializer):
 class RestoredCheckpointSerializer(serializers.Serializer):
     id = serializers.IntegerField(allow_null=True)
     pk = serializers.IntegerField(allow_null=True)
-    external_path = serializers.CharField()
+    external_path = StrictCharField()
     is_savepoint = serializers.BooleanField(allow_null=True)
     restore_timestamp = serializers.IntegerField()
 
@@ -473,7 +602,7 @@ class CheckpointConfigSerializer(serializers.Serializer):
     aligned_checkpoint_timeout = serializers.IntegerField(help_text="ms")
     retained_checkpoints = serializers.IntegerField()
     checkpoints_after_tasks_finish = serializers.BooleanField()
-    checkpoint_storage = serializers.CharField()
+    checkpoint_storage = StrictCharField()
     externalization = JSONObjectField()
     settings = JSONObjectField(help_text="The definition's checkpointing section with defaults filled in.")
 
@@ -490,7 +619,7 @@ class VertexMetricsSerializer(serializers.Serializer):
     busy_ratio = serializers.FloatField(allow_null=True, required=False)
     idle_ratio = serializers.FloatField(allow_null=True, required=False)
     backpressured_ratio = serializers.FloatField(allow_null=True, required=False)
-    operators = serializers.ListField(child=serializers.CharField(), required=False)
+    operators = serializers.ListField(child=StrictCharField(), required=False)
     parallelism = serializers.IntegerField(allow_null=True, required=False)
 
 
@@ -505,25 +634,67 @@ class MetricsSerializer(serializers.Serializer):
     samples = MetricsSampleSerializer(many=True)
 
 
+# -- exceptions ------------------------------------------------------------------------------------------
+
+class TaskExceptionSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    ts = serializers.IntegerField(help_text="epoch milliseconds")
+    task = StrictCharField(allow_null=True, help_text='"vertex#subtask"; null when a whole slot was lost')
+    vertex = StrictCharField(allow_null=True)
+    subtask = serializers.IntegerField(allow_null=True)
+    operator = StrictCharField(allow_null=True, help_text="The node the error came from, when known.")
+    region = StrictCharField(allow_null=True)
+    attempt = serializers.IntegerField(allow_null=True)
+    message = StrictCharField()
+    traceback = StrictCharField(allow_null=True)
+
+
+class RestartSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    ts = serializers.IntegerField(help_text="epoch milliseconds")
+    cause = StrictCharField(allow_null=True)
+    regions = serializers.ListField(child=StrictCharField())
+    delay_ms = serializers.IntegerField(allow_null=True)
+
+
+class ExceptionsSerializer(serializers.Serializer):
+    root = StrictCharField(allow_null=True, help_text="Why the run failed, when it did.")
+    exceptions = TaskExceptionSerializer(many=True)
+    restarts = RestartSerializer(many=True)
+
+
+class StateCompatibilitySerializer(serializers.Serializer):
+    compatible = serializers.BooleanField(help_text="False when a stateful node changed its operator type.")
+    needs_allow_non_restored_state = serializers.BooleanField()
+    kept = serializers.ListField(child=StrictCharField())
+    dropped = serializers.ListField(child=StrictCharField())
+    added = serializers.ListField(child=StrictCharField())
+    changed_type = serializers.ListField(child=StrictCharField())
+    message = StrictCharField()
+
+    def get_fields(self):
+        return {"from": serializers.IntegerField(), "to": serializers.IntegerField(), **super().get_fields()}
+
+
 # -- auth ------------------------------------------------------------------------------------------------
 
 class LoginSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=4096, style={"input_type": "password"})
+    username = StrictCharField(max_length=150)
+    password = StrictCharField(max_length=4096, style={"input_type": "password"})
 
 
 class UserSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    username = serializers.CharField()
+    username = StrictCharField()
     is_superuser = serializers.BooleanField()
     groups = serializers.SerializerMethodField()
 
-    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    @extend_schema_field(serializers.ListField(child=StrictCharField()))
     def get_groups(self, user) -> list[str]:
         return sorted(user.groups.values_list("name", flat=True))
 
 
-class TokenSerializer(serializers.ModelSerializer):
+class TokenSerializer(StrictModelSerializer):
     class Meta:
         model = ApiToken
         fields = ["id", "name", "prefix", "created_at", "last_used_at"]
@@ -531,7 +702,7 @@ class TokenSerializer(serializers.ModelSerializer):
 
 
 class NewTokenSerializer(TokenSerializer):
-    key = serializers.CharField(read_only=True, help_text="Shown once: only its hash is stored.")
+    key = StrictCharField(read_only=True, help_text="Shown once: only its hash is stored.")
 
     class Meta(TokenSerializer.Meta):
         fields = TokenSerializer.Meta.fields + ["key"]

@@ -1,82 +1,173 @@
 """WebSocket consumers: a run's events (stored ones first, then live ones) and a pipeline's run changes.
 
-Close codes: 4401 not authenticated, 4404 no such run or pipeline, or not visible to you.
+Close codes: 4401 not authenticated, 4404 no such run or pipeline, or not visible to you,
+4403 access revoked while connected (``studio.realtime.revocation``).
 """
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from studio.access import pipelines_visible_to, runs_visible_to
-from studio.models import RunEvent
+from studio.models import Run, RunEvent
+from studio.realtime.auth import credential_user
 from studio.realtime.events import pipeline_group, run_group, serialise_event
+from studio.realtime.revocation import pipeline_access_group, user_access_group
+
+logger = logging.getLogger(__name__)
 
 NOT_AUTHENTICATED = 4401
+ACCESS_REVOKED = 4403
 NOT_FOUND = 4404
 CATCH_UP_BATCH = 500
+WATCH_INTERVAL_S = 5.0
+ACCESS_RECHECK_S = 30.0
 
 
 class _GroupListener(AsyncJsonWebsocketConsumer):
-    """A socket that listens to one channel-layer group (``self.group``, set on connect)."""
+    """A socket that listens to channel-layer groups and closes when its access is revoked.
+
+    Subclasses authorise in ``connect`` (``_authorise``), then ``_join`` their stream's group;
+    ``_visible(user)`` answers whether ``user`` may still see what the socket streams.
+    """
+
+    joined: tuple[str, ...] = ()
+    revoked = False
+
+    async def _authorise(self) -> bool:
+        """Close with 4401/4404 unless the user is authenticated and may see the object."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=NOT_AUTHENTICATED)
+            return False
+        if not await database_sync_to_async(self._visible)(user):
+            await self.close(code=NOT_FOUND)
+            return False
+        self.user_id = user.pk
+        return True
+
+    async def _join(self, stream_group: str, pipeline_id: int) -> None:
+        self.joined = (stream_group, user_access_group(self.user_id), pipeline_access_group(pipeline_id))
+        await self._join_groups()
+
+    async def _join_groups(self) -> None:
+        """Join (again: idempotent) every group; a Redis restart or the layer's group expiry forgets them."""
+        for group in self.joined:
+            await self.channel_layer.group_add(group, self.channel_name)
 
     async def disconnect(self, code):
-        if getattr(self, "group", None):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        for group in self.joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
 
     async def receive_json(self, content, **kwargs):
         """Clients only listen; a ping gets a pong so they can check the connection."""
         if isinstance(content, dict) and content.get("type") == "ping":
             await self.send_json({"type": "pong"})
 
+    async def access_changed(self, message=None):
+        """Something that grants access changed: ask again, close (4403) when the answer is no."""
+        if self.revoked:
+            return
+        if not await database_sync_to_async(self._still_allowed)():
+            self.revoked = True
+            await self.close(code=ACCESS_REVOKED)
+
+    def _still_allowed(self) -> bool:
+        user = credential_user(self.scope)
+        return user is not None and user.pk == self.user_id and self._visible(user)
+
+    def _visible(self, user) -> bool:
+        raise NotImplementedError(f"{type(self).__name__} must define ._visible(user)")
+
 
 class RunEventsConsumer(_GroupListener):
-    """Streams ``ws/runs/<id>/?after=<seq>``: every event with a larger seq, in order, once.
+    """Streams ``ws/runs/<id>/?after=<seq>``: every event with a larger seq, in order, once, without gaps.
 
     The consumer joins the live group before reading the stored events, so an event
-    written in between arrives both ways; the seq filter drops the second copy. Live
-    events that arrive while the stored ones are still being sent wait in the channel
-    layer's queue, so order holds.
+    written in between arrives both ways; the seq filter drops the second copy. Seqs of a
+    run have no holes, so a live event whose seq is not the next one means the channel
+    layer lost some (a full or expired queue, a Redis restart): the consumer then sends
+    the missing ones from the database first. A watch task does the same when no live
+    event came for ``WATCH_INTERVAL_S`` (the lost events may be the last ones), joins its
+    groups again, and asks for access again every ``ACCESS_RECHECK_S``. One lock orders
+    everything sent.
     """
 
     async def connect(self):
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=NOT_AUTHENTICATED)
-            return
-        if not await self._run_visible(user):
-            await self.close(code=NOT_FOUND)
+        if not await self._authorise():
             return
         self.last_seq = _after(self.scope.get("query_string", b""))
-        self.group = run_group(self.run_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.sending = asyncio.Lock()
+        self.live_seen = False
+        await self._join(run_group(self.run_id), await self._pipeline_id())
         await self.accept()
-        while True:  # catch up in batches, so a long history does not sit in memory at once
-            events = await self._stored_events_after(self.last_seq)
+        async with self.sending:
+            await self._catch_up()
+        self.watch = asyncio.ensure_future(self._watch())
+
+    async def disconnect(self, code):
+        if getattr(self, "watch", None):
+            self.watch.cancel()
+        await super().disconnect(code)
+
+    async def run_event(self, message):
+        event = message["event"]
+        async with self.sending:
+            self.live_seen = True
+            if event["seq"] > self.last_seq + 1:
+                await self._catch_up(until=event["seq"] - 1)
+            await self._send_event(event)
+
+    async def _catch_up(self, until: int | None = None) -> None:
+        """Send the stored events after ``last_seq`` (up to ``until``), in batches; hold ``sending``."""
+        while not self.revoked:  # in batches, so a long history does not sit in memory at once
+            events = await self._stored_events_after(self.last_seq, until)
             for event in events:
                 await self._send_event(event)
             if len(events) < CATCH_UP_BATCH:
-                break
+                return
 
-    async def run_event(self, message):
-        await self._send_event(message["event"])
+    async def _watch(self) -> None:
+        checked_at = time.monotonic()
+        while not self.revoked:
+            await asyncio.sleep(WATCH_INTERVAL_S)
+            try:
+                await self._join_groups()
+                async with self.sending:
+                    if not self.live_seen:
+                        await self._catch_up()
+                    self.live_seen = False
+                if time.monotonic() - checked_at >= ACCESS_RECHECK_S:
+                    checked_at = time.monotonic()
+                    await self.access_changed()
+            except Exception as error:  # Redis or the database away for a moment: try again next time
+                logger.warning("run %s socket: watch failed: %s", self.run_id, error or type(error).__name__)
 
     async def _send_event(self, event):
-        if event["seq"] <= self.last_seq:
+        if event["seq"] <= self.last_seq or self.revoked:
             return
         self.last_seq = event["seq"]
         await self.send_json(event)
 
-    @database_sync_to_async
-    def _run_visible(self, user) -> bool:
+    def _visible(self, user) -> bool:
         return runs_visible_to(user).filter(pk=self.run_id).exists()
 
     @database_sync_to_async
-    def _stored_events_after(self, seq: int) -> list[dict]:
-        events = RunEvent.objects.filter(run_id=self.run_id, seq__gt=seq).order_by("seq")[:CATCH_UP_BATCH]
-        return [serialise_event(event) for event in events]
+    def _pipeline_id(self) -> int:
+        return Run.objects.values_list("pipeline_id", flat=True).get(pk=self.run_id)
+
+    @database_sync_to_async
+    def _stored_events_after(self, seq: int, until: int | None) -> list[dict]:
+        events = RunEvent.objects.filter(run_id=self.run_id, seq__gt=seq)
+        if until is not None:
+            events = events.filter(seq__lte=until)
+        return [serialise_event(event) for event in events.order_by("seq")[:CATCH_UP_BATCH]]
 
 
 class PipelineRunsConsumer(_GroupListener):
@@ -86,22 +177,16 @@ class PipelineRunsConsumer(_GroupListener):
 
     async def connect(self):
         self.pipeline_id = int(self.scope["url_route"]["kwargs"]["pipeline_id"])
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=NOT_AUTHENTICATED)
+        if not await self._authorise():
             return
-        if not await self._pipeline_visible(user):
-            await self.close(code=NOT_FOUND)
-            return
-        self.group = pipeline_group(self.pipeline_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self._join(pipeline_group(self.pipeline_id), self.pipeline_id)
         await self.accept()
 
     async def pipeline_run(self, message):
-        await self.send_json(message["message"])
+        if not self.revoked:
+            await self.send_json(message["message"])
 
-    @database_sync_to_async
-    def _pipeline_visible(self, user) -> bool:
+    def _visible(self, user) -> bool:
         return pipelines_visible_to(user).filter(pk=self.pipeline_id).exists()
 
 

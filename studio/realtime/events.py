@@ -9,8 +9,17 @@ never lost, clients catch up from the database.
 Event types: ``status`` (``{"status", "cause"?}``), ``checkpoint`` (the coordinator's
 statistics, ``event`` in triggered | acknowledged | completed | failed | discarded),
 ``savepoint`` (``{"request_id", "status", "kind", "location"?, "failure_cause"?}``),
-``metrics`` (``{"vertices", "collected"}``) and ``finished`` (``{"collected"}``).
+``savepoint_progress`` (``{"request_id", "status": "IN_PROGRESS", "kind", "trigger", "checkpoint_id",
+"acknowledged", "total"}``: a savepoint request's subtasks acknowledged so far, recorded
+after each checkpoint event of its savepoint),
+``metrics`` (``{"vertices", "collected"}``), ``task_failed`` (``{"task", "region", "attempt",
+"error"}``, see ``studio.run_exceptions``) and ``finished`` (``{"collected"}``).
 A status change is also sent to the pipeline's group as ``{"type": "run", "data": run summary}``.
+
+Fencing: a driver passes its ``driver_token``; when it is not the run's (the studio
+declared that driver lost and fenced it, ``studio.liveness``), the event is refused: not
+stored, not applied, not sent. So REST and the WebSocket always tell the same story, and
+a driver that wakes up after its run moved on cannot rewrite it.
 """
 from __future__ import annotations
 
@@ -48,39 +57,59 @@ def pipeline_group(pipeline_id: int) -> str:
     return f"pipeline-{pipeline_id}"
 
 
-def record_event(run_id: int, event_type: str, data: dict[str, Any]) -> dict[str, Any]:
-    """Store one event of a run, update the run's rows from it, and broadcast it."""
+class DriverFenced(Exception):
+    """The reporting driver's token is not the run's: it was declared lost and must stop."""
+
+
+def record_event(run_id: int, event_type: str, data: dict[str, Any],
+                 driver_token: str | None = None) -> dict[str, Any]:
+    """Store one event of a run, update the run's rows from it, and broadcast it.
+
+    ``driver_token``: given by drivers (never by the studio itself); raises
+    :class:`DriverFenced` when the run no longer belongs to that driver.
+    """
     with transaction.atomic():
         run = Run.objects.select_for_update().filter(pk=run_id).first()
         if run is None:  # the run was deleted while its driver still reported
             logger.info("dropped %s event of deleted run %s", event_type, run_id)
             return {}
+        if driver_token is not None and driver_token != run.driver_token:
+            raise DriverFenced(f"run {run_id} no longer listens to this driver ({run.status}); "
+                               f"its {event_type} event was refused")
         last = RunEvent.objects.filter(run=run).aggregate(last=Max("seq"))["last"] or 0
         event = RunEvent.objects.create(run=run, seq=last + 1, type=event_type, ts=now_ms(), data=data)
         status_changed = _apply(run, event_type, data)
+        progress = _savepoint_progress(run, data) if event_type == "checkpoint" else None
     message = serialise_event(event)
     # after the commit of an enclosing transaction (at once when there is none): a client
     # must be able to read from the database whatever it was told about
-    transaction.on_commit(lambda: _fan_out(run_id, message, status_changed))
+    transaction.on_commit(lambda: _fan_out(run_id, run.pipeline_id, message, status_changed))
+    if progress is not None:
+        record_event(run_id, "savepoint_progress", progress, driver_token)
     return message
 
 
-def _fan_out(run_id: int, message: dict[str, Any], status_changed: bool) -> None:
+def _fan_out(run_id: int, pipeline_id: int, message: dict[str, Any], status_changed: bool) -> None:
+    from studio.alerts.evaluation import on_event
+
     broadcast(run_group(run_id), {"type": "run.event", "event": message})
     if status_changed:
         _broadcast_run_summary(run_id)
+    on_event(run_id, pipeline_id, message["type"], message["ts"], message["data"])
 
 
 def serialise_event(event: RunEvent) -> dict[str, Any]:
     return {"seq": event.seq, "type": event.type, "ts": event.ts, "data": event.data}
 
 
-def set_status(run_id: int, status: str, cause: str | None = None) -> dict[str, Any]:
-    """Record a status transition (an event like any other)."""
-    data = {"status": status}
+def set_status(run_id: int, status: str, cause: str | None = None,
+               driver_token: str | None = None, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Record a status transition (an event like any other); ``details`` (a restart's regions and
+    delay) go into the event's data."""
+    data = {**(details or {}), "status": status}
     if cause:
         data["cause"] = cause
-    return record_event(run_id, "status", data)
+    return record_event(run_id, "status", data, driver_token)
 
 
 def _apply(run: Run, event_type: str, data: dict[str, Any]) -> bool:
@@ -152,6 +181,33 @@ def _apply_checkpoint(run: Run, data: dict[str, Any]) -> None:
             request.save(update_fields=["checkpoint"])
 
 
+def _savepoint_progress(run: Run, data: dict[str, Any]) -> dict[str, Any] | None:
+    """A savepoint's checkpoint was triggered or acknowledged: its request's progress (the data of a
+    ``savepoint_progress`` event), or None.
+
+    The engine does not know request ids; savepoints are triggered in the order their
+    requests were sent, so a triggered savepoint belongs to the oldest open request of its
+    kind that has none yet.
+    """
+    if data.get("event") not in ("triggered", "acknowledged") or _kind(data) == "checkpoint":
+        return None
+    checkpoint = Checkpoint.objects.filter(run=run, checkpoint_id=data["id"]).first()
+    if checkpoint is None:
+        return None
+    request = SavepointRequest.objects.filter(run=run, checkpoint=checkpoint).first()
+    if request is None and data["event"] == "triggered":
+        request = (SavepointRequest.objects.filter(run=run, checkpoint=None, status=SavepointStatus.IN_PROGRESS,
+                                                   kind=_kind(data)).order_by("triggered_at", "id").first())
+        if request is not None:
+            _link(request, checkpoint)
+            request.save(update_fields=["checkpoint"])
+    if request is None or request.status != SavepointStatus.IN_PROGRESS:
+        return None
+    return {"request_id": request.request_id, "status": SavepointStatus.IN_PROGRESS, "kind": request.kind,
+            "trigger": request.trigger, "checkpoint_id": checkpoint.checkpoint_id,
+            "acknowledged": checkpoint.num_acknowledged_subtasks, "total": checkpoint.num_subtasks}
+
+
 def _kind(data: dict[str, Any]) -> str:
     kind = data.get("kind") or "checkpoint"
     if kind == "savepoint" and (data.get("synchronous") or data.get("checkpoint_type") == "SYNC_SAVEPOINT"):
@@ -186,9 +242,15 @@ def _apply_savepoint(run: Run, data: dict[str, Any]) -> None:
 def _link(request: SavepointRequest, checkpoint: Checkpoint) -> None:
     """Tie a request to the checkpoint row it produced (whichever of the two events came last)."""
     request.checkpoint = checkpoint
+    changed = []
     if request.kind == "sync-savepoint" and checkpoint.kind != "sync-savepoint":
         checkpoint.kind = "sync-savepoint"  # the engine reports a stop's savepoint as a plain savepoint
-        checkpoint.save(update_fields=["kind"])
+        changed.append("kind")
+    if checkpoint.trigger != request.trigger:
+        checkpoint.trigger = request.trigger  # the history says who asked for it
+        changed.append("trigger")
+    if changed:
+        checkpoint.save(update_fields=changed)
 
 
 def _broadcast_run_summary(run_id: int) -> None:

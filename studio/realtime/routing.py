@@ -1,8 +1,12 @@
 from django.urls import path
 
+from studio.alerts.consumers import NotificationsConsumer
 from studio.realtime.consumers import PipelineRunsConsumer, RunEventsConsumer
+from studio.taps.consumers import TapConsumer
 
 websocket_urlpatterns = [
     path("ws/runs/<int:run_id>/", RunEventsConsumer.as_asgi()),
     path("ws/pipelines/<int:pipeline_id>/", PipelineRunsConsumer.as_asgi()),
+    path("ws/notifications/", NotificationsConsumer.as_asgi()),
+    path("ws/runs/<int:run_id>/taps/<str:tap_id>/", TapConsumer.as_asgi()),
 ]

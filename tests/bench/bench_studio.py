@@ -2,7 +2,8 @@
 
 Run with ``make bench-studio`` (``.venv/bin/python tests/bench/bench_studio.py``). It
 starts what ``make up`` starts for these paths, in a fresh data directory: the embedded
-Redis (channel layer), SQLite, and daphne serving HTTP and WebSockets on a loopback port.
+Redis (channel layer), SQLite, and the ASGI server (``studio.launcher.web_server_command``:
+uvicorn with its worker processes) serving HTTP and WebSockets on a loopback port.
 
 WebSocket latency
     A client (aiohttp, in this process) follows ``ws/runs/<id>/`` over TCP with an API
@@ -21,8 +22,41 @@ REST latency
     p50 / p99 wall time per request as the client sees it. The whole history
     (``?limit=1000``) is measured the same way for context.
 
-Targets (loopback, this 2-core shared machine): ws_p99_ms ≤ 50, rest_p99_ms ≤ 100. The
-last line is one JSON object; the exit status is 1 when a target is missed.
+Revocation
+    ``LOAD_SOCKETS`` sockets follow a run on one API token; the token is deleted over REST.
+    Figures: p50 / max from sending the DELETE to each socket having its close (4403).
+
+Load
+    What a busy studio sees: ``LOAD_SOCKETS`` WebSockets follow a third, live run while a
+    publisher process records ``LOAD_EVENT_RATE`` events a second on it, and a load process
+    sends ``LOAD_RATE`` GETs a second for ``LOAD_SECONDS`` (open loop: each request leaves
+    at its planned moment whatever the answers before it did, over a pool of keep-alive
+    connections), cycling through the run, its checkpoints and the run list. Figures:
+    p50 / p99 of the answered (200) GETs, how many were shed (503 with Retry-After), how
+    many timed out (no answer within ``LOAD_TIMEOUT_S``) or failed otherwise, and how many
+    of the stored events each socket never received (``load_ws_missing_events``, summed
+    over the sockets; 0 means every socket got every event, in order).
+
+Start and cancel
+    A separate phase (``tests/bench/bench_run_start.py``): the whole studio with real drivers on
+    local Spark; ``click_to_running_s``, ``cancel_s`` and ``cancel_scheduling_s``, reported
+    without a target check (issue 19 asks for 3 s and 2 s).
+
+Live tap
+    A driver stand-in process runs an endless datagen → map → collect job (in-process
+    slots: the same task, tap and JobMaster code as on Spark, without the control
+    channel's loopback hop) and follows the run's Redis command list with the runner's own
+    command handling (``studio.runner``). A client opens a tap on the job's first edge over
+    REST and follows its WebSocket; the tap's samples travel as in production: tap point →
+    tap sender → JobMaster → tap delivery → Redis → web worker → socket. Latency is from the
+    moment a sample's records passed the tap point on the edge (their ``ts``, epoch ms, the
+    machine's one wall clock) to the client having the parsed message, over ``TAP_SAMPLES``
+    samples. Figures: ``tap_p50_ms``, ``tap_p99_ms``, ``tap_max_ms``, ``tap_records``.
+
+Targets (loopback, this 2-core shared machine): ws_p99_ms ≤ 50, rest_p99_ms ≤ 100,
+revocation_close_max_ms ≤ 1000, load_rest_p99_ms ≤ 200, load_timeouts 0, load_ws_missing_events 0,
+tap_p99_ms ≤ 100. The last line is one
+JSON object; the exit status is 1 when a target is missed.
 """
 from __future__ import annotations
 
@@ -48,6 +82,16 @@ REST_WARMUP = 20
 REST_REQUESTS = 300
 TARGET_WS_P99_MS = 50
 TARGET_REST_P99_MS = 100
+LOAD_RATE = 200
+LOAD_SECONDS = 30
+LOAD_SOCKETS = 20
+LOAD_EVENT_RATE = 15
+LOAD_CONNECTIONS = 64
+LOAD_TIMEOUT_S = 30
+TARGET_LOAD_REST_P99_MS = 200
+TARGET_REVOCATION_MS = 1000
+TAP_SAMPLES = 300
+TARGET_TAP_P99_MS = 100
 
 
 def percentile(values: list[float], percent: float) -> float:
@@ -78,11 +122,16 @@ def seed() -> dict:
 
     user = get_user_model().objects.create_user("bench", password="bench")
     _, key = ApiToken.issue(user, "bench")
+    revoked_token, revoked_key = ApiToken.issue(user, "revoked")
     pipeline = Pipeline.objects.create(name="bench", owner=user)
     version = PipelineVersion.objects.create(pipeline=pipeline, number=1, definition=simple_pipeline(parallelism=4))
     history_run = Run.objects.create(pipeline=pipeline, version=version)
     live_run = Run.objects.create(pipeline=pipeline, version=version)
-    for run in (history_run, live_run):
+    load_run = Run.objects.create(pipeline=pipeline, version=version)
+    tapped = PipelineVersion.objects.create(pipeline=pipeline, number=2, definition=simple_pipeline(
+        count=None, rate=2000, interval_ms=1000, name="tapped"))
+    tap_run = Run.objects.create(pipeline=pipeline, version=tapped)
+    for run in (history_run, live_run, load_run, tap_run):
         for status in ("CREATED", "SCHEDULING", "RUNNING"):
             set_status(run.id, status)
     rows = []
@@ -99,7 +148,9 @@ def seed() -> dict:
                                num_subtasks=SUBTASKS, external_path=f"/data/run-1/chk-{checkpoint_id}",
                                subtasks=subtasks))
     Checkpoint.objects.bulk_create(rows)
-    return {"key": key, "history_run": history_run.id, "live_run": live_run.id}
+    return {"key": key, "history_run": history_run.id, "live_run": live_run.id, "load_run": load_run.id,
+            "tap_run": tap_run.id,
+            "pipeline": pipeline.id, "revoked_token": revoked_token.id, "revoked_key": revoked_key}
 
 
 def free_port() -> int:
@@ -108,10 +159,12 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_daphne(port: int) -> subprocess.Popen:
+def start_web_server(port: int) -> subprocess.Popen:
+    """The ASGI server exactly as ``make up`` starts it (``studio.launcher``)."""
+    from studio.launcher import web_server_command
+
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    server = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                               "studio.asgi:application"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    server = subprocess.Popen(web_server_command("127.0.0.1", port), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -122,7 +175,7 @@ def start_daphne(port: int) -> subprocess.Popen:
         except OSError:
             time.sleep(0.2)
     server.kill()
-    raise RuntimeError("daphne did not answer within 60 s")
+    raise RuntimeError("the web server did not answer within 60 s")
 
 
 def measure_rest(port: int, key: str, path: str) -> list[float]:
@@ -184,16 +237,227 @@ async def measure_websocket(port: int, key: str, run_id: int) -> list[float]:
     return latencies
 
 
+def publish_load(run_id: int) -> None:
+    """The load phase's publisher: ``LOAD_EVENT_RATE`` checkpoint events a second for ``LOAD_SECONDS``."""
+    from studio.realtime.events import record_event
+
+    started = time.monotonic()
+    for number in range(LOAD_EVENT_RATE * LOAD_SECONDS):
+        time.sleep(max(0.0, started + number / LOAD_EVENT_RATE - time.monotonic()))
+        event = "triggered" if number % 2 == 0 else "completed"
+        record_event(run_id, "checkpoint", {"event": event, "id": number // 2 + 1, "kind": "checkpoint",
+                                            "trigger_timestamp": 1_700_000_000_000 + number, "num_subtasks": 4,
+                                            "num_acknowledged_subtasks": 4 if event == "completed" else 0})
+
+
+async def generate_load(port: int, key: str, paths: list[str]) -> dict:
+    """Open-loop GETs: request ``i`` is due at ``i / LOAD_RATE`` s; latency counts from when it was due."""
+    import aiohttp
+
+    headers = {"Authorization": f"Token {key}", "Accept": "application/json"}
+    latencies: list[float] = []
+    outcomes = {"ok": 0, "shed": 0, "shed_without_retry_after": 0, "timeouts": 0, "errors": 0}
+    timeout = aiohttp.ClientTimeout(total=LOAD_TIMEOUT_S)
+    connector = aiohttp.TCPConnector(limit=LOAD_CONNECTIONS)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout, headers=headers) as session:
+        async def one(due: float, path: str) -> None:
+            try:
+                async with session.get(f"http://127.0.0.1:{port}{path}") as response:
+                    await response.read()
+                    elapsed = (time.perf_counter() - due) * 1000
+                    if response.status == 200:
+                        outcomes["ok"] += 1
+                        latencies.append(elapsed)
+                    elif response.status == 503:
+                        outcomes["shed"] += 1
+                        outcomes["shed_without_retry_after"] += "Retry-After" not in response.headers
+                    else:
+                        outcomes["errors"] += 1
+            except asyncio.TimeoutError:
+                outcomes["timeouts"] += 1
+            except aiohttp.ClientError:
+                outcomes["errors"] += 1
+
+        started = time.perf_counter() + 0.1
+        tasks = []
+        for number in range(LOAD_RATE * LOAD_SECONDS):
+            due = started + number / LOAD_RATE
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+            tasks.append(asyncio.create_task(one(due, paths[number % len(paths)])))
+        await asyncio.gather(*tasks)
+    return {"latencies": latencies, **outcomes}
+
+
+async def measure_revocation(port: int, key: str, revoked_token: int, revoked_key: str, run_id: int) -> list[float]:
+    """``LOAD_SOCKETS`` sockets on one token; the token is deleted over REST: ms until each socket closed."""
+    import aiohttp
+
+    headers = {"Authorization": f"Token {revoked_key}", "Origin": f"http://127.0.0.1:{port}"}
+    async with aiohttp.ClientSession() as session:
+        sockets = [await session.ws_connect(f"ws://127.0.0.1:{port}/ws/runs/{run_id}/", headers=headers)
+                   for _ in range(LOAD_SOCKETS)]
+
+        async def closed_at(socket_) -> float:
+            while (await socket_.receive()).type not in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                pass
+            return time.perf_counter()
+
+        waiting = [asyncio.create_task(closed_at(socket_)) for socket_ in sockets]
+        await asyncio.sleep(0.5)  # every socket has its stored events and listens
+        started = time.perf_counter()
+        async with session.delete(f"http://127.0.0.1:{port}/api/auth/tokens/{revoked_token}",
+                                  headers={"Authorization": f"Token {key}"}) as response:
+            assert response.status == 204, response.status
+        closes = await asyncio.wait_for(asyncio.gather(*waiting), timeout=30)
+        assert all(socket_.close_code == 4403 for socket_ in sockets), [s.close_code for s in sockets]
+    return [(moment - started) * 1000 for moment in closes]
+
+
+async def follow_run(port: int, key: str, run_id: int, after: int, done: asyncio.Event, seqs: list[int]) -> int:
+    """One socket of the load phase: record every seq received; reconnect with ``after=`` when closed.
+
+    Returns how often the server closed the socket.
+    """
+    import aiohttp
+
+    headers = {"Authorization": f"Token {key}", "Origin": f"http://127.0.0.1:{port}"}
+    closes = 0
+    async with aiohttp.ClientSession() as session:
+        while not done.is_set():
+            last = seqs[-1] if seqs else after
+            url = f"ws://127.0.0.1:{port}/ws/runs/{run_id}/?after={last}"
+            try:
+                async with session.ws_connect(url, headers=headers, max_msg_size=0, heartbeat=None) as socket_:
+                    while not done.is_set():
+                        try:
+                            message = await asyncio.wait_for(socket_.receive(), timeout=0.5)
+                        except asyncio.TimeoutError:
+                            continue
+                        if message.type != aiohttp.WSMsgType.TEXT:
+                            break
+                        seq = json.loads(message.data).get("seq")
+                        if seq is not None:
+                            seqs.append(seq)
+            except aiohttp.ClientError:
+                pass
+            if not done.is_set():
+                closes += 1
+                await asyncio.sleep(0.2)
+    return closes
+
+
+async def measure_load(port: int, key: str, run_id: int, pipeline_id: int) -> dict:
+    """20 sockets on a live run, a publisher on it, and the GET load in its own process, all at once."""
+    from studio.models import RunEvent
+
+    first = await asyncio.to_thread(lambda: RunEvent.objects.filter(run_id=run_id).order_by("-seq").first().seq)
+    done = asyncio.Event()
+    received: list[list[int]] = [[] for _ in range(LOAD_SOCKETS)]
+    followers = [asyncio.create_task(follow_run(port, key, run_id, first, done, seqs)) for seqs in received]
+    await asyncio.sleep(1)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    paths = json.dumps([f"/api/runs/{run_id}", f"/api/runs/{run_id}/checkpoints", f"/api/runs?pipeline={pipeline_id}"])
+    load = await asyncio.create_subprocess_exec(sys.executable, __file__, "--load", str(port), key, paths, cwd=ROOT,
+                                                env=env, stdout=subprocess.PIPE)
+    publisher = await asyncio.create_subprocess_exec(sys.executable, __file__, "--publish-load", str(run_id),
+                                                     cwd=ROOT, env=env)
+    output, _ = await load.communicate()
+    await publisher.wait()
+    stored = await asyncio.to_thread(lambda: set(
+        RunEvent.objects.filter(run_id=run_id, seq__gt=first).values_list("seq", flat=True)))
+    deadline = time.monotonic() + 30  # the sockets' last events may still be on their way
+    while time.monotonic() < deadline and any(not stored <= set(seqs) for seqs in received):
+        await asyncio.sleep(0.2)
+    done.set()
+    closes = await asyncio.gather(*followers)
+    result = json.loads(output)
+    result["ws_missing_events"] = sum(len(stored - set(seqs)) for seqs in received)
+    result["ws_out_of_order"] = sum(seqs != sorted(set(seqs)) for seqs in received)
+    result["ws_closes"] = sum(closes)
+    result["events_published"] = len(stored)
+    return result
+
+
+def drive_tapped_run(run_id: int) -> None:
+    """The live tap's driver stand-in: run the job, follow the run's commands as ``studio.runner`` does."""
+    import threading
+
+    from engine.api import InProcess, submit
+    from studio.models import Run
+    from studio.runner import SavepointReporter, _follow_commands
+
+    run = Run.objects.select_related("version").get(pk=run_id)
+    handle = submit(run.version.definition, InProcess(), checkpoint_dir=tempfile.mkdtemp(prefix="bench-tap-"))
+    stop = threading.Event()
+    threading.Thread(target=_follow_commands, args=(run, handle, SavepointReporter(run_id), stop), daemon=True).start()
+    sys.stdin.read()  # until the bench closes our stdin
+    stop.set()
+    handle.cancel()
+    handle.wait(60)
+
+
+async def measure_tap(port: int, key: str, run_id: int) -> tuple[list[float], int]:
+    import aiohttp
+
+    headers = {"Authorization": f"Token {key}", "Origin": f"http://127.0.0.1:{port}"}
+    driver = subprocess.Popen([sys.executable, __file__, "--drive-tapped", str(run_id)], cwd=ROOT,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE)
+    latencies: list[float] = []
+    records = 0
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.post(f"http://127.0.0.1:{port}/api/runs/{run_id}/taps", headers=headers,
+                                    json={"edge": "e1", "records_per_second": 200}) as response:
+                tap = await response.json()
+                if response.status != 201:
+                    raise RuntimeError(f"POST taps: HTTP {response.status} {tap}")
+            async with session.ws_connect(f"ws://127.0.0.1:{port}{tap['websocket']}", headers=headers) as socket_:
+                while len(latencies) < TAP_SAMPLES:
+                    message = await asyncio.wait_for(socket_.receive(), timeout=120)
+                    received = time.time() * 1000
+                    sample = json.loads(message.data)
+                    if sample["type"] == "records":
+                        latencies.append(received - sample["ts"])
+                        records += len(sample["records"])
+    finally:
+        driver.stdin.close()
+        driver.wait(90)
+    return latencies, records
+
+
+def main_tap_only() -> int:
+    """``bench_studio.py --tap``: only the live tap phase (it needs no Spark, and runs in a minute)."""
+    data_dir = tempfile.mkdtemp(prefix="bench-studio-")
+    setup_django(data_dir)
+    seeded = seed()
+    port = free_port()
+    server = start_web_server(port)
+    try:
+        tap, tap_records = asyncio.run(measure_tap(port, seeded["key"], seeded["tap_run"]))
+    finally:
+        server.terminate()
+        server.wait(10)
+        shutil.rmtree(data_dir, ignore_errors=True)
+    figures = {"tap_p50_ms": round(percentile(tap, 50), 2), "tap_p99_ms": round(percentile(tap, 99), 2),
+               "tap_max_ms": round(max(tap), 2), "tap_samples": len(tap), "tap_records": tap_records}
+    print(json.dumps(figures))
+    return 1 if figures["tap_p99_ms"] > TARGET_TAP_P99_MS else 0
+
+
 def main() -> int:
     data_dir = tempfile.mkdtemp(prefix="bench-studio-")
     setup_django(data_dir)
     seeded = seed()
     port = free_port()
-    server = start_daphne(port)
+    server = start_web_server(port)
     try:
         rest = measure_rest(port, seeded["key"], f"/api/runs/{seeded['history_run']}/checkpoints")
         full = measure_rest(port, seeded["key"], f"/api/runs/{seeded['history_run']}/checkpoints?limit=1000")
         ws = asyncio.run(measure_websocket(port, seeded["key"], seeded["live_run"]))
+        revocation = asyncio.run(measure_revocation(port, seeded["key"], seeded["revoked_token"],
+                                                    seeded["revoked_key"], seeded["live_run"]))
+        load = asyncio.run(measure_load(port, seeded["key"], seeded["load_run"], seeded["pipeline"]))
+        tap, tap_records = asyncio.run(measure_tap(port, seeded["key"], seeded["tap_run"]))
     finally:
         server.terminate()
         server.wait(10)
@@ -205,6 +469,17 @@ def main() -> int:
         "rest_full_history_p50_ms": round(percentile(full, 50), 2),
         "rest_full_history_p99_ms": round(percentile(full, 99), 2),
         "rest_requests": len(rest), "checkpoints_stored": CHECKPOINTS,
+        "revocation_close_p50_ms": round(percentile(revocation, 50), 2),
+        "revocation_close_max_ms": round(max(revocation), 2),
+        "load_rest_p50_ms": round(percentile(load["latencies"], 50), 2) if load["latencies"] else None,
+        "load_rest_p99_ms": round(percentile(load["latencies"], 99), 2) if load["latencies"] else None,
+        "load_requests": LOAD_RATE * LOAD_SECONDS, "load_ok": load["ok"], "load_shed": load["shed"],
+        "load_shed_without_retry_after": load["shed_without_retry_after"], "load_timeouts": load["timeouts"],
+        "load_errors": load["errors"], "load_ws_sockets": LOAD_SOCKETS, "load_ws_events": load["events_published"],
+        "load_ws_missing_events": load["ws_missing_events"], "load_ws_out_of_order": load["ws_out_of_order"],
+        "load_ws_reconnects": load["ws_closes"],
+        "tap_p50_ms": round(percentile(tap, 50), 2), "tap_p99_ms": round(percentile(tap, 99), 2),
+        "tap_max_ms": round(max(tap), 2), "tap_samples": len(tap), "tap_records": tap_records,
     }
     print(f"WebSocket: checkpoint-completed event, driver publish → client, {len(ws)} events: "
           f"p50 {figures['ws_p50_ms']} ms, p99 {figures['ws_p99_ms']} ms, max {figures['ws_max_ms']} ms "
@@ -213,10 +488,34 @@ def main() -> int:
           f"p50 {figures['rest_p50_ms']} ms, p99 {figures['rest_p99_ms']} ms")
     print(f"REST: the same with the whole history (?limit=1000): p50 {figures['rest_full_history_p50_ms']} ms, "
           f"p99 {figures['rest_full_history_p99_ms']} ms")
-    misses = [f"{name} {figures[name]} > {target}" for name, target in
-              (("ws_p99_ms", TARGET_WS_P99_MS), ("rest_p99_ms", TARGET_REST_P99_MS)) if figures[name] > target]
+    print(f"Revocation: token deleted over REST with {LOAD_SOCKETS} sockets open on it: closed (4403) after "
+          f"p50 {figures['revocation_close_p50_ms']} ms, max {figures['revocation_close_max_ms']} ms")
+    print(f"Load: {LOAD_RATE} GET/s for {LOAD_SECONDS} s, {LOAD_SOCKETS} sockets on a run publishing "
+          f"{LOAD_EVENT_RATE} events/s: {figures['load_ok']} answered (p50 {figures['load_rest_p50_ms']} ms, "
+          f"p99 {figures['load_rest_p99_ms']} ms), {figures['load_shed']} shed with 503, "
+          f"{figures['load_timeouts']} timed out, {figures['load_errors']} other errors; sockets missed "
+          f"{figures['load_ws_missing_events']} of {LOAD_SOCKETS} x {figures['load_ws_events']} events "
+          f"({figures['load_ws_reconnects']} reconnects)")
+    print(f"Live tap: record on the edge → client, {len(tap)} samples ({tap_records} records): "
+          f"p50 {figures['tap_p50_ms']} ms, p99 {figures['tap_p99_ms']} ms, max {figures['tap_max_ms']} ms")
+    targets = (("ws_p99_ms", TARGET_WS_P99_MS), ("tap_p99_ms", TARGET_TAP_P99_MS), ("rest_p99_ms", TARGET_REST_P99_MS),
+               ("revocation_close_max_ms", TARGET_REVOCATION_MS),
+               ("load_rest_p99_ms", TARGET_LOAD_REST_P99_MS), ("load_timeouts", 0), ("load_ws_missing_events", 0),
+               ("load_ws_out_of_order", 0))
+    misses = [f"{name} {figures[name]} > {target}" for name, target in targets
+              if figures[name] is None or figures[name] > target]
     for miss in misses:
         print(f"target missed: {miss}")
+    # A separate phase with the whole studio and real Spark drivers (tests/bench/bench_run_start.py);
+    # issue 19's targets (3 s, 2 s) are printed, not enforced, until the warm-driver mode exists.
+    from tests.bench.bench_run_start import measure as measure_start_and_cancel
+
+    start = measure_start_and_cancel()
+    figures.update(start)
+    print(f"Start and cancel (real drivers on local Spark, median of {start['start_cancel_rounds']}): click to "
+          f"RUNNING {start['click_to_running_s']} s (max {start['click_to_running_max_s']} s, target 3 s), cancel "
+          f"{start['cancel_s']} s (max {start['cancel_max_s']} s, target 2 s; {start['cancel_stuck']} stuck), cancel "
+          f"while scheduling {start['cancel_scheduling_s']} s ({start['cancel_scheduling_stuck']} stuck past 60 s)")
     print(json.dumps(figures))
     return 1 if misses else 0
 
@@ -228,5 +527,24 @@ if __name__ == "__main__":
 
         django.setup()
         publish(int(sys.argv[2]))
+        sys.exit(0)
+    if sys.argv[1:] == ["--tap"]:
+        sys.exit(main_tap_only())
+    if len(sys.argv) == 3 and sys.argv[1] == "--drive-tapped":
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
+        import django
+
+        django.setup()
+        drive_tapped_run(int(sys.argv[2]))
+        sys.exit(0)
+    if len(sys.argv) == 3 and sys.argv[1] == "--publish-load":
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
+        import django
+
+        django.setup()
+        publish_load(int(sys.argv[2]))
+        sys.exit(0)
+    if len(sys.argv) == 5 and sys.argv[1] == "--load":
+        print(json.dumps(asyncio.run(generate_load(int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4])))))
         sys.exit(0)
     sys.exit(main())

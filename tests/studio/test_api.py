@@ -1,4 +1,6 @@
 """REST: operators, pipelines with versions, validation errors as data, runs and cancel."""
+import re
+
 import pytest
 import redis
 from django.conf import settings
@@ -155,3 +157,10 @@ def test_openapi_schema_and_swagger_ui_are_served_without_login(client):
     assert response.status_code == 200
     assert "/api/pipelines/{id}/runs/" in response.json()["paths"]
     assert client.get("/api/docs/").status_code == 200
+
+
+def test_swagger_ui_is_served_by_the_studio_itself(client):
+    page = client.get("/api/docs/").content.decode()
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert any(asset.endswith("swagger-ui-bundle.js") for asset in assets), assets
+    assert all(asset.startswith("/") and not asset.startswith("//") for asset in assets), assets

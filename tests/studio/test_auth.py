@@ -29,14 +29,15 @@ def test_anonymous_requests_are_401_with_a_token_challenge(method, path):
 
 
 def test_health_and_schema_need_no_login():
-    assert APIClient().get("/api/health").json() == {"status": "ok"}
+    assert APIClient().get("/api/health").json() == {"status": "ok",
+                                                     "dependencies": {"database": "ok", "redis": "ok"}}
     assert APIClient().get("/api/schema/").status_code == 200
 
 
 def test_session_login_me_csrf_and_logout(user):
     browser = APIClient(enforce_csrf_checks=True)
     wrong = browser.post("/api/auth/login", {"username": "alice", "password": "nope"}, format="json")
-    assert wrong.status_code == 400 and wrong.json()["detail"] == "wrong username or password"
+    assert wrong.status_code == 401 and wrong.json()["detail"] == "wrong username or password"
     response = browser.post("/api/auth/login", {"username": "alice", "password": "alice-password"}, format="json")
     assert response.status_code == 200
     assert response.json() == {"id": user.id, "username": "alice", "is_superuser": False, "groups": []}
@@ -59,7 +60,7 @@ def test_login_takes_json_only_and_is_throttled(user, settings):
     assert form.status_code == 415  # a cross-site HTML form cannot log anyone in
     codes = [client.post("/api/auth/login", {"username": "alice", "password": "x"}, format="json").status_code
              for _ in range(3)]
-    assert codes == [400, 400, 429]
+    assert codes == [401, 401, 429]
 
 
 def test_tokens_are_created_shown_once_listed_and_revoked(user):
@@ -113,7 +114,7 @@ def test_restoring_from_another_users_checkpoint_is_refused(api, other_api, tmp_
     checkpoint = Checkpoint.objects.create(run_id=run["id"], checkpoint_id=1, status="COMPLETED",
                                            trigger_timestamp=1, external_path=str(tmp_path))
     theirs = create_pipeline(other_api)
-    response = other_api.post(f"/api/pipelines/{theirs['id']}/runs", {"restore_from": {"checkpoint": checkpoint.pk}},
+    response = other_api.post(f"/api/pipelines/{theirs['id']}/runs", {"restore_from": {"pk": checkpoint.pk}},
                               format="json")
     assert response.status_code == 400 and "no checkpoint" in response.json()["detail"]
 

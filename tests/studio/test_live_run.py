@@ -110,9 +110,9 @@ def committed_records(directory: Path) -> list:
     return [json.loads(line) for path in sorted(directory.glob("part-*.jsonl")) for line in path.read_text().splitlines()]
 
 
-def test_rest_only_savepoint_stop_and_restore_continues_exactly_once(celery_worker_process, api, tmp_path):
+def test_rest_only_savepoint_stop_and_restore_continues_exactly_once(celery_worker_process, api, granted_tmp_path):
     """create → run → 3 checkpoints → savepoint → COMPLETED → stop with savepoint → new run from it."""
-    output = tmp_path / "out"
+    output = granted_tmp_path / "out"
     definition = {
         "format": 1, "name": "exactly-once", "parallelism": 2, "checkpointing": {"interval_ms": 300},
         "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": None, "rate": 400}},
@@ -124,13 +124,13 @@ def test_rest_only_savepoint_stop_and_restore_continues_exactly_once(celery_work
     wait_until(lambda: api.get(f"/api/runs/{first}/checkpoints").json()["counts"]["completed"] >= 3,
                RUN_START_TIMEOUT, "three completed checkpoints")
 
-    triggered = api.post(f"/api/runs/{first}/savepoints", {"target_directory": str(tmp_path / "savepoints")},
+    triggered = api.post(f"/api/runs/{first}/savepoints", {"target_directory": str(granted_tmp_path / "savepoints")},
                          format="json")
     assert triggered.status_code == 202
     request_id = triggered.json()["request_id"]
     savepoint = wait_until(lambda: _settled(api, first, request_id), 60, "the savepoint to complete")
     assert savepoint["status"] == "COMPLETED", savepoint["failure_cause"]
-    assert savepoint["location"].startswith(str(tmp_path / "savepoints"))
+    assert savepoint["location"].startswith(str(granted_tmp_path / "savepoints"))
     assert (Path(savepoint["location"]) / "_metadata").is_file()
 
     stop = api.post(f"/api/runs/{first}/stop", {"drain": False}, format="json")
@@ -142,7 +142,7 @@ def test_rest_only_savepoint_stop_and_restore_continues_exactly_once(celery_work
     assert before
     assert_each_number_once_and_no_gaps(before, parallelism=2)
 
-    second = api.post(f"/api/pipelines/{pipeline_id}/runs", {"restore_from": {"checkpoint": stopped["checkpoint_pk"]}},
+    second = api.post(f"/api/pipelines/{pipeline_id}/runs", {"restore_from": {"pk": stopped["checkpoint_pk"]}},
                       format="json")
     assert second.status_code == 201, second.content
     second_id = second.json()["id"]

@@ -82,7 +82,7 @@ def test_a_driver_whose_run_was_ended_in_the_studio_cancels_its_job(monkeypatch)
     run = make_run("RUNNING", heartbeat_age_s=0)
     monkeypatch.setattr(runner, "HEARTBEAT_INTERVAL_S", 0.05)
     job_master, ended, stop = JobMaster(), threading.Event(), threading.Event()
-    beating = threading.Thread(target=runner._heartbeat, args=(run.id, job_master, ended, stop))
+    beating = threading.Thread(target=runner._heartbeat, args=(run.id, run.driver_token, job_master, ended, stop))
     beating.start()
     try:
         wait_until(lambda: Run.objects.get(pk=run.id).heartbeat_at > run.heartbeat_at, 10, "a heartbeat")

@@ -74,7 +74,7 @@ def test_rollback_writes_a_new_version_equal_to_the_old_one(api):
     assert response.status_code == 200
     assert response.json()["version"] == 3 and response.json()["definition"] == simple_pipeline()
     assert api.get(f"/api/pipelines/{pipeline['id']}/versions").json()[0]["message"] == "Rolled back to version 1"
-    assert api.post(f"/api/pipelines/{pipeline['id']}/rollback", {"version": 9}, format="json").status_code == 400
+    assert api.post(f"/api/pipelines/{pipeline['id']}/rollback", {"version": 9}, format="json").status_code == 404
     assert api.post(f"/api/pipelines/{pipeline['id']}/rollback", {}, format="json").status_code == 400
 
 
@@ -136,5 +136,21 @@ def test_start_run_of_an_older_version_in_batch_mode(api):
     assert run.status_code == 201
     assert (run.json()["version"], run.json()["mode"]) == (1, "batch")
     assert run.json()["definition"] == simple_pipeline()
-    assert api.post(f"/api/pipelines/{pipeline['id']}/runs", {"version": 4}, format="json").status_code == 400
+    assert api.post(f"/api/pipelines/{pipeline['id']}/runs", {"version": 4}, format="json").status_code == 404
     assert api.post(f"/api/pipelines/{pipeline['id']}/runs", {"mode": "sometimes"}, format="json").status_code == 400
+
+
+def test_edges_without_ids_get_ids_and_every_other_problem_is_reported(api):
+    definition = simple_pipeline()
+    definition["edges"] = [{"from": "gen", "to": "double"}, {"id": "e1", "from": "double", "to": "out"}]
+    saved = api.post("/api/pipelines", {"name": "no-ids", "definition": definition}, format="json")
+    assert saved.status_code == 201, saved.content
+    assert [(edge["id"], edge["from"]) for edge in saved.json()["definition"]["edges"]] == [("e2", "gen"), ("e1", "double")]
+
+    broken = simple_pipeline()
+    broken["edges"] = [{"from": "gen", "to": "double"}, {"from": "double", "to": "nowhere"}]
+    broken["nodes"][1]["params"] = {"expression": "x +"}
+    problems = api.post("/api/pipelines/validate", {"definition": broken}, format="json").json()["errors"]
+    assert not any("'id' is a required property" in problem["message"] for problem in problems), problems
+    assert any(problem["edge"] == "e2" and "nowhere" in problem["message"] for problem in problems), problems
+    assert any(problem["node"] == "double" for problem in problems), problems

@@ -18,13 +18,13 @@ def test_preview_shows_the_first_records_after_every_node(api):
                              "out": {"records": [0, 2, 4, 6, 8], "count": 5}}
 
 
-def test_preview_of_filters_keyed_aggregates_and_file_sinks_writes_nothing(api, tmp_path):
+def test_preview_of_filters_keyed_aggregates_and_file_sinks_writes_nothing(api, granted_tmp_path):
     definition = {
         "format": 1, "name": "agg", "parallelism": 2,
         "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": 1000}},
                   {"id": "odd", "type": "transform.filter", "params": {"predicate": "x % 2 == 1"}},
                   {"id": "sum", "type": "aggregate.reduce", "params": {"function": "count"}},
-                  {"id": "files", "type": "sink.file", "params": {"path": str(tmp_path / "out")}}],
+                  {"id": "files", "type": "sink.file", "params": {"path": str(granted_tmp_path / "out")}}],
         "edges": [{"id": "a", "from": "gen", "to": "odd"},
                   {"id": "b", "from": "odd", "to": "sum", "partitioning": "hash", "key": "x % 3"},
                   {"id": "c", "from": "sum", "to": "files"}]}
@@ -33,7 +33,7 @@ def test_preview_of_filters_keyed_aggregates_and_file_sinks_writes_nothing(api, 
     assert body["nodes"]["gen"] == {"records": [0, 1, 2, 3], "count": 4}
     assert body["nodes"]["odd"] == {"records": [1, 3], "count": 2}
     assert body["nodes"]["sum"]["count"] == 2 and body["nodes"]["files"]["count"] == 2
-    assert not (tmp_path / "out").exists()
+    assert not (granted_tmp_path / "out").exists()
 
 
 def test_preview_reports_a_failing_expression_and_refuses_invalid_definitions(api):
@@ -59,3 +59,33 @@ def test_previews_are_throttled_per_user(api, settings):
     settings.STUDIO_THROTTLE_RATES = {**settings.STUDIO_THROTTLE_RATES, "preview": "1/min"}
     assert api.post("/api/preview", {"definition": simple_pipeline(count=1)}, format="json").status_code == 200
     assert api.post("/api/preview", {"definition": simple_pipeline(count=1)}, format="json").status_code == 429
+
+
+def test_preview_of_a_cdc_source_reads_the_table_without_a_slot_and_a_postgres_sink_writes_nothing(
+        api, user, grant, postgres_dsn, settings):
+    import psycopg
+
+    grant(user, postgres_dsn, kind="postgres")
+    settings.STUDIO_PREVIEW_BUDGET_S = 30  # two PostgreSQL connections from a niced worker on a loaded machine
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+        connection.execute("CREATE TABLE items (id integer PRIMARY KEY, v integer)")
+        connection.execute("INSERT INTO items SELECT i, i * 10 FROM generate_series(1, 3) i")
+        connection.execute("CREATE TABLE copy (id integer, v integer)")
+    definition = {
+        "format": 1, "name": "cdc preview",
+        "nodes": [{"id": "cdc", "type": "source.postgres_cdc",
+                   "params": {"url": postgres_dsn, "tables": ["items"], "slot": "preview_slot"}},
+                  {"id": "row", "type": "transform.map", "params": {"expression": 'x["values"]'}},
+                  {"id": "pg", "type": "sink.postgres", "params": {"url": postgres_dsn, "table": "copy"}}],
+        "edges": [{"id": "a", "from": "cdc", "to": "row"}, {"id": "b", "from": "row", "to": "pg"}]}
+    response = api.post("/api/preview", {"definition": definition, "limit": 10}, format="json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["status"] == "FINISHED", body
+    assert sorted(r["id"] for r in body["nodes"]["pg"]["records"]) == [1, 2, 3]
+    assert {r["op"] for r in body["nodes"]["cdc"]["records"]} == {"snapshot"}
+    with psycopg.connect(postgres_dsn) as connection:
+        assert connection.execute("SELECT count(*) FROM pg_replication_slots "
+                                  "WHERE database = current_database()").fetchone()[0] == 0
+        assert connection.execute("SELECT count(*) FROM copy").fetchone()[0] == 0

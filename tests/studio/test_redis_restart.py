@@ -6,65 +6,19 @@ the suite keeps its Redis.
 """
 import json
 import os
-import socket
 import subprocess
 import sys
-import tempfile
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 
 from studio.asgi import application
-from studio.embedded_redis import redis_server_binary
 from studio.models import Checkpoint, Run, RunEvent
 from tests.conftest import ROOT, stop_process_tree
 from tests.support import simple_pipeline, wait_until, ws_headers
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.spark]
-
-
-class RedisServer:
-    """A redis-server on a fixed loopback port that can be stopped and started again."""
-
-    def __init__(self):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.directory = tempfile.mkdtemp(prefix="redis-restart-")
-        self.process = None
-
-    def start(self):
-        self.process = subprocess.Popen(
-            [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-             "no", "--dir", self.directory], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_until(self._listening, 10, "redis-server to listen")
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(10)
-        wait_until(lambda: not self._listening(), 10, "redis-server to stop listening")
-
-    def _listening(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                return True
-        except OSError:
-            return False
-
-
-@pytest.fixture
-def redis_server(settings):
-    server = RedisServer()
-    server.start()
-    settings.REDIS_URL = server.url  # commands
-    settings.CHANNEL_LAYERS = {"default": {**settings.CHANNEL_LAYERS["default"], "CONFIG": {
-        **settings.CHANNEL_LAYERS["default"]["CONFIG"], "hosts": [{"address": server.url, "socket_timeout": 30}]}}}
-    yield server
-    if server.process.poll() is None:
-        server.process.terminate()
-        server.process.wait(10)
 
 
 def completed_checkpoints(run_id: int) -> int:

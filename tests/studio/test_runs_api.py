@@ -42,12 +42,14 @@ def test_runs_are_listed_paginated_and_filtered_by_pipeline_and_status(api, pipe
     assert "definition" not in page["results"][0]  # lists carry summaries
     assert [r["id"] for r in api.get(f"/api/runs?pipeline={pipeline['id']}").json()["results"]] == [
         runs[1]["id"], runs[0]["id"]]
-    filtered = api.get("/api/runs?status=running,FAILED").json()["results"]
+    filtered = api.get("/api/runs?status=RUNNING,FAILED").json()["results"]
     assert [(r["id"], r["status"], r["failure_cause"]) for r in filtered] == [
         (runs[1]["id"], "FAILED", "boom"), (runs[0]["id"], "RUNNING", None)]
     second = api.get("/api/runs?page_size=2&page=2").json()
     assert [r["id"] for r in second["results"]] == [runs[0]["id"]] and second["previous"]
     assert api.get("/api/runs?status=SLEEPING").status_code == 400
+    assert api.get("/api/runs?status=running").status_code == 400  # as the schema's pattern says
+    assert api.get("/api/runs?page_size=0").status_code == 400 and api.get("/api/runs?page_size=x").status_code == 400
     assert api.get("/api/runs?pipeline=x").status_code == 400
     assert api.get("/api/runs?page=9").status_code == 404
 
@@ -72,12 +74,12 @@ def test_run_status_has_a_timestamp_for_every_transition(api, pipeline):
     assert conflict.status_code == 409 and conflict.json()["detail"] == f"run {run['id']} already ended with status FAILED"
 
 
-def test_start_from_a_completed_checkpoint_by_pk(api, pipeline, tmp_path):
+def test_start_from_a_completed_checkpoint_by_pk(api, pipeline, granted_tmp_path):
     first = start(api, pipeline)
-    location = write_checkpoint(tmp_path / "chk-7")
+    location = write_checkpoint(granted_tmp_path / "chk-7")
     checkpoint = Checkpoint.objects.create(run_id=first["id"], checkpoint_id=7, kind="savepoint",
                                            status="COMPLETED", trigger_timestamp=1, external_path=location)
-    run = start(api, pipeline, restore_from={"checkpoint": checkpoint.pk})
+    run = start(api, pipeline, restore_from={"pk": checkpoint.pk})
     assert run["restored_from"] == {"pk": checkpoint.pk, "checkpoint_id": 7, "run": first["id"], "kind": "savepoint",
                                     "path": location, "allow_non_restored_state": False}
     assert Run.objects.get(pk=run["id"]).restore_path == location
@@ -87,8 +89,8 @@ def test_start_from_a_completed_checkpoint_by_pk(api, pipeline, tmp_path):
     assert overview["latest"]["restored"]["is_savepoint"] is True
 
 
-def test_start_from_a_path_and_the_restore_errors(api, pipeline, tmp_path):
-    location = write_checkpoint(tmp_path / "sp")
+def test_start_from_a_path_and_the_restore_errors(api, pipeline, granted_tmp_path):
+    location = write_checkpoint(granted_tmp_path / "sp")
     run = start(api, pipeline, restore_from={"path": location})
     assert run["restored_from"]["path"] == location and run["restored_from"]["pk"] is None
 
@@ -97,21 +99,49 @@ def test_start_from_a_path_and_the_restore_errors(api, pipeline, tmp_path):
         assert response.status_code == status, response.content
         return response.json()["detail"]
 
-    assert "no completed checkpoint" in refused({"restore_from": {"path": str(tmp_path / "missing")}}, 400)
+    assert "no completed checkpoint" in refused({"restore_from": {"path": str(granted_tmp_path / "missing")}}, 400)
     assert "not allowed" in refused({"restore_from": {"path": "http://example.com/sp"}}, 400)
     assert "absolute" in refused({"restore_from": {"path": "relative/dir"}}, 400)
     assert "exactly one" in refused({"restore_from": {}}, 400)
     assert "exactly one" in refused({"restore_from": {"path": location, "checkpoint": 1}}, 400)
-    assert "no checkpoint" in refused({"restore_from": {"checkpoint": 424242}}, 400)
+    assert "no checkpoint" in refused({"restore_from": {"pk": 424242}}, 400)
     failed = Checkpoint.objects.create(run_id=run["id"], checkpoint_id=1, status="FAILED", trigger_timestamp=1)
-    assert "only a completed one" in refused({"restore_from": {"checkpoint": failed.pk}}, 409)
+    assert "only a completed one" in refused({"restore_from": {"pk": failed.pk}}, 409)
     gone = Checkpoint.objects.create(run_id=run["id"], checkpoint_id=2, status="COMPLETED", trigger_timestamp=1,
                                      external_path=location, discarded=True)
-    assert "discarded" in refused({"restore_from": {"checkpoint": gone.pk}}, 409)
+    assert "discarded" in refused({"restore_from": {"pk": gone.pk}}, 409)
 
 
-def test_state_of_removed_operators_needs_allow_non_restored_state(api, pipeline, tmp_path):
-    location = write_checkpoint(tmp_path / "old", operators=("gen", "dropped_window"))
+def test_start_from_the_checkpoint_id_users_see(api, pipeline, tmp_path):
+    """``{"checkpoint": 7}`` is the #7 the run page shows, not a database key; ``run`` picks among runs."""
+    first, second = start(api, pipeline), start(api, pipeline)
+    location = write_checkpoint(tmp_path / "chk-7")
+    Checkpoint.objects.create(run_id=first["id"], checkpoint_id=3, status="COMPLETED", trigger_timestamp=1,
+                              external_path=location)
+    mine = Checkpoint.objects.create(run_id=second["id"], checkpoint_id=7, kind="savepoint", status="COMPLETED",
+                                     trigger_timestamp=1, external_path=location)
+    assert mine.pk != 7
+    assert start(api, pipeline, restore_from={"checkpoint": 7})["restored_from"]["pk"] == mine.pk
+
+    def refused(body):
+        response = api.post(f"/api/pipelines/{pipeline['id']}/runs", {"restore_from": body}, format="json")
+        assert response.status_code == 400, response.content
+        return response.json()["detail"]
+
+    Checkpoint.objects.create(run_id=first["id"], checkpoint_id=7, status="COMPLETED", trigger_timestamp=1,
+                              external_path=location)
+    ambiguous = refused({"checkpoint": 7})
+    assert "ambiguous" in ambiguous and str(first["id"]) in ambiguous and str(second["id"]) in ambiguous
+    assert "run" in ambiguous
+    restored = start(api, pipeline, restore_from={"checkpoint": 7, "run": second["id"]})["restored_from"]
+    assert (restored["pk"], restored["run"], restored["checkpoint_id"]) == (mine.pk, second["id"], 7)
+    assert f"run {first['id']} has no checkpoint or savepoint #9" in refused({"checkpoint": 9, "run": first["id"]})
+    assert "no run of this pipeline has a checkpoint or savepoint #99" in refused({"checkpoint": 99})
+    assert "give checkpoint with it" in str(refused({"run": first["id"]}))
+
+
+def test_state_of_removed_operators_needs_allow_non_restored_state(api, pipeline, granted_tmp_path):
+    location = write_checkpoint(granted_tmp_path / "old", operators=("gen", "dropped_window"))
     response = api.post(f"/api/pipelines/{pipeline['id']}/runs", {"restore_from": {"path": location}}, format="json")
     assert response.status_code == 400
     assert "dropped_window" in response.json()["detail"] and "allow_non_restored_state" in response.json()["detail"]

@@ -38,17 +38,17 @@ def savepoint_completed(run_id, checkpoint_id, location, kind="savepoint"):
                                         "end_to_end_duration": 12, "external_path": location})
 
 
-def test_trigger_answers_a_request_id_at_once_then_the_request_is_polled(api, running, commands, tmp_path):
-    response = api.post(f"/api/runs/{running['id']}/savepoints", {"target_directory": str(tmp_path)}, format="json")
+def test_trigger_answers_a_request_id_at_once_then_the_request_is_polled(api, running, commands, granted_tmp_path):
+    response = api.post(f"/api/runs/{running['id']}/savepoints", {"target_directory": str(granted_tmp_path)}, format="json")
     assert response.status_code == 202
     request_id = response.json()["request_id"]
     assert commands(running["id"]) == [{"command": "savepoint", "request_id": request_id,
-                                        "target_directory": str(tmp_path)}]
+                                        "target_directory": str(granted_tmp_path)}]
     polled = api.get(f"/api/runs/{running['id']}/savepoints/{request_id}").json()
     assert (polled["status"], polled["location"], polled["kind"]) == ("IN_PROGRESS", None, "savepoint")
-    assert polled["target_directory"] == str(tmp_path) and polled["triggered_at"]
+    assert polled["target_directory"] == str(granted_tmp_path) and polled["triggered_at"]
 
-    location = str(tmp_path / "savepoint-4-abc")
+    location = str(granted_tmp_path / "savepoint-4-abc")
     savepoint_completed(running["id"], 4, location)
     record_event(running["id"], "savepoint", {"request_id": request_id, "kind": "savepoint", "status": "COMPLETED",
                                               "location": location})
@@ -64,9 +64,9 @@ def test_trigger_answers_a_request_id_at_once_then_the_request_is_polled(api, ru
     assert [e["data"]["status"] for e in events] == ["IN_PROGRESS", "COMPLETED"]
 
 
-def test_the_request_links_its_checkpoint_whichever_event_comes_first(api, running, tmp_path):
+def test_the_request_links_its_checkpoint_whichever_event_comes_first(api, running, granted_tmp_path):
     request_id = api.post(f"/api/runs/{running['id']}/savepoints", {}, format="json").json()["request_id"]
-    location = str(tmp_path / "sp")
+    location = str(granted_tmp_path / "sp")
     record_event(running["id"], "savepoint", {"request_id": request_id, "status": "COMPLETED", "location": location})
     savepoint_completed(running["id"], 2, location)
     assert SavepointRequest.objects.get(request_id=request_id).checkpoint.checkpoint_id == 2
@@ -106,7 +106,7 @@ def test_savepoints_need_a_running_streaming_run(api, running, commands):
     assert api.get("/api/runs/999/savepoints").status_code == 404
 
 
-def test_stop_with_savepoint_sends_drain_and_is_tracked_as_a_sync_savepoint(api, running, commands, tmp_path):
+def test_stop_with_savepoint_sends_drain_and_is_tracked_as_a_sync_savepoint(api, running, commands, granted_tmp_path):
     response = api.post(f"/api/runs/{running['id']}/stop", {"drain": True}, format="json")
     assert response.status_code == 202
     request_id = response.json()["request_id"]
@@ -114,7 +114,7 @@ def test_stop_with_savepoint_sends_drain_and_is_tracked_as_a_sync_savepoint(api,
                                         "target_directory": None}]
     again = api.post(f"/api/runs/{running['id']}/stop", {}, format="json")
     assert again.status_code == 409 and "already stopping" in again.json()["detail"]
-    location = str(tmp_path / "savepoint-9")
+    location = str(granted_tmp_path / "savepoint-9")
     record_event(running["id"], "savepoint", {"request_id": request_id, "kind": "sync-savepoint",
                                               "status": "COMPLETED", "location": location})
     savepoint_completed(running["id"], 9, location)
@@ -126,13 +126,13 @@ def test_stop_with_savepoint_sends_drain_and_is_tracked_as_a_sync_savepoint(api,
     assert row["kind"] == "sync-savepoint" and row["is_savepoint"] is True
 
 
-def test_delete_removes_the_files_unless_a_run_restores_from_it(api, running, other_api, tmp_path):
-    location = tmp_path / "savepoint-3"
+def test_delete_removes_the_files_unless_a_run_restores_from_it(api, running, other_api, granted_tmp_path):
+    location = granted_tmp_path / "savepoint-3"
     location.mkdir()
     (location / "_metadata").write_text(json.dumps({"format": 1, "checkpoint_id": 3, "tasks": {}}))
     savepoint_completed(running["id"], 3, str(location))
     savepoint = Checkpoint.objects.get(run_id=running["id"], checkpoint_id=3)
-    restored = api.post(f"/api/pipelines/{running['pipeline']}/runs", {"restore_from": {"checkpoint": savepoint.pk}},
+    restored = api.post(f"/api/pipelines/{running['pipeline']}/runs", {"restore_from": {"pk": savepoint.pk}},
                         format="json").json()
     conflict = api.delete(f"/api/savepoints/{savepoint.pk}")
     assert conflict.status_code == 409 and str(restored["id"]) in conflict.json()["detail"]
@@ -142,7 +142,7 @@ def test_delete_removes_the_files_unless_a_run_restores_from_it(api, running, ot
     assert not location.exists()
     savepoint.refresh_from_db()
     assert savepoint.discarded
-    refused = api.post(f"/api/pipelines/{running['pipeline']}/runs", {"restore_from": {"checkpoint": savepoint.pk}},
+    refused = api.post(f"/api/pipelines/{running['pipeline']}/runs", {"restore_from": {"pk": savepoint.pk}},
                        format="json")
     assert refused.status_code == 409
     checkpoint = Checkpoint.objects.create(run_id=running["id"], checkpoint_id=77, status="COMPLETED",
@@ -171,26 +171,28 @@ class FakeJobMaster:
 
 
 @pytest.mark.django_db(transaction=True)  # outcomes are recorded from the futures' threads
-def test_driver_executes_commands_and_reports_each_outcome_once(api, running):
+def test_driver_executes_commands_and_reports_each_outcome_once(api, running, granted_tmp_path):
     from studio.runner import SavepointReporter, _execute
 
+    target = str(granted_tmp_path / "sp")
+
     first = api.post(f"/api/runs/{running['id']}/savepoints", {}, format="json").json()["request_id"]
-    second = api.post(f"/api/runs/{running['id']}/stop", {"drain": False, "target_directory": "/tmp/sp"},
+    second = api.post(f"/api/runs/{running['id']}/stop", {"drain": False, "target_directory": target},
                       format="json").json()["request_id"]
     job_master, reporter = FakeJobMaster(), SavepointReporter(running["id"])
     _execute({"command": "savepoint", "request_id": first, "target_directory": None}, running["id"], job_master,
              reporter)
-    _execute({"command": "stop", "request_id": second, "drain": False, "target_directory": "/tmp/sp"},
+    _execute({"command": "stop", "request_id": second, "drain": False, "target_directory": target},
              running["id"], job_master, reporter)
-    assert job_master.calls == [("savepoint", None), ("stop", False, "/tmp/sp")]
+    assert job_master.calls == [("savepoint", None), ("stop", False, target)]
     job_master.futures[0].set_exception(RuntimeError("declined by gen#0: failure: boom"))
-    job_master.futures[1].set_result("/tmp/sp/savepoint-5-x")
+    job_master.futures[1].set_result(f"{target}/savepoint-5-x")
     reporter.flush(timeout=5)
     reporter.flush(timeout=5)  # nothing twice
     wait_until(lambda: not SavepointRequest.objects.filter(status="IN_PROGRESS").exists(), 10, "both outcomes")
     first_request, second_request = (SavepointRequest.objects.get(request_id=r) for r in (first, second))
     assert (first_request.status, first_request.failure_cause) == ("FAILED", "declined by gen#0: failure: boom")
-    assert (second_request.status, second_request.location) == ("COMPLETED", "/tmp/sp/savepoint-5-x")
+    assert (second_request.status, second_request.location) == ("COMPLETED", f"{target}/savepoint-5-x")
     outcomes = [e for e in api.get(f"/api/runs/{running['id']}/events").json()
                 if e["type"] == "savepoint" and e["data"]["status"] != "IN_PROGRESS"]
     assert len(outcomes) == 2

@@ -1,0 +1,1 @@
+"""Alert rules on a pipeline's runs, the notifications they raise, and their webhook deliveries."""

@@ -1,0 +1,109 @@
+"""Evaluating alert rules against a run's events, as they are recorded.
+
+``on_event`` is called for every stored event (``studio.realtime.events``), after it was
+fanned out, in whichever process recorded it (the run's driver, the studio). It costs one
+indexed query when the run's pipeline has no enabled rule.
+
+A rule fires when its condition *starts* to hold for a run (``AlertState``): N failed
+checkpoints in a row fire once, not at N+1 again; a completed checkpoint ends the streak.
+A backpressure rule holds once a vertex's ``backpressured_ratio`` stayed above the
+threshold in every metrics sample for ``duration_s`` seconds; a sample at or below it
+ends the streak. Checkpoint durations, failures and restarts are single occurrences.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+
+from studio.alerts.firing import fire
+from studio.alerts.models import AlertKind, AlertRule, AlertState
+from studio.models import Checkpoint, Run
+
+logger = logging.getLogger(__name__)
+
+
+def on_event(run_id: int, pipeline_id: int, event_type: str, ts: int, data: dict[str, Any]) -> None:
+    """Evaluate the enabled rules of the run's pipeline against one event; never raises."""
+    try:
+        rules = list(AlertRule.objects.filter(pipeline_id=pipeline_id, enabled=True).select_related("pipeline"))
+        for rule in rules:
+            _evaluate(rule, run_id, event_type, ts, data)
+    except Exception:
+        logger.exception("alert evaluation failed for a %s event of run %s", event_type, run_id)
+
+
+def _evaluate(rule: AlertRule, run_id: int, event_type: str, ts: int, data: dict[str, Any]) -> None:
+    if rule.kind == AlertKind.RUN_FAILED and event_type == "status" and data.get("status") == "FAILED":
+        _fire(rule, run_id, f"run {run_id} failed: {data.get('cause') or 'no cause given'}",
+              {"status": "FAILED", "cause": data.get("cause")})
+    elif rule.kind == AlertKind.RUN_RESTARTED and event_type == "status" and data.get("status") == "RESTARTING":
+        _fire(rule, run_id, f"run {run_id} restarted: {data.get('cause') or 'no cause given'}",
+              {"status": "RESTARTING", "cause": data.get("cause"), "regions": data.get("regions")})
+    elif event_type == "checkpoint" and (data.get("kind") or "checkpoint") == "checkpoint":
+        if rule.kind == AlertKind.CHECKPOINT_FAILURES:
+            _checkpoint_failures(rule, run_id, data)
+        elif rule.kind == AlertKind.CHECKPOINT_DURATION:
+            _checkpoint_duration(rule, run_id, data)
+    elif rule.kind == AlertKind.BACKPRESSURE and event_type == "metrics":
+        _backpressure(rule, run_id, ts, data.get("vertices") or {})
+
+
+def _checkpoint_failures(rule: AlertRule, run_id: int, data: dict[str, Any]) -> None:
+    if data.get("event") == "completed":
+        _set_state(rule, run_id, "", active=False)
+        return
+    if data.get("event") != "failed":
+        return
+    wanted = max(1, int(rule.threshold or 1))
+    latest = list(Checkpoint.objects.filter(run_id=run_id, kind="checkpoint").exclude(status="IN_PROGRESS")
+                  .order_by("-checkpoint_id").values_list("status", "checkpoint_id", "failure_message")[:wanted])
+    if len(latest) == wanted and all(status == "FAILED" for status, _, _ in latest) \
+            and _set_state(rule, run_id, "", active=True):
+        _fire(rule, run_id, f"{wanted} checkpoint(s) of run {run_id} failed in a row; the last, "
+                            f"{latest[0][1]}: {latest[0][2] or data.get('failure_message') or 'no reason given'}",
+              {"checkpoints": [checkpoint_id for _, checkpoint_id, _ in latest],
+               "failure_message": latest[0][2] or data.get("failure_message")})
+
+
+def _checkpoint_duration(rule: AlertRule, run_id: int, data: dict[str, Any]) -> None:
+    duration = data.get("end_to_end_duration")
+    if data.get("event") != "completed" or duration is None or rule.threshold is None or duration <= rule.threshold:
+        return
+    _fire(rule, run_id, f"checkpoint {data.get('id')} of run {run_id} took {duration:.0f} ms "
+                        f"(over {rule.threshold:.0f} ms)", {"checkpoint": data.get("id"), "duration_ms": duration})
+
+
+def _backpressure(rule: AlertRule, run_id: int, ts: int, vertices: dict[str, dict]) -> None:
+    threshold = rule.threshold if rule.threshold is not None else 0.5
+    for vertex, values in vertices.items():
+        if rule.vertex and vertex != rule.vertex:
+            continue
+        ratio = values.get("backpressured_ratio")
+        if ratio is None:
+            continue
+        state, _ = AlertState.objects.get_or_create(rule=rule, run_id=run_id, key=vertex)
+        if ratio <= threshold:
+            if state.active or state.since is not None:
+                AlertState.objects.filter(pk=state.pk).update(active=False, since=None)
+            continue
+        if state.since is None:
+            AlertState.objects.filter(pk=state.pk).update(since=ts)
+            state.since = ts
+        if not state.active and ts - state.since >= (rule.duration_s or 0) * 1000:
+            if AlertState.objects.filter(pk=state.pk, active=False).update(active=True):
+                _fire(rule, run_id, f"vertex {vertex} of run {run_id} backpressured {ratio:.0%} "
+                                    f"(over {threshold:.0%}) for {(ts - state.since) / 1000:.0f} s",
+                      {"vertex": vertex, "backpressured_ratio": ratio, "since": state.since})
+
+
+def _set_state(rule: AlertRule, run_id: int, key: str, *, active: bool) -> bool:
+    """Set the condition's state; True when it changed (so the rule fires on the change to active)."""
+    with transaction.atomic():
+        state, _ = AlertState.objects.get_or_create(rule=rule, run_id=run_id, key=key)
+        return bool(AlertState.objects.filter(pk=state.pk).exclude(active=active).update(active=active))
+
+
+def _fire(rule: AlertRule, run_id: int, message: str, data: dict[str, Any]) -> None:
+    fire(rule, Run.objects.filter(pk=run_id).first(), message, {**data, "run": run_id})

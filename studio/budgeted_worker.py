@@ -1,0 +1,145 @@
+"""The worker process that validates, plans and previews definitions for the studio (``studio.budget``).
+
+Run as ``python -m studio.budgeted_worker <fd> <memory bytes>``: it reads jobs from the
+socket ``fd`` and answers on it, one JSON message per frame (``multiprocessing``'s
+framing). It first says ``{"ready": true}``, once its imports are done. A job is ``{"job": name, "args": {...}, "cpu_seconds": s}``; the answers are
+any number of ``{"progress": "node 'x'"}`` (where the job is, so that a job stopped at its
+budget can say where) and then ``{"result": ...}`` or ``{"error": message}``.
+
+JSON both ways, never pickle: the worker runs a user's expressions, so the studio reads
+nothing from it that could run code. Its own limits are a backstop for the studio's
+wall-clock kill: RLIMIT_CPU (per job, so a runaway job dies even if the studio does not
+watch) and RLIMIT_DATA (a huge value fails with MemoryError instead of swapping the host).
+The worker ends when the studio closes the socket.
+"""
+from __future__ import annotations
+
+import json
+import math
+import resource
+import sys
+from multiprocessing.connection import Connection
+from typing import Any, Callable
+
+Report = Callable[[str], None]
+
+
+def validate(args: dict, report: Report) -> list[dict]:
+    """Every problem of the definition; expressions first, one node or edge at a time, so a
+    budget overrun can name where it happened."""
+    from engine.api import check_expression, expression_fields, operator_spec, validate_definition
+
+    definition = args["definition"]
+    for node in _items(definition, "nodes"):
+        spec = operator_spec(node.get("type")) if isinstance(node.get("type"), str) else None
+        params = node.get("params") if isinstance(node.get("params"), dict) else {}
+        for field in expression_fields(spec) if spec else ():
+            if isinstance(params.get(field), str):
+                report(json.dumps({"node": node.get("id"), "field": f"params.{field}"}))
+                check_expression(params[field])  # compiled once: validation below reuses it
+    for edge in _items(definition, "edges"):
+        if isinstance(edge.get("key"), str):
+            report(json.dumps({"edge": edge.get("id"), "field": "key"}))
+            check_expression(edge["key"])
+    report(json.dumps({}))
+    return validate_definition(definition) + _location_problems(args)
+
+
+def _location_problems(args: dict) -> list[dict]:
+    """Problems of the definition's location parameters under the user's policy (``studio.location_policy``),
+    when the studio sent one."""
+    if args.get("policy") is None:
+        return []
+    from studio.location_policy import Policy, check_definition
+
+    problems, _ = check_definition(args["definition"], Policy.from_json(args["policy"]))
+    return problems
+
+
+def plan(args: dict, report: Report) -> dict:
+    """The planner's summary, or ``{"errors": [...]}`` when the definition is invalid."""
+    from engine.api import normalise_definition, plan_pipeline
+
+    errors = validate(args, report)
+    if errors:
+        return {"errors": errors}
+    report(json.dumps({"field": "plan"}))
+    return plan_pipeline(normalise_definition(args["definition"]))
+
+
+def preview(args: dict, report: Report) -> dict:
+    """The preview (``studio.preview``), or ``{"errors": [...]}`` when the definition is invalid."""
+    from studio.preview import run_preview
+
+    errors = validate(args, report)
+    if errors:
+        return {"errors": errors}
+    definition = args["definition"]
+    if args.get("policy") is not None:  # resolved again right before it runs: what was checked is what is opened
+        from studio.location_policy import Policy, check_definition, resolved_definition
+
+        problems, uses = check_definition(definition, Policy.from_json(args["policy"]))
+        if problems:
+            return {"errors": problems}
+        definition = resolved_definition(definition, uses)
+    report(json.dumps({"field": "preview"}))
+    return run_preview(definition, limit=args["limit"], timeout=args["timeout"])
+
+
+JOBS: dict[str, Callable[[dict, Report], Any]] = {"validate": validate, "plan": plan, "preview": preview}
+
+
+def _items(definition: Any, key: str) -> list[dict]:
+    items = definition.get(key) if isinstance(definition, dict) else None
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+
+
+def _json_default(value: Any) -> Any:
+    """Records are plain data; a set or tuple goes out as a list, anything else as its repr."""
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return repr(value)
+
+
+def _limit_cpu(seconds: float) -> None:
+    """Let the next job use ``seconds`` more CPU time; past that the kernel ends this process."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(usage.ru_utime + usage.ru_stime + seconds) + 1
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
+def serve(connection: Connection) -> None:
+    def encode(message: dict) -> bytes:
+        return json.dumps(message, default=_json_default).encode()
+
+    while True:
+        try:
+            request = json.loads(connection.recv_bytes())
+        except (EOFError, OSError):
+            return  # the studio went away
+        _limit_cpu(request["cpu_seconds"])
+        try:
+            answer = encode({"result": JOBS[request["job"]](
+                request["args"], lambda where: connection.send_bytes(encode({"progress": where})))})
+        except MemoryError:
+            answer = encode({"error": "the job ran out of memory"})
+        except Exception as exc:  # noqa: BLE001 - reported to the studio, which answers with a 500
+            answer = encode({"error": f"{type(exc).__name__}: {exc}"})
+        connection.send_bytes(answer)
+
+
+def main(argv: list[str]) -> None:
+    fd, memory = int(argv[0]), int(argv[1])
+    import engine.api  # noqa: F401 - imported before "ready": a job's budget is not spent on imports
+    import studio.location_policy  # noqa: F401
+    import studio.preview  # noqa: F401
+
+    resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+    connection = Connection(fd)
+    connection.send_bytes(json.dumps({"ready": True}).encode())
+    serve(connection)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

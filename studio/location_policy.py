@@ -1,0 +1,374 @@
+"""Where a pipeline may read and write: the locations granted to a user, and the check of a definition against them.
+
+Every connector parameter that names a location carries ``"x-location"`` in the operator
+catalog (``path``, ``url``, ``redis``, ``postgres``). A :class:`Policy` lists what one user
+may reach (the administrator's grants, ``studio.locations`` builds it) plus the pipeline's
+own *workspace*, where relative paths resolve. :func:`check_definition` resolves every
+location parameter of a definition against it and reports each one that escapes as a
+problem naming the node and the field, like every other validation problem.
+
+The rules, NiFi's restricted components and Nussknacker's categories being the models:
+
+- a path is resolved (relative: in the workspace; ``file://``: as the local path) and its
+  ``realpath`` -- symlinks followed at the moment of the check -- must lie inside a granted
+  location's ``realpath``; ``..`` is refused outright, as are ``~``, NUL and fsspec's
+  chained URLs (``a::b``); other schemes (``s3://``...) only below a granted URL prefix;
+- an HTTP address must start with a literal ``scheme://host[:port]/`` (a constant or the
+  literal head of an f-string), so that no record can choose the host;
+- a Redis or PostgreSQL URL is reduced to the host, port and database it really connects
+  to (libpq's query parameters included) and must match a grant;
+- sinks need a grant that allows writing.
+
+Django-free on purpose: the budgeted worker processes (``studio.budgeted_worker``) that
+validate and preview untrusted definitions run it with the policy they are handed as JSON.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import os
+import posixpath
+from dataclasses import asdict, dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+PATH, URL, REDIS, POSTGRES = "path", "url", "redis", "postgres"
+KINDS = (PATH, URL, REDIS, POSTGRES)
+LOCAL_SCHEMES = ("file", "local")
+HTTP_SCHEMES = ("http", "https")
+REDIS_SCHEMES = ("redis", "rediss")
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+DEFAULT_PORTS = {"http": 80, "https": 443, "redis": 6379, "rediss": 6379, "postgresql": 5432, "postgres": 5432}
+POSTGRES_KEYS = frozenset({"host", "port", "dbname", "user", "password", "sslmode", "connect_timeout",
+                           "application_name"})
+"""libpq connection keys a definition may use; others (``service``, ``hostaddr``, ``passfile``, ``sslkey``
+...) can point libpq at another server or at the studio's files."""
+
+
+class LocationRefused(ValueError):
+    """A location the policy does not allow; the message says why and what would be allowed."""
+
+
+@dataclass(frozen=True)
+class Location:
+    """One granted location: ``prefix`` is a directory (or URL prefix) for ``path``, an origin with an
+    optional path for ``url``, ``redis://host:port[/db]`` or ``postgresql://host:port[/database]``."""
+
+    name: str
+    kind: str
+    prefix: str
+    write: bool = True
+    shared: bool = False
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What one user may reach; ``workspace`` is the pipeline's directory for relative paths."""
+
+    locations: tuple[Location, ...] = ()
+    workspace: str | None = None
+    default_redis: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"locations": [asdict(location) for location in self.locations], "workspace": self.workspace,
+                "default_redis": self.default_redis}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Policy":
+        return cls(tuple(Location(**location) for location in data.get("locations", ())), data.get("workspace"),
+                   data.get("default_redis", ""))
+
+    def of_kind(self, kind: str) -> list[Location]:
+        return [location for location in self.locations if location.kind == kind]
+
+
+@dataclass
+class Use:
+    """A location parameter of a node, resolved: ``value`` is what the connector will be given."""
+
+    node: str
+    field: str
+    kind: str
+    value: str
+    location: str
+    sink: bool
+    shared: bool = False
+    local: bool = field(default=False)
+
+
+def location_fields(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    """The ``(parameter, kind)`` pairs of an operator's catalog entry that name a location."""
+    properties = spec["params_schema"]["properties"]
+    return [(name, schema["x-location"]) for name, schema in properties.items() if "x-location" in schema]
+
+
+def check_definition(definition: Any, policy: Policy) -> tuple[list[dict[str, Any]], list[Use]]:
+    """Every location parameter of ``definition`` resolved against ``policy``: the problems (as
+    ``engine.spec`` reports problems) and the resolved uses."""
+    from engine.api import operator_spec
+
+    problems: list[dict[str, Any]] = []
+    uses: list[Use] = []
+    nodes = definition.get("nodes") if isinstance(definition, dict) else None
+    for node in nodes if isinstance(nodes, list) else ():
+        if not isinstance(node, dict) or not isinstance(node.get("type"), str):
+            continue
+        spec = operator_spec(node["type"])
+        params = node.get("params") if isinstance(node.get("params"), dict) else {}
+        for name, kind in location_fields(spec) if spec else ():
+            value = params.get(name)
+            if value is None or (value == "" and kind != REDIS):
+                continue
+            if not isinstance(value, str):
+                continue  # a wrong type is the schema's problem, reported by engine.spec
+            try:
+                uses.append(resolve(kind, value, policy, node_id=str(node.get("id")), field_=name,
+                                    sink=bool(spec["sink"])))
+            except LocationRefused as refused:
+                problems.append({"node": node.get("id"), "edge": None, "field": f"params.{name}",
+                                 "message": str(refused)})
+    return problems, uses
+
+
+def resolved_definition(definition: dict[str, Any], uses: list[Use]) -> dict[str, Any]:
+    """``definition`` with every local path replaced by its resolved real path (what was checked is
+    what the connector opens)."""
+    result = copy.deepcopy(definition)
+    by_node = {node.get("id"): node for node in result.get("nodes", [])}
+    for use in uses:
+        if use.kind == PATH and use.local:
+            by_node[use.node].setdefault("params", {})[use.field] = use.value
+    return result
+
+
+def resolve(kind: str, value: str, policy: Policy, *, node_id: str = "", field_: str = "",
+            sink: bool = False) -> Use:
+    """Resolve one location parameter, or raise :class:`LocationRefused`."""
+    local = False
+    if kind == PATH:
+        resolved, location, local = resolve_path(value, policy, write=sink)
+    elif kind == URL:
+        resolved, location = resolve_http_expression(value, policy)
+    elif kind == REDIS:
+        resolved, location = resolve_redis(value or policy.default_redis, policy)
+    elif kind == POSTGRES:
+        resolved, location = resolve_postgres(value, policy)
+    else:
+        raise LocationRefused(f"unknown location kind {kind!r}: the studio cannot check it, so it refuses it")
+    if sink and not location.write:
+        raise LocationRefused(f"location {location.name!r} is granted to you for reading only")
+    return Use(node_id, field_, kind, resolved, location.name, sink, shared=location.shared, local=local)
+
+
+# --- paths -----------------------------------------------------------------------------------
+
+
+def resolve_path(value: str, policy: Policy, *, write: bool = False) -> tuple[str, Location, bool]:
+    """``(resolved path or URL, the location holding it, whether it is local)`` for a path parameter."""
+    text = value.strip()
+    _refuse_path_tricks(text)
+    scheme = text.split("://", 1)[0].lower() if "://" in text else ""
+    if scheme and scheme not in LOCAL_SCHEMES:
+        return (*_resolve_remote_path(text, scheme, policy, write), False)
+    path = text.split("://", 1)[1] if scheme else text
+    if not path.startswith("/"):
+        if scheme:
+            raise LocationRefused(f"{text!r}: a {scheme}:// location must be an absolute path")
+        if not policy.workspace:
+            raise LocationRefused(f"{text!r}: a relative path needs the pipeline's workspace, which this check "
+                                  "does not have")
+        path = posixpath.join(policy.workspace, path)
+    real = os.path.realpath(path)
+    candidates = [Location("workspace", PATH, policy.workspace)] if policy.workspace else []
+    candidates += [location for location in policy.of_kind(PATH) if "://" not in location.prefix]
+    for location in candidates:
+        if _inside(real, os.path.realpath(location.prefix)):
+            _check_write(location, write, text)
+            return real, location, True
+    granted = ", ".join(location.prefix for location in candidates) or "none"
+    escaped = f" (it resolves to {real})" if real != posixpath.normpath(path) else ""
+    raise LocationRefused(f"{text!r} is outside the locations granted to you{escaped}; granted: {granted}")
+
+
+def _refuse_path_tricks(text: str) -> None:
+    if not text:
+        raise LocationRefused("the location is empty")
+    if "\x00" in text:
+        raise LocationRefused("the location contains a NUL character")
+    if "::" in text:
+        raise LocationRefused(f"{text!r}: chained filesystems (a::b) are not allowed")
+    if "\\" in text:
+        raise LocationRefused(f"{text!r}: backslashes are not allowed in a location")
+    body = text.split("://", 1)[-1]
+    if ".." in body.split("/"):
+        raise LocationRefused(f"{text!r}: '..' is not allowed in a location")
+    if body.startswith("~"):
+        raise LocationRefused(f"{text!r}: '~' is not allowed in a location; name the directory")
+
+
+def _resolve_remote_path(text: str, scheme: str, policy: Policy, write: bool) -> tuple[str, Location]:
+    normal = f"{scheme}://{posixpath.normpath(text.split('://', 1)[1])}"
+    for location in policy.of_kind(PATH):
+        prefix = location.prefix.rstrip("/")
+        if "://" in prefix and (normal == prefix or normal.startswith(prefix + "/")):
+            _check_write(location, write, text)
+            return normal, location
+    raise LocationRefused(f"{text!r}: {scheme}:// locations are allowed only below a granted URL prefix, "
+                          "and none matches")
+
+
+def _inside(path: str, root: str) -> bool:
+    root = root.rstrip("/") or "/"
+    return path == root or path.startswith(root if root == "/" else root + "/")
+
+
+def _check_write(location: Location, write: bool, text: str) -> None:
+    if write and not location.write:
+        raise LocationRefused(f"{text!r}: location {location.name!r} is granted to you for reading only")
+
+
+# --- HTTP addresses ----------------------------------------------------------------------------
+
+
+def resolve_http_expression(expression: str, policy: Policy) -> tuple[str, Location]:
+    """The literal head of an HTTP address expression, checked: ``scheme://host[:port]/`` must be fixed by
+    the expression itself, never by a record."""
+    head, complete = literal_head(expression)
+    if head is None:
+        raise LocationRefused("the address must be a string or an f-string that starts with a literal "
+                              "scheme://host/, so the studio can check the host; for example "
+                              "f\"http://users.internal/profiles/{x['user']}\"")
+    parts = _split_origin(head, complete)
+    return check_url(parts, head, policy)
+
+
+def literal_head(expression: str) -> tuple[str | None, bool]:
+    """The literal text an expression's value starts with, and whether that is the whole value."""
+    try:
+        tree = ast.parse(expression.strip(), "<expression>", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, False
+    complete = True
+    while isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.Add):
+        tree, complete = tree.left, False
+    if isinstance(tree, ast.Constant) and isinstance(tree.value, str):
+        return tree.value, complete
+    if isinstance(tree, ast.JoinedStr):
+        head = []
+        for part in tree.values:
+            if not (isinstance(part, ast.Constant) and isinstance(part.value, str)):
+                return "".join(head), False
+            head.append(part.value)
+        return "".join(head), complete
+    return None, False
+
+
+def _split_origin(head: str, complete: bool) -> tuple[str, str, int, str]:
+    scheme, _, rest = head.partition("://")
+    scheme = scheme.lower()
+    if scheme not in HTTP_SCHEMES or not _:
+        raise LocationRefused(f"{head!r}: the address must start with http:// or https://")
+    if "/" not in rest and not complete:
+        raise LocationRefused(f"{head!r}: the host must be followed by a literal '/' before the first "
+                              "{placeholder}, so that no record can change the host")
+    authority, slash, path = rest.partition("/")
+    if any(character in authority for character in "@\\?#%{} ") or not authority:
+        raise LocationRefused(f"{head!r}: the host part must be a plain host[:port] (no user info, "
+                              "no escapes)")
+    if ".." in path.split("/"):
+        raise LocationRefused(f"{head!r}: '..' is not allowed in an address")
+    host, port = _host_port(authority, scheme, head)
+    return scheme, host, port, "/" + path
+
+
+def _host_port(authority: str, scheme: str, text: str) -> tuple[str, int]:
+    try:
+        parts = urlsplit(f"{scheme}://{authority}")
+        port = parts.port or DEFAULT_PORTS[scheme]
+    except ValueError:
+        raise LocationRefused(f"{text!r}: the port is not a number")
+    if not parts.hostname:
+        raise LocationRefused(f"{text!r}: the address has no host")
+    return parts.hostname.lower(), port
+
+
+def check_url(parts: tuple[str, str, int, str], text: str, policy: Policy) -> tuple[str, Location]:
+    scheme, host, port, path = parts
+    for location in policy.of_kind(URL):
+        granted = urlsplit(location.prefix)
+        granted_scheme = granted.scheme.lower()
+        try:
+            granted_port = granted.port or DEFAULT_PORTS.get(granted_scheme)
+        except ValueError:
+            continue
+        granted_path = granted.path.rstrip("/")
+        if (granted_scheme == scheme and (granted.hostname or "").lower() == host and granted_port == port
+                and (not granted_path or path == granted_path or path.startswith(granted_path + "/"))):
+            return f"{scheme}://{host}:{port}{path}", location
+    raise LocationRefused(f"{text!r}: {scheme}://{host}:{port}{path} is not below an address granted to you")
+
+
+# --- Redis and PostgreSQL ---------------------------------------------------------------------
+
+
+def resolve_redis(url: str, policy: Policy) -> tuple[str, Location]:
+    """The Redis server and database ``url`` connects to, checked against the redis grants."""
+    if not url:
+        raise LocationRefused("no Redis URL, and the studio's own Redis is not granted to you")
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    if scheme not in REDIS_SCHEMES:
+        raise LocationRefused(f"{_redact(url)!r}: a Redis URL starts with redis:// or rediss://")
+    query = parse_qs(parts.query, keep_blank_values=True)
+    if set(query) - {"db"}:
+        raise LocationRefused(f"{_redact(url)!r}: only the query parameter db is allowed in a Redis URL")
+    try:
+        port = parts.port or DEFAULT_PORTS[scheme]
+        db = int(query["db"][0]) if "db" in query else int(parts.path.strip("/") or 0)
+    except ValueError:
+        raise LocationRefused(f"{_redact(url)!r}: the port and the database must be numbers")
+    if not parts.hostname:
+        raise LocationRefused(f"{_redact(url)!r}: the Redis URL has no host")
+    host = parts.hostname.lower()
+    for location in policy.of_kind(REDIS):
+        granted = urlsplit(location.prefix)
+        granted_db = granted.path.strip("/")
+        if ((granted.hostname or "").lower() == host and (granted.port or 6379) == port
+                and (not granted_db or granted_db == str(db))):
+            return url, location
+    raise LocationRefused(f"{_redact(url)!r}: Redis at {host}:{port} database {db} is not granted to you")
+
+
+def resolve_postgres(dsn: str, policy: Policy) -> tuple[str, Location]:
+    """The PostgreSQL server and database ``dsn`` connects to (as libpq reads it), checked against grants."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        options = conninfo_to_dict(dsn)
+    except Exception:
+        raise LocationRefused("the PostgreSQL URL cannot be parsed")
+    extra = sorted(set(options) - POSTGRES_KEYS)
+    if extra:
+        raise LocationRefused(f"PostgreSQL connection option(s) {', '.join(extra)} are not allowed; "
+                              f"allowed: {', '.join(sorted(POSTGRES_KEYS))}")
+    host, port, dbname = str(options.get("host") or ""), str(options.get("port") or 5432), options.get("dbname")
+    if not host or "," in host or "," in port:
+        raise LocationRefused("the PostgreSQL URL must name exactly one host")
+    if not port.isdigit():
+        raise LocationRefused("the PostgreSQL port must be a number")
+    dbname = str(dbname or options.get("user") or "")
+    for location in policy.of_kind(POSTGRES):
+        granted = urlsplit(location.prefix)
+        granted_db = granted.path.strip("/")
+        if ((granted.hostname or "").lower() == host.lower() and (granted.port or 5432) == int(port)
+                and (not granted_db or granted_db == dbname)):
+            return dsn, location
+    raise LocationRefused(f"PostgreSQL at {host}:{port} database {dbname!r} is not granted to you")
+
+
+def _redact(url: str) -> str:
+    """``url`` without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password:
+        return url.replace(f":{parts.password}@", ":***@", 1)
+    return url

@@ -1,0 +1,215 @@
+"""The storage locations a user may reach, as a policy, and what the studio does with it.
+
+An administrator configures ``StorageLocation`` rows and grants them to users or groups
+(``LocationGrant``; ``all_users`` for everyone). :func:`policy_for` turns them into the
+Django-free ``studio.location_policy.Policy`` that validation, previews (in the budgeted
+workers) and the run's driver check a definition against. This module also owns the two
+rules that need the database: a sink target belongs to one pipeline unless its location is
+shared (``SinkClaim``), and a snapshot may be restored by path only by someone who may run
+its pipeline, or from a location granted to them.
+
+Each pipeline has a workspace directory (``STUDIO_WORKSPACE_ROOT/pipeline-<id>``) where
+its relative paths resolve; a definition not saved yet resolves them in the user's draft
+workspace.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+
+from studio.location_policy import PATH, Location, LocationRefused, Policy, Use, resolve_path
+from studio.models import Checkpoint, Pipeline, Run, SinkClaim, StorageLocation
+
+
+def policy_for(user, pipeline: Pipeline | None = None) -> Policy:
+    """What ``user`` may reach, with ``pipeline``'s workspace (the user's draft workspace when None)."""
+    return Policy(tuple(granted_locations(user)), str(workspace_of(pipeline, user)), settings.REDIS_URL)
+
+
+def workspace_of(pipeline: Pipeline | None, user=None) -> Path:
+    root = Path(settings.STUDIO_WORKSPACE_ROOT)
+    return root / (f"pipeline-{pipeline.pk}" if pipeline is not None else f"draft-user-{getattr(user, 'pk', 0)}")
+
+
+def granted_locations(user) -> list[Location]:
+    """The locations granted to ``user`` (directly, through a group, or to all users), prefixes expanded."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return []
+    rows = StorageLocation.objects.filter(
+        Q(all_users=True) | Q(grants__user=user) | Q(grants__group__user=user)).distinct()
+    writable = set(StorageLocation.objects.filter(
+        Q(all_users=True) | Q(grants__user=user, grants__can_write=True)
+        | Q(grants__group__user=user, grants__can_write=True)).values_list("id", flat=True))
+    return [Location(row.name, row.kind, expand_prefix(row.prefix, user), row.id in writable, row.shared)
+            for row in rows]
+
+
+def expand_prefix(prefix: str, user) -> str:
+    """``{user}`` becomes the user's name (their id when the name is not a safe directory name), and
+    ``{data_dir}`` the studio's data directory."""
+    name = user.get_username()
+    if not re.fullmatch(r"[A-Za-z0-9@+_-][A-Za-z0-9@.+_-]*", name):
+        name = f"user-{user.pk}"
+    return prefix.replace("{data_dir}", str(settings.DATA_DIR)).replace("{user}", name)
+
+
+# --- sinks --------------------------------------------------------------------------------------
+
+
+def sink_uses(definition: dict, policy: Policy) -> list[Use]:
+    """The path sinks of ``definition`` that resolve (the others are validation's problems already)."""
+    from engine.api import operator_spec
+
+    from studio.location_policy import location_fields, resolve
+
+    uses = []
+    nodes = definition.get("nodes") if isinstance(definition, dict) else None
+    for node in nodes if isinstance(nodes, list) else ():
+        spec = operator_spec(node.get("type")) if isinstance(node, dict) and isinstance(node.get("type"), str) else None
+        if not spec or not spec["sink"]:
+            continue
+        params = node.get("params") if isinstance(node.get("params"), dict) else {}
+        for name, kind in location_fields(spec):
+            if kind == PATH and isinstance(params.get(name), str) and params[name]:
+                try:
+                    uses.append(resolve(kind, params[name], policy, node_id=str(node.get("id")), field_=name,
+                                        sink=True))
+                except LocationRefused:
+                    continue
+    return uses
+
+
+def sink_conflicts(pipeline: Pipeline | None, uses: list[Use]) -> list[dict]:
+    """Problems for each sink target that another pipeline's sink already writes into."""
+    problems = []
+    for use in uses:
+        if use.shared:
+            continue
+        others = _overlapping_claims(use.value)
+        if pipeline is not None:
+            others = others.exclude(pipeline=pipeline)
+        other = others.first()
+        if other is not None:
+            problems.append({"node": use.node, "edge": None, "field": f"params.{use.field}",
+                             "message": f"{use.value} is written by another pipeline's sink (at {other.target}); "
+                                        "a sink location belongs to one pipeline unless it is shared"})
+    return problems
+
+
+def claim_sinks(pipeline: Pipeline, uses: list[Use]) -> list[dict]:
+    """Make ``pipeline`` the owner of its sink targets (and release the ones it no longer writes);
+    the problems when another pipeline owns one."""
+    problems = sink_conflicts(pipeline, uses)
+    if problems:
+        return problems
+    targets = {use.value: use for use in uses if not use.shared}
+    try:
+        with transaction.atomic():
+            SinkClaim.objects.filter(pipeline=pipeline).exclude(target__in=list(targets)).delete()
+            for target, use in targets.items():
+                SinkClaim.objects.get_or_create(target=target, pipeline=pipeline, defaults={"node": use.node})
+    except IntegrityError:  # claimed by another pipeline a moment ago
+        return sink_conflicts(pipeline, list(targets.values())) or [
+            {"node": None, "edge": None, "field": None, "message": "a sink target was just claimed by another "
+                                                                   "pipeline; try again"}]
+    return []
+
+
+def _overlapping_claims(target: str):
+    """Claims of ``target``, of a directory above it, or of anything below it."""
+    return SinkClaim.objects.filter(Q(target=target) | Q(target__startswith=target.rstrip("/") + "/")
+                                    | Q(target__in=_ancestors(target)))
+
+
+def _ancestors(target: str) -> list[str]:
+    scheme, sep, path = target.rpartition("://")
+    head = f"{scheme}{sep}"
+    parts = path.rstrip("/").split("/")
+    return [head + ("/".join(parts[:end]) or "/") for end in range(1, len(parts))]
+
+
+# --- snapshots --------------------------------------------------------------------------------
+
+
+class SnapshotRefused(Exception):
+    """A restore path or savepoint target the user may not use; ``status`` is 403 or 400."""
+
+    def __init__(self, message: str, status: int = 403):
+        super().__init__(message)
+        self.status = status
+
+
+def check_savepoint_target(user, pipeline: Pipeline, target: str) -> str:
+    """The resolved target directory of a savepoint, which must be writable for ``user``."""
+    try:
+        resolved, _, _ = resolve_path(target, policy_for(user, pipeline), write=True)
+    except LocationRefused as refused:
+        raise SnapshotRefused(str(refused), status=400)
+    return resolved
+
+
+def check_restore_path(user, path: str) -> str:
+    """``path`` when ``user`` may restore from it: a snapshot of a pipeline they may run, or inside a
+    location granted to them; otherwise :class:`SnapshotRefused` (403)."""
+    from studio.access import pipelines_runnable_by
+
+    local = path.split("://", 1)[1] if path.startswith(("file://", "local://")) else path
+    if ".." in local.split("/"):
+        raise SnapshotRefused(f"{path}: '..' is not allowed in a restore path", status=400)
+    spelled = os.path.normpath(local) if local.startswith("/") else path.rstrip("/")
+    real = os.path.realpath(local) if local.startswith("/") else spelled
+    runnable = pipelines_runnable_by(user).values("id")
+    candidates = sorted({real, spelled, *_ancestors(real), *_ancestors(spelled)})
+    if Checkpoint.objects.filter(run__pipeline__in=runnable, external_path__in=_spellings(candidates)).exists():
+        return path
+    if Run.objects.filter(pipeline__in=runnable, checkpoint_dir__in=_spellings(candidates)).exists():
+        return path
+    try:
+        resolve_path(path, Policy(tuple(granted_locations(user))))
+        return path
+    except LocationRefused:
+        pass
+    raise SnapshotRefused(f"{path} is not a snapshot of a pipeline you may run, nor inside a location granted "
+                          "to you")
+
+
+def _spellings(paths: list[str]) -> list[str]:
+    """Stored locations may be paths or file:// URLs, with or without a trailing slash."""
+    return [spelling for path in paths for spelling in (path, path + "/", f"file://{path}", f"file://{path}/")]
+
+
+# --- runs -------------------------------------------------------------------------------------
+
+
+class LocationsRefused(Exception):
+    """A run's definition reaches outside what its user may reach now; the message names each node and field."""
+
+    def __init__(self, problems: list[dict]):
+        self.problems = problems
+        super().__init__("; ".join(f"node {problem['node']!r} {problem['field']}: {problem['message']}"
+                                   if problem.get("node") else problem["message"] for problem in problems))
+
+
+def resolve_run_locations(run: Run, definition: dict) -> dict:
+    """``definition`` with its paths resolved for ``run``'s driver, checked again against the grants of the
+    user who started it as they are now (a grant revoked after the run was saved or started counts), with
+    symlinks resolved at this moment; :class:`LocationsRefused` otherwise."""
+    from studio.location_policy import check_definition, resolved_definition
+
+    policy = policy_for(run.created_by, run.pipeline)
+    problems, uses = check_definition(definition, policy)
+    problems += sink_conflicts(run.pipeline, [use for use in uses if use.sink and use.kind == PATH])
+    if run.restore_path and run.restored_from_id is None:
+        try:
+            check_restore_path(run.created_by, run.restore_path)
+        except SnapshotRefused as refused:
+            problems.append({"node": None, "edge": None, "field": "restore_from.path", "message": str(refused)})
+    if problems:
+        raise LocationsRefused(problems)
+    Path(policy.workspace).mkdir(parents=True, exist_ok=True)
+    return resolved_definition(definition, uses)

@@ -1,0 +1,113 @@
+"""The savepoint scheduler: triggers due schedules' savepoints and deletes what their retention drops.
+
+Where it runs: every Celery worker starts a :class:`ScheduleLoop` thread when it is ready
+(``studio.celery``), beside the heartbeat monitor, so ``make up`` runs it with no command of
+its own. Several workers may tick at once: a due moment is *claimed* by moving the
+schedule's ``next_due_at`` on with a conditional update (only the update that still sees
+the old value wins), so each moment triggers once.
+
+A due moment that passed while no worker ran is taken once, not once per missed moment,
+and the next one is computed from now.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import datetime
+
+import redis
+from django.conf import settings
+from django.db import close_old_connections, transaction
+from django.utils import timezone
+
+from engine.api import discard_checkpoint
+from studio.models import TERMINAL_STATUSES, Checkpoint, SavepointRequest, SavepointStatus, SavepointTrigger
+from studio.run_control import RunStateConflict, trigger_savepoint
+from studio.schedules.models import SavepointSchedule
+
+logger = logging.getLogger(__name__)
+
+
+def run_due_schedules(now: datetime | None = None) -> list[SavepointRequest]:
+    """Trigger a savepoint of every target run of every due schedule; return the requests made."""
+    now = now or timezone.now()
+    requests = []
+    for schedule in SavepointSchedule.objects.filter(enabled=True, next_due_at__lte=now).select_related("created_by"):
+        if not _claim(schedule, now):
+            continue  # another worker took this moment
+        errors = []
+        for run in schedule.target_runs():
+            try:
+                requests.append(trigger_savepoint(run, schedule.created_by, trigger=SavepointTrigger.SCHEDULED,
+                                                  schedule=schedule))
+            except (RunStateConflict, redis.RedisError) as error:
+                errors.append(f"run {run.id}: {error or type(error).__name__}")
+        SavepointSchedule.objects.filter(pk=schedule.pk).update(last_error="; ".join(errors))
+    return requests
+
+
+def _claim(schedule: SavepointSchedule, now: datetime) -> bool:
+    return bool(SavepointSchedule.objects.filter(pk=schedule.pk, next_due_at=schedule.next_due_at).update(
+        next_due_at=schedule.next_after(now), last_triggered_at=now))
+
+
+def prune_savepoints(schedule: SavepointSchedule) -> list[int]:
+    """Delete the completed savepoints of ``schedule`` beyond its newest ``retain``: files and rows.
+
+    A savepoint a run that has not ended restored from is kept (its files are that run's
+    state); it goes at a later sweep. Returns the deleted checkpoint row ids.
+    """
+    completed = (SavepointRequest.objects.filter(schedule=schedule, status=SavepointStatus.COMPLETED)
+                 .select_related("checkpoint").order_by("-triggered_at", "-id"))
+    deleted = []
+    for request in completed[schedule.retain:]:
+        checkpoint = request.checkpoint
+        if checkpoint is not None and checkpoint.restored_runs.exclude(status__in=TERMINAL_STATUSES).exists():
+            continue
+        location = (checkpoint.external_path if checkpoint else "") or request.location
+        if location:
+            discard_checkpoint(location)
+        with transaction.atomic():
+            if checkpoint is not None:
+                deleted.append(checkpoint.pk)
+                Checkpoint.objects.filter(pk=checkpoint.pk).delete()
+            SavepointRequest.objects.filter(pk=request.pk).delete()
+    return deleted
+
+
+def prune_all() -> list[int]:
+    deleted = []
+    for schedule in SavepointSchedule.objects.all():
+        deleted.extend(prune_savepoints(schedule))
+    return deleted
+
+
+def tick(now: datetime | None = None) -> None:
+    """One round: trigger what is due, then apply retention."""
+    run_due_schedules(now)
+    prune_all()
+
+
+class ScheduleLoop:
+    """A daemon thread calling :func:`tick` every ``interval`` seconds."""
+
+    def __init__(self, interval: float | None = None):
+        self.interval = settings.SCHEDULE_CHECK_INTERVAL_S if interval is None else interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="savepoint-scheduler", daemon=True)
+
+    def start(self) -> "ScheduleLoop":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                close_old_connections()
+                tick()
+            except Exception:
+                logger.exception("savepoint schedule tick failed")

@@ -1,0 +1,138 @@
+"""``make bench-studio``'s start-and-cancel phase: how long a user waits for a run, and for a cancel.
+
+The whole studio as ``make up`` starts it (``studio.launcher``: embedded Redis, SQLite, the
+Celery worker, the web server) in a fresh data directory; every run is a real driver
+process on local Spark. A client (``studio.cli.Studio``, token auth) plays the browser:
+
+- ``click_to_running_s``: from POST /api/pipelines/<id>/runs (the Run button's request) to
+  GET /api/runs/<id> answering RUNNING (polled every ``POLL_S``); the median of ``ROUNDS``;
+- ``cancel_s``: from POST /api/runs/<id>/cancel on a RUNNING run to the run's end (CANCELED);
+- ``cancel_scheduling_s``: the same for a run cancelled as soon as it is SCHEDULING;
+- ``*_stuck``: cancels after which the run had not ended within ``CANCEL_TIMEOUT_S``.
+
+Issue 19 asks for click_to_running_s ≤ 3 and cancel_s ≤ 2; they are reported, not enforced,
+until the warm-driver session mode exists (each run starts its own driver and Spark session).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ROUNDS = int(os.environ.get("BENCH_START_ROUNDS", "3"))
+POLL_S = 0.05
+START_TIMEOUT_S = 240
+CANCEL_TIMEOUT_S = 60
+PASSWORD = "bench-run-start"
+ENDED = ("FINISHED", "CANCELED", "FAILED")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_for(studio, run_id: int, done, timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        run = studio.request("GET", f"runs/{run_id}")
+        if done(run["status"]):
+            return run
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"run {run_id} still {run['status']} after {timeout:.0f} s")
+        time.sleep(POLL_S)
+
+
+def _start(studio, pipeline_id: int) -> tuple[int, float]:
+    clicked = time.perf_counter()
+    run_id = studio.request("POST", f"pipelines/{pipeline_id}/runs", {})["id"]
+    return run_id, clicked
+
+
+def _cancel(studio, run_id: int) -> float | None:
+    """Seconds from the cancel request to CANCELED; None when the run had not ended after CANCEL_TIMEOUT_S."""
+    sent = time.perf_counter()
+    studio.request("POST", f"runs/{run_id}/cancel")
+    try:
+        ended = _wait_for(studio, run_id, lambda status: status in ENDED, CANCEL_TIMEOUT_S)
+    except TimeoutError:
+        return None
+    if ended["status"] != "CANCELED":
+        raise RuntimeError(f"run {run_id} ended {ended['status']}, not CANCELED: {ended.get('failure_cause')}")
+    return time.perf_counter() - sent
+
+
+def measure() -> dict:
+    """Start the studio, measure ROUNDS starts and cancels, stop it; the figures as a dict."""
+    sys.path.insert(0, str(ROOT))
+    from studio.cli import Studio
+    from tests.support import simple_pipeline
+
+    data_dir = tempfile.mkdtemp(prefix="bench-run-start-")
+    port = _free_port()
+    env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
+    env.update(STUDIO_DATA_DIR=data_dir, STUDIO_PORT=str(port), STUDIO_ADMIN_PASSWORD=PASSWORD, PYTHONPATH=str(ROOT))
+    launcher = subprocess.Popen([sys.executable, "-m", "studio.launcher"], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        studio = Studio(f"http://127.0.0.1:{port}")
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                studio.request("POST", "auth/login", {"username": "admin", "password": PASSWORD})
+                break
+            except OSError:
+                if time.monotonic() > deadline or launcher.poll() is not None:
+                    raise RuntimeError("the studio did not start")
+                time.sleep(0.5)
+        studio.token = studio.request("POST", "auth/tokens", {"name": "bench"})["key"]
+        definition = simple_pipeline(count=None, rate=200, interval_ms=1000, name="bench-start")
+        pipeline_id = studio.request("POST", "pipelines", {"name": "bench-start", "definition": definition})["id"]
+        starts, cancels, scheduling_cancels = [], [], []
+        for _ in range(ROUNDS):
+            run_id, clicked = _start(studio, pipeline_id)
+            started = _wait_for(studio, run_id, lambda status: status in ("RUNNING", *ENDED), START_TIMEOUT_S)
+            if started["status"] != "RUNNING":
+                raise RuntimeError(f"run {run_id} ended {started['status']} before RUNNING: {started['failure_cause']}")
+            starts.append(time.perf_counter() - clicked)
+            cancels.append(_cancel(studio, run_id))
+            run_id, _ = _start(studio, pipeline_id)
+            _wait_for(studio, run_id, lambda status: status not in ("CREATED",), 60)
+            scheduling_cancels.append(_cancel(studio, run_id))
+    finally:
+        os.killpg(launcher.pid, signal.SIGINT)  # what Ctrl-C does: the launcher stops its drivers too
+        try:
+            launcher.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(launcher.pid, signal.SIGKILL)
+        shutil.rmtree(data_dir, ignore_errors=True)
+    return {
+        "click_to_running_s": round(statistics.median(starts), 2),
+        "click_to_running_max_s": round(max(starts), 2),
+        **_cancel_figures("cancel", cancels),
+        **_cancel_figures("cancel_scheduling", scheduling_cancels),
+        "start_cancel_rounds": ROUNDS,
+    }
+
+
+def _cancel_figures(name: str, seconds: list[float | None]) -> dict:
+    """Median and max of the cancels that ended; ``<name>_stuck``: how many had not after CANCEL_TIMEOUT_S."""
+    ended = [value for value in seconds if value is not None]
+    return {f"{name}_s": round(statistics.median(ended), 2) if ended else None,
+            f"{name}_max_s": round(max(ended), 2) if ended else None,
+            f"{name}_stuck": len(seconds) - len(ended)}
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(measure()))

@@ -1,0 +1,95 @@
+"""HTTP hygiene under /api/: bounded bodies, JSON errors for every status, DEBUG off unless asked for (issue 16)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from rest_framework.test import APIClient
+
+from studio.api.parsers import MAX_JSON_DEPTH
+from tests.support import simple_pipeline, token_client
+
+pytestmark = pytest.mark.django_db
+
+
+def assert_json_error(response, status: int) -> dict:
+    assert response.status_code == status, response.content[:300]
+    assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
+    body = json.loads(response.content)
+    assert isinstance(body.get("detail"), str) and body["detail"]
+    return body
+
+
+def test_a_5_mb_body_is_refused_with_413_before_it_is_read(api):
+    padding = "x" * (5 * 2 ** 20)
+    response = api.post("/api/pipelines/validate", data=json.dumps({"definition": simple_pipeline(), "pad": padding}),
+                        content_type="application/json")
+    assert "the limit is 1,048,576" in assert_json_error(response, 413)["detail"]
+    assert api.post("/api/pipelines/validate", {"definition": simple_pipeline()}, format="json").status_code == 200
+
+
+@pytest.mark.parametrize("depth", [10_000, 100_000, MAX_JSON_DEPTH + 1])
+def test_json_nested_too_deeply_is_a_400(api, depth):
+    body = "[" * depth + "]" * depth
+    response = api.post("/api/pipelines/validate", data='{"definition": ' + body + "}",
+                        content_type="application/json")
+    assert f"nested deeper than {MAX_JSON_DEPTH} levels" in assert_json_error(response, 400)["detail"]
+
+
+def test_json_nested_within_the_limit_is_read(api):
+    definition = simple_pipeline()
+    definition["ui"] = {"deep": json.loads("[" * (MAX_JSON_DEPTH - 4) + "]" * (MAX_JSON_DEPTH - 4))}
+    assert api.post("/api/pipelines/validate", {"definition": definition}, format="json").json()["valid"] is True
+
+
+def test_every_error_under_api_is_json(api, monkeypatch):
+    assert_json_error(api.get("/api/no/such/thing"), 404)
+    assert_json_error(api.delete("/api/operators"), 405)
+    assert_json_error(api.get("/api/pipelines/999999"), 404)
+    assert_json_error(APIClient().get("/api/pipelines"), 401)
+    assert_json_error(api.get("/api/pipelines", HTTP_HOST="evil.example"), 400)  # a Host not allowed
+    assert_json_error(api.post("/api/pipelines/validate", data="{nope", content_type="application/json"), 400)
+    assert_json_error(api.post("/api/pipelines/validate", data="a=1", content_type="text/plain"), 415)
+
+    from studio.api import definitions
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(definitions.OperatorListView, "get", broken)
+    body = assert_json_error(api.get("/api/operators"), 500)
+    assert "boom" not in body["detail"] and "Traceback" not in body["detail"]
+
+
+def test_a_failing_view_outside_drf_answers_json_too(api, settings):
+    """Django's own handlers (a 500 raised before DRF, e.g. in middleware) are JSON under /api/."""
+    from django.test import Client
+
+    from studio.frontend import server_error
+
+    request = Client().get("/api/x").wsgi_request
+    assert json.loads(server_error(request).content) == {"detail": "internal error; see the studio's log"}
+
+
+def test_debug_is_off_unless_asked_for():
+    code = "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'studio.settings'; django.setup(); " \
+           "from django.conf import settings; print(settings.DEBUG)"
+    env = {key: value for key, value in os.environ.items() if key != "DJANGO_DEBUG"}
+    run = lambda extra: subprocess.run([sys.executable, "-c", code], env={**env, **extra}, capture_output=True,  # noqa: E731
+                                       text=True, timeout=120, cwd=os.path.dirname(os.path.dirname(os.path.dirname(
+                                           os.path.abspath(__file__))))).stdout.strip().splitlines()[-1]
+    assert run({}) == "False"
+    assert run({"DJANGO_DEBUG": "1"}) == "True"
+
+
+def test_a_wrong_login_is_a_401_with_a_challenge(user):
+    response = APIClient().post("/api/auth/login", {"username": "alice", "password": "nope"}, format="json")
+    assert assert_json_error(response, 401)["detail"] == "wrong username or password"
+    assert response["WWW-Authenticate"]
+
+
+def test_request_strings_must_be_strings(user):
+    client = token_client(user)
+    assert_json_error(client.post("/api/auth/tokens", {"name": 0}, format="json"), 400)
+    assert client.post("/api/auth/tokens", {"name": "ci"}, format="json").status_code == 201

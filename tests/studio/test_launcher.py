@@ -1,0 +1,112 @@
+"""`make up`'s launcher supervises what it starts: a killed Redis, worker or web server comes back.
+
+Before: a killed embedded Redis never came back and the studio ran on without it. The
+test starts the launcher as `make up` does (its own data directory, embedded Redis,
+SQLite), kills each child with SIGKILL and waits for a new one that answers. How fast
+Redis comes back is printed (the supervision loop checks twice a second), not asserted.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import psutil
+import pytest
+import redis
+
+from tests.conftest import ROOT
+from tests.support import wait_until
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def health(url: str) -> int | None:
+    try:
+        with urllib.request.urlopen(f"{url}/api/health", timeout=5) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return None
+
+
+def child(launcher: psutil.Process, is_it) -> psutil.Process | None:
+    """The launcher's live direct child that ``is_it`` picks."""
+    for process in launcher.children():
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE and is_it(process.cmdline()):
+                return process
+        except psutil.NoSuchProcess:
+            pass
+    return None
+
+
+def is_redis(cmdline) -> bool:
+    return bool(cmdline) and "redis-server" in cmdline[0]  # it retitles itself "redis-server host:port"
+
+
+def is_worker(cmdline) -> bool:
+    return "celery" in cmdline and "worker" in cmdline
+
+
+@pytest.fixture
+def studio(tmp_path):
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
+    env.update(STUDIO_DATA_DIR=str(tmp_path), STUDIO_PORT=str(port), STUDIO_WEB_WORKERS="1",
+               STUDIO_ADMIN_PASSWORD="launcher-test", PYTHONPATH=str(ROOT))
+    launcher = subprocess.Popen([sys.executable, "-m", "studio.launcher"], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: health(url) == 200 or launcher.poll() is not None, 240, "the studio to answer")
+        assert launcher.poll() is None
+        yield psutil.Process(launcher.pid), url
+    finally:
+        descendants = psutil.Process(launcher.pid).children(recursive=True) if launcher.poll() is None else []
+        launcher.send_signal(signal.SIGINT)
+        launcher.wait(60)
+        psutil.wait_procs(descendants, timeout=15)
+
+
+def test_killed_children_are_started_again(studio):
+    launcher, url = studio
+    old_redis = child(launcher, is_redis)
+    port = int(" ".join(old_redis.cmdline()).split()[1].rsplit(":", 1)[1])
+    client = redis.Redis(port=port, socket_timeout=2, socket_connect_timeout=2)
+    client.set("survives-a-restart", "yes")
+    wait_until(lambda: client.info("persistence")["aof_rewrite_in_progress"] == 0, 10, "the AOF to settle")
+    time.sleep(1.2)  # appendfsync everysec: let the write reach the file (not a timing assertion)
+
+    old_redis.kill()
+    killed_at = time.monotonic()
+    new_redis = wait_until(lambda: (lambda p: p if p and p.pid != old_redis.pid else None)(child(launcher, is_redis)),
+                           30, "a new redis-server")
+    wait_until(lambda: _pings(client), 30, "the new Redis to answer on the same port")
+    print(f"embedded Redis answered again {time.monotonic() - killed_at:.2f} s after SIGKILL")
+    assert new_redis.pid != old_redis.pid
+    assert client.get("survives-a-restart") == b"yes"  # its data came back from the append-only file
+    wait_until(lambda: health(url) == 200, 30, "health to be ok again")
+
+    old_worker = child(launcher, is_worker)
+    old_worker.kill()
+    new_worker = wait_until(lambda: (lambda p: p if p and p.pid != old_worker.pid else None)(
+        child(launcher, is_worker)), 30, "a new Celery worker")
+    assert new_worker.is_running()
+    assert launcher.is_running()
+
+
+def _pings(client) -> bool:
+    try:
+        return client.ping()
+    except redis.RedisError:
+        return False

@@ -1,0 +1,164 @@
+"""Revocation reaches open WebSockets: losing access in any way closes the sockets it concerns (4403).
+
+Each test opens sockets, takes access away the way an owner, an admin or the user would,
+and waits for the close (the timeout only bounds a hang; the latency is measured by
+``make bench-studio``). Sockets that keep their access stay open and keep streaming.
+"""
+import json
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import Group
+
+from studio.asgi import application
+from studio.models import ApiToken, Pipeline, PipelineShare, PipelineVersion, Run
+from studio.realtime.consumers import ACCESS_REVOKED
+from studio.realtime.events import set_status
+from tests.support import simple_pipeline, token_client, ws_headers
+
+pytestmark = pytest.mark.django_db(transaction=True)
+CLOSE_TIMEOUT_S = 10
+
+
+@pytest.fixture
+def shared_run(user, other_user):
+    """alice's run, on a pipeline shared with bob's group."""
+    pipeline = Pipeline.objects.create(name="shared", owner=user)
+    PipelineVersion.objects.create(pipeline=pipeline, number=1, definition=simple_pipeline())
+    group = Group.objects.create(name="readers")
+    other_user.groups.add(group)
+    share = PipelineShare.objects.create(pipeline=pipeline, group=group)
+    run = Run.objects.create(pipeline=pipeline, version=pipeline.versions.get())
+    set_status(run.id, "CREATED")
+    return {"run": run, "pipeline": pipeline, "group": group, "share": share}
+
+
+async def open_socket(path: str, headers) -> WebsocketCommunicator:
+    communicator = WebsocketCommunicator(application, path, headers=headers)
+    connected, code = await communicator.connect(timeout=10)
+    assert connected, code
+    return communicator
+
+
+async def close_code(communicator: WebsocketCommunicator) -> int | None:
+    """Skip events until the server closes the socket; its close code."""
+    while True:
+        output = await communicator.receive_output(timeout=CLOSE_TIMEOUT_S)
+        if output["type"] == "websocket.close":
+            return output.get("code")
+
+
+async def still_streaming(communicator: WebsocketCommunicator, run_id: int, status: str) -> bool:
+    """The socket is open and receives the next live event."""
+    await database_sync_to_async(set_status)(run_id, status)
+    while True:
+        event = json.loads(await communicator.receive_from(timeout=CLOSE_TIMEOUT_S))
+        if event["type"] == "status" and event["data"]["status"] == status:
+            await communicator.disconnect()
+            return True
+
+
+def bob_and_alice_sockets(shared_run, bob_headers, alice_token):
+    """bob follows the run and the pipeline; alice (the owner) follows the run."""
+    run_id, pipeline_id = shared_run["run"].id, shared_run["pipeline"].id
+
+    async def sockets():
+        return (await open_socket(f"/ws/runs/{run_id}/", bob_headers),
+                await open_socket(f"/ws/pipelines/{pipeline_id}/", bob_headers),
+                await open_socket(f"/ws/runs/{run_id}/", ws_headers(alice_token)))
+    return sockets
+
+
+def revoke_and_watch(shared_run, bob_headers, alice_token, revoke) -> tuple[int, int, bool]:
+    run_id = shared_run["run"].id
+
+    async def scenario():
+        bob_run, bob_pipeline, alice_run = await bob_and_alice_sockets(shared_run, bob_headers, alice_token)()
+        await database_sync_to_async(revoke)()
+        codes = (await close_code(bob_run), await close_code(bob_pipeline))
+        return (*codes, await still_streaming(alice_run, run_id, "SCHEDULING"))
+
+    return async_to_sync(scenario)()
+
+
+def test_deleting_the_share_closes_the_sockets_it_opened(shared_run, user, other_user):
+    bob_token = ApiToken.issue(other_user, "ws")[1]
+    owner = token_client(user)
+
+    def unshare():
+        share = shared_run["share"]
+        response = owner.delete(f"/api/pipelines/{shared_run['pipeline'].id}/shares/{share.id}")
+        assert response.status_code == 204
+
+    assert revoke_and_watch(shared_run, ws_headers(bob_token), owner.token_key, unshare) == (
+        ACCESS_REVOKED, ACCESS_REVOKED, True)
+
+
+def test_deleting_a_token_closes_its_sockets_and_no_other(shared_run, user, other_user):
+    bob_token, bob_other_token = ApiToken.issue(other_user, "ws")[1], ApiToken.issue(other_user, "other")[1]
+    alice_token = ApiToken.issue(user, "ws")[1]
+    bob = token_client(other_user)
+    run_id = shared_run["run"].id
+
+    async def scenario():
+        revoked = await open_socket(f"/ws/runs/{run_id}/", ws_headers(bob_token))
+        kept = await open_socket(f"/ws/runs/{run_id}/", ws_headers(bob_other_token))
+        token_id = await database_sync_to_async(
+            lambda: ApiToken.objects.get(key_hash=ApiToken.hash_key(bob_token)).pk)()
+        response = await database_sync_to_async(bob.delete)(f"/api/auth/tokens/{token_id}")
+        assert response.status_code == 204
+        return await close_code(revoked), await still_streaming(kept, run_id, "RUNNING")
+
+    assert async_to_sync(scenario)() == (ACCESS_REVOKED, True)
+    assert alice_token  # alice's access was never in question
+
+
+def test_leaving_the_group_closes_the_sockets(shared_run, user, other_user):
+    bob_token, alice_token = ApiToken.issue(other_user, "ws")[1], ApiToken.issue(user, "ws")[1]
+    assert revoke_and_watch(shared_run, ws_headers(bob_token), alice_token,
+                            lambda: shared_run["group"].user_set.remove(other_user)) == (
+        ACCESS_REVOKED, ACCESS_REVOKED, True)
+
+
+def test_clearing_the_group_closes_the_sockets(shared_run, user, other_user):
+    bob_token, alice_token = ApiToken.issue(other_user, "ws")[1], ApiToken.issue(user, "ws")[1]
+    assert revoke_and_watch(shared_run, ws_headers(bob_token), alice_token,
+                            lambda: shared_run["group"].user_set.clear()) == (ACCESS_REVOKED, ACCESS_REVOKED, True)
+
+
+def test_deactivating_the_user_closes_the_sockets(shared_run, user, other_user):
+    bob_token, alice_token = ApiToken.issue(other_user, "ws")[1], ApiToken.issue(user, "ws")[1]
+
+    def deactivate():
+        other_user.is_active = False
+        other_user.save()
+
+    assert revoke_and_watch(shared_run, ws_headers(bob_token), alice_token, deactivate) == (
+        ACCESS_REVOKED, ACCESS_REVOKED, True)
+
+
+def test_logging_out_closes_the_sessions_sockets(shared_run, user, other_user, client):
+    client.force_login(other_user)
+    cookie = (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
+    alice_token = ApiToken.issue(user, "ws")[1]
+    assert revoke_and_watch(shared_run, [*ws_headers(), cookie], alice_token, client.logout) == (
+        ACCESS_REVOKED, ACCESS_REVOKED, True)
+
+
+def test_deleting_the_pipeline_closes_every_socket_on_it(shared_run, user, other_user):
+    bob_token = ApiToken.issue(other_user, "ws")[1]
+    owner = token_client(user)
+    run_id, pipeline_id = shared_run["run"].id, shared_run["pipeline"].id
+    set_status(run_id, "CANCELED")  # a pipeline with a run still going cannot be deleted
+
+    async def scenario():
+        sockets = [await open_socket(f"/ws/runs/{run_id}/", ws_headers(bob_token)),
+                   await open_socket(f"/ws/runs/{run_id}/", ws_headers(owner.token_key)),
+                   await open_socket(f"/ws/pipelines/{pipeline_id}/", ws_headers(owner.token_key))]
+        response = await database_sync_to_async(owner.delete)(f"/api/pipelines/{pipeline_id}")
+        assert response.status_code == 204
+        return [await close_code(socket) for socket in sockets]
+
+    assert async_to_sync(scenario)() == [ACCESS_REVOKED] * 3
