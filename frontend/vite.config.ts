@@ -23,6 +23,7 @@ export default defineConfig(({ command }) => ({
   },
   test: {
     environment: 'node',
-    include: ['src/**/*.test.ts'],
+    // component tests (*.test.tsx) choose jsdom themselves: `// @vitest-environment jsdom`
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
   },
 }));

@@ -3,6 +3,7 @@ import { setUnauthorizedHandler } from './api/client';
 import { LoginPage } from './auth/LoginPage';
 import { TokensPage } from './auth/TokensPage';
 import { EditorPage } from './editor/EditorPage';
+import { JobsPage } from './jobs/JobsPage';
 import { PipelinesPage } from './pipelines/PipelinesPage';
 import { navigate, parseRoute, paths, usePathname } from './router';
 import { RunPage } from './run/RunPage';
@@ -18,6 +19,8 @@ function CurrentPage() {
       return <EditorPage pipelineId={route.pipelineId} />;
     case 'pipelines':
       return <PipelinesPage />;
+    case 'jobs':
+      return <JobsPage />;
     case 'run':
       return <RunPage key={route.runId} runId={route.runId} />;
     case 'login':

@@ -25,6 +25,7 @@ describe('parseRoute', () => {
     expect(parseRoute(paths.run(9))).toEqual({ page: 'run', runId: 9 });
     expect(parseRoute(paths.newPipeline())).toEqual({ page: 'editor', pipelineId: null });
     expect(parseRoute(paths.pipelines())).toEqual({ page: 'pipelines' });
+    expect(parseRoute(paths.jobs())).toEqual({ page: 'jobs' });
   });
 });
 

@@ -66,3 +66,15 @@ def draw_keyed_pipeline(page, rate: int):
     reducer.click()
     page.get_by_test_id("param-value").fill('x["n"]')
     return source, mapper, reducer, sink
+
+
+def api_call(page, base_url: str, method: str, path: str, body=None):
+    """A REST call with the page's session (and its CSRF token), as the app's own client makes it."""
+    context = page.context
+    if not any(cookie["name"] == "csrftoken" for cookie in context.cookies()):
+        context.request.get(f"{base_url}/api/auth/me")
+    token = next((cookie["value"] for cookie in context.cookies() if cookie["name"] == "csrftoken"), "")
+    response = context.request.fetch(f"{base_url}{path}", method=method, data=body,
+                                     headers={"X-CSRFToken": token, "Referer": base_url + "/"})
+    assert response.ok, f"{method} {path}: {response.status} {response.text()}"
+    return response.json() if response.text() else None

@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.e2e.browser_steps import CHROMIUM_FLAGS, admin_password, chromium_path
+from tests.e2e.browser_steps import CHROMIUM_FLAGS, admin_password, api_call, chromium_path
 from tests.support import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,8 +53,11 @@ def _answers(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Chromium for one test module. Not per session: Playwright's sync API keeps an event loop
+    running on the main thread while it is open, and every later test that runs a coroutine
+    (asyncio.run, async_to_sync) would fail with "cannot be called from a running event loop"."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -72,7 +75,27 @@ def page(browser, live_studio, tmp_path_factory):
     assert login.ok, login.text()
     page = context.new_page()
     yield page
+    _cancel_active_runs(page, live_studio)
     context.close()
+
+
+ACTIVE_STATUSES = "CREATED,SCHEDULING,RUNNING,RESTARTING,FINISHING"
+
+
+def _cancel_active_runs(page, live_studio: str) -> None:
+    """Cancel what a test left running (an assertion failed before its own cancel): the studio lives
+    for the whole session, and a run left behind would hold Spark slots and CPUs for later tests."""
+    runs = api_call(page, live_studio, "GET", f"/api/runs?status={ACTIVE_STATUSES}&page_size=100")
+    for run in runs["results"]:
+        response = page.context.request.post(f"{live_studio}/api/runs/{run['id']}/cancel", headers=_csrf(page, live_studio))
+        assert response.ok or response.status == 409, f"cancel run {run['id']}: {response.status} {response.text()}"
+    wait_until(lambda: not api_call(page, live_studio, "GET", f"/api/runs?status={ACTIVE_STATUSES}")["results"],
+               60, "the runs a test left behind to end")
+
+
+def _csrf(page, live_studio: str) -> dict:
+    token = next((cookie["value"] for cookie in page.context.cookies() if cookie["name"] == "csrftoken"), "")
+    return {"X-CSRFToken": token, "Referer": live_studio + "/"}
 
 
 @pytest.fixture(scope="session")

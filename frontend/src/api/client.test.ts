@@ -38,6 +38,16 @@ describe('api client', () => {
     expect((failure as ApiError).message).toBe('2 problems');
   });
 
+  it('names the saved pipeline in validate and preview, so relative paths resolve in its workspace', async () => {
+    const fetchMock = respond(200, { valid: true, errors: [] });
+    await api.validateDefinition(emptyDefinition(), 12);
+    await api.validateDefinition(emptyDefinition());
+    await api.preview(emptyDefinition(), 5, 12);
+    const bodies = fetchMock.mock.calls.map((call) => JSON.parse(String((call as unknown as [string, RequestInit])[1].body)));
+    expect(bodies.map((body) => body.pipeline)).toEqual([12, undefined, 12]);
+    expect(bodies[2].limit).toBe(5);
+  });
+
   it('uses the detail of other errors as the message', async () => {
     respond(409, { detail: 'run 4 already ended with status FINISHED' });
     await expect(api.cancelRun(4)).rejects.toMatchObject({ status: 409, message: 'run 4 already ended with status FINISHED', problems: [] });

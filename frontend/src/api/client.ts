@@ -17,14 +17,17 @@ import type {
   PreviewResult,
   Problem,
   Run,
+  RunExceptions,
   RunMetrics,
   RunPage,
   SavepointRequest,
+  StateCompatibility,
   StartRunRequest,
   User,
   ValidationResult,
   VersionSummary,
 } from './types';
+import type { AlertRule, AlertRuleRequest, Notification, Schedule, ScheduleRequest, Tap, TapRequest } from './operations';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -38,7 +41,7 @@ export class ApiError extends Error {
   }
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * Whether an error means "log in first": 401 always; 403 only when the server says no
@@ -113,6 +116,11 @@ async function request<T>(method: Method, path: string, body?: unknown, options:
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
+/** ``body`` with the pipeline whose workspace the server resolves relative paths in, when there is one. */
+function withPipeline<T extends object>(body: T, pipelineId: number | null): T & { pipeline?: number } {
+  return pipelineId == null ? body : { ...body, pipeline: pipelineId };
+}
+
 function query(params: Record<string, string | number | undefined | null>): string {
   const parts = Object.entries(params)
     .filter(([, value]) => value !== undefined && value !== null && value !== '')
@@ -135,8 +143,9 @@ export const api = {
     request<Pipeline>('POST', '/api/pipelines', body),
   updatePipeline: (id: number, body: SavePipelineRequest) =>
     request<Pipeline>('PUT', `/api/pipelines/${id}`, body),
-  validateDefinition: (definition: PipelineDefinition) =>
-    request<ValidationResult>('POST', '/api/pipelines/validate', { definition }),
+  /** ``pipelineId``: the saved pipeline whose workspace relative paths resolve in (the draft's when null). */
+  validateDefinition: (definition: PipelineDefinition, pipelineId: number | null = null) =>
+    request<ValidationResult>('POST', '/api/pipelines/validate', withPipeline({ definition }, pipelineId)),
 
   deletePipeline: (id: number) => request<void>('DELETE', `/api/pipelines/${id}`),
   listVersions: (id: number) => request<VersionSummary[]>('GET', `/api/pipelines/${id}/versions`),
@@ -152,13 +161,13 @@ export const api = {
     request<Pipeline>('POST', '/api/pipelines/import', { definition, name, message }),
   planOf: (definition: PipelineDefinition) => request<PlanSummary>('POST', '/api/plan', { definition }),
   pipelinePlan: (id: number, version?: number) => request<PlanSummary>('GET', `/api/pipelines/${id}/plan${query({ version })}`),
-  preview: (definition: PipelineDefinition, limit?: number) =>
-    request<PreviewResult>('POST', '/api/preview', limit ? { definition, limit } : { definition }),
+  preview: (definition: PipelineDefinition, limit?: number, pipelineId: number | null = null) =>
+    request<PreviewResult>('POST', '/api/preview', withPipeline(limit ? { definition, limit } : { definition }, pipelineId)),
 
   startRun: (pipelineId: number, options: PipelineMode | StartRunRequest = {}) =>
     request<Run>('POST', `/api/pipelines/${pipelineId}/runs`, typeof options === 'string' ? { mode: options } : options),
   listRuns: (pipelineId: number) => request<Run[] | RunPage>('GET', `/api/pipelines/${pipelineId}/runs`),
-  searchRuns: (params: { pipeline?: number; status?: string }) => request<RunPage | Run[]>('GET', `/api/runs${query(params)}`),
+  searchRuns: (params: { pipeline?: number; status?: string; page_size?: number }) => request<RunPage | Run[]>('GET', `/api/runs${query(params)}`),
   getRun: (id: number) => request<Run>('GET', `/api/runs/${id}`),
   cancelRun: (id: number) => request<Run>('POST', `/api/runs/${id}/cancel`),
   stopRun: (id: number, drain: boolean, targetDirectory?: string) =>
@@ -171,7 +180,24 @@ export const api = {
   getCheckpoint: (runId: number, checkpointId: number) =>
     request<CheckpointDetails>('GET', `/api/runs/${runId}/checkpoints/${checkpointId}`),
   getCheckpointConfig: (runId: number) => request<Record<string, unknown>>('GET', `/api/runs/${runId}/checkpoints/config`),
+  stateCompatibility: (runId: number, version: number) =>
+    request<StateCompatibility>('GET', `/api/runs/${runId}/state-compatibility${query({ version })}`),
+  getExceptions: (runId: number) => request<RunExceptions>('GET', `/api/runs/${runId}/exceptions`),
   getMetrics: (runId: number, samples?: number) => request<RunMetrics>('GET', `/api/runs/${runId}/metrics${query({ samples })}`),
+
+  listSchedules: () => request<Schedule[]>('GET', '/api/schedules'),
+  createSchedule: (body: ScheduleRequest) => request<Schedule>('POST', '/api/schedules', body),
+  deleteSchedule: (id: number) => request<void>('DELETE', `/api/schedules/${id}`),
+
+  listAlertRules: (pipeline?: number) => request<AlertRule[]>('GET', `/api/alerts/rules${query({ pipeline })}`),
+  createAlertRule: (body: AlertRuleRequest) => request<AlertRule>('POST', '/api/alerts/rules', body),
+  deleteAlertRule: (id: number) => request<void>('DELETE', `/api/alerts/rules/${id}`),
+  listNotifications: () => request<Notification[]>('GET', '/api/alerts/notifications'),
+  unreadNotifications: () => request<{ unread: number }>('GET', '/api/alerts/notifications/unread-count'),
+  readAllNotifications: () => request<{ unread: number }>('POST', '/api/alerts/notifications/read-all'),
+
+  openTap: (runId: number, body: TapRequest) => request<Tap>('POST', `/api/runs/${runId}/taps`, body),
+  closeTap: (runId: number, tapId: string) => request<void>('DELETE', `/api/runs/${runId}/taps/${tapId}`),
 
   login: (username: string, password: string) =>
     request<User>('POST', '/api/auth/login', { username, password }, { anonymous: true }),

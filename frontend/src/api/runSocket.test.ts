@@ -83,6 +83,23 @@ describe('RunEventStream', () => {
     expect(states).toEqual(['connecting', 'open', 'disconnected', 'open']);
   });
 
+  it('on a gap in seq applies nothing past it and resumes at once from the last seq applied', () => {
+    const { stream, sockets, seqs, states } = harness();
+    stream.start();
+    sockets[0].open();
+    sockets[0].send({ seq: 1 }, { seq: 2 });
+    sockets[0].send({ seq: 5 }, { seq: 6 }); // 3 and 4 were lost on the way
+    expect(seqs()).toEqual([1, 2]);
+    expect(sockets[0].closed).toBe(true);
+    expect(sockets).toHaveLength(2); // no backoff: a gap is not a failure
+    expect(sockets[1].url).toBe('ws://studio.test/ws/runs/7/?after=2');
+    sockets[0].send({ seq: 7 }); // the old socket is gone: whatever it still delivers is ignored
+    sockets[1].open();
+    sockets[1].send({ seq: 3 }, { seq: 4 }, { seq: 5 }, { seq: 6 }, { seq: 7 });
+    expect(seqs()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(states).toEqual(['connecting', 'open', 'connecting', 'open']);
+  });
+
   it('backs off longer after each failed attempt and resets once connected', () => {
     const { stream, sockets } = harness();
     stream.start();

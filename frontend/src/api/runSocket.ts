@@ -4,8 +4,11 @@
  * Life cycle: start() connects with `after=<last seq>`; every message is parsed, de-duplicated
  * by seq and handed to onEvent in order. When the socket drops, the connection state becomes
  * "disconnected" and a reconnect is scheduled with exponential backoff, again passing the last
- * seq seen, so nothing is lost and nothing is applied twice. stop() closes for good. When
- * shouldReconnect() says no (the run has ended), a drop ends the stream quietly instead.
+ * seq seen, so nothing is lost and nothing is applied twice. An event whose seq is not the
+ * next one (a gap: events lost on the way) is not applied; the client reconnects at once with
+ * the last seq it applied, and the server replays the missing events from its store.
+ * stop() closes for good. When shouldReconnect() says no (the run has ended), a drop ends the
+ * stream quietly instead.
  */
 import type { RunEvent } from './types';
 import { DEFAULT_BACKOFF, reconnectDelay, runEventsUrl, takeNewEvents, type BackoffPolicy } from '../state/eventSequence';
@@ -111,9 +114,18 @@ export class RunEventStream {
   }
 
   private receive(raw: unknown): void {
-    const { fresh, lastSeq } = takeNewEvents(this.seq, parseEvents(raw));
+    const { fresh, lastSeq, gap } = takeNewEvents(this.seq, parseEvents(raw));
     this.seq = lastSeq;
     for (const event of fresh) this.options.onEvent(event);
+    if (gap && !this.stopped) this.resume();
+  }
+
+  /** Reconnect now, after the last seq applied: the server sends what the gap lost. */
+  private resume(): void {
+    this.clearRetry();
+    this.dropSocket();
+    this.setState('connecting');
+    this.connect();
   }
 
   private onDropped(): void {

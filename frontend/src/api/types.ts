@@ -105,6 +105,8 @@ export interface PipelineSummary {
   updated_at: string;
   owner?: string;
   permissions?: string[];
+  /** The newest run, for the list's status column. */
+  latest_run?: { id: number; status: RunStatus } | null;
 }
 
 export interface Pipeline {
@@ -144,6 +146,10 @@ export interface Run {
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
+  /** How often it restarted (RESTARTING transitions). */
+  restarts?: number;
+  /** The newest completed checkpoint (#id as users see it). */
+  last_checkpoint?: { id: number; kind: string; trigger_timestamp: number } | null;
   collected: CollectedRecords;
   /** The definition of the version that runs. */
   definition?: PipelineDefinition;
@@ -170,7 +176,8 @@ export interface RunPage {
   results: Run[];
 }
 
-export type RestoreFrom = { checkpoint: number } | { path: string };
+/** A checkpoint by the id users see (#7) and its run, a checkpoint row by pk, or a directory. */
+export type RestoreFrom = { checkpoint: number; run?: number } | { pk: number } | { path: string };
 
 export interface StartRunRequest {
   version?: number;
@@ -258,6 +265,7 @@ export interface PreviewResult {
 }
 
 export type SavepointStatus = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+export type SavepointTrigger = 'manual' | 'scheduled' | 'stop';
 
 export interface SavepointRequest {
   request_id: string;
@@ -270,6 +278,11 @@ export interface SavepointRequest {
   triggered_at?: string | number | null;
   completed_at?: string | number | null;
   kind?: 'savepoint' | 'sync-savepoint' | (string & {});
+  /** Who asked for it. */
+  trigger?: SavepointTrigger;
+  /** Progress: subtasks that acknowledged the savepoint so far, of how many (null before it was triggered). */
+  acknowledged_subtasks?: number | null;
+  total_subtasks?: number | null;
   /** Only on requests this page made: whether it was a stop-with-savepoint and with drain. */
   stop?: boolean;
   drain?: boolean;
@@ -313,6 +326,8 @@ export interface CheckpointStats {
   is_savepoint?: boolean;
   subtasks?: SubtaskCheckpointStats[];
   alignment_duration?: number | null;
+  /** Savepoints: who asked for it (null for checkpoints). */
+  trigger?: SavepointTrigger | null;
 }
 
 export interface SubtaskCheckpointStats {
@@ -402,9 +417,72 @@ export interface SavepointEventData {
   kind?: string;
 }
 
+/** A savepoint request's progress, after each checkpoint event of its savepoint. */
+export interface SavepointProgressEventData {
+  request_id: string;
+  status: SavepointStatus;
+  kind?: string;
+  trigger?: SavepointTrigger;
+  checkpoint_id: number;
+  acknowledged: number;
+  total: number;
+}
+
 export interface StatusEventData {
   status: RunStatus;
   cause?: string | null;
+  /** A restart's regions and delay. */
+  regions?: string[];
+  delay_ms?: number;
+}
+
+/** A subtask failed: `task` is "vertex#subtask"; `error` the message, then the traceback's last frames. */
+export interface TaskFailedEventData {
+  task: string | null;
+  region?: string | null;
+  attempt?: number | null;
+  error: string;
+}
+
+/** One entry of GET /api/runs/<id>/exceptions. */
+export interface TaskException {
+  seq: number;
+  ts: number;
+  task: string | null;
+  vertex: string | null;
+  subtask: number | null;
+  operator: string | null;
+  region: string | null;
+  attempt: number | null;
+  message: string;
+  traceback: string | null;
+}
+
+export interface RestartEntry {
+  seq: number;
+  ts: number;
+  cause: string | null;
+  regions: string[];
+  delay_ms: number | null;
+}
+
+/** GET /api/runs/<id>/state-compatibility?version=N: whether the run's state fits version N. */
+export interface StateCompatibility {
+  from: number;
+  to: number;
+  compatible: boolean;
+  needs_allow_non_restored_state: boolean;
+  kept: string[];
+  dropped: string[];
+  added: string[];
+  changed_type: string[];
+  message: string;
+}
+
+export interface RunExceptions {
+  root: string | null;
+  exceptions: TaskException[];
+  restarts: RestartEntry[];
 }
 
 export interface VertexMetrics {
@@ -456,5 +534,7 @@ export type RunEvent =
   | RunEventBase<'checkpoint', CheckpointEventData>
   | RunEventBase<'metrics', MetricsEventData>
   | RunEventBase<'savepoint', SavepointEventData>
+  | RunEventBase<'savepoint_progress', SavepointProgressEventData>
   | RunEventBase<'log', LogEventData>
-  | RunEventBase<'finished', FinishedEventData>;
+  | RunEventBase<'finished', FinishedEventData>
+  | RunEventBase<'task_failed', TaskFailedEventData>;

@@ -6,6 +6,7 @@ import { describeChange } from '../state/diff';
 import { useEditorViewStore, type DiffView } from '../state/editorViewStore';
 import { edgeLabel, type DiffEdge as DiffEdgeType, type DiffNode } from '../state/graph';
 import { classNames } from '../ui/classNames';
+import { ReadableFit } from '../ui/ReadableFit';
 
 function DiffEdgeComponent(props: EdgeProps<DiffEdgeType>) {
   const { id, data, markerEnd } = props;
@@ -83,10 +84,9 @@ export function DiffCanvas({ view }: { view: DiffView }) {
         nodesConnectable={false}
         elementsSelectable={false}
         deleteKeyCode={null}
-        fitView
-        fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
         minZoom={0.1}
       >
+        <ReadableFit />
         <Panel position="top-left" className="diff-legend">
           <strong>
             {view.fromLabel} → {view.toLabel}

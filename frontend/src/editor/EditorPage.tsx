@@ -10,6 +10,7 @@ import { useEditorShortcuts } from './useEditorShortcuts';
 import { useLiveValidation } from './useLiveValidation';
 import { usePipelineLoader } from './usePipelineLoader';
 import { usePlanOverlay } from './usePlanOverlay';
+import { useUnsavedChangesPrompt } from './useUnsavedChangesPrompt';
 
 /** The pipeline editor: "/" for a new pipeline, "/pipelines/<id>" for a saved one. */
 export function EditorPage({ pipelineId }: { pipelineId: number | null }) {
@@ -17,6 +18,7 @@ export function EditorPage({ pipelineId }: { pipelineId: number | null }) {
   useLiveValidation(!load.loading && !load.error);
   usePlanOverlay();
   useEditorShortcuts();
+  useUnsavedChangesPrompt();
   // Another pipeline: its diff, plan and preview are not this one's.
   useEffect(() => {
     const view = useEditorViewStore.getState();

@@ -6,6 +6,7 @@ import { exportFileName, exportText, parseImportedDefinition } from '../state/im
 import { IntegerInput } from '../ui/IntegerInput';
 import { classNames } from '../ui/classNames';
 import { runPipeline, savePipeline } from './pipelineActions';
+import { UpgradeDialog } from './UpgradeDialog';
 
 const selectToolbar = (state: EditorState) => ({
   name: state.settings.name,
@@ -76,6 +77,42 @@ async function importDefinition(event: ChangeEvent<HTMLInputElement>) {
   useEditorStore.setState({ notice: `Imported ${file.name}; Undo takes it back, Save keeps it.` });
 }
 
+/** Run with unsaved edits: they are saved as a new version first, with the message asked for here. */
+function SaveAndRunDialog({ initial, onRun, onClose }: { initial: string; onRun: (message: string) => void; onClose: () => void }) {
+  const [text, setText] = useState(initial);
+  return (
+    <div className="dialog-backdrop" role="presentation" onClick={onClose}>
+      <div className="dialog" role="dialog" aria-label="Save and run" data-testid="save-and-run-dialog" onClick={(event) => event.stopPropagation()}>
+        <h2>Save and run</h2>
+        <p className="muted">The pipeline has unsaved changes: they become a new version, and the run starts from it.</p>
+        <label className="form-field">
+          <span className="form-field__label">Version message</span>
+          <input
+            autoFocus
+            className="input"
+            data-testid="run-version-message"
+            placeholder="what changed"
+            value={text}
+            onChange={(event) => setText(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Enter') onRun(text);
+              if (event.key === 'Escape') onClose();
+            }}
+          />
+        </label>
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="button" className="button button--primary" data-testid="save-and-run" onClick={() => onRun(text)}>
+            Save and run
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
 /** The editor's header: pipeline settings, validation summary, import/export, Save (with a message) and Run. */
 export function EditorToolbar() {
   const { name, mode, parallelism, intervalMs, updateSettings, setCheckpointInterval } = useEditorStore(useShallow(selectToolbar));
@@ -86,13 +123,23 @@ export function EditorToolbar() {
   const validation = validationText(status);
   const saving = status.saveState === 'saving';
 
-  async function onRun() {
+  const [askingMessage, setAskingMessage] = useState(false);
+  const [upgrading, setUpgrading] = useState(false);
+
+  async function run(versionMessage = '') {
+    setAskingMessage(false);
     setStarting(true);
     try {
-      await runPipeline();
+      if (await runPipeline(versionMessage)) setMessage('');
     } finally {
       setStarting(false);
     }
+  }
+
+  /** Unsaved edits become a version first: ask for its message, as Save does. */
+  function onRun() {
+    if (status.pipelineId === null || status.dirty) setAskingMessage(true);
+    else void run();
   }
 
   return (
@@ -183,10 +230,24 @@ export function EditorToolbar() {
         className="button button--primary"
         disabled={!status.runnable || saving || starting || !status.mayRun}
         title={!status.mayRun ? 'You may not run this pipeline' : status.runnable ? 'Save if needed and start a run' : 'Fix the problems first'}
-        onClick={() => void onRun()}
+        onClick={onRun}
       >
         {starting ? 'Starting…' : 'Run'}
       </button>
+      <button
+        type="button"
+        data-testid="upgrade"
+        className="button"
+        disabled={status.pipelineId === null || status.dirty || !status.mayRun}
+        title={status.dirty ? 'Save first: the saved version is what gets deployed' : 'Deploy a version onto the running run, keeping its state (or roll back)'}
+        onClick={() => setUpgrading(true)}
+      >
+        Deploy with state…
+      </button>
+      {upgrading && status.pipelineId !== null && status.version !== null && (
+        <UpgradeDialog pipelineId={status.pipelineId} latestVersion={status.version} onClose={() => setUpgrading(false)} />
+      )}
+      {askingMessage && <SaveAndRunDialog initial={message} onRun={(text) => void run(text)} onClose={() => setAskingMessage(false)} />}
     </div>
   );
 }

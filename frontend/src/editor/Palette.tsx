@@ -4,13 +4,15 @@ import type { Operator } from '../api/types';
 import { useCatalogStore, type CatalogState } from '../state/catalogStore';
 import { useEditorStore, type EditorState } from '../state/editorStore';
 import { paletteGroups } from '../state/palette';
+import { MIN_READABLE_ZOOM } from '../state/viewport';
 
 /** The drag-and-drop payload type of a palette item: the operator type. */
 export const PALETTE_DRAG_TYPE = 'application/x-pipeline-operator';
 
 const selectCatalog = (state: CatalogState) => state;
 const selectAddOperatorNode = (state: EditorState) => state.addOperatorNode;
-const FIT_AFTER_ADD = { padding: 0.2, maxZoom: 1 };
+/** After adding a node: into view, but not below the readable zoom (a large graph scrolls instead). */
+const FIT_AFTER_ADD = { padding: 0.2, maxZoom: 1, minZoom: MIN_READABLE_ZOOM };
 
 function PaletteItem({ operator, onAdd }: { operator: Operator; onAdd: (operator: Operator) => void }) {
   function onDragStart(event: DragEvent) {

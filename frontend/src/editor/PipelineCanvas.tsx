@@ -21,6 +21,7 @@ import { connectionProblem } from '../state/graphEdits';
 import { REGION_COLOURS } from '../state/planOverlay';
 import { CanvasToolbar } from './CanvasToolbar';
 import { DiffCanvas } from './DiffCanvas';
+import { ReadableFit } from '../ui/ReadableFit';
 import { PALETTE_DRAG_TYPE } from './Palette';
 import PipelineEdge from './PipelineEdge';
 
@@ -29,7 +30,6 @@ const edgeTypes = { pipeline: PipelineEdge } satisfies EdgeTypes;
 const DELETE_KEYS = null;
 const selectDiffView = (state: EditorViewState) => state.diffView;
 const selectPlanMarks = (state: EditorViewState) => state.planMarks;
-const FIT_VIEW_OPTIONS = { padding: 0.2, maxZoom: 1 };
 const DEFAULT_EDGE_OPTIONS: DefaultEdgeOptions = { markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 } };
 
 const selectCanvas = (state: EditorState) => ({
@@ -118,12 +118,11 @@ export function PipelineCanvas() {
         isValidConnection={isValidConnection}
         defaultEdgeOptions={DEFAULT_EDGE_OPTIONS}
         deleteKeyCode={DELETE_KEYS}
-        fitView
-        fitViewOptions={FIT_VIEW_OPTIONS}
         minZoom={0.1}
         maxZoom={2}
         onlyRenderVisibleElements={nodes.length > 120}
       >
+        <ReadableFit epoch={graphEpoch} />
         <CanvasToolbar />
         <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
         <Controls showInteractive={false} />

@@ -26,7 +26,7 @@ async function runPreview(limit: number) {
   const view = useEditorViewStore.getState();
   view.previewStarted();
   try {
-    const result = await api.preview(currentDefinition(state), limit);
+    const result = await api.preview(currentDefinition(state), limit, state.pipelineId);
     useEditorViewStore.getState().previewFinished(revision, result);
   } catch (error) {
     useEditorViewStore.getState().previewFailed(revision, error instanceof Error ? error.message : String(error));

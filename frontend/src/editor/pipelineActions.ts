@@ -30,11 +30,11 @@ export async function savePipeline(message = ''): Promise<Pipeline | null> {
   }
 }
 
-/** Save when needed, start a run in the pipeline's mode and open its page. */
-export async function runPipeline(): Promise<Run | null> {
+/** Save when needed (with `message` as the new version's), start a run in the pipeline's mode and open its page. */
+export async function runPipeline(message = ''): Promise<Run | null> {
   let state = useEditorStore.getState();
   if (state.pipelineId === null || isDirty(state)) {
-    if (!(await savePipeline())) return null;
+    if (!(await savePipeline(message))) return null;
     state = useEditorStore.getState();
   }
   if (state.pipelineId === null) return null;

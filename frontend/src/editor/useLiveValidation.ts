@@ -19,7 +19,7 @@ export function useLiveValidation(enabled: boolean): void {
       if (state.revision !== revision) return;
       state.validationStarted(revision);
       try {
-        const result = await api.validateDefinition(currentDefinition(state));
+        const result = await api.validateDefinition(currentDefinition(state), state.pipelineId);
         useEditorStore.getState().validationFinished(revision, result.errors ?? [], result.valid);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

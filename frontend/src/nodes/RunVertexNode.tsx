@@ -2,8 +2,9 @@ import { Handle, Position, type NodeProps } from '@xyflow/react';
 import { memo, type CSSProperties } from 'react';
 import { useCatalogStore, type CatalogState } from '../state/catalogStore';
 import type { VertexNode } from '../state/graph';
+import { failureIsCurrent, failureOfNode } from '../state/runFailures';
 import { useRunStore } from '../state/runStore';
-import { activityColour, activityOf, activityRatios, formatPercent, formatRate, ratesOf } from '../state/vertexMetrics';
+import { activityColour, activityOf, activityRatios, activityTextColour, formatPercent, formatRate, ratesOf } from '../state/vertexMetrics';
 import { classNames } from '../ui/classNames';
 
 const selectOperators = (state: CatalogState) => state.byType;
@@ -22,6 +23,10 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
   const vertexId = data.vertex ?? id;
   const metrics = useRunStore((state) => state.vertices[vertexId]);
   const derived = useRunStore((state) => state.rates[vertexId]);
+  const exceptions = useRunStore((state) => state.exceptions);
+  const runFailed = useRunStore((state) => failureIsCurrent(state.status));
+  const failure = failureOfNode(exceptions, id, vertexId);
+  const failedNow = failure !== null && runFailed && exceptions[0]?.seq === failure.latest.seq;
   const category = operator?.category ?? data.type.split('.')[0];
   const parallelism = typeof metrics?.parallelism === 'number' ? metrics.parallelism : (data.vertexParallelism ?? data.parallelism ?? 1);
   const ratios = activityRatios(metrics, parallelism);
@@ -29,13 +34,14 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
   const rates = ratesOf(metrics, derived);
   const fill = activityColour(ratios);
   const chain = data.chain ?? [id];
-  const style = fill ? ({ '--activity-fill': fill } as CSSProperties) : undefined;
+  const style = fill ? ({ '--activity-fill': fill, '--activity-text': activityTextColour(ratios) } as CSSProperties) : undefined;
   return (
     <div
       data-testid={`node-${id}`}
       data-vertex={vertexId}
       data-activity={activity ?? undefined}
-      className={classNames('operator-node', 'is-readonly', 'run-node', `category-${category}`, activity && `activity-${activity}`, chain.length > 1 && 'is-chained')}
+      data-failed={failedNow ? 'true' : undefined}
+      className={classNames('operator-node', 'is-readonly', 'run-node', `category-${category}`, activity && `activity-${activity}`, chain.length > 1 && 'is-chained', failedNow && 'is-failed')}
       style={style}
       title={operator?.description}
     >
@@ -57,6 +63,16 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
       </div>
       <div className="operator-node__title">{operator?.title ?? data.type}</div>
       <div className="operator-node__id">{id}</div>
+      {failure && (
+        <div
+          className={classNames('failure-mark', failedNow && 'failure-mark--current')}
+          data-testid="failure-mark"
+          title={failure.latest.message}
+        >
+          {failedNow ? 'failed' : `failed ${failure.count}×`}: subtask {failure.subtasks.length ? failure.subtasks.join(', ') : '?'}
+          {failure.latest.attempt !== null && ` · attempt ${failure.latest.attempt}`}
+        </div>
+      )}
       {chain.length > 1 && (
         <div className="chain-label" title="Operators chained into one task share its metrics">
           chain {chain.indexOf(id) + 1}/{chain.length}: {chain.join(' → ')}

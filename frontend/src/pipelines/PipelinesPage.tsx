@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, rowsOf } from '../api/client';
+import { runStatusTone } from '../state/runStatus';
+import { StatusBadge } from '../ui/StatusBadge';
 import type { PipelineSummary } from '../api/types';
 import { paths } from '../router';
 import { useEditorStore } from '../state/editorStore';
@@ -85,6 +87,7 @@ export function PipelinesPage() {
             <tr>
               <th>Name</th>
               <th className="numeric">Version</th>
+              <th>Latest run</th>
               {showOwner && <th>Owner</th>}
               <th>Updated</th>
               <th />
@@ -97,6 +100,15 @@ export function PipelinesPage() {
                   <Link to={paths.pipeline(pipeline.id)}>{pipeline.name}</Link>
                 </td>
                 <td className="numeric">v{pipeline.version}</td>
+                <td data-testid="pipeline-latest-run">
+                  {pipeline.latest_run ? (
+                    <Link to={paths.run(pipeline.latest_run.id)} title={`run #${pipeline.latest_run.id}`}>
+                      <StatusBadge tone={runStatusTone(pipeline.latest_run.status)}>{pipeline.latest_run.status}</StatusBadge>
+                    </Link>
+                  ) : (
+                    <span className="muted">never run</span>
+                  )}
+                </td>
                 {showOwner && <td>{pipeline.owner ?? '–'}</td>}
                 <td>{new Date(pipeline.updated_at).toLocaleString()}</td>
                 <td>

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { api } from '../api/client';
-import type { CheckpointStats, DistributionSummary } from '../api/types';
+import type { CheckpointStats, DistributionSummary, SavepointRequest } from '../api/types';
 import { checkpointSummary, isSavepoint } from '../state/checkpointTimeline';
 import { formatBytes, formatClock, formatDuration } from '../state/format';
 import { useRunStore, type RunStoreState } from '../state/runStore';
@@ -13,6 +13,7 @@ import { CheckpointTimeline } from './CheckpointTimeline';
 import { useCheckpointDetails } from './useCheckpointDetails';
 
 const selectCheckpoints = (state: RunStoreState) => ({
+  savepoints: state.savepoints,
   counts: state.checkpoints.counts,
   rows: state.checkpoints.rows,
   serverSummary: state.checkpointSummary,
@@ -48,7 +49,14 @@ function CheckpointRow({ row, selected, onSelect }: { row: CheckpointStats; sele
       onClick={onSelect}
     >
       <td className="numeric">{row.id}</td>
-      <td>{row.kind}</td>
+      <td>
+        {row.kind}
+        {row.trigger && (
+          <span className="trigger-tag" data-testid="checkpoint-trigger">
+            {row.trigger}
+          </span>
+        )}
+      </td>
       <td>
         <StatusBadge tone={checkpointStatusTone(row.status)} title={row.failure_message ?? undefined}>
           {row.status}
@@ -62,6 +70,14 @@ function CheckpointRow({ row, selected, onSelect }: { row: CheckpointStats; sele
       </td>
     </tr>
   );
+}
+
+/** Rows of savepoints get the trigger of the request that produced them, when the row has none. */
+export function withTriggers(rows: CheckpointStats[], savepoints: SavepointRequest[]): CheckpointStats[] {
+  const triggers = new Map(savepoints.filter((request) => request.checkpoint_id != null && request.trigger)
+    .map((request) => [request.checkpoint_id as number, request.trigger]));
+  if (triggers.size === 0) return rows;
+  return rows.map((row) => (row.kind !== 'checkpoint' && !row.trigger && triggers.has(row.id) ? { ...row, trigger: triggers.get(row.id) } : row));
 }
 
 function HistoryTable({ rows, selected, onSelect }: { rows: CheckpointStats[]; selected: number | null; onSelect: (id: number) => void }) {
@@ -191,7 +207,10 @@ function Details({ runId, row }: { runId: number; row: CheckpointStats }) {
 
 /** The checkpoints of a run, live: timeline strip, the selected one's Gantt chart, then history, summary and config. */
 export function CheckpointPanel() {
-  const { counts, rows, serverSummary, selected, selectCheckpoint, runId, definition } = useRunStore(useShallow(selectCheckpoints));
+  const { counts, rows: liveRows, savepoints, serverSummary, selected, selectCheckpoint, runId, definition } =
+    useRunStore(useShallow(selectCheckpoints));
+  // Live checkpoint events do not say who asked for a savepoint; its request does.
+  const rows = useMemo(() => withTriggers(liveRows, savepoints), [liveRows, savepoints]);
   const [tab, setTab] = useState<Tab>('history');
   const summary = useMemo(() => serverSummary ?? checkpointSummary(rows), [serverSummary, rows]);
   const selectedRow = selected === null ? undefined : rows.find((row) => row.id === selected);

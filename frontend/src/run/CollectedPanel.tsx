@@ -16,8 +16,7 @@ export function CollectedPanel({ definition }: { definition: PipelineDefinition 
   const collected = useRunStore(selectCollected);
   const nodeIds = collectNodeIds(definition, collected);
   return (
-    <section className="panel collected-panel" data-testid="collected" aria-label="Collected records">
-      <div className="panel-heading">Collected records</div>
+    <div className="collected-body" data-testid="collected" aria-label="Collected records">
       {nodeIds.length === 0 && <p className="muted panel-empty">This pipeline has no collect sink.</p>}
       <div className="collected-columns">
         {nodeIds.map((nodeId) => {
@@ -45,6 +44,6 @@ export function CollectedPanel({ definition }: { definition: PipelineDefinition 
           );
         })}
       </div>
-    </section>
+    </div>
   );
 }

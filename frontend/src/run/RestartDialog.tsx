@@ -20,7 +20,7 @@ function optionsOf(rows: CheckpointStats[], savepoints: SavepointRequest[]): Opt
     detail: `${formatClock(row.trigger_timestamp)} · ${formatBytes(row.state_size)}${row.external_path ? ` · ${row.external_path}` : ''}`,
     kind: isSavepoint(row) ? 'savepoint' : 'checkpoint',
     checkpointId: row.id,
-    restore: row.pk !== undefined ? { checkpoint: row.pk } : { path: row.external_path ?? '' },
+    restore: row.pk !== undefined ? { pk: row.pk } : { path: row.external_path ?? '' },
   }));
   const known = new Set(rows.map((row) => row.external_path).filter(Boolean));
   for (const request of savepoints) {
@@ -31,7 +31,7 @@ function optionsOf(rows: CheckpointStats[], savepoints: SavepointRequest[]): Opt
       detail: request.location,
       kind: 'savepoint',
       checkpointId: request.checkpoint_id ?? null,
-      restore: request.checkpoint_pk != null ? { checkpoint: request.checkpoint_pk } : { path: request.location },
+      restore: request.checkpoint_pk != null ? { pk: request.checkpoint_pk } : { path: request.location },
     });
   }
   return options.filter((option) => !('path' in option.restore) || option.restore.path);

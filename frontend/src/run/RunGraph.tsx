@@ -4,10 +4,10 @@ import type { PipelineDefinition, PlanSummary } from '../api/types';
 import { runNodeTypes } from '../nodes';
 import { definitionToGraph } from '../state/definition';
 import { nodeVertexIndex } from '../state/planOverlay';
+import { ReadableFit } from '../ui/ReadableFit';
 import RunEdge from './RunEdge';
 
 const edgeTypes = { pipeline: RunEdge } satisfies EdgeTypes;
-const FIT_VIEW_OPTIONS = { padding: 0.15, maxZoom: 1 };
 const DEFAULT_EDGE_OPTIONS: DefaultEdgeOptions = { markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 } };
 
 function Legend() {
@@ -53,10 +53,9 @@ export function RunGraph({ definition, plan }: { definition: PipelineDefinition;
         nodesConnectable={false}
         elementsSelectable={false}
         deleteKeyCode={null}
-        fitView
-        fitViewOptions={FIT_VIEW_OPTIONS}
         minZoom={0.1}
       >
+        <ReadableFit />
         <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
         <Controls showInteractive={false} />
         <Legend />

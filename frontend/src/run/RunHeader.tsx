@@ -28,7 +28,8 @@ function messageOf(error: unknown): string {
 /** The newest savepoint request: in progress, then where it was written or why it failed. */
 function SavepointStatus({ request }: { request: SavepointRequest | undefined }) {
   if (!request) return null;
-  const what = request.stop ? `Stop with savepoint${request.drain ? ' (drain)' : ''}` : 'Savepoint';
+  const stop = request.stop || request.trigger === 'stop' || request.kind === 'sync-savepoint';
+  const what = stop ? `Stop with savepoint${request.drain ? ' (drain)' : ''}` : request.trigger === 'scheduled' ? 'Scheduled savepoint' : 'Savepoint';
   return (
     <div
       className={`savepoint-status tone-${request.status === 'COMPLETED' ? 'success' : request.status === 'FAILED' ? 'danger' : 'active'}`}
@@ -40,6 +41,12 @@ function SavepointStatus({ request }: { request: SavepointRequest | undefined })
       {request.status === 'IN_PROGRESS' && (
         <>
           <span className="spinner" aria-hidden="true" /> {what} in progress…
+          {request.total_subtasks != null && (
+            <span className="savepoint-progress" data-testid="savepoint-progress">
+              {' '}
+              {request.acknowledged_subtasks ?? 0}/{request.total_subtasks} subtasks acknowledged
+            </span>
+          )}
         </>
       )}
       {request.status === 'COMPLETED' && (
@@ -198,7 +205,8 @@ export function RunHeader({ runId }: { runId: number }) {
       <SavepointStatus request={savepoints[0]} />
       {failureCause && (
         <div className="failure-cause" role="alert">
-          <strong>Failure:</strong> {failureCause}
+          <strong>Failure:</strong> {failureCause.split('\n')[0]}
+          {failureCause.includes('\n') && <span className="muted"> (traceback in the Exceptions tab)</span>}
         </div>
       )}
       {dialog === 'stop' && <StopDialog runId={runId} onClose={() => setDialog(null)} />}

@@ -2,9 +2,11 @@ import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useRunStore, type RunStoreState } from '../state/runStore';
 import { CheckpointPanel } from './CheckpointPanel';
-import { CollectedPanel } from './CollectedPanel';
 import { RunGraph } from './RunGraph';
+import { RunDetailsTabs } from './RunDetailsTabs';
 import { RunHeader } from './RunHeader';
+import { SchedulePanel } from './SchedulePanel';
+import { TapPanel } from './TapPanel';
 import { useRunDefinition } from './useRunDefinition';
 import { useRunSubscription } from './useRunSubscription';
 
@@ -12,6 +14,7 @@ const selectPage = (state: RunStoreState) => ({
   run: state.run,
   connection: state.connection,
   loadError: state.loadError,
+  status: state.status,
 });
 
 /** A drop that is repaired within this time shows no banner (no flicker on a quick reconnect). */
@@ -43,7 +46,7 @@ function ConnectionBanner() {
 /** A run: live status, the graph, checkpoints and collected records. */
 export function RunPage({ runId }: { runId: number }) {
   useRunSubscription(runId);
-  const { run, connection, loadError } = useRunStore(useShallow(selectPage));
+  const { run, connection, loadError, status } = useRunStore(useShallow(selectPage));
   const { definition, note } = useRunDefinition(run);
   const showBanner = useSustained(connection === 'disconnected', BANNER_GRACE_MS);
 
@@ -67,7 +70,9 @@ export function RunPage({ runId }: { runId: number }) {
           <div className="run-graph__canvas">{definition ? <RunGraph definition={definition} plan={run?.plan} /> : <p className="muted panel-empty">Loading the graph…</p>}</div>
         </section>
         <CheckpointPanel />
-        <CollectedPanel definition={definition} />
+        <RunDetailsTabs definition={definition} />
+        <TapPanel runId={runId} definition={definition} running={status === 'RUNNING'} />
+        <SchedulePanel runId={runId} pipelineId={run?.pipeline ?? null} />
       </div>
     </main>
   );

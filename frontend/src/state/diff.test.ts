@@ -52,4 +52,10 @@ describe('definition diff', () => {
   it('describes a change in one line', () => {
     expect(describeChange({ path: 'params.rate', from: 10, to: null })).toBe('params.rate: 10 → ∅');
   });
+
+  it('shows expressions as written, not JSON-escaped', () => {
+    const change = { path: 'params.expression', from: 'x["user"]', to: '{"user": x["user"],\n "n": 1}' };
+    expect(describeChange(change)).toBe('params.expression: x["user"] → {"user": x["user"],\n "n": 1}');
+    expect(describeChange({ path: 'params.fields', from: ['a'], to: { b: 1 } })).toBe('params.fields: ["a"] → {"b":1}');
+  });
 });

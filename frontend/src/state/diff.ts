@@ -121,8 +121,13 @@ export function diffGraph(from: PipelineDefinition, to: PipelineDefinition, diff
   return { nodes, edges };
 }
 
-/** "params.expression: "x" → "x * 2"" */
+/** A changed value as a person reads it: text (an expression) as written, with its line breaks, not JSON-escaped. */
+export function showValue(value: unknown): string {
+  if (value === null || value === undefined) return '∅';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** "params.expression: x → x * 2" */
 export function describeChange(change: FieldChange): string {
-  const show = (value: unknown) => (value === null || value === undefined ? '∅' : JSON.stringify(value));
-  return `${change.path}: ${show(change.from)} → ${show(change.to)}`;
+  return `${change.path}: ${showValue(change.from)} → ${showValue(change.to)}`;
 }

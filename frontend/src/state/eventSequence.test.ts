@@ -22,7 +22,14 @@ describe('event sequence', () => {
   });
 
   it('keeps the cursor when nothing is new', () => {
-    expect(takeNewEvents(9, [{ seq: 2 }])).toEqual({ fresh: [], lastSeq: 9 });
+    expect(takeNewEvents(9, [{ seq: 2 }])).toEqual({ fresh: [], lastSeq: 9, gap: false });
+  });
+
+  it('stops at a gap: nothing after a missing seq is taken', () => {
+    const { fresh, lastSeq, gap } = takeNewEvents(4, [{ seq: 5 }, { seq: 7 }, { seq: 8 }]);
+    expect(fresh.map((event) => event.seq)).toEqual([5]);
+    expect(lastSeq).toBe(5);
+    expect(gap).toBe(true);
   });
 
   it('builds the stream URL with after=<last seq> and the right scheme', () => {

@@ -1,8 +1,10 @@
 /**
  * Exactly-once delivery of run events to the page. The server numbers the events of a run
- * with a monotonic `seq`; after a reconnect it replays everything after the `after=<seq>` we
- * pass, so an event can arrive twice around a reconnect. The page applies an event only
- * when its seq is greater than the last one applied.
+ * 1, 2, 3, ... without holes; after a reconnect it replays everything after the `after=<seq>`
+ * we pass, so an event can arrive twice around a reconnect. The page applies an event only
+ * when its seq is greater than the last one applied, and only in order: an event further on
+ * than the next seq means some were lost on the way (a gap), and the stream must resume from
+ * the last one applied instead of skipping them.
  */
 
 export interface Sequenced {
@@ -14,17 +16,24 @@ export function isNewEvent(lastSeq: number, event: Sequenced): boolean {
   return Number.isFinite(event.seq) && event.seq > lastSeq;
 }
 
-/** Split a batch into the events not seen yet (in order) and the new last seq. */
-export function takeNewEvents<T extends Sequenced>(lastSeq: number, events: T[]): { fresh: T[]; lastSeq: number } {
+/**
+ * Split a batch into the events not seen yet (in order, up to the first gap) and the new last
+ * seq; `gap` says that an event after a hole was found, and it and everything after it were
+ * left out.
+ */
+export function takeNewEvents<T extends Sequenced>(
+  lastSeq: number,
+  events: T[],
+): { fresh: T[]; lastSeq: number; gap: boolean } {
   const fresh: T[] = [];
   let last = lastSeq;
   for (const event of events) {
-    if (isNewEvent(last, event)) {
-      fresh.push(event);
-      last = event.seq;
-    }
+    if (!isNewEvent(last, event)) continue;
+    if (event.seq !== last + 1) return { fresh, lastSeq: last, gap: true };
+    fresh.push(event);
+    last = event.seq;
   }
-  return { fresh, lastSeq: last };
+  return { fresh, lastSeq: last, gap: false };
 }
 
 /** The WebSocket URL of a run's event stream, resuming after `lastSeq`. */

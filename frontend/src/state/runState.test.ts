@@ -104,3 +104,23 @@ describe('run state', () => {
     expect(runStatusTone('SOMETHING_NEW')).toBe('neutral');
   });
 });
+
+describe('failures', () => {
+  it('keeps task failures and restarts newest first, once per seq, and marks the failing node', async () => {
+    const { failureOfNode } = await import('./runFailures');
+    const failed = (seq: number, task: string, error: string) => ({ seq, ts: seq * 1000, type: 'task_failed' as const, data: { task, region: 'r0', attempt: seq - 1, error } });
+    let state = applyRunEvent(INITIAL_RUN_STATE, failed(1, 'v1#1', "task v1#1 failed: operator 'double' (transform.map) failed: ZeroDivisionError\n  File x"));
+    state = applyRunEvent(state, { seq: 2, ts: 2000, type: 'status', data: { status: 'RESTARTING', cause: 'task v1#1 failed\nTraceback', regions: ['r0'], delay_ms: 500 } });
+    state = applyRunEvent(state, failed(3, 'v1#0', 'task v1#0 failed: lost'));
+    state = applyRunEvent(state, failed(3, 'v1#0', 'task v1#0 failed: lost'));
+    expect(state.exceptions.map((entry) => [entry.seq, entry.vertex, entry.subtask, entry.operator])).toEqual([
+      [3, 'v1', 0, null],
+      [1, 'v1', 1, 'double'],
+    ]);
+    expect(state.exceptions[1].traceback).toBe('  File x');
+    expect(state.restarts).toEqual([{ seq: 2, ts: 2000, cause: 'task v1#1 failed', regions: ['r0'], delay_ms: 500 }]);
+    expect(failureOfNode(state.exceptions, 'double', 'v1')).toMatchObject({ count: 2, subtasks: [0, 1] });
+    expect(failureOfNode(state.exceptions.slice(1), 'gen', 'v1')).toBeNull();
+    expect(failureOfNode(state.exceptions, 'out', 'v2')).toBeNull();
+  });
+});

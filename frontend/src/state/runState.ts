@@ -2,10 +2,11 @@
  * Everything the run page shows, as one value and pure transitions: the run from REST, then
  * the WebSocket events applied in seq order.
  */
-import type { CheckpointHistory, CollectedRecords, DistributionSummary, Run, RunEvent, RunStatus, SavepointRequest, VertexMetrics } from '../api/types';
+import type { CheckpointHistory, CollectedRecords, DistributionSummary, RestartEntry, Run, RunEvent, RunStatus, SavepointRequest, TaskException, VertexMetrics } from '../api/types';
 import { applyCheckpointEvent, checkpointsFromHistory, EMPTY_CHECKPOINTS, type CheckpointList } from './checkpoints';
+import { exceptionOf, prependOnce, restartOf } from './runFailures';
 import { isRunEnded } from './runStatus';
-import { applySavepointEvent, savepointsLoaded } from './savepoints';
+import { applySavepointEvent, applySavepointProgress, savepointsLoaded } from './savepoints';
 import { ratesBetween, type CounterSample, type VertexRates } from './vertexMetrics';
 
 export interface LogLine {
@@ -32,6 +33,10 @@ export interface RunState {
   checkpointSummary: Record<string, DistributionSummary> | null;
   savepoints: SavepointRequest[];
   logs: LogLine[];
+  /** Subtask failures, newest first (the exceptions history). */
+  exceptions: TaskException[];
+  /** Restarts, newest first. */
+  restarts: RestartEntry[];
 }
 
 export const MAX_LOG_LINES = 200;
@@ -48,6 +53,8 @@ export const INITIAL_RUN_STATE: RunState = {
   checkpointSummary: null,
   savepoints: [],
   logs: [],
+  exceptions: [],
+  restarts: [],
 };
 
 /** Apply one metrics sample taken at `ts`: the latest values, and rates against the previous sample. */
@@ -107,7 +114,8 @@ export function applyRunEvent(state: RunState, event: RunEvent): RunState {
       if (isRunEnded(state.status)) return state;
       const status = event.data.status;
       const keepsCause = status === 'RESTARTING' || status === 'FAILING' || status === 'FAILED';
-      return { ...state, status, failureCause: event.data.cause ?? (keepsCause ? state.failureCause : null) };
+      const restarts = status === 'RESTARTING' ? prependOnce(state.restarts, restartOf(event.seq, event.ts, event.data)) : state.restarts;
+      return { ...state, status, restarts, failureCause: event.data.cause ?? (keepsCause ? state.failureCause : null) };
     }
     case 'checkpoint':
       return { ...state, checkpoints: applyCheckpointEvent(state.checkpoints, event.data, event.ts) };
@@ -117,8 +125,12 @@ export function applyRunEvent(state: RunState, event: RunEvent): RunState {
     }
     case 'savepoint':
       return { ...state, savepoints: applySavepointEvent(state.savepoints, event.data) };
+    case 'savepoint_progress':
+      return { ...state, savepoints: applySavepointProgress(state.savepoints, event.data) };
     case 'finished':
       return { ...state, collected: mergeCollected(state.collected, event.data.collected) };
+    case 'task_failed':
+      return { ...state, exceptions: prependOnce(state.exceptions, exceptionOf(event.seq, event.ts, event.data)) };
     case 'log': {
       const line: LogLine = {
         seq: event.seq,

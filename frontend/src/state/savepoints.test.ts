@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyRunEvent, INITIAL_RUN_STATE, runLoaded } from './runState';
-import { applySavepointEvent, isSavepointPending, upsertSavepoint } from './savepoints';
+import { applySavepointEvent, applySavepointProgress, isSavepointPending, upsertSavepoint } from './savepoints';
 import type { Run } from '../api/types';
 
 describe('savepoint requests', () => {
@@ -26,5 +26,16 @@ describe('savepoint requests', () => {
     let state = runLoaded(INITIAL_RUN_STATE, run);
     state = applyRunEvent(state, { seq: 1, type: 'savepoint', ts: 1, data: { request_id: 'y', status: 'IN_PROGRESS' } });
     expect(state.savepoints.map((request) => request.request_id)).toEqual(['y', 'x']);
+  });
+});
+
+describe('savepoint progress', () => {
+  it('counts acknowledged of total subtasks on the open request, and keeps a finished one finished', () => {
+    let list = applySavepointEvent([], { request_id: 'r', status: 'IN_PROGRESS' });
+    list = applySavepointProgress(list, { request_id: 'r', status: 'IN_PROGRESS', checkpoint_id: 4, acknowledged: 1, total: 3, trigger: 'scheduled' });
+    expect([list[0].acknowledged_subtasks, list[0].total_subtasks, list[0].checkpoint_id, list[0].trigger]).toEqual([1, 3, 4, 'scheduled']);
+    list = applySavepointEvent(list, { request_id: 'r', status: 'COMPLETED', location: '/sp' });
+    list = applySavepointProgress(list, { request_id: 'r', status: 'IN_PROGRESS', checkpoint_id: 4, acknowledged: 3, total: 3 });
+    expect(list[0].status).toBe('COMPLETED');
   });
 });

@@ -3,7 +3,7 @@
  * from GET /api/runs/<id>/savepoints and the WebSocket's "savepoint" events. Like
  * checkpoints, a request never moves back: once COMPLETED or FAILED it stays so.
  */
-import type { SavepointEventData, SavepointRequest } from '../api/types';
+import type { SavepointEventData, SavepointProgressEventData, SavepointRequest } from '../api/types';
 
 const FINAL = new Set(['COMPLETED', 'FAILED']);
 
@@ -41,4 +41,17 @@ export function applySavepointEvent(list: SavepointRequest[], data: SavepointEve
 
 export function isSavepointPending(request: SavepointRequest | undefined): boolean {
   return !!request && request.status === 'IN_PROGRESS';
+}
+
+/** A "savepoint_progress" event: acknowledged / total subtasks of an open request. */
+export function applySavepointProgress(list: SavepointRequest[], data: SavepointProgressEventData): SavepointRequest[] {
+  if (!data || typeof data.request_id !== 'string') return list;
+  return upsertSavepoint(list, {
+    request_id: data.request_id,
+    checkpoint_id: data.checkpoint_id,
+    acknowledged_subtasks: data.acknowledged,
+    total_subtasks: data.total,
+    trigger: data.trigger,
+    kind: data.kind,
+  });
 }

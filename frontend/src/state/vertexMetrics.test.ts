@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activityColour, activityOf, activityRatios, backpressureLevel, formatRate, ratesBetween, ratesOf } from './vertexMetrics';
+import { activityColour, activityOf, activityTextColour, BACKPRESSURED_FILL, contrastRatio, activityRatios, backpressureLevel, formatRate, ratesBetween, ratesOf } from './vertexMetrics';
 import { applyRunEvent, INITIAL_RUN_STATE } from './runState';
 
 describe('vertex metrics', () => {
@@ -23,8 +23,8 @@ describe('vertex metrics', () => {
 
   it('colours from blue (idle) to red (busy), grey when backpressured', () => {
     expect(activityColour({ busy: 0, idle: 1, backpressured: 0 })).toBe('hsl(210, 72%, 92%)');
-    expect(activityColour({ busy: 1, idle: 0, backpressured: 0 })).toBe('hsl(0, 72%, 70%)');
-    expect(activityColour({ busy: 0, idle: 0, backpressured: 1 })).toBe('hsl(215, 16%, 34%)');
+    expect(activityColour({ busy: 1, idle: 0, backpressured: 0 })).toBe('hsl(0, 72%, 74%)');
+    expect(activityColour({ busy: 0, idle: 0, backpressured: 1 })).toBe(BACKPRESSURED_FILL);
   });
 
   it('derives rates from two samples unless the server sent them', () => {
@@ -40,5 +40,16 @@ describe('vertex metrics', () => {
     state = applyRunEvent(state, { seq: 2, type: 'metrics', ts: 2000, data: { vertices: { g: { records_out: 110 } } } });
     expect(state.rates.g.outRate).toBe(100);
     expect(state.vertices.g.records_out).toBe(110);
+  });
+});
+
+describe('activity text', () => {
+  it('is legible on every fill, backpressured included (WCAG AAA 7:1)', () => {
+    const cases = [0, 0.25, 0.5, 0.75, 1].map((busy) => ({ busy, idle: 1 - busy, backpressured: 0 }));
+    cases.push({ busy: 0, idle: 0, backpressured: 1 }, { busy: 0.2, idle: 0.1, backpressured: 0.7 });
+    for (const ratios of cases) {
+      expect(contrastRatio(activityColour(ratios)!, activityTextColour(ratios)!)).toBeGreaterThanOrEqual(7);
+    }
+    expect(contrastRatio('hsl(0, 0%, 100%)', 'hsl(0, 0%, 0%)')).toBeCloseTo(21, 5);
   });
 });

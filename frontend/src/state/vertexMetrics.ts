@@ -74,12 +74,41 @@ export function backpressureLevel(ratio: number): 'OK' | 'LOW' | 'HIGH' {
   return 'OK';
 }
 
-/** The node fill: blue → red with the busy share, dark grey when highly backpressured. */
+/** A highly backpressured node's fill: dark, so its text is white (contrast about 11:1). */
+export const BACKPRESSURED_FILL = 'hsl(215, 28%, 22%)';
+const LIGHT_TEXT = 'hsl(210, 40%, 98%)';
+const DARK_TEXT = 'hsl(222, 47%, 11%)';
+
+/** The node fill: blue → red with the busy share, dark slate when highly backpressured. */
 export function activityColour(ratios: ActivityRatios | null): string | null {
   if (!ratios) return null;
-  if (ratios.backpressured > HIGH_BACKPRESSURE) return 'hsl(215, 16%, 34%)';
+  if (ratios.backpressured > HIGH_BACKPRESSURE) return BACKPRESSURED_FILL;
   const hue = Math.round(210 * (1 - ratios.busy));
-  return `hsl(${hue}, 72%, ${Math.round(92 - 22 * ratios.busy)}%)`;
+  return `hsl(${hue}, 72%, ${Math.round(92 - 18 * ratios.busy)}%)`;
+}
+
+/** The text colour on `activityColour`'s fill: every line of the node stays legible (WCAG AAA, 7:1). */
+export function activityTextColour(ratios: ActivityRatios | null): string | null {
+  if (!ratios) return null;
+  return ratios.backpressured > HIGH_BACKPRESSURE ? LIGHT_TEXT : DARK_TEXT;
+}
+
+/** WCAG's contrast ratio of two `hsl(h, s%, l%)` colours (1 to 21). */
+export function contrastRatio(first: string, second: string): number {
+  const [lighter, darker] = [luminance(first), luminance(second)].sort((a, b) => b - a);
+  return (lighter + 0.05) / (darker + 0.05);
+}
+
+function luminance(hsl: string): number {
+  const match = /hsl\((\d+(?:\.\d+)?),\s*(\d+(?:\.\d+)?)%,\s*(\d+(?:\.\d+)?)%\)/.exec(hsl);
+  if (!match) throw new Error(`not an hsl() colour: ${hsl}`);
+  const [h, s, l] = [Number(match[1]), Number(match[2]) / 100, Number(match[3]) / 100];
+  const channel = (n: number) => {
+    const k = (n + h / 30) % 12;
+    const value = l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(0) + 0.7152 * channel(8) + 0.0722 * channel(4);
 }
 
 /** Records per second between two samples of the counters. */

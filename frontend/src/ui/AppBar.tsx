@@ -5,6 +5,7 @@ import { navigate, paths } from '../router';
 import { useAuthStore, type AuthState } from '../state/authStore';
 import { useEditorStore } from '../state/editorStore';
 import { Link } from './Link';
+import { NotificationsBell } from './NotificationsBell';
 
 const startNewPipeline = () => useEditorStore.getState().newPipeline();
 const selectAuth = (state: AuthState) => ({ status: state.status, user: state.user });
@@ -51,11 +52,13 @@ export function AppBar() {
       </Link>
       <nav className="app-nav">
         <Link to={paths.pipelines()}>Pipelines</Link>
+        <Link to={paths.jobs()}>Jobs</Link>
         <Link to={paths.newPipeline()} beforeNavigate={startNewPipeline}>
           New pipeline
         </Link>
       </nav>
       <div className="toolbar-spacer" />
+      <NotificationsBell />
       <UserMenu />
     </header>
   );

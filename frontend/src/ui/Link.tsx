@@ -1,5 +1,5 @@
 import type { AnchorHTMLAttributes, MouseEvent } from 'react';
-import { navigate } from '../router';
+import { mayLeave, navigate } from '../router';
 
 interface LinkProps extends AnchorHTMLAttributes<HTMLAnchorElement> {
   to: string;
@@ -13,6 +13,7 @@ export function Link({ to, beforeNavigate, onClick, children, ...rest }: LinkPro
     onClick?.(event);
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
+    if (!mayLeave(to)) return; // before beforeNavigate: a user who stays keeps their edits
     beforeNavigate?.();
     navigate(to);
   }

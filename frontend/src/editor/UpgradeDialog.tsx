@@ -1,0 +1,118 @@
+import { useEffect, useState } from 'react';
+import { api, rowsOf } from '../api/client';
+import type { Run, StateCompatibility, VersionSummary } from '../api/types';
+import { navigate, paths } from '../router';
+import { upgradeWithState } from './upgradeWithState';
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function Nodes({ label, ids, testId }: { label: string; ids: string[]; testId: string }) {
+  if (ids.length === 0) return null;
+  return (
+    <li data-testid={testId}>
+      {label}: {ids.map((id) => <code key={id}>{id} </code>)}
+    </li>
+  );
+}
+
+/**
+ * Deploy a version onto the pipeline's running run with its state: the state-compatibility
+ * check first, then stop with savepoint and restore into the chosen version. Choosing an older
+ * version rolls back the same way.
+ */
+export function UpgradeDialog({ pipelineId, latestVersion, onClose }: { pipelineId: number; latestVersion: number; onClose: () => void }) {
+  const [runs, setRuns] = useState<Run[] | null>(null);
+  const [versions, setVersions] = useState<VersionSummary[]>([]);
+  const [version, setVersion] = useState(latestVersion);
+  const [check, setCheck] = useState<StateCompatibility | null>(null);
+  const [allowDropping, setAllowDropping] = useState(false);
+  const [step, setStep] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const run = runs?.[0] ?? null;
+
+  useEffect(() => {
+    api.searchRuns({ pipeline: pipelineId, status: 'RUNNING' }).then((answer) => setRuns(rowsOf<Run>(answer)), (failure: unknown) => setError(messageOf(failure)));
+    api.listVersions(pipelineId).then(setVersions, () => setVersions([]));
+  }, [pipelineId]);
+  useEffect(() => {
+    if (!run) return;
+    setCheck(null);
+    api.stateCompatibility(run.id, version).then(setCheck, (failure: unknown) => setError(messageOf(failure)));
+  }, [run, version]);
+
+  async function upgrade() {
+    if (!run) return;
+    setError(null);
+    try {
+      const started = await upgradeWithState(run, version, allowDropping, setStep);
+      navigate(paths.run(started.id));
+    } catch (failure) {
+      setError(messageOf(failure));
+      setStep(null);
+    }
+  }
+
+  const ready = run !== null && check !== null && check.compatible && (!check.needs_allow_non_restored_state || allowDropping) && step === null;
+  return (
+    <div className="dialog-backdrop" role="presentation" onClick={onClose}>
+      <div className="dialog" role="dialog" aria-label="Upgrade with state" data-testid="upgrade-dialog" onClick={(event) => event.stopPropagation()}>
+        <h2>Deploy with state</h2>
+        {runs === null && !error && <p className="muted">Looking for the running run…</p>}
+        {runs !== null && !run && <p className="muted" data-testid="upgrade-no-run">No run of this pipeline is RUNNING: Run starts one.</p>}
+        {run && (
+          <>
+            <p>
+              Stop run <strong>#{run.id}</strong> (v{run.version}) with a savepoint and restore its state into
+            </p>
+            <label className="form-field">
+              <span className="form-field__label">Version</span>
+              <select className="input" data-testid="upgrade-version" value={version} onChange={(event) => setVersion(Number(event.target.value))}>
+                {(versions.length ? versions.map((entry) => entry.number) : [latestVersion]).map((number) => (
+                  <option key={number} value={number}>
+                    v{number}
+                    {number === run.version ? ' (running)' : number < run.version ? ' (rollback)' : ''}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {check === null ? (
+              <p className="muted">Checking the state…</p>
+            ) : (
+              <div className={check.compatible ? 'state-check' : 'state-check error-text'} data-testid="state-check" data-compatible={String(check.compatible)}>
+                <p data-testid="state-check-message">{check.message}</p>
+                <ul>
+                  <Nodes label="keep their state" ids={check.kept} testId="state-kept" />
+                  <Nodes label="start empty" ids={check.added} testId="state-added" />
+                  <Nodes label="lose their state" ids={check.dropped} testId="state-dropped" />
+                  <Nodes label="changed type (refused)" ids={check.changed_type} testId="state-changed" />
+                </ul>
+                {check.needs_allow_non_restored_state && (
+                  <label className="checkbox-label">
+                    <input type="checkbox" data-testid="upgrade-allow-dropping" checked={allowDropping} onChange={(event) => setAllowDropping(event.target.checked)} />
+                    Drop the state of {check.dropped.join(', ')}
+                  </label>
+                )}
+              </div>
+            )}
+          </>
+        )}
+        {step && (
+          <p className="muted" data-testid="upgrade-step" role="status">
+            <span className="spinner" aria-hidden="true" /> {step}
+          </p>
+        )}
+        {error && <p className="error-text">{error}</p>}
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Close
+          </button>
+          <button type="button" className="button button--primary" data-testid="upgrade-confirm" disabled={!ready} onClick={() => void upgrade()}>
+            {run && version < run.version ? 'Roll back with state' : 'Upgrade with state'}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}

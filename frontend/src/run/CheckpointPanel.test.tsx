@@ -1,0 +1,65 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { CheckpointStats } from '../api/types';
+import { INITIAL_RUN_STATE } from '../state/runState';
+import { useRunStore } from '../state/runStore';
+import { CheckpointPanel } from './CheckpointPanel';
+
+function row(id: number, extra: Partial<CheckpointStats> = {}): CheckpointStats {
+  return {
+    id, kind: 'checkpoint', status: 'COMPLETED', trigger_timestamp: 1_700_000_000_000 + id * 1000,
+    latest_ack_timestamp: 1_700_000_000_040 + id * 1000, end_to_end_duration: 40, state_size: 2048,
+    num_acknowledged_subtasks: 2, num_subtasks: 2, external_path: `/data/chk-${id}`, failure_message: null,
+    trigger: null, ...extra,
+  };
+}
+
+describe('CheckpointPanel', () => {
+  beforeEach(() => {
+    vi.stubGlobal('fetch', vi.fn(() => new Promise(() => undefined)));  // details load, never answer
+    useRunStore.getState().reset(7);
+  });
+  afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+  });
+
+  it('lists the history newest first with kind, status, trigger of savepoints and acknowledgements', () => {
+    const rows = [
+      row(3, { status: 'IN_PROGRESS', num_acknowledged_subtasks: 1, end_to_end_duration: null }),
+      row(2, { kind: 'savepoint', is_savepoint: true, trigger: 'scheduled' }),
+      row(1, { status: 'FAILED', failure_message: 'expired' }),
+    ];
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, checkpoints: { counts: { total: 3, in_progress: 1, completed: 1, failed: 1 }, rows } });
+    render(<CheckpointPanel />);
+    const shown = screen.getAllByTestId('checkpoint-row');
+    expect(shown.map((element) => element.dataset.id)).toEqual(['3', '2', '1']);
+    expect(shown.map((element) => element.dataset.status)).toEqual(['IN_PROGRESS', 'COMPLETED', 'FAILED']);
+    expect(within(shown[0]).getByText('1/2')).toBeTruthy();
+    expect(within(shown[1]).getByTestId('checkpoint-trigger').textContent).toBe('scheduled');
+    expect(within(shown[2]).queryByTestId('checkpoint-trigger')).toBeNull();
+  });
+
+  it('names the trigger of a live savepoint row from its request', () => {
+    useRunStore.setState({
+      ...INITIAL_RUN_STATE, runId: 7,
+      checkpoints: { counts: { total: 1, in_progress: 0, completed: 1, failed: 0 }, rows: [row(8, { kind: 'savepoint' })] },
+      savepoints: [{ request_id: 'r', status: 'COMPLETED', checkpoint_id: 8, trigger: 'scheduled' }],
+    });
+    render(<CheckpointPanel />);
+    expect(screen.getByTestId('checkpoint-trigger').textContent).toBe('scheduled');
+  });
+
+  it('selects a checkpoint when its row is clicked', () => {
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, checkpoints: { counts: { total: 1, in_progress: 0, completed: 1, failed: 0 }, rows: [row(5)] } });
+    render(<CheckpointPanel />);
+    fireEvent.click(screen.getByTestId('checkpoint-row'));
+    expect(useRunStore.getState().selectedCheckpoint).toBe(5);
+  });
+
+  it('says so when there is no checkpoint yet', () => {
+    render(<CheckpointPanel />);
+    expect(screen.getByText('No checkpoint yet.')).toBeTruthy();
+  });
+});
