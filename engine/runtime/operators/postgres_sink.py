@@ -38,6 +38,12 @@ from engine.runtime.operators.two_phase_commit import CommitError, TwoPhaseCommi
 
 logger = logging.getLogger(__name__)
 
+LOCK_TIMEOUT_MS = 30_000
+"""How long a write may wait for a row lock before the sink fails instead of hanging. In insert
+mode a key the table holds unique, written again while the checkpoint that wrote it first is
+still prepared, waits for that prepared transaction -- which only this subtask could commit."""
+
+
 def _dumps(value) -> str:
     import json
 
@@ -69,6 +75,8 @@ class PostgresSink(TwoPhaseCommitSink):
     # -- connect and check the configuration ------------------------------------------------
     def connect(self):
         self._writer = connect(self.node, self.url)
+        self._writer.execute(f"SET lock_timeout = {int(LOCK_TIMEOUT_MS)}")
+        self._writer.commit()
         self._committer = connect(self.node, self.url, autocommit=True)
         if self.checkpointing:
             allowed = int(self._committer.execute("SHOW max_prepared_transactions").fetchone()[0])
@@ -149,7 +157,23 @@ class PostgresSink(TwoPhaseCommitSink):
         return {"rows": 0}
 
     def write(self, transaction, batch):
-        rows = self._row_function(batch)
+        import psycopg
+
+        try:
+            self._copy(transaction, self._row_function(batch))
+        except psycopg.errors.LockNotAvailable:
+            raise ConfigurationError(self.node, (
+                f"a write into table {self.table} waited over {LOCK_TIMEOUT_MS} ms for a row lock: another "
+                "transaction holds a row with the same unique key (in insert mode, often this sink's own "
+                "checkpoint that wrote the key and is not committed yet); to replace rows by key use mode "
+                "upsert with that key")) from None
+        except psycopg.errors.UniqueViolation as error:
+            cause = str(error).strip().splitlines()[0]
+            raise ConfigurationError(self.node, (
+                f"{cause} in table {self.table}: insert mode adds a row per record, so a key the table holds "
+                "unique can be written once only; to replace rows by key use mode upsert with that key")) from None
+
+    def _copy(self, transaction, rows) -> None:
         with self._writer.cursor().copy(self._statement) as copy:
             if self._staging is None:
                 if self._types is not None:

@@ -120,6 +120,43 @@ def test_a_missing_table_fails_the_run_naming_node_and_table(postgres_dsn, tmp_p
     assert "Traceback" not in result.failure and "File \"" not in result.failure
 
 
+def test_insert_mode_over_a_unique_key_written_twice_fails_naming_upsert(postgres_dsn, tmp_path):
+    """Running sums repeat each key within a checkpoint: the table refuses the second row."""
+    create_sums_table(postgres_dsn, key=True)
+    result = LocalCluster().run(sums_job([postgres_sink("pg", postgres_dsn)], count=200, rate=400), timeout=60,
+                                checkpoint_dir=str(tmp_path / "chk"))
+    assert result.status == "FAILED"
+    assert "node 'pg' (sink.postgres): duplicate key value" in result.failure
+    assert "use mode upsert" in result.failure and "Traceback" not in result.failure
+    rollback_prepared_transactions(postgres_dsn)
+
+
+def test_a_write_waiting_on_a_row_lock_fails_after_the_lock_timeout_instead_of_hanging(
+        postgres_dsn, tmp_path, monkeypatch):
+    """A key held by an uncommitted transaction (in insert mode, typically the sink's own prepared
+    one, which only the waiting subtask could commit): the sink fails naming the cause."""
+    from engine.runtime.operators import postgres_sink as sink_module
+
+    monkeypatch.setattr(sink_module, "LOCK_TIMEOUT_MS", 300)
+    create_sums_table(postgres_dsn, key=True)
+    with psycopg.connect(postgres_dsn) as holder:
+        holder.execute("INSERT INTO sums VALUES (0, 0)")  # uncommitted: holds key 0
+        result = LocalCluster().run(sums_job([postgres_sink("pg", postgres_dsn)], count=1, parallelism=1),
+                                    timeout=60, checkpoint_dir=str(tmp_path / "chk"))
+        holder.rollback()
+    assert result.status == "FAILED", result.failure
+    assert "node 'pg' (sink.postgres): a write into table sums waited over 300 ms for a row lock" in result.failure
+    assert "use mode upsert" in result.failure
+    rollback_prepared_transactions(postgres_dsn)
+
+
+def rollback_prepared_transactions(url: str) -> None:
+    """What a restore would roll back: a failed job leaves its prepared transactions on the server."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        for (gid,) in connection.execute("SELECT gid FROM pg_prepared_xacts WHERE database = current_database()"):
+            connection.execute(f"ROLLBACK PREPARED '{gid}'")
+
+
 def test_a_refused_connection_fails_the_run_naming_node_and_server(postgres_server, tmp_path):
     from tests.postgres_server import free_port
 
