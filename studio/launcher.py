@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -62,12 +63,38 @@ class Supervised:
         return True
 
 
+def advertised_environment(url: str, environ: dict | None = None) -> dict[str, str]:
+    """The Django settings a studio reached at ``url`` (``STUDIO_ADVERTISED_URL``) needs:
+    its host added to ``DJANGO_ALLOWED_HOSTS`` and its origin to ``DJANGO_CSRF_TRUSTED_ORIGINS``.
+
+    The studio binds ``STUDIO_HOST:STUDIO_PORT`` (``0.0.0.0:8000`` in a container), but
+    browsers reach it by another name (a proxy, a published port); Django refuses requests
+    whose Host it does not know, and sessions' unsafe requests from an untrusted origin.
+    """
+    environ = os.environ if environ is None else environ
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"STUDIO_ADVERTISED_URL={url!r}: expected http(s)://host[:port]/")
+    origin = f"{parts.scheme}://{parts.netloc}"
+    hosts = [host for host in environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",") if host]
+    origins = [item for item in environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if item]
+    return {"DJANGO_ALLOWED_HOSTS": ",".join(dict.fromkeys([*hosts, parts.hostname])),
+            "DJANGO_CSRF_TRUSTED_ORIGINS": ",".join(dict.fromkeys([*origins, origin]))}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default=os.environ.get("STUDIO_HOST", "127.0.0.1"))
-    parser.add_argument("--port", type=int, default=int(os.environ.get("STUDIO_PORT", "8000")))
+    parser.add_argument("--host", default=os.environ.get("STUDIO_HOST", "127.0.0.1"),
+                        help="the interface the web server binds (STUDIO_HOST)")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("STUDIO_PORT", "8000")),
+                        help="its port (STUDIO_PORT)")
+    parser.add_argument("--advertised-url", default=os.environ.get("STUDIO_ADVERTISED_URL"),
+                        help="the URL browsers reach the studio at, when not http://HOST:PORT/ "
+                             "(STUDIO_ADVERTISED_URL)")
     args = parser.parse_args(argv)
 
+    if args.advertised_url:  # before Django's settings are read, here and in every child
+        os.environ.update(advertised_environment(args.advertised_url))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     from studio.embedded_redis import embedded_server, ensure_redis_url
@@ -77,15 +104,15 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())
     try:
-        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
-        subprocess.run([sys.executable, "manage.py", "recover_runs"], cwd=ROOT, check=True)
-        login = subprocess.run([sys.executable, "manage.py", "ensure_admin"], cwd=ROOT, check=True,
+        subprocess.run([sys.executable, "-m", "django", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
+        subprocess.run([sys.executable, "-m", "django", "recover_runs"], cwd=ROOT, check=True)
+        login = subprocess.run([sys.executable, "-m", "django", "ensure_admin"], cwd=ROOT, check=True,
                                capture_output=True, text=True).stdout.strip()
         children = [Supervised("the Celery worker", _start_worker),
                     Supervised("the web server", lambda: _start_web(args.host, args.port))]
-        url = f"http://{args.host}:{args.port}/"
+        url = f"http://{_reachable(args.host)}:{args.port}/"
         _wait_for_http(url, [child.process for child in children], stopping)
-        print(f"\n  Pipeline studio is running at {url}\n  {login}\n"
+        print(f"\n  Pipeline studio is running at {args.advertised_url or url}\n  {login}\n"
               f"  (Redis {redis_url}; Ctrl-C stops everything)\n", flush=True)
         while not stopping.wait(SUPERVISE_INTERVAL_S):
             redis = embedded_server()
@@ -99,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         _stop_tree()
     return 0
+
+
+def _reachable(host: str) -> str:
+    """Where this launcher reaches its own web server bound to ``host``."""
+    return "127.0.0.1" if host in ("0.0.0.0", "") else "[::1]" if host == "::" else host
 
 
 def _start_worker() -> subprocess.Popen:

@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--checkpoint-dir", help="checkpoint storage URL (shared by every node on a cluster)")
     parser.add_argument("--restore", help="restore from this checkpoint or savepoint directory, or 'latest': "
                                           "the newest completed checkpoint in --checkpoint-dir")
-    parser.add_argument("--advertised-host", default="127.0.0.1",
-                        help="the address at which the executors reach this driver's control channel")
+    parser.add_argument("--advertised-host", default=None,
+                        help="the address at which the executors reach this driver's control channel "
+                             "(default: ENGINE_CONTROL_ADVERTISED_HOST, else SPARK_DRIVER_HOST, else 127.0.0.1)")
     return parser

@@ -27,6 +27,8 @@ from typing import Any, Callable
 
 import msgpack
 
+from engine.cluster.addresses import Endpoint, control_endpoint
+
 logger = logging.getLogger(__name__)
 
 _HEADER = struct.Struct(">I")
@@ -124,11 +126,12 @@ class ControlServer:
     """
 
     def __init__(self, gateway_for: Callable[[int], Any], on_register: Callable[[RemoteSlot], None],
-                 on_disconnect: Callable[[RemoteSlot], None], host: str = "0.0.0.0"):
+                 on_disconnect: Callable[[RemoteSlot], None], endpoint: Endpoint | None = None):
         self._gateway_for = gateway_for
         self._on_register = on_register
         self._on_disconnect = on_disconnect
-        self._listener = socket.create_server((host, 0), backlog=256)
+        self.endpoint = endpoint or control_endpoint()
+        self._listener = self.endpoint.listen(backlog=256)
         self._closed = threading.Event()
         self._connections: list[FramedConnection] = []
         self._lock = threading.Lock()  # guards: self._connections
@@ -137,6 +140,11 @@ class ControlServer:
     @property
     def port(self) -> int:
         return self._listener.getsockname()[1]
+
+    @property
+    def advertised_address(self) -> tuple[str, int]:
+        """Where the slots connect: the advertised host (see ``addresses``) and the bound port."""
+        return self.endpoint.advertised_host or "127.0.0.1", self.port
 
     def _accept_loop(self) -> None:
         while not self._closed.is_set():

@@ -26,11 +26,14 @@ Threading model
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 import uuid
+from dataclasses import replace
 from typing import Any
 
+from engine.cluster.addresses import control_endpoint
 from engine.cluster.control import ControlServer, RemoteSlot
 from engine.cluster.job_master import JobMaster, JobResult, RegionAttempt
 from engine.cluster.spark_session import create_spark_session, spark_master_for
@@ -63,7 +66,7 @@ class _Stage:
 class SparkDeployer:
     """Deploys region attempts as Spark barrier stages (a ``Deployer``)."""
 
-    def __init__(self, *, spark_master: str | None = None, spark_session=None, advertised_host: str = "127.0.0.1",
+    def __init__(self, *, spark_master: str | None = None, spark_session=None, advertised_host: str | None = None,
                  pin_slots: bool = True):
         self._spark_master = spark_master
         self._session = spark_session
@@ -85,7 +88,12 @@ class SparkDeployer:
         if self._session is None:
             self._session = create_spark_session(job_master.definition.get("name", "pipeline"),
                                                  spark_master_for(needed, self._spark_master))
-        self._server = ControlServer(self._gateway_for, self._slot_registered, self._slot_disconnected)
+        endpoint = control_endpoint()
+        # The driver host's ENGINE_CONTROL_ADVERTISED_HOST wins: the operator who set it knows
+        # the network, and callers (the studio's runner) pass the one-machine default.
+        if self._advertised_host and not os.environ.get("ENGINE_CONTROL_ADVERTISED_HOST"):
+            endpoint = replace(endpoint, advertised_host=self._advertised_host)
+        self._server = ControlServer(self._gateway_for, self._slot_registered, self._slot_disconnected, endpoint)
         _wait_for_executors(self._session.sparkContext, needed)
 
     def capacity(self) -> int | None:
@@ -150,7 +158,7 @@ class SparkDeployer:
         job_master, attempt = self._job_master, stage.attempt
         payload = SlotPayload(definition=job_master.definition, slots_tasks=[list(map(tuple, tasks))
                                                                               for tasks in attempt.slots_tasks],
-                              control_address=(self._advertised_host, self._server.port),
+                              control_address=self._server.advertised_address,
                               config=job_master.config, restore=attempt.restore, stage_id=attempt.number,
                               blocking_edges=sorted(edge.id for edge in job_master.job_graph.edges
                                                     if edge.is_blocking),
@@ -251,7 +259,7 @@ class SparkJobMaster(JobMaster):
 
     def __init__(self, definition: dict[str, Any], *, checkpoint_dir: str, on_event=None,
                  spark_master: str | None = None, spark_session=None, restore: str | dict | None = None,
-                 advertised_host: str = "127.0.0.1", shuffle_root: str | None = None, pin_slots: bool = True):
+                 advertised_host: str | None = None, shuffle_root: str | None = None, pin_slots: bool = True):
         self.spark = SparkDeployer(spark_master=spark_master, spark_session=spark_session,
                                    advertised_host=advertised_host, pin_slots=pin_slots)
         super().__init__(definition, self.spark, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,

@@ -21,6 +21,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from engine.cluster.addresses import spark_driver_conf
+
 ENGINE_DIR = Path(__file__).resolve().parent.parent
 ENGINE_ZIP_NAME = "engine.zip"
 WARM_DAEMON_MODULE = "engine.cluster.spark_daemon"
@@ -46,13 +48,12 @@ def create_spark_session(app_name: str, master: str, extra_conf: dict[str, str] 
         .config("spark.stage.maxConsecutiveAttempts", "1")
         .config("spark.python.worker.reuse", "true")
         .config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
-        .config("spark.driver.bindAddress", os.environ.get("SPARK_DRIVER_BIND_ADDRESS", "127.0.0.1"))
-        .config("spark.driver.host", os.environ.get("SPARK_DRIVER_HOST", "127.0.0.1"))
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.python.daemon.module", WARM_DAEMON_MODULE)
         .config("spark.executorEnv.PYTHONPATH", os.pathsep.join([ENGINE_ZIP_NAME, str(ENGINE_DIR.parent)]))
     )
-    for key, value in (extra_conf or {}).items():
+    # the driver's addresses and ports: SPARK_DRIVER_BIND_ADDRESS, _HOST, _PORT, SPARK_BLOCK_MANAGER_PORT
+    for key, value in {**spark_driver_conf(), **(extra_conf or {})}.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")

@@ -104,10 +104,13 @@ def _tcp_network(job_graph, payload: SlotPayload, slot_index: int, barrier_conte
     """The slot's TCP network (listening already) when a pipelined edge crosses slots, else None."""
     if not _crosses_slots(job_graph, payload.slots_tasks, set(payload.blocking_edges)):
         return None
+    from engine.cluster.addresses import data_endpoint
     from engine.runtime.io.tcp_channel import TcpNetwork
 
-    return TcpNetwork(slot_index, payload.slots_tasks, advertised_host=_advertised_host(barrier_context, slot_index),
-                      capacity=REMOTE_CHANNEL_CAPACITY)
+    endpoint = data_endpoint()  # this worker host's settings
+    return TcpNetwork(slot_index, payload.slots_tasks, bind_host=endpoint.bind_host,
+                      advertised_host=endpoint.advertised_host or _advertised_host(barrier_context, slot_index),
+                      ports=endpoint.ports, capacity=REMOTE_CHANNEL_CAPACITY)
 
 
 def _with_shuffle(tcp, payload: SlotPayload):
@@ -122,7 +125,8 @@ def _with_shuffle(tcp, payload: SlotPayload):
 
 
 def _advertised_host(barrier_context, slot_index: int) -> str:
-    """This executor's host as the other slots can reach it (from Spark's task infos)."""
+    """This executor's host as the other slots can reach it (from Spark's task infos), when
+    the worker host does not set ``ENGINE_DATA_ADVERTISED_HOST``."""
     import socket
 
     try:

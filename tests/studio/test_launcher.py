@@ -21,6 +21,9 @@ from tests.conftest import ROOT
 from tests.support import wait_until
 
 
+ADVERTISED_URL = "http://studio.example:8443/"
+
+
 def free_port() -> int:
     import socket
 
@@ -63,7 +66,9 @@ def studio(tmp_path):
     port = free_port()
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
     env.update(STUDIO_DATA_DIR=str(tmp_path), STUDIO_PORT=str(port), STUDIO_WEB_WORKERS="1",
-               STUDIO_ADMIN_PASSWORD="launcher-test", PYTHONPATH=str(ROOT))
+               STUDIO_ADMIN_PASSWORD="launcher-test", PYTHONPATH=str(ROOT), STUDIO_HOST="0.0.0.0",
+               STUDIO_ADVERTISED_URL=ADVERTISED_URL)
+    env.pop("DJANGO_ALLOWED_HOSTS", None)
     launcher = subprocess.Popen([sys.executable, "-m", "studio.launcher"], cwd=ROOT, env=env,
                                 stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
@@ -76,6 +81,36 @@ def studio(tmp_path):
         launcher.send_signal(signal.SIGINT)
         launcher.wait(60)
         psutil.wait_procs(descendants, timeout=15)
+
+
+def health_as(url: str, host: str) -> int:
+    request = urllib.request.Request(f"{url}/api/health", headers={"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_the_studio_binds_its_host_and_answers_at_its_advertised_url(studio):
+    """STUDIO_HOST=0.0.0.0 binds every interface; STUDIO_ADVERTISED_URL's host is allowed,
+    another host name is refused (Django's Host check)."""
+    launcher, url = studio
+    web = child(launcher, lambda cmdline: "uvicorn" in cmdline)
+    assert any(conn.laddr.ip == "0.0.0.0" and conn.status == psutil.CONN_LISTEN
+               for conn in web.net_connections("tcp")), "the web server should bind STUDIO_HOST"
+    assert health_as(url, "studio.example:8443") == 200
+    assert health_as(url, "elsewhere.example") == 400
+
+
+def test_the_advertised_url_adds_its_host_and_origin_to_the_django_settings():
+    from studio.launcher import advertised_environment
+
+    assert advertised_environment("https://studio.example.com/", {"DJANGO_ALLOWED_HOSTS": "a,b"}) == {
+        "DJANGO_ALLOWED_HOSTS": "a,b,studio.example.com",
+        "DJANGO_CSRF_TRUSTED_ORIGINS": "https://studio.example.com"}
+    with pytest.raises(ValueError, match="STUDIO_ADVERTISED_URL='studio:8000'"):
+        advertised_environment("studio:8000", {})
 
 
 def test_killed_children_are_started_again(studio):

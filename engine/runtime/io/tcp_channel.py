@@ -56,6 +56,7 @@ import msgpack
 from engine.runtime.io.events import ChannelError, EndOfPartition, TimestampedBatch
 from engine.runtime.io.local_channel import DEFAULT_CAPACITY, InputChannelBase
 from engine.runtime.io.network import ChannelId, LocalNetwork
+from engine.runtime.io.port_range import ANY_PORT, bind_listener
 
 logger = logging.getLogger(__name__)
 
@@ -274,7 +275,8 @@ class TcpNetwork:
     """
 
     def __init__(self, slot_index: int, slots_tasks: list[list], *, bind_host: str = "0.0.0.0",
-                 advertised_host: str = "127.0.0.1", capacity: int = DEFAULT_CAPACITY):
+                 advertised_host: str = "127.0.0.1", ports: range | None = None,
+                 capacity: int = DEFAULT_CAPACITY):
         self.slot_index = slot_index
         self.capacity = capacity
         self._local = LocalNetwork(capacity)
@@ -291,7 +293,8 @@ class TcpNetwork:
         self._incoming: dict[tuple[int, int], RemoteInputChannel] = {}  # guarded by: self._lock
         self._connections: list[_Connection] = []  # guarded by: self._lock
         self._closed = False
-        self._server = socket.create_server((bind_host, 0))
+        # ``ports``: the worker host's ENGINE_DATA_PORTS (engine.cluster.addresses); None: any free port
+        self._server = bind_listener(bind_host, ports or ANY_PORT, setting="ENGINE_DATA_PORTS")
         self.address = (advertised_host, self._server.getsockname()[1])
         self._accept_thread = threading.Thread(target=self._accept_loop, name=f"network-accept-{slot_index}",
                                                daemon=True)
