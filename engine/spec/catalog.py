@@ -290,6 +290,10 @@ from engine.spec.connector_catalog import connector_operators  # noqa: E402  (us
 
 OPERATOR_CATALOG.extend(connector_operators())
 
+from engine.spec.window_catalog import window_operators  # noqa: E402  (uses the helpers above)
+
+OPERATOR_CATALOG.extend(window_operators())
+
 _BY_TYPE = {spec["type"]: spec for spec in OPERATOR_CATALOG}
 
 

@@ -23,6 +23,8 @@ OPERATOR_FACTORIES: dict[str, str] = {
     "aggregate.reduce": "engine.runtime.operators.aggregate:KeyedAggregateOperator",
     "window.tumbling": "engine.runtime.operators.window:tumbling_window",
     "window.sliding": "engine.runtime.operators.window:sliding_window",
+    "window.session": "engine.runtime.operators.session_window:SessionWindowOperator",
+    "window.count": "engine.runtime.operators.count_window:CountWindowOperator",
     "sink.collect": "engine.runtime.operators.collect_sink:CollectSink",
     "sink.file": "engine.runtime.operators.file_sink:TwoPhaseCommitFileSink",
     "sink.redis_stream": "engine.runtime.operators.redis_exactly_once:redis_stream_sink",

@@ -1,0 +1,172 @@
+"""``window.session``: keyed event-time session windows that merge, closed by a gap.
+
+A record with event time t opens the window ``[t, t + gap)``. Windows of one key that
+touch or overlap (``start <= other_end and end >= other_start``, Flink's
+``TimeWindow.intersects``) merge into one session whose accumulator folds both. So a
+session holds records that follow each other by at most ``gap`` ms, and ends ``gap`` ms
+after its last record. When the watermark reaches ``end - 1`` the session emits
+``[key, start, end, aggregate]`` (event time ``end - 1``) and its state is cleared.
+
+State: keyed map state ``key -> {start: (end, accumulator)}``; the sessions of one key
+never intersect each other, so a new record merges with those it intersects and with
+no other (the merged range cannot reach a session the record did not touch: that one
+would have intersected the one it merged with). Values are tuples, replaced and never
+mutated, so the snapshot's one-level copy is a consistent copy.
+
+Timers: every open session has a timer keyed by (key, start) at or before ``end - 1``.
+A record that extends a session's end registers nothing -- each record of a busy
+session would otherwise push a timer, and the queue would grow with the records, not the
+sessions; when the timer fires and finds the session extended, it is set again at the
+new end. Only a session with a new start gets a new timer; the old one then finds no
+session and is skipped. Timers are rebuilt from the restored sessions, so only the
+sessions are checkpointed, by key group like every keyed state.
+
+Lateness: a record whose own window ``[t, t + gap)`` fired already (``t + gap - 1 <=
+watermark``) and that touches no open session is late and dropped (counted). One that
+touches an open session extends it (the merged session ends after the watermark), as in
+Flink, where lateness is decided on the merged window.
+
+Batch mode: the input comes key by key and event time does not advance while it does, so
+no record is late; ``finish_keys`` fires every session of the keys just seen.
+"""
+from __future__ import annotations
+
+import itertools
+
+from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch
+from engine.runtime.operators.aggregate import AGGREGATE_FUNCTIONS, batch_value_function
+from engine.runtime.operators.base import StreamOperator
+from engine.runtime.operators.window import _ADD
+from engine.runtime.timer_service import EventTimeTimers
+
+_NO_WATERMARK = -(2**63)
+
+
+class SessionWindowOperator(StreamOperator):
+    """Aggregates keyed sessions of records no more than ``gap_ms`` apart."""
+
+    def __init__(self, node, context):
+        super().__init__(node, context)
+        if context.batch_key_function is None:
+            raise ValueError(f"'{self.node_id}' is keyed and needs a hash edge with a key in front of it")
+        self.gap = int(self.params["gap_ms"])
+        if self.gap <= 0:
+            raise ValueError("the session gap must be positive")
+        self.function = self.params.get("function", "sum")
+        if self.function not in AGGREGATE_FUNCTIONS:
+            raise ValueError(f"unknown aggregate function '{self.function}'")
+        self.keys_of = context.batch_key_function
+        self.values_of = batch_value_function(self.params.get("value", "x"))
+        self.add = _ADD[self.function]
+        """Merges two accumulators, and folds a value into one (a count folds the value 1)."""
+        self.timers = EventTimeTimers()
+        self.watermark = _NO_WATERMARK
+        self.sessions = None
+        self.late_records = 0
+
+    def initialize_state(self):
+        self.sessions = self.context.keyed_state().map_state("sessions")
+        for key, per_key in self.sessions.entries.items():
+            for start, (end, _) in per_key.items():
+                self.timers.register(end - 1, key, start)
+
+    def process_batch(self, batch):
+        if type(batch) is not TimestampedBatch:
+            raise ValueError(f"'{self.node_id}' needs event time: put a watermark operator upstream")
+        keys = self.keys_of(batch)
+        if self.function == "count":
+            values = itertools.repeat(1)
+        else:
+            values = batch if self.values_of is None else self.values_of(batch)
+        self.late_records += self._assign(zip(keys, values, batch.timestamps))
+
+    def _assign(self, records) -> int:
+        """Fold (key, value, time) records into their keys' sessions; return how many were late.
+
+        Usually a record lands in its key's one open session and only moves that session's
+        end: then no timer is registered (see the class docstring), one tuple is replaced."""
+        gap, add, register, watermark = self.gap, self.add, self.timers.register, self.watermark
+        entries = self.sessions.entries
+        late = 0
+        for k, v, t in records:
+            end = t + gap
+            per_key = entries.get(k)
+            if per_key is None:
+                if end - 1 <= watermark:
+                    late += 1
+                    continue
+                entries[k] = {t: (end, v)}
+                register(end - 1, k, t)
+                continue
+            first = others = None
+            for s, session in per_key.items():
+                if s <= end and session[0] >= t:
+                    if first is None:
+                        first = s
+                    elif others is None:
+                        others = [s]
+                    else:
+                        others.append(s)
+            if first is None:
+                if end - 1 <= watermark:
+                    late += 1
+                    continue
+                per_key[t] = (end, v)
+                register(end - 1, k, t)
+                continue
+            e, acc = per_key[first]
+            acc = add(acc, v)
+            if e > end:
+                end = e
+            start = first if first < t else t
+            if others is not None:
+                for s in others:
+                    e, a = per_key.pop(s)
+                    acc = add(acc, a)
+                    if e > end:
+                        end = e
+                    if s < start:
+                        start = s
+            if start == first:
+                per_key[first] = (end, acc)
+            else:
+                del per_key[first]
+                per_key[start] = (end, acc)
+                register(end - 1, k, start)
+        return late
+
+    def process_watermark(self, watermark):
+        if watermark.timestamp <= self.watermark:
+            return
+        self.watermark = watermark.timestamp
+        self._fire(watermark.timestamp)
+        self.emit_watermark(watermark)
+
+    def finish_keys(self):
+        """Batch mode: every session of the keys seen so far is complete; fire them all."""
+        self._fire(MAX_WATERMARK.timestamp)
+
+    def _fire(self, up_to: int) -> None:
+        fired = self.timers.fire_up_to(up_to)
+        if not fired:
+            return
+        entries = self.sessions.entries
+        records, stamps = [], []
+        for timestamp, k, start in fired:
+            per_key = entries.get(k)
+            session = per_key.get(start) if per_key is not None else None
+            if session is None:
+                continue  # stale: the session merged into one that starts earlier
+            if session[0] - 1 > up_to:  # extended since the timer was set: wait for its new end
+                self.timers.register(session[0] - 1, k, start)
+                continue
+            del per_key[start]
+            if not per_key:
+                del entries[k]
+            records.append([k, start, session[0], session[1]])
+            stamps.append(timestamp)
+        if records:
+            self.emit(TimestampedBatch(records, stamps))
+
+    def metrics(self):
+        return {"late_records": self.late_records}

@@ -1,0 +1,41 @@
+"""Catalog entries of the keyed, timer-driven operators beyond tumbling and sliding windows.
+
+``window.session``, ``window.count`` and ``transform.deduplicate`` live here, apart from
+``engine.spec.catalog`` (which appends them to ``OPERATOR_CATALOG``), so that other
+operator families can grow the catalog in their own modules without touching each other.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+MAX_RECORDS_PER_WINDOW = 1_000_000
+"""The largest count window: its records of one key are held in state until it fires."""
+
+
+def window_operators() -> list[dict[str, Any]]:
+    from engine.spec.catalog import _AGGREGATION, YEAR_MS, _operator, _params
+
+    return [
+        _operator(
+            "window.session", "Session window",
+            "Per key, groups records into sessions of activity: a record opens a window [t, t + gap_ms), and "
+            "windows of one key that touch or overlap merge. Emits [key, session_start, session_end, aggregate] "
+            "when the watermark passes the session's end.",
+            _params({"gap_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS,
+                                "description": "A session ends after this long without a record of its key."},
+                     **_AGGREGATION}, ["gap_ms"]),
+            keyed=True,
+        ),
+        _operator(
+            "window.count", "Count window",
+            "Per key, aggregates every `size` records into [key, aggregate]. With `slide`, emits every `slide` "
+            "records the aggregate of the last `size` (fewer at the start). A window still short of its records "
+            "at the end of the input is not emitted.",
+            _params({"size": {"type": "integer", "minimum": 1, "maximum": MAX_RECORDS_PER_WINDOW,
+                              "description": "Records per window."},
+                     "slide": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_RECORDS_PER_WINDOW,
+                               "default": None, "description": "Emit every this many records (empty: size)."},
+                     **_AGGREGATION}, ["size"]),
+            keyed=True,
+        ),
+    ]

@@ -1,0 +1,92 @@
+"""Session windows (and the other keyed, timer-driven operators) under kills and rescaled restores.
+
+Both deployments (``inprocess`` and ``spark``). The jobs are deterministic although two
+source subtasks feed the operator: event time grows with the datagen number, so every
+source subtask's event time only increases and no record is ever late -- also not after
+a restore, where the watermark starts low again. What a key's sessions hold then depends
+only on the event times, not on how the two sources interleave, so a failure-free run's
+committed output is fixed and must come out exactly once after kills and rescaling.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.engine.deployers import KillAfterCheckpoints
+from tests.support import wait_until
+
+RECORDS = 3000
+KEYS = 7
+TIME = "x * 10 + (x // 120) * 5000"
+"""Event time: 10 ms per number, and a pause of 5 s after every 120 numbers, which ends every session."""
+GAP_MS = 200
+
+
+def event_time(x: int) -> int:
+    return x * 10 + (x // 120) * 5000
+
+
+def sessions_job(sink_dir: Path, *, parallelism: int = 2, rate: float = 1500, attempts: int = 10) -> dict:
+    """datagen -> event time -> hash(x % 7) -> session window sum -> two-phase-commit file sink."""
+    return {"format": 1, "name": "sessions", "parallelism": parallelism, "max_parallelism": 64,
+            "checkpointing": {"interval_ms": 100, "timeout_ms": 30000},
+            "restart": {"strategy": "fixed_delay", "attempts": attempts, "delay_ms": 0},
+            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": RECORDS, "rate": rate}},
+                      {"id": "time", "type": "transform.watermark", "params": {"timestamp": TIME}},
+                      {"id": "sessions", "type": "window.session",
+                       "params": {"gap_ms": GAP_MS, "function": "sum"}},
+                      {"id": "sink", "type": "sink.file", "params": {"path": str(sink_dir)}}],
+            "edges": [{"id": "timed", "from": "gen", "to": "time"},
+                      {"id": "keyed", "from": "time", "to": "sessions", "partitioning": "hash", "key": f"x % {KEYS}"},
+                      {"id": "out", "from": "sessions", "to": "sink"}]}
+
+
+def expected_sessions() -> Counter:
+    """Per key, the numbers of one block of 120 are 70 ms apart (< gap): one session per key and block."""
+    sessions: dict[tuple[int, int], list[int]] = {}
+    for x in range(RECORDS):
+        sessions.setdefault((x % KEYS, x // 120), []).append(x)
+    return Counter((key, event_time(xs[0]), event_time(xs[-1]) + GAP_MS, sum(xs))
+                   for (key, _), xs in sessions.items())
+
+
+def committed_lines(sink_dir: Path) -> Counter:
+    return Counter(tuple(json.loads(line)) for path in Path(sink_dir).glob("part-*.jsonl")
+                   for line in path.read_text().splitlines() if line)
+
+
+def test_session_windows_are_exactly_once_under_random_kills(deployment, tmp_path):
+    killer = KillAfterCheckpoints(kills=3, seed=int(os.environ.get("KILL_SEED", "20261125")))
+    handle = deployment.submit(sessions_job(tmp_path / "out"), checkpoint_dir=str(tmp_path / "c1"),
+                               on_event=killer.on_event)
+    killer.start(deployment, handle)
+    try:
+        result = handle.wait(240)
+    finally:
+        killer.join()
+    assert result.status == "FINISHED", result.failure
+    assert len(killer.killed) == 3, f"only {killer.killed} were killed before the job ended"
+    lines = committed_lines(tmp_path / "out")
+    missing, doubled = expected_sessions() - lines, lines - expected_sessions()
+    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+
+
+def test_session_windows_restore_at_parallelism_3_from_a_savepoint_at_2(deployment, tmp_path):
+    completed = []
+    handle = deployment.submit(sessions_job(tmp_path / "out", rate=1500), checkpoint_dir=str(tmp_path / "c1"),
+                               on_event=lambda e: e["type"] == "checkpoint" and e["event"] == "completed"
+                               and completed.append(e))
+    wait_until(lambda: completed and committed_lines(tmp_path / "out"), 120, "committed sessions")
+    location = handle.stop_with_savepoint(drain=False).result(60)
+    assert handle.wait(60).status == "FINISHED"
+    stopped = committed_lines(tmp_path / "out")
+    assert 0 < sum(stopped.values()) < sum(expected_sessions().values()), "stopped halfway"
+
+    result = deployment.run(sessions_job(tmp_path / "out", parallelism=3, rate=0), restore=location,
+                            checkpoint_dir=str(tmp_path / "c2"))
+    assert result.status == "FINISHED", result.failure
+    assert committed_lines(tmp_path / "out") == expected_sessions(), "open sessions carried over, none doubled"

@@ -1,0 +1,157 @@
+"""Model tests of the keyed, timer-driven operators against plain-Python references.
+
+Hypothesis draws records ``{"k", "v", "t"}`` with out-of-order event times, a bound of
+out-of-orderness that makes some of them late, and the batch size. The job reads them from
+a file at parallelism 1 (so each key's records reach the operator in file order, and the
+watermark after each batch of ``batch_size`` records is known), assigns event time, and
+hashes by key into the operator at parallelism 1 or 2. The reference replays the same
+batches and watermarks. Streaming mode must equal the reference with its late records;
+batch mode (event time does not advance before the end: nothing is late) must equal the
+reference without watermarks -- so on input without late records both modes agree.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.cluster.local import LocalCluster
+
+NO_WATERMARK = -(2**63)
+FOLDS = {"sum": lambda a, v: a + v, "count": lambda a, v: a + v, "min": min, "max": max}
+
+
+def job(records: list[dict], operator: dict, *, out_of_orderness: int, parallelism: int, mode: str) -> dict:
+    path = Path(tempfile.mkdtemp(prefix="keyed-model-")) / "records.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return {
+        "format": 1, "name": "model", "mode": mode, "parallelism": 1, "max_parallelism": 64,
+        "checkpointing": {"interval_ms": 50}, "restart": {"strategy": "none"},
+        "nodes": [{"id": "src", "type": "source.file", "params": {"path": str(path)}},
+                  {"id": "time", "type": "transform.watermark",
+                   "params": {"timestamp": 'x["t"]', "max_out_of_orderness_ms": out_of_orderness}},
+                  {"id": "op", "parallelism": parallelism, **operator},
+                  {"id": "out", "type": "sink.collect", "params": {"max_records": 100000}}],
+        "edges": [{"id": "e1", "from": "src", "to": "time"},
+                  {"id": "e2", "from": "time", "to": "op", "partitioning": "hash", "key": 'x["k"]'},
+                  {"id": "e3", "from": "op", "to": "out", "partitioning": "rebalance"}],
+    }
+
+
+def run(definition: dict, batch_size: int) -> Counter:
+    result = LocalCluster(config={"batch_size": batch_size}).run(definition, timeout=60)
+    assert result.status == "FINISHED", result.failure
+    return canonical(result.collected.get("out", []))
+
+
+def canonical(records) -> Counter:
+    return Counter(json.dumps(record) for record in records)
+
+
+def batches_and_watermarks(records: list[dict], batch_size: int, out_of_orderness: int, streaming: bool):
+    """Yield each batch the operator sees with the watermark before it and the one after it
+    (the assigner emits one after every batch; batch mode has none before the end)."""
+    watermark = highest = NO_WATERMARK
+    for first in range(0, len(records), batch_size):
+        chunk = records[first:first + batch_size]
+        before = watermark
+        if streaming:
+            highest = max(highest, max(record["t"] for record in chunk))
+            watermark = max(watermark, highest - out_of_orderness - 1)
+        yield chunk, before, watermark
+
+
+record_lists = st.lists(st.fixed_dictionaries({"k": st.integers(0, 3), "v": st.integers(-5, 5),
+                                               "t": st.integers(0, 600)}), max_size=80)
+
+
+# -- window.session ---------------------------------------------------------------------------
+
+def sessions_of(points: list[tuple[int, int]], gap: int) -> list[tuple[int, int, list[int]]]:
+    """Split (time, value) points into sessions: sorted by time, a new one where the next point is
+    more than ``gap`` after the last (windows [t, t + gap) that touch merge)."""
+    sessions: list[tuple[int, int, list[int]]] = []
+    for t, v in sorted(points):
+        if sessions and t <= sessions[-1][1]:
+            start, end, values = sessions[-1]
+            sessions[-1] = (start, max(end, t + gap), values + [v])
+        else:
+            sessions.append((t, t + gap, [v]))
+    return sessions
+
+
+def reference_sessions(records, gap, function, batch_size, out_of_orderness, streaming) -> Counter:
+    """Pending (unfired) points per key; a record is late when its window fired already and it touches
+    no pending session; after each watermark the sessions ending at or before it are emitted."""
+    pending: dict[int, list[tuple[int, int]]] = {}
+    output = []
+
+    def fire(key, up_to):
+        for start, end, values in sessions_of(pending[key], gap):
+            if end - 1 <= up_to:
+                aggregate = len(values) if function == "count" else _fold(function, values)
+                output.append([key, start, end, aggregate])
+                pending[key] = [(t, v) for t, v in pending[key] if not start <= t < end]
+
+    for chunk, before, watermark in batches_and_watermarks(records, batch_size, out_of_orderness, streaming):
+        for record in chunk:
+            key, t = record["k"], record["t"]
+            touches = any(start <= t + gap and end >= t for start, end, _ in sessions_of(pending.get(key, []), gap))
+            if not touches and t + gap - 1 <= before:
+                continue  # late
+            pending.setdefault(key, []).append((t, record["v"]))
+        for key in list(pending):
+            fire(key, watermark)
+    for key in list(pending):
+        fire(key, 2**63)
+    return canonical(output)
+
+
+def _fold(function: str, values: list[int]):
+    result = values[0]
+    for value in values[1:]:
+        result = FOLDS[function](result, value)
+    return result
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=record_lists, gap=st.sampled_from([1, 15, 60]), function=st.sampled_from(list(FOLDS)),
+       out_of_orderness=st.sampled_from([0, 40, 200]), batch_size=st.sampled_from([1, 4, 16]),
+       parallelism=st.integers(1, 2))
+def test_session_windows_equal_the_reference(records, gap, function, out_of_orderness, batch_size, parallelism):
+    operator = {"type": "window.session", "params": {"gap_ms": gap, "function": function, "value": 'x["v"]'}}
+    for mode in ("streaming", "batch"):
+        definition = job(records, operator, out_of_orderness=out_of_orderness, parallelism=parallelism, mode=mode)
+        expected = reference_sessions(records, gap, function, batch_size, out_of_orderness, mode == "streaming")
+        assert run(definition, batch_size) == expected, mode
+
+
+# -- window.count -----------------------------------------------------------------------------
+
+def reference_count_windows(records, size, slide, function) -> Counter:
+    """Each key's values in arrival order; at its slide-th, 2·slide-th, ... record, the last ``size``."""
+    seen: dict[int, list[int]] = {}
+    output = []
+    for record in records:
+        values = seen.setdefault(record["k"], [])
+        values.append(1 if function == "count" else record["v"])
+        if len(values) % slide == 0:
+            window = values[-size:]
+            output.append([record["k"], len(window) if function == "count" else _fold(function, window)])
+    return canonical(output)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=record_lists, size=st.integers(1, 6), slide=st.one_of(st.none(), st.integers(1, 6)),
+       function=st.sampled_from(list(FOLDS)), batch_size=st.sampled_from([1, 4, 16]), parallelism=st.integers(1, 2))
+def test_count_windows_equal_the_reference(records, size, slide, function, batch_size, parallelism):
+    operator = {"type": "window.count",
+                "params": {"size": size, "slide": slide, "function": function, "value": 'x["v"]'}}
+    expected = reference_count_windows(records, size, slide or size, function)
+    for mode in ("streaming", "batch"):
+        definition = job(records, operator, out_of_orderness=0, parallelism=parallelism, mode=mode)
+        assert run(definition, batch_size) == expected, mode
