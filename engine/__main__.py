@@ -15,5 +15,10 @@ def main(argv: list[str]) -> int:
     return import_module(COMMANDS[argv[0]]).main(argv[1:])
 
 
+def console() -> int:
+    """The installed ``engine`` command (``pip install .``): ``engine plan|run pipeline.json``."""
+    return main(sys.argv[1:])
+
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
