@@ -34,8 +34,9 @@ frontend/node_modules/.installed: frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
 	touch $@
 
+# the Docker image builds it with the same script
 frontend/dist/index.html: frontend/node_modules/.installed $(FRONTEND_SOURCES)
-	cd frontend && npm run build
+	scripts/build_frontend.sh
 
 # The frontend's API types, generated from the OpenAPI schema (tests/test_api_types.py fails when they drift).
 api-types: python frontend/node_modules/.installed

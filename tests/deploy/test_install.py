@@ -24,6 +24,9 @@ import pytest
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[2]
+IMAGE_INSTALL = ["-e", "{root}[studio]"]
+"""What the Dockerfile passes to ``scripts/install_venv.sh`` (``tests/deploy/test_compose.py``
+checks it does); the studio test installs the same, offline."""
 SITE = "lib/python{}.{}/site-packages".format(*sys.version_info[:2])
 
 
@@ -68,11 +71,12 @@ def link_distributions(names: set[str], target: Path) -> None:
                 (target / top).symlink_to(site / top)
 
 
-def fresh_install(work: Path, spec: str, requirements: list[str]) -> Path:
+def fresh_install(work: Path, spec: str | list[str], requirements: list[str]) -> Path:
     """``scripts/install_venv.sh`` into ``work``/venv (offline), the dependencies linked from
     this interpreter's: only the distributions ``requirements`` need."""
     venv = work / "venv"
-    subprocess.run(["sh", str(ROOT / "scripts" / "install_venv.sh"), str(venv), "--no-deps", "--no-index", spec],
+    specs = [spec] if isinstance(spec, str) else spec
+    subprocess.run(["sh", str(ROOT / "scripts" / "install_venv.sh"), str(venv), "--no-deps", "--no-index", *specs],
                    cwd=work, env={**os.environ, "PYTHON": sys.executable}, check=True, timeout=300)
     link_distributions(requirement_closure(requirements), work / "dependencies")
     (venv / SITE / "dependencies.pth").write_text(f"{work / 'dependencies'}\n")
@@ -129,9 +133,11 @@ def test_the_studio_extra_carries_the_web_stack(engine_venv):
     assert (engine_venv / "bin" / "studio-server").exists()
 
 
-def test_with_the_studio_extra_the_studio_commands_run(tmp_path_factory, tmp_path):
+def test_installed_as_the_image_installs_it_the_studio_commands_run(tmp_path_factory, tmp_path):
+    """Editable with the studio extra, as the Dockerfile installs it: the studio's processes
+    import the tree that holds the built frontend."""
     project = pyproject()["project"]
-    venv = fresh_install(tmp_path_factory.mktemp("with-studio"), f"{ROOT}[studio]",
+    venv = fresh_install(tmp_path_factory.mktemp("with-studio"), [arg.format(root=ROOT) for arg in IMAGE_INSTALL],
                          [*project["dependencies"], *project["optional-dependencies"]["studio"]])
     client = in_venv(venv, "studio", "--help", cwd=tmp_path)
     assert client.returncode == 0 and "pipelines" in client.stdout, client.stderr
@@ -141,6 +147,8 @@ def test_with_the_studio_extra_the_studio_commands_run(tmp_path_factory, tmp_pat
                        "import os; os.environ['DJANGO_SETTINGS_MODULE'] = 'studio.settings'; django.setup(); "
                        "print(settings.INSTALLED_APPS[-1])", cwd=tmp_path)
     assert settings.returncode == 0, settings.stderr
+    frontend = in_venv(venv, "python", "-c", "import studio.settings as s; print(s.FRONTEND_DIST)", cwd=tmp_path)
+    assert frontend.stdout.strip() == str(ROOT / "frontend" / "dist"), frontend.stderr
 
 
 @pytest.mark.spark
