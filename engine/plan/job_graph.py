@@ -10,7 +10,9 @@ Chaining rule
     Node B is chained after node A when the edge A→B is A's only output and B's only
     input, its partitioning is ``forward``, its exchange is pipelined (and the pipeline is
     not in batch mode), and A and B have equal parallelism. A node with two outputs ends
-    its chain; a node with two inputs starts one.
+    its chain; a node with two inputs starts one. An edge leaving a named output port
+    (``from_port``, e.g. a window's late records) is never chained: it is always a job
+    edge, so the runtime routes a port's records to that edge's writers only.
 
 Each job edge carries the two facts the later stages need:
 
@@ -100,6 +102,8 @@ class JobEdge:
     key: str | None
     distribution: DistributionPattern
     result_type: ResultPartitionType
+    source_port: str | None = None
+    """The named output port of ``source_node`` the edge leaves (``"late"``), None for the main output."""
 
     @property
     def is_blocking(self) -> bool:
@@ -327,6 +331,7 @@ def _chained_successors(
             and len(inputs[target]) == 1
             and edge["partitioning"] == "forward"
             and edge["exchange"] == "pipelined"
+            and edge.get("from_port") is None
             and not batch
             and parallelism[source] == parallelism[target]
         ):
@@ -365,4 +370,5 @@ def _job_edge(definition: dict, edge: dict, vertex_of_node: dict[str, str]) -> J
             else DistributionPattern.ALL_TO_ALL
         ),
         result_type=ResultPartitionType.BLOCKING if blocking else ResultPartitionType.PIPELINED,
+        source_port=edge.get("from_port"),
     )

@@ -8,6 +8,11 @@ operator has several targets, its ``emit`` calls each with the same list, which 
 operators never mutate their input. An operator whose output feeds something emits through its
 tap point (``engine.runtime.tap``): one check per batch while no tap is open.
 
+Named output ports (``port_writers``: node -> port -> writers, the job edges with a
+``from_port``) are bound into the operator's ``side_outputs``; their writers also get the
+operator's watermarks and statuses, and every event the chain broadcasts, as the main
+output's writers do.
+
 Threading model: the subtask's mailbox thread.
 """
 from __future__ import annotations
@@ -37,12 +42,15 @@ class OperatorChain:
     """The operators of one subtask, head first, wired to each other and to the writers."""
 
     def __init__(self, operators: Sequence[StreamOperator], writers: dict[str, list[RecordWriter]],
-                 tap_points: dict[str, TapPoint] | None = None):
+                 tap_points: dict[str, TapPoint] | None = None,
+                 port_writers: dict[str, dict[str, list[RecordWriter]]] | None = None):
         if not operators:
             raise ValueError("an operator chain needs at least one operator")
         self.operators = list(operators)
         self.tap_points: dict[str, TapPoint] = {}
+        port_writers = port_writers or {}
         self.writers = [writer for node_writers in writers.values() for writer in node_writers]
+        self.writers += [writer for ports in port_writers.values() for port in ports.values() for writer in port]
         for position, operator in enumerate(self.operators):
             batch_targets: list[Callable] = []
             watermark_targets: list[Callable] = []
@@ -56,6 +64,10 @@ class OperatorChain:
                 batch_targets.append(writer.emit)
                 watermark_targets.append(writer.broadcast_event)
                 status_targets.append(writer.broadcast_event)
+            for port, port_targets in port_writers.get(operator.node_id, {}).items():
+                operator.side_outputs[port] = _fan_out([writer.emit for writer in port_targets])
+                watermark_targets += [writer.broadcast_event for writer in port_targets]
+                status_targets += [writer.broadcast_event for writer in port_targets]
             operator.emit = _fan_out(batch_targets)
             point = (tap_points or {}).get(operator.node_id)
             if point is not None and batch_targets:

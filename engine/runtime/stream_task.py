@@ -263,11 +263,11 @@ class StreamTask:
         if self.restore_metadata is not None:
             restore = TaskRestore(self.restore_metadata, self.index, self.vertex.parallelism)
         self._restore = restore
-        writers = self._create_writers()
+        writers, port_writers = self._create_writers()
         operators = [create_operator(node, self._operator_context(node, position, restore))
                      for position, node in enumerate(self.vertex.operators)]
         self.chain = OperatorChain(operators, writers, {node["id"]: TapPoint(node["id"], self.task_id, self.tap_sender)
-                                                        for node in self.vertex.operators})
+                                                        for node in self.vertex.operators}, port_writers)
         if self.chain.buffers_output:
             self.mailbox.before_waiting = self.chain.flush_outputs
         if restore is not None and restore.is_finished(self.vertex.operators[0]["id"]):
@@ -313,8 +313,10 @@ class StreamTask:
         budgets = [budget for writer in self.chain.writers if (budget := writer.step_budget()) is not None]
         return min(budgets) if budgets else None
 
-    def _create_writers(self) -> dict[str, list[RecordWriter]]:
+    def _create_writers(self) -> tuple[dict[str, list[RecordWriter]], dict[str, dict[str, list[RecordWriter]]]]:
+        """The record writers of the main outputs (node -> writers) and of named ports (node -> port -> writers)."""
         writers: dict[str, list[RecordWriter]] = {}
+        port_writers: dict[str, dict[str, list[RecordWriter]]] = {}
         for edge, channels in self._output_channels:
             target = self.job_graph.vertex(edge.target)
             hashed = edge.partitioning == "hash"
@@ -331,8 +333,11 @@ class StreamTask:
                 buffer_timeout_s=float(self.config.get("buffer_timeout_ms", 100)) / 1000)
             if window is not None:
                 writer.pre_aggregate_with(WindowPartials(window, edge.key))
-            writers.setdefault(edge.source_node, []).append(writer)
-        return writers
+            if edge.source_port is None:
+                writers.setdefault(edge.source_node, []).append(writer)
+            else:
+                port_writers.setdefault(edge.source_node, {}).setdefault(edge.source_port, []).append(writer)
+        return writers, port_writers
 
     def _operator_context(self, node: dict, position: int, restore) -> OperatorContext:
         key_function = batch_key_function = None

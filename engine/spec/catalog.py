@@ -51,6 +51,7 @@ def _operator(
     outputs: int = 1,
     keyed: bool = False,
     stateful: bool = False,
+    output_ports: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     category = type_.split(".", 1)[0]
     return {
@@ -65,7 +66,20 @@ def _operator(
         "keyed": keyed,
         "stateful": stateful or keyed or category in ("source", "sink"),
         "params_schema": params_schema,
+        "output_ports": list(output_ports or []),
     }
+
+
+LATE_PORT = {"name": "late", "description": "Records too late for their window: the watermark passed "
+                                            "the window's end (plus the allowed lateness) before they came."}
+"""The second, named output port of event-time windows and joins. An edge leaves it with
+``"from_port": "late"``; its records are the late input records, unchanged, with their event time.
+Operators without ports emit only on their main output (an edge without ``from_port``)."""
+
+
+def output_port_names(spec: dict[str, Any]) -> list[str]:
+    """The names of an operator's extra output ports (the main output has none)."""
+    return [port["name"] for port in spec.get("output_ports", ())]
 
 
 _AGGREGATION = {
@@ -216,7 +230,7 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "Per key, aggregates event-time windows of a fixed size; emits [key, window_end, aggregate] "
         "when the watermark passes the window's end.",
         _params({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS}, **_AGGREGATION}, ["size_ms"]),
-        keyed=True,
+        keyed=True, output_ports=[LATE_PORT],
     ),
     _operator(
         "window.sliding", "Sliding window",
@@ -224,7 +238,7 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "[key, window_end, aggregate] when the watermark passes the window's end.",
         _params({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
                  "slide_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
-                 **_AGGREGATION}, ["size_ms", "slide_ms"]), keyed=True,
+                 **_AGGREGATION}, ["size_ms", "slide_ms"]), keyed=True, output_ports=[LATE_PORT],
     ),
     _operator(
         "sink.collect", "Collect (preview)", "Keeps the last N records of each subtask for preview.",

@@ -15,7 +15,8 @@ from typing import Any, Iterable, Iterator
 from jsonschema import Draft202012Validator
 
 from engine.plan.strongly_connected import strongly_connected_components
-from engine.spec.catalog import DAY_MS, expression_fields, expression_map_fields, operator_spec, params_with_defaults
+from engine.spec.catalog import (DAY_MS, expression_fields, expression_map_fields, operator_spec, output_port_names,
+                                 params_with_defaults)
 from engine.spec.expressions import check_expression
 
 PARTITIONINGS = ("forward", "rebalance", "rescale", "hash", "broadcast")
@@ -101,6 +102,7 @@ DEFINITION_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "id": _ID,
                     "from": {"type": "string"},
+                    "from_port": {"type": ["string", "null"], "minLength": 1, "maxLength": 100},
                     "to": {"type": "string"},
                     "partitioning": {"enum": list(PARTITIONINGS)},
                     "key": {"type": ["string", "null"]},
@@ -301,10 +303,26 @@ def _edge_problems(definition: dict[str, Any]) -> Iterator[Problem]:
             yield Problem("edge connects a node to itself", edge=edge["id"])
             continue
         inputs[edge["to"]] += 1
-        outputs[edge["from"]] += 1
+        port = edge.get("from_port")
+        if port is None:
+            outputs[edge["from"]] += 1
+        else:
+            yield from _output_port_problems(edge, source, port)
         yield from _partitioning_problems(edge, source, target, default_parallelism)
     for node_id, node in nodes.items():
         yield from _port_problems(node, inputs[node_id], outputs[node_id])
+
+
+def _output_port_problems(edge, source, port: str) -> Iterator[Problem]:
+    """An edge leaving a named output port: the source operator must have that port."""
+    spec = operator_spec(source["type"])
+    if spec is None:
+        return
+    ports = output_port_names(spec)
+    if port not in ports:
+        offered = f"its ports: {', '.join(ports)}" if ports else "it has only its main output"
+        yield Problem(f"'{source['id']}' ({source['type']}) has no output port '{port}'; {offered}",
+                      edge=edge["id"], field="from_port")
 
 
 def _partitioning_problems(edge, source, target, default_parallelism) -> Iterator[Problem]:
@@ -347,7 +365,7 @@ def _port_problems(node: dict[str, Any], input_count: int, output_count: int) ->
                       node=node["id"])
     if spec["outputs"] == 0 and output_count:
         yield Problem("a sink has no outputs", node=node["id"])
-    elif spec["outputs"] and output_count == 0:
+    elif spec["outputs"] and output_count == 0:  # counts the main output only: ports are optional
         yield Problem("the output of this operator goes nowhere; connect it to a sink", node=node["id"])
 
 

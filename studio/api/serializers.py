@@ -110,6 +110,10 @@ class OperatorSerializer(serializers.Serializer):
     keyed = serializers.BooleanField()
     stateful = serializers.BooleanField()
     params_schema = JSONObjectField(help_text="The JSON Schema of the operator's params.")
+    output_ports = serializers.ListField(
+        child=serializers.DictField(child=StrictCharField()),
+        help_text='Named output ports besides the main output, [{"name", "description"}]: an edge leaves one '
+                  'with "from_port" (event-time windows: "late").')
 
 
 # -- errors -------------------------------------------------------------------------------------------

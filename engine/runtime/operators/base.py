@@ -26,6 +26,11 @@ after the records of a group of keys the task calls ``finish_keys()`` -- emit th
 results of those keys now (a window fires every window of them) -- and then drops their
 keyed state (``OperatorContext.clear_keyed_state``).
 
+Records for a named output port (a window's ``"late"`` records) go through
+``self.side_outputs[port](batch)``; a port no edge leaves is absent from ``side_outputs``
+(its records are dropped and counted by the operator). Watermarks and events reach the
+port's edges like the main output's.
+
 Output goes through ``self.emit(batch)``, ``self.emit_watermark(watermark)`` and
 ``self.emit_watermark_status(status)``, which the chain binds to the next operator's
 ``process_batch`` (``process_watermark``, ``process_watermark_status``) or to the record
@@ -75,6 +80,8 @@ class StreamOperator:
         self.emit: Callable[[list], None] = _discard
         self.emit_watermark: Callable[[Watermark], None] = _discard
         self.emit_watermark_status: Callable[[WatermarkStatus], None] = _discard
+        self.side_outputs: dict[str, Callable[[list], None]] = {}
+        """Named output port -> emit function, for the ports an edge leaves (bound by the chain)."""
 
     def initialize_state(self) -> None:
         """Register and restore state (``self.context.is_restored`` says whether restored)."""

@@ -24,7 +24,8 @@ sessions are checkpointed, by key group like every keyed state.
 Lateness: a record whose own window ``[t, t + gap)`` fired already (``t + gap - 1 <=
 watermark``) and that touches no open session is late and dropped (counted). One that
 touches an open session extends it (the merged session ends after the watermark), as in
-Flink, where lateness is decided on the merged window.
+Flink, where lateness is decided on the merged window. Late records leave through the
+``late`` output port when an edge leaves it, unchanged, with their event times.
 
 Batch mode: the input comes key by key and event time does not advance while it does, so
 no record is late; ``finish_keys`` fires every session of the keys just seen.
@@ -78,22 +79,29 @@ class SessionWindowOperator(StreamOperator):
             values = itertools.repeat(1)
         else:
             values = batch if self.values_of is None else self.values_of(batch)
-        self.late_records += self._assign(zip(keys, values, batch.timestamps))
+        late_output = self.side_outputs.get("late")
+        late = [] if late_output is not None else None
+        self.late_records += self._assign(zip(keys, values, batch.timestamps, batch), late)
+        if late:
+            late_output(TimestampedBatch([record for record, _ in late], [t for _, t in late]))
 
-    def _assign(self, records) -> int:
-        """Fold (key, value, time) records into their keys' sessions; return how many were late.
+    def _assign(self, records, late_records: list | None) -> int:
+        """Fold (key, value, time, record) tuples into their keys' sessions; return how many were late,
+        and add them to ``late_records`` as (record, time) when it is a list.
 
         Usually a record lands in its key's one open session and only moves that session's
         end: then no timer is registered (see the class docstring), one tuple is replaced."""
         gap, add, register, watermark = self.gap, self.add, self.timers.register, self.watermark
         entries = self.sessions.entries
         late = 0
-        for k, v, t in records:
+        for k, v, t, record in records:
             end = t + gap
             per_key = entries.get(k)
             if per_key is None:
                 if end - 1 <= watermark:
                     late += 1
+                    if late_records is not None:
+                        late_records.append((record, t))
                     continue
                 entries[k] = {t: (end, v)}
                 register(end - 1, k, t)
@@ -110,6 +118,8 @@ class SessionWindowOperator(StreamOperator):
             if first is None:
                 if end - 1 <= watermark:
                     late += 1
+                    if late_records is not None:
+                        late_records.append((record, t))
                     continue
                 per_key[t] = (end, v)
                 register(end - 1, k, t)

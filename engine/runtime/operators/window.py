@@ -13,6 +13,10 @@ checkpointed, by key group like every keyed state.
 
 Batch mode: the input comes key group by key group and event time does not advance while
 it does, so no record is late; ``finish_keys`` fires every window of the keys just seen.
+
+Late records leave through the ``late`` output port when an edge leaves it (``from_port``):
+the input records that went into no window, unchanged, with their event times. Such a
+window gets records, not partial aggregates, over its input edge (``window_partials``).
 """
 from __future__ import annotations
 
@@ -69,7 +73,26 @@ class WindowOperator(StreamOperator):
         else:
             values = batch if self.values_of is None else self.values_of(batch)
         assign = self._assign_tumbling if self.size == self.slide else self._assign_sliding
-        self.late_records += assign(zip(keys, values, batch.timestamps), self.windows.entries, self.watermark)
+        late = assign(zip(keys, values, batch.timestamps), self.windows.entries, self.watermark)
+        if late:
+            self.late_records += late
+            late_output = self.side_outputs.get("late")
+            if late_output is not None:
+                self._emit_late(batch, late_output)
+
+    def _emit_late(self, batch, late_output) -> None:
+        """Send the records that went into no window to the ``late`` port (with their event times).
+
+        A second pass, only for batches with late records: the watermark is fixed during a
+        batch, so a record is late exactly when its newest window fired already."""
+        size, slide, watermark = self.size, self.slide, self.watermark
+        records, stamps = [], []
+        for record, t in zip(batch, batch.timestamps):
+            if t - t % slide + size - 1 <= watermark:
+                records.append(record)
+                stamps.append(t)
+        if records:
+            late_output(TimestampedBatch(records, stamps))
 
     def _assign_tumbling(self, records, entries, watermark) -> int:
         """Fold (key, value, time) records into their one window each; return how many were late.

@@ -1403,6 +1403,7 @@ export interface components {
                 edges: {
                     id: string;
                     from: string;
+                    from_port?: string | null;
                     to: string;
                     /** @enum {unknown} */
                     partitioning?: "forward" | "rebalance" | "rescale" | "hash" | "broadcast";
@@ -1535,6 +1536,10 @@ export interface components {
             params_schema: {
                 [key: string]: unknown;
             };
+            /** @description Named output ports besides the main output, [{"name", "description"}]: an edge leaves one with "from_port" (event-time windows: "late"). */
+            output_ports: {
+                [key: string]: string;
+            }[];
         };
         PaginatedRunSummaryList: {
             /** @example 123 */
@@ -1667,6 +1672,7 @@ export interface components {
                 edges: {
                     id: string;
                     from: string;
+                    from_port?: string | null;
                     to: string;
                     /** @enum {unknown} */
                     partitioning?: "forward" | "rebalance" | "rescale" | "hash" | "broadcast";
@@ -1755,6 +1761,7 @@ export interface components {
                 edges: {
                     id: string;
                     from: string;
+                    from_port?: string | null;
                     to: string;
                     /** @enum {unknown} */
                     partitioning?: "forward" | "rebalance" | "rescale" | "hash" | "broadcast";
@@ -1826,6 +1833,7 @@ export interface components {
                 edges: {
                     id: string;
                     from: string;
+                    from_port?: string | null;
                     to: string;
                     /** @enum {unknown} */
                     partitioning?: "forward" | "rebalance" | "rescale" | "hash" | "broadcast";

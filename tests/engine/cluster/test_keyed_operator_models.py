@@ -25,9 +25,14 @@ NO_WATERMARK = -(2**63)
 FOLDS = {"sum": lambda a, v: a + v, "count": lambda a, v: a + v, "min": min, "max": max}
 
 
-def job(records: list[dict], operator: dict, *, out_of_orderness: int, parallelism: int, mode: str) -> dict:
+def job(records: list[dict], operator: dict, *, out_of_orderness: int, parallelism: int, mode: str,
+        late: bool = False) -> dict:
+    """src -> time -> hash(k) -> op -> out, and with ``late`` op's late port -> a second sink ``late``."""
     path = Path(tempfile.mkdtemp(prefix="keyed-model-")) / "records.jsonl"
     path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    late_sink = [{"id": "late", "type": "sink.collect", "params": {"max_records": 100000}}] if late else []
+    late_edge = [{"id": "e4", "from": "op", "from_port": "late", "to": "late", "partitioning": "rebalance"}] \
+        if late else []
     return {
         "format": 1, "name": "model", "mode": mode, "parallelism": 1, "max_parallelism": 64,
         "checkpointing": {"interval_ms": 50}, "restart": {"strategy": "none"},
@@ -35,17 +40,21 @@ def job(records: list[dict], operator: dict, *, out_of_orderness: int, paralleli
                   {"id": "time", "type": "transform.watermark",
                    "params": {"timestamp": 'x["t"]', "max_out_of_orderness_ms": out_of_orderness}},
                   {"id": "op", "parallelism": parallelism, **operator},
-                  {"id": "out", "type": "sink.collect", "params": {"max_records": 100000}}],
+                  {"id": "out", "type": "sink.collect", "params": {"max_records": 100000}}, *late_sink],
         "edges": [{"id": "e1", "from": "src", "to": "time"},
                   {"id": "e2", "from": "time", "to": "op", "partitioning": "hash", "key": 'x["k"]'},
-                  {"id": "e3", "from": "op", "to": "out", "partitioning": "rebalance"}],
+                  {"id": "e3", "from": "op", "to": "out", "partitioning": "rebalance"}, *late_edge],
     }
 
 
-def run(definition: dict, batch_size: int) -> Counter:
+def run(definition: dict, batch_size: int, sink: str = "out") -> Counter:
+    return run_all(definition, batch_size)[sink]
+
+
+def run_all(definition: dict, batch_size: int) -> dict[str, Counter]:
     result = LocalCluster(config={"batch_size": batch_size}).run(definition, timeout=60)
     assert result.status == "FINISHED", result.failure
-    return canonical(result.collected.get("out", []))
+    return {sink: canonical(result.collected.get(sink, [])) for sink in ("out", "late")}
 
 
 def canonical(records) -> Counter:
@@ -84,11 +93,11 @@ def sessions_of(points: list[tuple[int, int]], gap: int) -> list[tuple[int, int,
     return sessions
 
 
-def reference_sessions(records, gap, function, batch_size, out_of_orderness, streaming) -> Counter:
+def reference_sessions(records, gap, function, batch_size, out_of_orderness, streaming) -> dict[str, Counter]:
     """Pending (unfired) points per key; a record is late when its window fired already and it touches
     no pending session; after each watermark the sessions ending at or before it are emitted."""
     pending: dict[int, list[tuple[int, int]]] = {}
-    output = []
+    output, late = [], []
 
     def fire(key, up_to):
         for start, end, values in sessions_of(pending[key], gap):
@@ -102,13 +111,14 @@ def reference_sessions(records, gap, function, batch_size, out_of_orderness, str
             key, t = record["k"], record["t"]
             touches = any(start <= t + gap and end >= t for start, end, _ in sessions_of(pending.get(key, []), gap))
             if not touches and t + gap - 1 <= before:
-                continue  # late
+                late.append(record)
+                continue
             pending.setdefault(key, []).append((t, record["v"]))
         for key in list(pending):
             fire(key, watermark)
     for key in list(pending):
         fire(key, 2**63)
-    return canonical(output)
+    return {"out": canonical(output), "late": canonical(late)}
 
 
 def _fold(function: str, values: list[int]):
@@ -125,9 +135,46 @@ def _fold(function: str, values: list[int]):
 def test_session_windows_equal_the_reference(records, gap, function, out_of_orderness, batch_size, parallelism):
     operator = {"type": "window.session", "params": {"gap_ms": gap, "function": function, "value": 'x["v"]'}}
     for mode in ("streaming", "batch"):
-        definition = job(records, operator, out_of_orderness=out_of_orderness, parallelism=parallelism, mode=mode)
+        definition = job(records, operator, out_of_orderness=out_of_orderness, parallelism=parallelism, mode=mode,
+                         late=True)
         expected = reference_sessions(records, gap, function, batch_size, out_of_orderness, mode == "streaming")
-        assert run(definition, batch_size) == expected, mode
+        assert run_all(definition, batch_size) == expected, mode
+
+
+# -- window.tumbling / window.sliding: the late port --------------------------------------------
+
+def reference_windows(records, size, slide, function, batch_size, out_of_orderness, streaming) -> dict[str, Counter]:
+    """Each record folds into the windows [start, start + size) holding it whose end - 1 is after the
+    watermark before its batch; one that folds into none is late."""
+    windows: dict[tuple[int, int], int] = {}
+    late = []
+    for chunk, before, _ in batches_and_watermarks(records, batch_size, out_of_orderness, streaming):
+        for record in chunk:
+            t, value = record["t"], 1 if function == "count" else record["v"]
+            ends = [start + size for start in range(t - t % slide, t - size, -slide) if start + size - 1 > before]
+            for end in ends:
+                slot = (record["k"], end)
+                windows[slot] = value if slot not in windows else FOLDS[function](windows[slot], value)
+            if not ends:
+                late.append(record)
+    return {"out": canonical([k, end, total] for (k, end), total in windows.items()), "late": canonical(late)}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=record_lists, size=st.sampled_from([10, 50]), sliding=st.booleans(),
+       function=st.sampled_from(list(FOLDS)), out_of_orderness=st.sampled_from([0, 40, 200]),
+       batch_size=st.sampled_from([1, 4, 16]), parallelism=st.integers(1, 2))
+def test_late_records_of_tumbling_and_sliding_windows_leave_through_the_late_port(
+        records, size, sliding, function, out_of_orderness, batch_size, parallelism):
+    slide = size // 2 if sliding else size
+    params = {"size_ms": size, "function": function, "value": 'x["v"]', **({"slide_ms": slide} if sliding else {})}
+    operator = {"type": "window.sliding" if sliding else "window.tumbling", "params": params}
+    for mode in ("streaming", "batch"):
+        definition = job(records, operator, out_of_orderness=out_of_orderness, parallelism=parallelism, mode=mode,
+                         late=True)
+        expected = reference_windows(records, size, slide, function, batch_size, out_of_orderness,
+                                     mode == "streaming")
+        assert run_all(definition, batch_size) == expected, mode
 
 
 # -- window.count -----------------------------------------------------------------------------

@@ -48,3 +48,52 @@ def test_a_window_fed_without_a_key_is_refused_naming_the_edge():
     definition["edges"][1] = {"id": "b", "from": "time", "to": "w"}
     errors = validate_definition(definition)
     assert [(error["edge"], error["field"]) for error in errors] == [("b", "partitioning")]
+
+
+# -- named output ports ----------------------------------------------------------------------------
+
+def with_late_edge(operator: dict, port: str = "late", source: str = "w") -> dict:
+    definition = keyed(operator)
+    definition["nodes"].append({"id": "late", "type": "sink.collect"})
+    definition["edges"].append({"id": "d", "from": source, "from_port": port, "to": "late"})
+    return definition
+
+
+@pytest.mark.parametrize("type_,params", [("window.session", {"gap_ms": 5}), ("window.tumbling", {"size_ms": 5}),
+                                          ("window.sliding", {"size_ms": 6, "slide_ms": 3})])
+def test_event_time_windows_offer_a_late_port_an_edge_may_leave(type_, params):
+    spec = operator_spec(type_)
+    assert [port["name"] for port in spec["output_ports"]] == ["late"]
+    assert validate_definition(with_late_edge({"type": type_, "params": params})) == []
+
+
+def test_an_edge_from_a_port_the_operator_lacks_is_refused_naming_edge_and_field():
+    errors = validate_definition(with_late_edge({"type": "window.session", "params": {"gap_ms": 5}}, port="early"))
+    assert [(e["edge"], e["field"]) for e in errors] == [("d", "from_port")]
+    assert "its ports: late" in errors[0]["message"]
+    errors = validate_definition(with_late_edge({"type": "window.count", "params": {"size": 2}}))
+    assert [(e["edge"], e["field"]) for e in errors] == [("d", "from_port")]
+    assert "only its main output" in errors[0]["message"]
+
+
+def test_the_late_port_does_not_stand_in_for_the_main_output():
+    definition = with_late_edge({"type": "window.session", "params": {"gap_ms": 5}})
+    definition["edges"] = [edge for edge in definition["edges"] if edge["id"] != "c"]
+    definition["nodes"] = [node for node in definition["nodes"] if node["id"] != "out"]
+    errors = validate_definition(definition)
+    assert [(e["node"], e["edge"]) for e in errors] == [("w", None)]
+    assert "goes nowhere" in errors[0]["message"]
+
+
+def test_a_port_edge_is_a_job_edge_of_its_own_never_chained():
+    from engine.plan.job_graph import build_job_graph
+
+    definition = normalise_definition(with_late_edge({"type": "window.session", "params": {"gap_ms": 5}}))
+    graph = build_job_graph(definition)
+    assert {edge.id: edge.source_port for edge in graph.edges} == {"b": None, "c": None, "d": "late"}
+    # even as the window's only edge, forward and of equal parallelism (the planner does not validate)
+    definition["edges"] = [edge for edge in definition["edges"] if edge["id"] != "c"]
+    definition["nodes"] = [node for node in definition["nodes"] if node["id"] != "out"]
+    graph = build_job_graph(definition)
+    assert [vertex.operator_ids for vertex in graph.vertices] == [("gen", "time"), ("w",), ("late",)]
+    assert [(edge.id, edge.source_port) for edge in graph.edges] == [("b", None), ("d", "late")]
