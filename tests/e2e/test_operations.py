@@ -64,10 +64,20 @@ def test_a_live_tap_shows_records_and_a_scheduled_savepoint_appears_in_the_histo
 
 
 def test_an_alert_fires_on_a_forced_checkpoint_failure_and_shows_its_badge(live_studio, page, artifacts):
-    # checkpoints that must be acknowledged within 1 ms often fail (a tiny one sometimes makes it); the job
-    # tolerates the failures and runs on
-    definition = simple_pipeline(count=None, rate=200, interval_ms=300, name="e2e-alert")
-    definition["checkpointing"].update(timeout_ms=1, tolerable_failures=10_000)
+    # every record is a key of its own, so the keyed state grows by thousands of keys a second: once it holds
+    # tens of thousands, no snapshot of it is written and acknowledged within 1 ms, on any machine (a tiny
+    # state's is, on a quiet one). The job tolerates the failures and runs on.
+    definition = {
+        "format": 1, "name": "e2e-alert", "mode": "streaming", "parallelism": 1,
+        "checkpointing": {"interval_ms": 300, "timeout_ms": 1, "tolerable_failures": 10_000},
+        "nodes": [
+            {"id": "gen", "type": "source.datagen", "params": {"count": None, "rate": 20_000}},
+            {"id": "sum", "type": "aggregate.reduce", "params": {"function": "count"}},
+            {"id": "out", "type": "sink.collect", "params": {"max_records": 1000}},
+        ],
+        "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x"},
+                  {"id": "e2", "from": "sum", "to": "out"}],
+    }
     page.goto(live_studio + "/")
     page.wait_for_load_state("networkidle")
     pipeline = post(page, f"{live_studio}/api/pipelines", {"name": definition["name"], "definition": definition})
