@@ -67,11 +67,12 @@ class SparkDeployer:
     """Deploys region attempts as Spark barrier stages (a ``Deployer``)."""
 
     def __init__(self, *, spark_master: str | None = None, spark_session=None, advertised_host: str | None = None,
-                 pin_slots: bool = True):
+                 pin_slots: bool = True, cpu_lock_dir: str | None = None):
         self._spark_master = spark_master
         self._session = spark_session
         self._advertised_host = advertised_host
         self._pin_slots = pin_slots
+        self._cpu_lock_dir = cpu_lock_dir
         self.job_group = f"pipeline-{uuid.uuid4().hex[:12]}"
         self._job_master: JobMaster | None = None
         self._server: ControlServer | None = None
@@ -163,7 +164,7 @@ class SparkDeployer:
                               blocking_edges=sorted(edge.id for edge in job_master.job_graph.edges
                                                     if edge.is_blocking),
                               shuffle_dir=job_master.shuffle.directory if job_master.shuffle else "",
-                              pin_cpu=self._pin_slots)
+                              pin_cpu=self._pin_slots, cpu_lock_dir=self._cpu_lock_dir)
         context = self._session.sparkContext
         try:
             context.setJobGroup(self._job_group_of(attempt), f"{job_master.definition.get('name')} {attempt.name}",
@@ -259,9 +260,10 @@ class SparkJobMaster(JobMaster):
 
     def __init__(self, definition: dict[str, Any], *, checkpoint_dir: str, on_event=None,
                  spark_master: str | None = None, spark_session=None, restore: str | dict | None = None,
-                 advertised_host: str | None = None, shuffle_root: str | None = None, pin_slots: bool = True):
+                 advertised_host: str | None = None, shuffle_root: str | None = None, pin_slots: bool = True,
+                 cpu_lock_dir: str | None = None):
         self.spark = SparkDeployer(spark_master=spark_master, spark_session=spark_session,
-                                   advertised_host=advertised_host, pin_slots=pin_slots)
+                                   advertised_host=advertised_host, pin_slots=pin_slots, cpu_lock_dir=cpu_lock_dir)
         super().__init__(definition, self.spark, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
                          shuffle_root=shuffle_root)
 

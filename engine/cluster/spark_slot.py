@@ -45,6 +45,8 @@ class SlotPayload:
     blocking_edges: list[str] = field(default_factory=list)
     shuffle_dir: str = ""
     pin_cpu: bool = True
+    cpu_lock_dir: str | None = None
+    """Where slots on a host hold their CPUs (None: ``cpu_pinning.default_lock_dir()``)."""
     """Run the slot on a CPU no other slot of this host holds (see ``cpu_pinning``)."""
 
 
@@ -65,7 +67,7 @@ def run_slot(payload: SlotPayload, slot_index: int, barrier_context=None) -> dic
     from engine.cluster.cpu_pinning import pinned_to_a_free_cpu
 
     # pinned before any thread starts: the network's and the subtasks' threads inherit the CPU
-    with pinned_to_a_free_cpu() if payload.pin_cpu else contextlib.nullcontext() as cpu:
+    with pinned_to_a_free_cpu(payload.cpu_lock_dir) if payload.pin_cpu else contextlib.nullcontext() as cpu:
         return _run_pinned_slot(payload, slot_index, barrier_context, cpu)
 
 

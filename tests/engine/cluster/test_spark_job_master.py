@@ -88,7 +88,7 @@ def running_slot_cpus(spark_session, tmp_path, pin_slots: bool) -> dict:
     job_master = SparkJobMaster(normalise_definition(definition),
                                 checkpoint_dir=str(tmp_path / f"chk-{pin_slots}"), spark_session=spark_session,
                                 on_event=lambda event: event.get("status") == "RUNNING" and running.set(),
-                                pin_slots=pin_slots)
+                                pin_slots=pin_slots, cpu_lock_dir=str(tmp_path / "cpus"))
     thread = threading.Thread(target=job_master.run)
     thread.start()
     try:
@@ -100,6 +100,7 @@ def running_slot_cpus(spark_session, tmp_path, pin_slots: bool) -> dict:
 
 
 def test_each_slot_runs_pinned_to_a_cpu_of_its_own(spark_session, tmp_path):
+    # the job's own lock directory: another job on this machine holding CPUs would leave its slots unpinned
     allowed = os.sched_getaffinity(0)
     cpus = running_slot_cpus(spark_session, tmp_path, pin_slots=True)
     assert sorted(cpus) == [0, 1]
