@@ -8,15 +8,31 @@ API error) without touching Django, so a client backs off while the requests alr
 admitted still finish in time. WebSockets and ``/api/health`` (for supervisors and load
 balancers, which must see the worker answer) are never shed.
 
+A count alone does not bound latency: Django runs a worker's sync views one after another
+in one thread, so an admitted request still queues behind the others, and when other
+processes take the CPUs (a run's driver, Spark) the queue drains slower. So the middleware
+stamps each admitted request with the moment it was admitted, and
+:class:`StaleRequestMiddleware` -- the first thing Django's thread runs for it -- sheds
+reads that waited there too long, the way CoDel drops packets: a queue that stands above
+``settings.MAX_QUEUE_WAIT_MS`` for a whole ``settings.QUEUE_WAIT_INTERVAL_MS`` is an
+overload, and its stale GETs get 503 at once (an answer that would come late anyway costs
+nothing more, and the ones behind it are served sooner); one slow request or a short burst
+makes no standing queue and sheds nothing. Only GET and HEAD under ``/api/`` are shed this
+way: a write (start, stop, savepoint) or a page load waits its turn rather than being lost,
+and the frontend's client retries a shed GET after its Retry-After.
+
 Threading model: one instance per worker process, used only by that process's event loop,
 so the counter needs no lock.
 """
 from __future__ import annotations
 
 import json
+import time
 
 SHED_BODY = json.dumps({"detail": "the studio is overloaded; retry in a moment"}).encode()
 NEVER_SHED = frozenset({"/api/health", "/api/health/"})
+ADMITTED_AT = "studio.admitted_at"
+"""The scope key holding when the request was admitted (``time.monotonic()``)."""
 
 
 class LoadSheddingMiddleware:
@@ -38,6 +54,7 @@ class LoadSheddingMiddleware:
             self.shed += 1
             return await self._shed(send)
         self.in_flight += 1
+        scope[ADMITTED_AT] = time.monotonic()
         try:
             return await self.app(scope, receive, send)
         finally:
@@ -48,3 +65,46 @@ class LoadSheddingMiddleware:
             (b"content-type", b"application/json"), (b"retry-after", self.retry_after),
             (b"content-length", str(len(SHED_BODY)).encode())]})
         await send({"type": "http.response.body", "body": SHED_BODY})
+
+
+class StaleRequestMiddleware:
+    """Django middleware (first in the chain): 503 + Retry-After for an API read that waited in
+    the worker's queue past ``settings.MAX_QUEUE_WAIT_MS`` while the queue has stood above that
+    for ``settings.QUEUE_WAIT_INTERVAL_MS`` (a standing queue, not a burst).
+
+    Threading model: Django runs sync middleware in the worker's one sync thread, so the
+    standing-queue state needs no lock."""
+
+    SHEDDABLE_METHODS = frozenset({"GET", "HEAD"})
+
+    def __init__(self, get_response):
+        from django.conf import settings
+
+        self.get_response = get_response
+        self.max_wait_s = settings.MAX_QUEUE_WAIT_MS / 1000.0
+        self.interval_s = settings.QUEUE_WAIT_INTERVAL_MS / 1000.0
+        self.retry_after = "1"
+        self.clock = time.monotonic
+        self._above_since: float | None = None
+        """When the queue wait last went above ``max_wait_s`` and stayed there (None: it is below)."""
+
+    def __call__(self, request):
+        admitted_at = getattr(request, "scope", {}).get(ADMITTED_AT)
+        if admitted_at is not None and self._is_overloaded(self.clock(), admitted_at) \
+                and request.method in self.SHEDDABLE_METHODS and request.path.startswith("/api/") \
+                and request.path not in NEVER_SHED:
+            from django.http import HttpResponse
+
+            response = HttpResponse(SHED_BODY, status=503, content_type="application/json")
+            response["Retry-After"] = self.retry_after
+            return response
+        return self.get_response(request)
+
+    def _is_overloaded(self, now: float, admitted_at: float) -> bool:
+        """Whether this request waited too long in a queue that has stood too long (CoDel's test)."""
+        if now - admitted_at <= self.max_wait_s:
+            self._above_since = None
+            return False
+        if self._above_since is None:
+            self._above_since = now
+        return now - self._above_since >= self.interval_s

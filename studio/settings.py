@@ -7,7 +7,9 @@ Environment: ``DATABASE_URL`` (default SQLite under ``STUDIO_DATA_DIR``), ``REDI
 (the ``admin`` user's password; generated once into ``var/admin-password`` when unset),
 ``STUDIO_HEARTBEAT_TIMEOUT`` (seconds without a driver heartbeat before a run is FAILED
 "driver lost"; default 15), ``STUDIO_MAX_REQUESTS_IN_FLIGHT`` (per web worker, before 503;
-default 8), ``STUDIO_STORAGE_PROTOCOLS`` (filesystems restore paths and
+default 8), ``STUDIO_MAX_QUEUE_WAIT_MS`` and
+``STUDIO_QUEUE_WAIT_INTERVAL_MS`` (an API read that waited longer than the first for the
+worker, while the wait has stood above it for the second, gets 503 too; 100 and 200), ``STUDIO_STORAGE_PROTOCOLS`` (filesystems restore paths and
 savepoint targets may name; default local paths and object stores, never http),
 ``STUDIO_VALIDATION_BUDGET_S`` (2), ``STUDIO_PREVIEW_BUDGET_S`` (10) and
 ``STUDIO_BUDGET_MEMORY_MB`` (1024): the limits of the worker processes that validate, plan
@@ -45,6 +47,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "studio.load_shedding.StaleRequestMiddleware",
     "studio.api.body_limit.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -112,6 +115,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "")  # empty: local[N] sized to the run's slots
+# Driver processes each Celery worker keeps started, and the slots their Spark sessions offer (studio.driver_pool).
+WARM_DRIVERS = int(os.environ.get("STUDIO_WARM_DRIVERS", "1"))
+WARM_DRIVER_SLOTS = int(os.environ.get("STUDIO_WARM_DRIVER_SLOTS", str(max(4, os.cpu_count() or 1))))
 CHECKPOINT_ROOT = os.environ.get("STUDIO_CHECKPOINT_ROOT", str(DATA_DIR / "checkpoints"))
 RUN_LOG_DIR = DATA_DIR / "runs"
 # Each pipeline's relative paths resolve in its own directory here (studio.locations).
@@ -148,6 +154,10 @@ WEBHOOK_BACKOFF_S = float(os.environ.get("STUDIO_WEBHOOK_BACKOFF_S", "2"))
 LAUNCH_TIMEOUT_S = float(os.environ.get("STUDIO_LAUNCH_TIMEOUT", "600"))
 # Per web worker process: HTTP requests served at once before further ones get 503 + Retry-After.
 MAX_REQUESTS_IN_FLIGHT = int(os.environ.get("STUDIO_MAX_REQUESTS_IN_FLIGHT", "8"))
+# ... and an API read that waited longer than this for the worker's Django thread gets 503 too, once the
+# wait has stood above it for the interval (studio.load_shedding.StaleRequestMiddleware).
+MAX_QUEUE_WAIT_MS = float(os.environ.get("STUDIO_MAX_QUEUE_WAIT_MS", "100"))
+QUEUE_WAIT_INTERVAL_MS = float(os.environ.get("STUDIO_QUEUE_WAIT_INTERVAL_MS", "200"))
 ADMIN_PASSWORD_FILE = DATA_DIR / "admin-password"
 LOGIN_URL = "/login"
 CSRF_COOKIE_SAMESITE = "Lax"

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { emptyDefinition } from '../state/definition';
-import { api, ApiError, isAuthenticationError, rowsOf, setUnauthorizedHandler } from './client';
+import { api, ApiError, isAuthenticationError, MAX_READ_RETRIES, rowsOf, setUnauthorizedHandler } from './client';
 
 function respond(status: number, body: unknown) {
   const fetchMock = vi.fn(async () => new Response(body === undefined ? null : JSON.stringify(body), { status }));
@@ -56,6 +56,40 @@ describe('api client', () => {
   it('falls back to the status when the body is not JSON', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })));
     await expect(api.getRun(1)).rejects.toMatchObject({ status: 502, message: '502 Bad Gateway' });
+  });
+});
+
+describe('api client: an overloaded studio', () => {
+  it('sends a read shed with 503 again after its Retry-After, and returns the answer', async () => {
+    vi.useFakeTimers();
+    try {
+      const fetchMock = vi
+        .fn()
+        .mockResolvedValueOnce(new Response('{"detail": "overloaded"}', { status: 503, headers: { 'Retry-After': '1' } }))
+        .mockResolvedValueOnce(new Response(JSON.stringify({ id: 4 }), { status: 200 }));
+      vi.stubGlobal('fetch', fetchMock);
+      const pipeline = api.getPipeline(4);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(await pipeline).toEqual({ id: 4 });
+      expect(fetchMock).toHaveBeenCalledTimes(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('never repeats a write, and gives up on a read after a few tries', async () => {
+    vi.useFakeTimers();
+    try {
+      const fetchMock = respond(503, { detail: 'the studio is overloaded; retry in a moment' });
+      await expect(api.startRun(7, 'batch')).rejects.toMatchObject({ status: 503 });
+      expect(fetchMock).toHaveBeenCalledTimes(1);
+      const read = api.getPipeline(4).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(await read).toMatchObject({ status: 503, message: 'the studio is overloaded; retry in a moment' });
+      expect(fetchMock).toHaveBeenCalledTimes(1 + 1 + MAX_READ_RETRIES);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -88,6 +88,19 @@ async function errorFrom(response: Response): Promise<ApiError> {
   return new ApiError(response.status, `${response.status} ${response.statusText || 'request failed'}`);
 }
 
+/** How often a read shed with 503 is sent again before its error reaches the caller. */
+export const MAX_READ_RETRIES = 3;
+
+/** The wait a 503's Retry-After asks for (seconds), between 0.1 and 5 s; 1 s when it says none. */
+function retryAfterMs(response: Response): number {
+  const seconds = Number(response.headers.get('Retry-After') ?? '1');
+  return Math.min(5000, Math.max(100, (Number.isFinite(seconds) ? seconds : 1) * 1000));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 interface RequestOptions {
   /** Leave a 401/403 to the caller instead of sending the user to the login page. */
   anonymous?: boolean;
@@ -100,12 +113,19 @@ async function request<T>(method: Method, path: string, body?: unknown, options:
     const token = csrfToken();
     if (token) headers['X-CSRFToken'] = token;
   }
-  const response = await fetch(path, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const send = () =>
+    fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  let response = await send();
+  // An overloaded studio sheds reads with 503 + Retry-After; a read is safe to repeat after that wait.
+  for (let retry = 0; method === 'GET' && response.status === 503 && retry < MAX_READ_RETRIES; retry += 1) {
+    await delay(retryAfterMs(response));
+    response = await send();
+  }
   if (!response.ok) {
     const error = await errorFrom(response);
     if (!options.anonymous && isAuthenticationError(error)) onUnauthorized?.(error);
