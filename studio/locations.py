@@ -14,6 +14,7 @@ workspace.
 """
 from __future__ import annotations
 
+import glob
 import os
 import re
 from pathlib import Path
@@ -56,6 +57,62 @@ def expand_prefix(prefix: str, user) -> str:
     if not re.fullmatch(r"[A-Za-z0-9@+_-][A-Za-z0-9@.+_-]*", name):
         name = f"user-{user.pk}"
     return prefix.replace("{data_dir}", str(settings.DATA_DIR)).replace("{user}", name)
+
+
+# --- sources ------------------------------------------------------------------------------------
+
+
+def source_warnings(definition: dict, policy: Policy) -> list[dict]:
+    """A warning for each local file source whose path matches no file now.
+
+    Not an error: the files may arrive before the run starts (the run then fails naming the
+    node if they did not). But a typo in a path shows here, in the editor, instead of as a
+    FAILED run minutes later. Remote paths are not listed: a slow object store must not hold
+    up validation."""
+    from engine.api import operator_spec
+
+    from studio.location_policy import location_fields, resolve
+
+    warnings = []
+    nodes = definition.get("nodes") if isinstance(definition, dict) else None
+    for node in nodes if isinstance(nodes, list) else ():
+        spec = operator_spec(node.get("type")) if isinstance(node, dict) and isinstance(node.get("type"), str) else None
+        if not spec or not spec["source"]:
+            continue
+        params = node.get("params") if isinstance(node.get("params"), dict) else {}
+        for name, kind in location_fields(spec):
+            if kind != PATH or not isinstance(params.get(name), str) or not params[name]:
+                continue
+            try:
+                use = resolve(kind, params[name], policy, node_id=str(node.get("id")), field_=name)
+            except LocationRefused:
+                continue  # an error already
+            if use.local and not matches_a_file(use.value):
+                warnings.append({"node": use.node, "edge": None, "field": f"params.{name}",
+                                 "message": f"no file matches {params[name]} (yet): a run would fail unless "
+                                            "files arrive there before it starts"})
+    return warnings
+
+
+def matches_a_file(path: str) -> bool:
+    """Whether a local file source over ``path`` (a file, a directory or a glob) would read a file.
+
+    The file source's rule (``engine``'s ``list_files``): directories are read recursively, and
+    names starting with ``.`` or ``_`` (hidden, or a writer's temporary files) are not data. Stops
+    at the first file it finds."""
+    candidates = glob.iglob(path, recursive=True) if set("*?[") & set(path) else iter((path,))
+    for candidate in candidates:
+        if os.path.isfile(candidate) and _is_data(candidate):
+            return True
+        if os.path.isdir(candidate):
+            for _directory, _subdirectories, files in os.walk(candidate):
+                if any(_is_data(name) for name in files):
+                    return True
+    return False
+
+
+def _is_data(name: str) -> bool:
+    return not os.path.basename(name).startswith((".", "_"))
 
 
 # --- sinks --------------------------------------------------------------------------------------

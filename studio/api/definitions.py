@@ -16,7 +16,7 @@ from studio.api.serializers import (
     PreviewRequestSerializer, PreviewSerializer, ValidateSerializer, ValidationResultSerializer,
 )
 from studio.api.throttling import PreviewThrottle
-from studio.locations import policy_for, sink_conflicts, sink_uses
+from studio.locations import policy_for, sink_conflicts, sink_uses, source_warnings
 from studio.versions_diff import diff_definitions
 
 
@@ -68,14 +68,17 @@ class ValidateView(APIView):
                    description="Validation runs in a worker process within a budget (2 s by default); one that "
                                "overruns it answers valid: false with one problem located where it was stopped. "
                                "Location parameters (paths, URLs, Redis, PostgreSQL) must stay inside the "
-                               "locations granted to you.",
+                               "locations granted to you. `warnings` lists what is allowed but likely wrong: "
+                               "a local file source whose path matches no file yet.",
                    request=ValidateSerializer, responses=responses({200: ValidationResultSerializer}, 404))
     def post(self, request):
         body = ValidateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        errors = problems_of(data["definition"], request.user, workspace_pipeline(request.user, data.get("pipeline")))
-        return Response({"valid": not errors, "errors": errors})
+        pipeline = workspace_pipeline(request.user, data.get("pipeline"))
+        errors = problems_of(data["definition"], request.user, pipeline)
+        warnings = [] if errors else source_warnings(data["definition"], policy_for(request.user, pipeline))
+        return Response({"valid": not errors, "errors": errors, "warnings": warnings})
 
 
 class DraftDiffView(APIView):

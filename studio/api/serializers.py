@@ -240,6 +240,8 @@ class PlanRequestSerializer(serializers.Serializer):
 class ValidationResultSerializer(serializers.Serializer):
     valid = serializers.BooleanField()
     errors = ProblemSerializer(many=True)
+    warnings = ProblemSerializer(many=True, help_text="Allowed but likely wrong (a file source matching no file "
+                                                      "yet); listed only for a definition without errors.")
 
 
 class DraftDiffSerializer(serializers.Serializer):

@@ -96,6 +96,8 @@ export interface Problem {
 export interface ValidationResult {
   valid: boolean;
   errors: Problem[];
+  /** Allowed but likely wrong (a file source matching no file yet); only for a definition without errors. */
+  warnings?: Problem[];
 }
 
 export interface PipelineSummary {

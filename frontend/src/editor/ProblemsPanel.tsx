@@ -6,6 +6,7 @@ import { problemLocation, problemsOfLiveElements } from '../state/problems';
 
 const selectProblemsPanel = (state: EditorState) => ({
   problems: state.problems.all,
+  warnings: state.warnings,
   nodes: state.nodes,
   edges: state.edges,
   stale: state.validatedRevision !== state.revision,
@@ -16,11 +17,14 @@ const selectProblemsPanel = (state: EditorState) => ({
 
 /** The bottom panel: every validation problem; clicking one selects what it is about. */
 export function ProblemsPanel() {
-  const { problems: all, nodes, edges, stale, select, notice, dismissNotice } = useEditorStore(useShallow(selectProblemsPanel));
-  const problems = useMemo(
-    () => problemsOfLiveElements(all, new Set(nodes.map((node) => node.id)), new Set(edges.map((edge) => edge.id))),
-    [all, nodes, edges],
+  const { problems: all, warnings: allWarnings, nodes, edges, stale, select, notice, dismissNotice } = useEditorStore(
+    useShallow(selectProblemsPanel),
   );
+  const [problems, warnings] = useMemo(() => {
+    const nodeIds = new Set(nodes.map((node) => node.id));
+    const edgeIds = new Set(edges.map((edge) => edge.id));
+    return [problemsOfLiveElements(all, nodeIds, edgeIds), problemsOfLiveElements(allWarnings, nodeIds, edgeIds)];
+  }, [all, allWarnings, nodes, edges]);
 
   function reveal(problem: Problem) {
     if (problem.node) select({ node: problem.node });
@@ -40,8 +44,20 @@ export function ProblemsPanel() {
           </span>
         )}
       </div>
+      {warnings.length > 0 && (
+        <ul className="problem-list" aria-label="Warnings">
+          {warnings.map((warning, index) => (
+            <li key={index} data-testid="warning" className="problem is-warning">
+              <button type="button" className="problem-button" onClick={() => reveal(warning)}>
+                <span className="problem-location">{problemLocation(warning)}</span>
+                <span className="problem-message">{warning.message}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       {problems.length === 0 ? (
-        <p className="muted problems-empty">No problems.</p>
+        <p className="muted problems-empty">{warnings.length === 0 ? 'No problems.' : 'No problems; the run may fail for the warnings above.'}</p>
       ) : (
         <ul className="problem-list">
           {problems.map((problem, index) => (

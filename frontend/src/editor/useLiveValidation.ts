@@ -20,7 +20,7 @@ export function useLiveValidation(enabled: boolean): void {
       state.validationStarted(revision);
       try {
         const result = await api.validateDefinition(currentDefinition(state), state.pipelineId);
-        useEditorStore.getState().validationFinished(revision, result.errors ?? [], result.valid);
+        useEditorStore.getState().validationFinished(revision, result.errors ?? [], result.valid, result.warnings ?? []);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         useEditorStore.getState().validationUnavailable(revision, message);

@@ -44,6 +44,8 @@ export interface EditorState {
   savedLayoutRevision: number;
 
   problems: ProblemIndex;
+  /** What the server found allowed but likely wrong (a file source matching no file yet); never blocks Run. */
+  warnings: Problem[];
   validation: ValidationState;
   /** The revision the current `problems` were computed for. */
   validatedRevision: number;
@@ -86,7 +88,7 @@ export interface EditorState {
 
   validationStarted: (revision: number) => void;
   /** `valid` is the server's verdict; by default "no problems". */
-  validationFinished: (revision: number, problems: Problem[], valid?: boolean) => void;
+  validationFinished: (revision: number, problems: Problem[], valid?: boolean, warnings?: Problem[]) => void;
   validationUnavailable: (revision: number, message: string) => void;
 
   saveStarted: () => void;
@@ -155,6 +157,7 @@ function freshState() {
     savedRevision: 0,
     savedLayoutRevision: 0,
     problems: NO_PROBLEMS,
+    warnings: [] as Problem[],
     validation: 'idle' as ValidationState,
     validatedRevision: 0,
     validationMessage: null,
@@ -431,10 +434,11 @@ export const useEditorStore = create<EditorState>()((set, get) => ({
     if (revision === get().revision) set({ validation: 'checking' });
   },
 
-  validationFinished: (revision, problems, valid = problems.length === 0) => {
+  validationFinished: (revision, problems, valid = problems.length === 0, warnings = []) => {
     if (revision !== get().revision) return; // stale: a newer validation is on its way
     set({
       problems: indexProblems(problems),
+      warnings,
       validation: valid ? 'valid' : 'invalid',
       validatedRevision: revision,
       validationMessage: null,
