@@ -67,7 +67,7 @@ from concurrent.futures import Future
 from typing import Callable, Protocol
 
 from engine.checkpoint.metadata import build_metadata
-from engine.checkpoint.statistics import CheckpointStats, CheckpointStatsTracker
+from engine.checkpoint.statistics import LIVE_SUBTASK_ROWS, CheckpointStats, CheckpointStatsTracker
 from engine.checkpoint.storage import CheckpointStorage
 from engine.plan.connection_patterns import pointwise_consumers, pointwise_producers
 from engine.plan.execution_ids import TaskId, as_task_id, task_name
@@ -583,7 +583,9 @@ class CheckpointCoordinator:
 
     # -- events -----------------------------------------------------------------------------------
     def _event_locked(self, event: str, pending: PendingCheckpoint, **extra) -> None:
-        self._events.append({"type": "checkpoint", "event": event, **pending.stats.to_dict(), **extra})
+        rows = event != "acknowledged" or pending.stats.num_subtasks <= LIVE_SUBTASK_ROWS
+        self._events.append({"type": "checkpoint", "event": event, **pending.stats.to_dict(with_subtasks=rows),
+                             **extra})
 
     def _deliver_events(self) -> None:
         with self._event_delivery:
