@@ -353,7 +353,8 @@ class CheckpointCoordinator:
         timestamp = _now_ms()
         location = self.storage.location_for(checkpoint_id, kind, target)
         deadline = time.monotonic() + self.settings["timeout_ms"] / 1000.0
-        options = {"kind": kind, "target": target, "location": location, **(extra_options or {})}
+        options = {"kind": kind, "target": target, "location": location, **self._alignment_options(kind),
+                   **(extra_options or {})}
         pending = PendingCheckpoint(checkpoint_id, kind, timestamp, location, tasks, deadline, future,
                                     finished_before=set(self._finished), options=options)
         self._pending[checkpoint_id] = pending
@@ -367,6 +368,14 @@ class CheckpointCoordinator:
             self._send_trigger_locked(pending, targets)
         else:
             self._send_trigger_locked(pending, None)
+
+    def _alignment_options(self, kind: str) -> dict:
+        """Checkpoints go unaligned when configured (right away, or after ``aligned_timeout_ms``);
+        savepoints are always aligned (as in Flink: they must be restorable anywhere)."""
+        if kind != "checkpoint" or not self.settings.get("unaligned"):
+            return {}
+        timeout = int(self.settings.get("aligned_timeout_ms") or 0)
+        return {"aligned_timeout_ms": timeout} if timeout > 0 else {"unaligned": True}
 
     def _send_trigger_locked(self, pending: PendingCheckpoint, targets: list[TaskId] | None) -> None:
         """Trigger ``pending`` on ``targets`` (None: on every subtask, each deciding for itself)."""

@@ -14,7 +14,13 @@ views (what ``/jobs/:id/checkpoints/details/:cid`` shows in Flink)::
                         "latest_ack_timestamp", "end_to_end_duration"}},
      "subtasks": [{"task": "vertex#i", "vertex", "index", "status": "pending" | "completed" | "finished",
                    "ack_timestamp", "end_to_end_duration", "start_delay", "alignment_duration",
-                   "sync_duration", "async_duration", "state_size", "processed_data"}]}
+                   "sync_duration", "async_duration", "state_size", "processed_data",
+                   "persisted_data", "unaligned"}],
+     "unaligned": whether any subtask took it unaligned, "alignment_duration": the longest}
+
+``persisted_data`` is the bytes of in-flight data (channel state) an unaligned checkpoint
+persisted; ``unaligned`` per subtask says whether it took the checkpoint on its first
+barrier (unaligned, or an aligned one that timed out) or aligned.
 
 Times are epoch milliseconds, durations milliseconds, sizes bytes.
 :class:`CheckpointStatsTracker` keeps the counts, a bounded history and the summary
@@ -58,7 +64,7 @@ class CheckpointStats:
         self.completed_timestamp: int | None = None
         self._subtasks: dict[TaskId, dict] = {
             task: {"task": task_name(task), "vertex": task[0], "index": task[1], "status": "pending",
-                   "ack_timestamp": None, "end_to_end_duration": None,
+                   "ack_timestamp": None, "end_to_end_duration": None, "unaligned": None,
                    **{name: None for name in SUBTASK_METRICS}}
             for task in sorted(tasks)}
         # Totals kept as acknowledgements arrive, so an event costs O(vertices), not O(subtasks):
@@ -92,6 +98,7 @@ class CheckpointStats:
         ack_timestamp = int(metrics.get("ack_timestamp") or 0)
         subtask.update({name: _number(metrics.get(name)) for name in SUBTASK_METRICS})
         subtask["status"] = "completed"
+        subtask["unaligned"] = bool(metrics.get("unaligned"))
         subtask["ack_timestamp"] = ack_timestamp
         subtask["end_to_end_duration"] = max(0, ack_timestamp - self.trigger_timestamp)
         for name in _TOTALLED:
@@ -141,6 +148,8 @@ class CheckpointStats:
             "state_size": state_size, "checkpointed_size": state_size,
             "processed_data": int(self._total("processed_data")),
             "persisted_data": int(self._total("persisted_data")), "alignment_buffered": 0,
+            "unaligned": any(s["unaligned"] for s in self._subtasks.values()),
+            "alignment_duration": max((s["alignment_duration"] or 0 for s in self._subtasks.values()), default=0),
             "num_subtasks": self.num_subtasks, "num_acknowledged_subtasks": self.num_acknowledged_subtasks,
             "external_path": self.location if self.status == "completed" else None,
             "discarded": self.discarded, "failure_timestamp": self.failure_timestamp,
@@ -164,7 +173,8 @@ class CheckpointStatsTracker:
         self.counts = {"triggered": 0, "in_progress": 0, "completed": 0, "failed": 0, "restored": 0}
         self.history: deque[CheckpointStats] = deque(maxlen=history_size)
         self._completed_values: dict[str, list] = {"end_to_end_duration": [], "state_size": [],
-                                                   "checkpointed_size": [], "processed_data": []}
+                                                   "checkpointed_size": [], "processed_data": [],
+                                                   "persisted_data": [], "alignment_duration": []}
         self.latest_completed: dict | None = None
         self.latest_savepoint: dict | None = None
         self.latest_failed: dict | None = None

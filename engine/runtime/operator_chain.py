@@ -101,6 +101,13 @@ class OperatorChain:
         for writer in self.writers:
             writer.broadcast_event(event)
 
+    def broadcast_priority_event(self, event: RuntimeEvent) -> dict:
+        """An unaligned barrier ahead of every queued buffer; ``{channel id: overtaken items}``."""
+        state: dict = {}
+        for writer in self.writers:
+            state.update(writer.broadcast_priority_event(event))
+        return state
+
     @property
     def buffers_output(self) -> bool:
         """Whether a writer keeps output buffers that ``flush_outputs`` must send when idle."""

@@ -20,7 +20,12 @@ operator code, so there is no checkpoint lock, sources included.
 Checkpoints (seed 003, ``performCheckpoint``), once the barrier is aligned or the trigger
 mail for a source runs, are taken by the subtask's :class:`SubtaskCheckpointCoordinator`
 (``engine.runtime.subtask_checkpoint``): pre-barrier, barrier downstream, synchronous
-snapshot, asynchronous upload and acknowledgement (or decline).
+snapshot, asynchronous upload and acknowledgement (or decline). An unaligned checkpoint
+(see ``engine.runtime.io.barrier_handler``) is taken on the first barrier; the task then
+records the channels still without a barrier (``NetworkInput.record_channels``) and the
+checkpoint is written once the last barrier came. On restore the persisted channel state
+is replayed first: what this subtask's barriers overtook in its output queues is pushed
+into them, what it had read after its snapshot goes back to the head of its input channels.
 
 End of data, end of input, stop (seed 002, 语义增强与完善; FLIP-147)
     *End of data*: a source ran out, or every input channel delivered EndOfData. With
@@ -98,7 +103,7 @@ from engine.runtime.operators.window_partials import PARTIAL_KEY, WindowPartials
 from engine.runtime.state.key_groups import KeyGroupRange
 from engine.runtime.state.restore import TaskRestore
 from engine.runtime.tap import TapLimits, TapPoint, TapSender
-from engine.runtime.subtask_checkpoint import (DECLINE_CANCELED, DECLINE_FAILURE, DECLINE_NOT_RUNNING,  # noqa: F401
+from engine.runtime.subtask_checkpoint import (DECLINE_ALIGNMENT_LIMIT, DECLINE_CANCELED, DECLINE_FAILURE, DECLINE_NOT_RUNNING,  # noqa: F401
                                                DECLINE_SUBSUMED, SubtaskCheckpointCoordinator)
 from engine.runtime.task_lifecycle import (AwaitingFinalCheckpoint, DataEnded, DrainRequested, EndingData, Finished,
                                            HoldingForStop, Running, StopWithSavepointFailed,  # noqa: F401
@@ -166,6 +171,7 @@ class StreamTask:
         self.state: TaskLifecycleState = Running()
         """Where the subtask is in its life (``engine.runtime.task_lifecycle``); mailbox thread."""
         self._pending_trigger: tuple | None = None  # a coordinator trigger kept for the end of input
+        self._unaligned_input: tuple[int, dict] | None = None  # (checkpoint id, channel -> items) being recorded
         self.checkpoints = SubtaskCheckpointCoordinator(
             task_id=self.task_id, name=self.name, key_group_range=self.key_group_range, gateway=gateway,
             config=self.config, report_throwable=self.processor.report_throwable,
@@ -264,6 +270,10 @@ class StreamTask:
             restore = TaskRestore(self.restore_metadata, self.index, self.vertex.parallelism)
         self._restore = restore
         writers, port_writers = self._create_writers()
+        if restore is not None:
+            self._replay_channel_state(restore, [writer for node_writers in writers.values() for writer in node_writers]
+                                       + [writer for ports in port_writers.values() for port in ports.values()
+                                          for writer in port])
         operators = [create_operator(node, self._operator_context(node, position, restore))
                      for position, node in enumerate(self.vertex.operators)]
         self.chain = OperatorChain(operators, writers, {node["id"]: TapPoint(node["id"], self.task_id, self.tap_sender)
@@ -289,6 +299,26 @@ class StreamTask:
         else:
             raise ValueError(f"vertex '{self.vertex.id}' is neither a source nor has inputs")
 
+    def _replay_channel_state(self, restore: TaskRestore, writers: list[RecordWriter]) -> None:
+        """Put an unaligned checkpoint's in-flight data back, ahead of any new data."""
+        state = restore.channel_state(self.vertex.operators[0]["id"])
+        if state["output"]:
+            outputs = {channel.channel_id: channel for writer in writers for channel in writer.channels}
+            for channel_id, items in state["output"].items():
+                channel = outputs.get(channel_id)
+                if channel is None:
+                    raise ValueError(f"subtask {self.name} cannot replay the in-flight data of channel "
+                                     f"{channel_id}: the job has no such channel any more")
+                for item in items:
+                    channel.push(item)
+        if state["input"]:
+            indexes = {channel_id: index for index, channel_id in enumerate(self.gate.channel_infos)}
+            for channel_id, items in state["input"].items():
+                if channel_id not in indexes:
+                    raise ValueError(f"subtask {self.name} cannot replay the in-flight data of channel "
+                                     f"{channel_id}: the job has no such channel any more")
+                self.gate.channels[indexes[channel_id]].prepend(items)
+
     def _create_network_input(self, head):
         if self.batch_mode and head.context.key_function is not None:
             sorter = KeyGroupingSorter(head.context.key_function,
@@ -302,8 +332,9 @@ class StreamTask:
             batch_size = int(self.config.get("batch_size", DEFAULT_BATCH_SIZE))
             return SortingInput(self.gate, head.process_batch, head.process_watermark, keys_finished, sorter,
                                 batch_size, kill_hook=self.kill_hook, task=self.task_id)
-        mode = (self.config.get("checkpointing") or {}).get("mode", "exactly_once")
-        handler = create_barrier_handler(mode, self, self.gate.number_of_channels)
+        checkpointing = self.config.get("checkpointing") or {}
+        handler = create_barrier_handler(checkpointing.get("mode", "exactly_once"), self, self.gate.number_of_channels,
+                                         max_aligned_bytes=int(checkpointing.get("max_aligned_bytes") or 0))
         return NetworkInput(self.gate, handler, head.process_batch, head.process_watermark,
                             self._on_barrier_arrival, kill_hook=self.kill_hook, task=self.task_id,
                             process_watermark_status=head.process_watermark_status)
@@ -524,19 +555,65 @@ class StreamTask:
         self._perform_checkpoint(barrier.id, barrier.timestamp, barrier.options, alignment)
 
     def abort_checkpoint_on_barrier(self, checkpoint_id: int, reason: str) -> None:
-        code = DECLINE_CANCELED if "canceled" in reason else DECLINE_SUBSUMED
+        if reason.startswith(DECLINE_ALIGNMENT_LIMIT):
+            code, reason = DECLINE_ALIGNMENT_LIMIT, reason.split(":", 1)[1].strip()
+        else:
+            code = DECLINE_CANCELED if "canceled" in reason else DECLINE_SUBSUMED
+        if self._unaligned_input is not None and self._unaligned_input[0] == checkpoint_id:
+            self._unaligned_input = None
+            self.input.stop_recording()
+        self.checkpoints.discard_deferred(checkpoint_id)
         self.chain.broadcast_event(CancelCheckpointMarker(checkpoint_id))
         self.checkpoints.decline(checkpoint_id, f"{code}: {reason}")
         self._on_checkpoint_aborted(checkpoint_id)
 
-    def _perform_checkpoint(self, checkpoint_id: int, timestamp_ms: int, options: dict, alignment: dict) -> None:
-        """Take the checkpoint (``SubtaskCheckpointCoordinator``) if this subtask still runs."""
+    def trigger_unaligned_checkpoint(self, barrier: CheckpointBarrier, alignment: dict, received: set[int]) -> None:
+        pending = {channel for channel in range(self.gate.number_of_channels)
+                   if channel not in received and not self.input.channel_finished[channel]}
+        input_state: dict[int, list] = {}
+        if self._perform_checkpoint(barrier.id, barrier.timestamp, barrier.options, alignment, unaligned=True,
+                                    input_state=input_state, awaiting_barriers=True):
+            self._unaligned_input = (barrier.id, input_state)
+            self.input.record_channels(pending, input_state)
+
+    def unaligned_barrier_received(self, channel: int, barrier: CheckpointBarrier) -> None:
+        self.input.stop_recording(channel)
+        overtaken = self.gate.channels[channel].take_overtaken(barrier.id)
+        if self._unaligned_input is not None and self._unaligned_input[0] == barrier.id and overtaken:
+            self._unaligned_input[1].setdefault(channel, []).extend(overtaken)
+
+    def unaligned_checkpoint_aligned(self, checkpoint_id: int) -> None:
+        self.input.stop_recording()
+        self._unaligned_input = None
+        self.checkpoints.channel_state_complete(checkpoint_id)
+
+    def schedule_alignment_check(self, checkpoint_id: int, delay_ms: float) -> None:
+        handler = self.input.barrier_handler
+        self.timer_service.schedule(max(0.0, delay_ms) / 1000.0, lambda: handler.check_alignment(checkpoint_id),
+                                    f"check alignment of checkpoint {checkpoint_id}")
+
+    def held_back_bytes(self) -> int:
+        return sum(channel.queued_bytes() for channel in self.gate.channels if channel.is_blocked)
+
+    def _perform_checkpoint(self, checkpoint_id: int, timestamp_ms: int, options: dict, alignment: dict, *,
+                            unaligned: bool | None = None, input_state: dict | None = None,
+                            awaiting_barriers: bool = False) -> bool:
+        """Take the checkpoint (``SubtaskCheckpointCoordinator``) if this subtask still runs.
+
+        A subtask triggered by the coordinator (a source) takes an unaligned checkpoint when
+        the trigger says so: its barriers overtake its output queues."""
         running = self.processor.is_running or isinstance(self.state, AwaitingFinalCheckpoint)
         if self._canceled or not running:
             self.checkpoints.decline_not_running(self.chain, checkpoint_id)
-            return
-        self.checkpoints.perform(self.chain, checkpoint_id, timestamp_ms, options, alignment)
+            return False
+        if unaligned is None:
+            unaligned = bool(options.get("unaligned"))
+        self.checkpoints.perform(self.chain, checkpoint_id, timestamp_ms, options, alignment, unaligned=unaligned,
+                                 input_channels=input_state,
+                                 input_channel_ids=self.gate.channel_infos if self.gate is not None else (),
+                                 awaiting_barriers=awaiting_barriers)
         self.state = self.state.checkpoint_performed(checkpoint_id, options)
+        return True
 
     def _on_checkpoint_complete(self, checkpoint_id: int) -> None:
         maybe_kill(self.kill_hook, "before_commit", self.task_id, {"checkpoint_id": checkpoint_id})

@@ -12,6 +12,12 @@
    ``acknowledge_checkpoint`` with the metrics (start delay, alignment, sync, async, size),
    or ``decline_checkpoint`` with a reason code when it failed.
 
+Unaligned checkpoints (``unaligned=True``): step 2 puts the barrier at the head of every
+output queue and keeps what it overtook as output channel state; the input channel state
+is still being recorded by the task until the last barrier arrived
+(``awaiting_barriers``), so the asynchronous part waits for ``channel_state_complete`` (or
+is dropped by ``discard_deferred`` when the checkpoint is aborted first).
+
 It also remembers which checkpoints the subtask performed, which completed and which were
 aborted, so a trigger that comes twice (from the coordinator and a barrier) is taken once.
 
@@ -36,6 +42,7 @@ DECLINE_SUBSUMED = "subsumed"
 DECLINE_CANCELED = "canceled"
 DECLINE_NOT_RUNNING = "not_running"
 DECLINE_FAILURE = "failure"
+DECLINE_ALIGNMENT_LIMIT = "alignment_limit"
 """Reason codes a decline starts with (``"<code>: message"``); only ``failure`` counts
 towards the coordinator's tolerable checkpoint failures."""
 
@@ -67,6 +74,7 @@ class SubtaskCheckpointCoordinator:
         self.latest_completed = -1
         self._aborted: set[int] = set()
         self._asynchronous_parts: list = []
+        self._deferred: dict[int, tuple] = {}  # unaligned checkpoints waiting for their last barrier
         self._asynchronous_failure: BaseException | None = None
         self.canceled = False
         """Set by the task when it is cancelled (any thread): no acknowledgement goes out then."""
@@ -80,21 +88,49 @@ class SubtaskCheckpointCoordinator:
         return checkpoint_id in self._aborted
 
     # -- the work ----------------------------------------------------------------------------
-    def perform(self, chain, checkpoint_id: int, timestamp_ms: int, options: dict, alignment: dict) -> None:
-        """Pre-barrier, barrier downstream, synchronous snapshot, then the asynchronous part."""
+    def perform(self, chain, checkpoint_id: int, timestamp_ms: int, options: dict, alignment: dict, *,
+                unaligned: bool = False, input_channels: dict | None = None, input_channel_ids=(),
+                awaiting_barriers: bool = False) -> None:
+        """Pre-barrier, barrier downstream, synchronous snapshot, then the asynchronous part.
+
+        ``input_channels`` (unaligned): input channel index -> items, still being filled while
+        ``awaiting_barriers``; the asynchronous part then starts at ``channel_state_complete``.
+        """
         self.latest_performed = max(self.latest_performed, checkpoint_id)
         maybe_kill(self.kill_hook, "snapshot", self.task_id, {"checkpoint_id": checkpoint_id})
         sync_started = time.perf_counter()
         chain.prepare_snapshot_pre_barrier(checkpoint_id)
-        chain.broadcast_event(CheckpointBarrier(checkpoint_id, timestamp_ms, options))
         snapshot = TaskStateSnapshot(self.task_id, self.key_group_range)
+        if unaligned:
+            barrier = CheckpointBarrier(checkpoint_id, timestamp_ms, {**options, "unaligned": True})
+            snapshot.output_channels = chain.broadcast_priority_event(barrier)
+            snapshot.input_channels = input_channels if input_channels is not None else {}
+            snapshot.input_channel_ids = list(input_channel_ids)
+        else:
+            chain.broadcast_event(CheckpointBarrier(checkpoint_id, timestamp_ms, options))
         for operator in chain.operators:
             operator.snapshot_state(checkpoint_id)
             snapshot.add_operator(operator.node_id, operator.context.snapshot_backends())
         metrics = {"start_delay": alignment.get("start_delay", 0.0),
                    "alignment_duration": alignment.get("alignment_duration", 0.0),
-                   "sync_duration": (time.perf_counter() - sync_started) * 1000}
+                   "sync_duration": (time.perf_counter() - sync_started) * 1000, "unaligned": unaligned}
         job = (checkpoint_id, options, snapshot, metrics)
+        if awaiting_barriers:
+            self._deferred[checkpoint_id] = job
+        else:
+            self._submit(job)
+
+    def channel_state_complete(self, checkpoint_id: int) -> None:
+        """Every barrier of unaligned checkpoint ``checkpoint_id`` arrived: write it."""
+        job = self._deferred.pop(checkpoint_id, None)
+        if job is not None:
+            self._submit(job)
+
+    def discard_deferred(self, checkpoint_id: int) -> None:
+        """The unaligned checkpoint was aborted before its last barrier: nothing to write."""
+        self._deferred.pop(checkpoint_id, None)
+
+    def _submit(self, job: tuple) -> None:
         if self.snapshot_executor is None:
             self._complete_asynchronously(*job)
         else:
@@ -134,7 +170,7 @@ class SubtaskCheckpointCoordinator:
         started = time.perf_counter()
         try:
             maybe_kill(self.kill_hook, "async_upload", self.task_id, {"checkpoint_id": checkpoint_id})
-            handle, size = self._write_state(checkpoint_id, options, snapshot)
+            handle, size, persisted = self._write_state(checkpoint_id, options, snapshot)
             maybe_kill(self.kill_hook, "before_ack", self.task_id, {"checkpoint_id": checkpoint_id})
         except SimulatedFailure as error:
             self.decline(checkpoint_id, f"{DECLINE_NOT_RUNNING}: {error}")
@@ -148,19 +184,19 @@ class SubtaskCheckpointCoordinator:
         if self.canceled:
             return
         metrics = {**metrics, "async_duration": (time.perf_counter() - started) * 1000,
-                   "state_size": size, "processed_data": 0, "persisted_data": 0,
+                   "state_size": size, "processed_data": 0, "persisted_data": persisted,
                    "ack_timestamp": int(_now_ms())}
         self.gateway.acknowledge_checkpoint({"checkpoint_id": checkpoint_id, "task": list(self.task_id),
                                              "state": handle, "metrics": metrics})
 
     def _write_state(self, checkpoint_id: int, options: dict, snapshot: TaskStateSnapshot):
         if snapshot.is_empty():
-            return None, 0
-        data, described = snapshot.serialise()
+            return None, 0, 0
+        data, described, persisted = snapshot.serialise()
         location = options.get("location") or storage.join(
             self.config.get("checkpoint_storage", "checkpoints"), f"chk-{checkpoint_id}")
         name = f"{_safe_name(self.task_id[0])}-{self.task_id[1]}.state"
         size = storage.write_file(location, name, data)
         handle = {"path": name, "size": size, "key_group_range": self.key_group_range.as_list(),
-                  "operators": described}
-        return handle, size
+                  "operators": described, "persisted_data": persisted}
+        return handle, size, persisted

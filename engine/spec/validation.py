@@ -51,6 +51,7 @@ DEFINITION_SCHEMA: dict[str, Any] = {
                 "tolerable_failures": {"type": "integer", "minimum": 0, "maximum": 10_000},
                 "unaligned": {"type": "boolean"},
                 "aligned_timeout_ms": {"type": "integer", "minimum": 0, "maximum": DAY_MS},
+                "max_aligned_bytes": {"type": "integer", "minimum": 0, "maximum": 2**40},
                 "retained": {"type": "integer", "minimum": 1, "maximum": 10_000},
                 "enabled": {"type": "boolean"},
             },
@@ -192,14 +193,15 @@ def _problems(definition: Any) -> Iterator[Problem]:
 
 
 def _checkpointing_problems(checkpointing: dict[str, Any]) -> Iterator[Problem]:
-    """Settings the format reserves for unaligned checkpoints, which the engine does not take
-    yet: refused, so that nobody believes a checkpoint skipped its alignment when it did not."""
-    if checkpointing.get("unaligned"):
-        yield Problem("unaligned checkpoints are not supported yet (checkpoints are always aligned): "
-                      "set it to false or leave it out", field="checkpointing.unaligned")
-    if checkpointing.get("aligned_timeout_ms"):
-        yield Problem("an aligned-checkpoint timeout switches to unaligned checkpoints, which are not "
-                      "supported yet: set it to 0 or leave it out", field="checkpointing.aligned_timeout_ms")
+    """Unaligned checkpoints need exactly-once barriers, and an aligned timeout is the time
+    after which an aligned checkpoint switches to unaligned (Flink's meaning): without
+    ``unaligned`` it would never switch, so it is refused rather than silently ignored."""
+    if checkpointing.get("unaligned") and checkpointing.get("mode") == "at_least_once":
+        yield Problem("unaligned checkpoints need mode exactly_once (at-least-once barriers never align)",
+                      field="checkpointing.unaligned")
+    if checkpointing.get("aligned_timeout_ms") and not checkpointing.get("unaligned"):
+        yield Problem("aligned_timeout_ms is the time after which an aligned checkpoint switches to unaligned: "
+                      "it needs unaligned: true", field="checkpointing.aligned_timeout_ms")
 
 
 def _schema_problems(definition: Any) -> Iterator[Problem]:

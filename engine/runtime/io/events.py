@@ -46,6 +46,13 @@ def is_buffer(item) -> bool:
     return kind is list or kind is TimestampedBatch
 
 
+def in_flight_state(items) -> list:
+    """The items of a queue that an unaligned checkpoint persists as channel state: buffers
+    and watermarks (with idleness), in order. Barriers and cancel markers belong to their
+    checkpoint; end of data / partition come again from the restored producer."""
+    return [item for item in items if type(item) in _CHANNEL_STATE_TYPES]
+
+
 class RuntimeEvent:
     """Base class of in-band events."""
 
@@ -116,6 +123,8 @@ class EndOfData(RuntimeEvent):
 class EndOfPartition(RuntimeEvent):
     """The producer finished: nothing follows on this channel at all."""
 
+
+_CHANNEL_STATE_TYPES = (list, TimestampedBatch, Watermark, WatermarkStatus)
 
 END_OF_DATA = EndOfData()
 END_OF_DATA_NO_DRAIN = EndOfData(drain=False)

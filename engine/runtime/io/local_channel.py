@@ -8,17 +8,25 @@ took one (backpressure). ``push`` itself never refuses an item, so a producer ma
 the batch in hand and may always send events (a barrier must never wait behind a full
 queue it would unblock); memory is thus bounded by capacity plus one step's output.
 
+Unaligned checkpoints: ``push_priority`` puts a barrier at the head of the queue, overtaking
+the buffers in it, and returns them (the producer persists them as output channel state;
+the consumer still processes them, after its snapshot). ``prepend`` puts restored channel
+state back at the head on recovery, before anything a restored producer sends.
+
 Threading model
-    ``push``, ``is_writable`` and ``when_writable`` are called by the producer's task thread;
+    ``push``, ``push_priority``, ``is_writable`` and ``when_writable`` are called by the producer's task thread;
     ``attach``, ``pop``, ``block``, ``unblock`` by the consumer's (through its input gate).
     The fields marked below are guarded by ``self._lock``; the gate is told about new data
     after that lock is released, so the two locks are never held together.
 """
 from __future__ import annotations
 
+import pickle
 import threading
 from collections import deque
 from typing import Callable
+
+from engine.runtime.io.events import TimestampedBatch, in_flight_state
 
 DEFAULT_CAPACITY = 8
 """Buffers a channel holds before its producer is backpressured (Flink: 2 exclusive + floating)."""
@@ -42,6 +50,7 @@ class InputChannelBase:
         self._index = -1
         self.max_queued = 0
         """High-water mark of the queue length (for bounded-memory tests)."""
+        self._overtaken: dict[int, list] = {}  # guarded by: self._lock; checkpoint id -> items a barrier overtook here
 
     def attach(self, gate, index: int) -> None:
         """Connect to the consumer's gate as its channel ``index``; announce queued data."""
@@ -67,6 +76,46 @@ class InputChannelBase:
             announce = self._should_announce_locked()
         if announce:
             self._gate._channel_available(self._index)
+
+    def _enqueue_priority(self, event, keep: bool = False) -> list:
+        """Put ``event`` (a barrier) at the head of the queue; return the items it overtook
+        (oldest first). ``keep``: also keep them for the consumer's ``take_overtaken`` --
+        under the same lock, so the consumer cannot take the barrier before them."""
+        with self._lock:
+            overtaken = list(self._queue)
+            if keep:
+                for older in [key for key in self._overtaken if key < event.id]:
+                    del self._overtaken[older]  # a barrier the consumer ignored (outdated, aligned)
+                self._overtaken[event.id] = in_flight_state(overtaken)
+            self._queue.appendleft(event)
+            announce = self._should_announce_locked()
+        if announce:
+            self._gate._channel_available(self._index)
+        return overtaken
+
+    def prepend(self, items: list) -> None:
+        """Restore channel state: ``items`` go before everything queued. Consumer thread, before reading."""
+        if not items:
+            return
+        with self._lock:
+            self._queue.extendleft(reversed(items))
+            announce = self._should_announce_locked()
+        if announce:
+            self._gate._channel_available(self._index)
+
+    def take_overtaken(self, checkpoint_id: int) -> list:
+        """What barrier ``checkpoint_id`` overtook in this (receiving) queue, for the consumer's
+        channel state; empty where the producer persisted it (local channels)."""
+        with self._lock:
+            return self._overtaken.pop(checkpoint_id, [])
+
+    def queued_bytes(self) -> int:
+        """The pickled size of the buffers queued here (what a blocked channel holds back).
+        Costly: only for a capped alignment's periodic check."""
+        with self._lock:
+            items = list(self._queue)
+        kinds = (list, TimestampedBatch)
+        return sum(len(pickle.dumps(item, protocol=5)) for item in items if type(item) in kinds)
 
     # -- consumer side (gate, mailbox thread of the consumer) ------------------------------
     def pop(self):
@@ -129,6 +178,10 @@ class LocalChannel(InputChannelBase):
     def push(self, item) -> None:
         """Append a buffer or an event. Producer thread; never blocks, never refuses."""
         self._enqueue(item)
+
+    def push_priority(self, event) -> list:
+        """An unaligned barrier: overtake every queued item; return them (output channel state)."""
+        return self._enqueue_priority(event)
 
     def is_writable(self) -> bool:
         """Whether the queue has room; read without the lock (advisory, rechecked on wait)."""

@@ -38,7 +38,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Sequence
 
-from engine.runtime.io.events import TimestampedBatch
+from engine.runtime.io.events import TimestampedBatch, in_flight_state
 from engine.runtime.io.partitioner import Partitioner
 
 DEFAULT_BUFFER_RECORDS = 1024
@@ -161,6 +161,17 @@ class RecordWriter:
         self.flush()
         for channel in self.channels:
             channel.push(event)
+
+    def broadcast_priority_event(self, event) -> dict:
+        """An unaligned barrier: into every channel ahead of what is queued there. Returns
+        ``{channel id: overtaken items}`` -- this writer's output channel state."""
+        self.flush()
+        state = {}
+        for channel in self.channels:
+            overtaken = in_flight_state(channel.push_priority(event))
+            if overtaken:
+                state[channel.channel_id] = overtaken
+        return state
 
     def is_available(self) -> bool:
         single = self._single

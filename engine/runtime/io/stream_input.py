@@ -16,6 +16,11 @@ resumes), ``END_OF_DATA`` (no record follows, but barriers may: call again) or
     (``drained`` then says whether every one ended with drain); the input ends when every
     channel delivered EndOfPartition.
 
+    During an unaligned checkpoint (``record_channels``) the items read from the channels
+    whose barrier has not arrived yet are also appended to the checkpoint's input channel
+    state. ``process_input`` is then swapped for a recording variant, so the common path
+    pays nothing for it.
+
 :class:`SortingInput` (batch mode, keyed operators)
     reads the whole input into a :class:`~engine.runtime.io.external_sort.KeyGroupingSorter`
     first, then feeds the operator key group by key group; see its docstring.
@@ -76,7 +81,45 @@ class NetworkInput:
         """Whether every channel whose data ended ended it with drain (see ``EndOfData``)."""
         self._data_ended = [False] * gate.number_of_channels
         self._not_drained = [False] * gate.number_of_channels
+        self.channel_finished = [False] * gate.number_of_channels
+        """Per channel: EndOfPartition arrived."""
         self._end_of_data_reported = False
+        self._recording: dict[int, list] = {}  # channel -> its input channel state being recorded
+
+    # -- unaligned checkpoints ------------------------------------------------------------------
+    def record_channels(self, channels, state: dict[int, list]) -> None:
+        """Append what ``channels`` deliver (buffers, watermarks) to ``state[channel]`` from now on."""
+        for channel in channels:
+            self._recording[channel] = state.setdefault(channel, [])
+        if self._recording:
+            self.process_input = self._process_input_recording  # type: ignore[method-assign]
+
+    def stop_recording(self, channel: int | None = None) -> None:
+        """Stop recording ``channel`` (None: every channel)."""
+        if channel is None:
+            self._recording.clear()
+        else:
+            self._recording.pop(channel, None)
+        if not self._recording:
+            self.__dict__.pop("process_input", None)
+
+    def _process_input_recording(self) -> InputStatus:
+        polled = self.gate.poll_next()
+        if polled is None:
+            return END_OF_INPUT_STATUS if self.is_finished else NOTHING_AVAILABLE
+        channel, item = polled
+        kind = type(item)
+        record = self._recording.get(channel)
+        if record is not None and (kind is list or kind is TimestampedBatch or kind is Watermark
+                                   or kind is WatermarkStatus):
+            record.append(item)
+        if kind is list or kind is TimestampedBatch:
+            if self._kill_hook is not None:
+                maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
+            self.records_in += len(item)
+            self._process_batch(item)
+            return MORE_AVAILABLE
+        return self._process_event(channel, item)
 
     @property
     def is_finished(self) -> bool:
@@ -125,6 +168,8 @@ class NetworkInput:
             if not self._data_ended[channel]:  # a producer that never sent EndOfData
                 self._channel_data_ended(channel, True)
             self.finished_channels += 1
+            self.channel_finished[channel] = True
+            self._recording.pop(channel, None)
             self.barrier_handler.end_of_partition(channel)
             if not self._not_drained[channel]:
                 self._close_in_valve(channel)

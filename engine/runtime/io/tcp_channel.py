@@ -30,7 +30,11 @@ Wire format
     anything. OPEN (msgpack channel id) names a channel number; DATA carries one buffer or
     event pickled with protocol 5 (records are arbitrary Python values); CREDIT (msgpack
     int) flows back from receiver to sender, and so does BUFFER_SIZE (msgpack int: buffer
-    debloating's announced records per buffer, see ``buffer_debloater``).
+    debloating's announced records per buffer, see ``buffer_debloater``). PRIORITY carries an
+    unaligned checkpoint barrier (pickled like DATA): it left the sender ahead of the
+    buffers still waiting for credit (the sender persists those as output channel state)
+    and goes to the head of the receiver's queue (the receiver persists the buffers it
+    overtook there as input channel state).
 
 Threading model
     Each connection has one reader thread. A remote output channel's queue and credit are
@@ -61,7 +65,7 @@ from engine.runtime.io.port_range import ANY_PORT, bind_listener
 logger = logging.getLogger(__name__)
 
 _HEADER = struct.Struct(">IBI")
-HELLO, OPEN, DATA, CREDIT, BUFFER_SIZE = 1, 2, 3, 4, 5
+HELLO, OPEN, DATA, CREDIT, BUFFER_SIZE, PRIORITY = 1, 2, 3, 4, 5, 6
 MAX_FRAME_BYTES = 512 * 1024 * 1024
 PEERS_TIMEOUT_S = 60
 ACCEPT_STOP_TIMEOUT_S = 5
@@ -168,6 +172,19 @@ class RemoteOutputChannel:
             self._connection.send(DATA, self.number, pickle.dumps(head, protocol=5))
         self._sent.notify_all()
 
+    def push_priority(self, event) -> list:
+        """An unaligned barrier: send it now, ahead of what waits for credit; return those
+        items (output channel state; they are still sent later, after the barrier)."""
+        if self.failure is not None:
+            raise ConnectionError(f"channel {self.channel_id}: {self.failure}")
+        with self._lock:
+            overtaken = list(self._queue)
+            if self._bound:
+                self._connection.send(PRIORITY, self.number, pickle.dumps(event, protocol=5))
+            else:  # nothing has left yet: at the head it is the first thing the receiver gets
+                self._queue.appendleft(event)
+        return overtaken
+
     def wait_until_sent(self, timeout: float) -> bool:
         """Wait up to ``timeout`` s until everything pushed went out; True when it did (or failed).
 
@@ -250,6 +267,11 @@ class RemoteInputChannel(InputChannelBase):
         if type(item) is EndOfPartition:
             self.finished = True
         self._enqueue(item)
+
+    def receive_priority(self, barrier) -> None:
+        """An unaligned barrier arrived: it overtakes the queued items, which the consumer
+        keeps as input channel state (``take_overtaken``). Reader thread."""
+        self._enqueue_priority(barrier, keep=True)
 
     def _on_consumed(self, item) -> None:
         grant = self._grant
@@ -425,6 +447,12 @@ class TcpNetwork:
             if channel is None:  # the sender waits for our credit, so this is a protocol error
                 raise ConnectionError(f"data for channel {number}, which this slot never bound")
             channel.receive(pickle.loads(body))
+        elif kind == PRIORITY:
+            with self._lock:
+                channel = self._incoming.get((id(connection), number))
+            if channel is None:
+                raise ConnectionError(f"barrier for channel {number}, which this slot never bound")
+            channel.receive_priority(pickle.loads(body))
         elif kind == CREDIT:
             with self._lock:
                 channel = self._output_channels.get((id(connection), number))

@@ -10,6 +10,9 @@ subtask may run at another parallelism than the one that wrote the checkpoint:
 - operator list state: at the same parallelism subtask i gets back exactly what old
   subtask i had; otherwise all old elements are pooled in subtask order and dealt out
   round robin;
+- channel state (unaligned checkpoints): the in-flight buffers subtask i persisted go back
+  to new subtask i, to be replayed before new data; restoring it at another parallelism is
+  refused by name (the channels it belongs to no longer exist);
 - finished vertices: if every old subtask of the operator's vertex had finished (a bounded
   source that was done), the new subtask starts finished instead of starting over.
 
@@ -21,7 +24,8 @@ from __future__ import annotations
 
 from engine.checkpoint import storage
 from engine.runtime.state.key_groups import KeyGroupRange
-from engine.runtime.state.snapshot import deserialise_task_state
+from engine.runtime.io.network import ChannelId
+from engine.runtime.state.snapshot import deserialise_channel_state, deserialise_task_state
 
 
 class TaskRestore:
@@ -70,6 +74,25 @@ class TaskRestore:
         if contents is None:
             contents = self._files[path] = deserialise_task_state(storage.read_file(self.location, path))
         return contents
+
+    def channel_state(self, node_id: str) -> dict:
+        """``{"input": {ChannelId: items}, "output": {ChannelId: items}}`` of this subtask's
+        old self, where ``node_id`` is the head operator of its vertex (empty if none)."""
+        handles = self._old_handles(node_id)
+        with_state = [handle for handle in handles if handle and handle.get("persisted_data")]
+        if not with_state:
+            return {"input": {}, "output": {}}
+        if len(handles) != self.parallelism:
+            raise ValueError(
+                f"operator '{node_id}' cannot restore the in-flight data of unaligned checkpoint "
+                f"{self.checkpoint_id} at parallelism {self.parallelism} (it was taken at {len(handles)}): "
+                f"restore it at the old parallelism, or rescale from an aligned checkpoint or a savepoint")
+        handle = handles[self.index]
+        if not handle or not handle.get("persisted_data"):
+            return {"input": {}, "output": {}}
+        state = deserialise_channel_state(storage.read_file(self.location, handle["path"]))
+        return {side: {ChannelId.from_list(cid): items for cid, items in state.get(side, [])}
+                for side in ("input", "output")}
 
     # -- what an operator gets --------------------------------------------------------------
     def keyed_state(self, node_id: str, key_group_range: KeyGroupRange,

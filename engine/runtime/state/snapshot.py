@@ -10,7 +10,11 @@ A checkpoint of a subtask has two parts (seed 003, ``performCheckpoint``):
 
 The file holds ``{"format": 1, "task": [vertex, index], "operators": {node id:
 {"keyed": {key group: {state name: {key: value}}} | None, "operator": {name: [elements]} |
-None}}}``. The *state handle* sent with the acknowledgement names it and says what is
+None}}, "channels": pickled channel state | None}`` where the channel state of an unaligned
+checkpoint is ``{"input": [[channel id, [items]]], "output": [[channel id, [items]]]}``
+(input: what the subtask read or had queued after its snapshot and before a barrier;
+output: what its barriers overtook in its output queues; channel ids as
+``ChannelId.as_list()``). The *state handle* sent with the acknowledgement names it and says what is
 inside, so a restore at another parallelism knows which files to read without opening
 the others: ``{"path": file name relative to the checkpoint directory, "size": bytes,
 "key_group_range": [start, end], "operators": {node id: {"key_groups": [first, last] |
@@ -47,16 +51,34 @@ class TaskStateSnapshot:
         self.task = task
         self.key_group_range = key_group_range
         self.operators: dict[str, OperatorSnapshot] = {}
+        self.input_channels: dict = {}
+        """Unaligned checkpoints: input channel index -> items (filled until every barrier arrived)."""
+        self.input_channel_ids: list = []
+        """The channel id of each input channel index."""
+        self.output_channels: dict = {}
+        """Unaligned checkpoints: channel id -> items the barriers overtook in the output queues."""
 
     def add_operator(self, node_id: str, snapshot: OperatorSnapshot) -> None:
         if not snapshot.is_empty():
             self.operators[node_id] = snapshot
 
     def is_empty(self) -> bool:
-        return not self.operators
+        return not self.operators and not self.has_channel_state()
 
-    def serialise(self) -> tuple[bytes, dict]:
-        """Return the file contents and the handle's ``operators`` description (async part)."""
+    def has_channel_state(self) -> bool:
+        return any(self.input_channels.values()) or any(self.output_channels.values())
+
+    def serialise_channels(self) -> bytes | None:
+        if not self.has_channel_state():
+            return None
+        ids = self.input_channel_ids
+        state = {"input": [[list_id(ids[index]), items] for index, items in self.input_channels.items() if items],
+                 "output": [[list_id(cid), items] for cid, items in self.output_channels.items() if items]}
+        return pickle.dumps(state, protocol=5)
+
+    def serialise(self) -> tuple[bytes, dict, int]:
+        """Return the file contents, the handle's ``operators`` description and the bytes of
+        channel state (async part)."""
         operators = {}
         described = {}
         for node_id, snapshot in self.operators.items():
@@ -66,8 +88,16 @@ class TaskStateSnapshot:
                 "key_groups": [min(groups), max(groups)] if groups else None,
                 "operator_state": {name: len(elements) for name, elements in (snapshot.operator or {}).items()},
             }
-        payload = {"format": STATE_FILE_FORMAT, "task": list(self.task), "operators": operators}
-        return pickle.dumps(payload, protocol=5), described
+        channels = self.serialise_channels()
+        payload = {"format": STATE_FILE_FORMAT, "task": list(self.task), "operators": operators,
+                   "channels": channels}
+        return pickle.dumps(payload, protocol=5), described, len(channels or b"")
+
+
+def list_id(channel_id) -> list:
+    """A channel id as stored: ``[edge, [vertex, index], [vertex, index]]``."""
+    as_list = getattr(channel_id, "as_list", None)
+    return as_list() if as_list is not None else list(channel_id)
 
 
 def deserialise_task_state(data: bytes) -> dict:
@@ -76,3 +106,10 @@ def deserialise_task_state(data: bytes) -> dict:
     if payload.get("format") != STATE_FILE_FORMAT:
         raise ValueError(f"unsupported state file format {payload.get('format')!r}")
     return payload["operators"]
+
+
+def deserialise_channel_state(data: bytes) -> dict:
+    """Return ``{"input": [[channel id, items]], "output": [...]}`` of a state file (empty lists if none)."""
+    payload = pickle.loads(data)
+    channels = payload.get("channels")
+    return pickle.loads(channels) if channels else {"input": [], "output": []}

@@ -72,7 +72,7 @@ def write_checkpoint(tmp_path, parallelism, entries_per_subtask, elements_per_su
         operator.list_state("splits").update(elements_per_subtask[index])
         snapshot = TaskStateSnapshot(("op", index), key_group_range)
         snapshot.add_operator("op", OperatorSnapshot(keyed.snapshot(), operator.snapshot()))
-        data, described = snapshot.serialise()
+        data, described, _ = snapshot.serialise()
         size = storage.write_file(location, f"op-{index}.state", data)
         tasks[f"op#{index}"] = {"path": f"op-{index}.state", "size": size,
                                 "key_group_range": key_group_range.as_list(), "operators": described}
@@ -130,7 +130,7 @@ def test_state_file_round_trip_keeps_tuples():
     keyed.value_state("v").update(("a", 1), (2, 3))
     snapshot = TaskStateSnapshot(("op", 0), keyed.key_group_range)
     snapshot.add_operator("op", OperatorSnapshot(keyed.snapshot(), None))
-    data, _ = snapshot.serialise()
+    data, _, _ = snapshot.serialise()
     groups = deserialise_task_state(data)["op"]["keyed"]
     assert [states["v"] for states in groups.values()] == [{("a", 1): (2, 3)}]
 

@@ -127,15 +127,18 @@ def test_normalise_fills_defaults_and_raises_on_errors():
     assert raised.value.errors == [{"node": None, "edge": None, "field": None, "message": "the pipeline has no source"}]
 
 
-def test_unaligned_checkpoint_settings_are_refused_not_ignored():
+def test_unaligned_checkpoints_are_accepted_with_exactly_once_and_contradictions_named():
     definition = simple_pipeline()
-    definition["checkpointing"] = {"unaligned": True, "aligned_timeout_ms": 500}
-    errors = validate_definition(definition)
-    assert located(errors) == {(None, None, "checkpointing.unaligned"),
-                               (None, None, "checkpointing.aligned_timeout_ms")}
-    assert all("not supported yet" in error["message"] for error in errors)
-    definition["checkpointing"] = {"unaligned": False, "aligned_timeout_ms": 0}
+    definition["checkpointing"] = {"unaligned": True, "aligned_timeout_ms": 500, "max_aligned_bytes": 1 << 20}
     assert validate_definition(definition) == []
+    definition["checkpointing"] = {"unaligned": True, "mode": "at_least_once"}
+    assert located(validate_definition(definition)) == {(None, None, "checkpointing.unaligned")}
+    definition["checkpointing"] = {"unaligned": False, "aligned_timeout_ms": 500}
+    errors = validate_definition(definition)
+    assert located(errors) == {(None, None, "checkpointing.aligned_timeout_ms")}
+    assert "needs unaligned: true" in errors[0]["message"]
+    definition["checkpointing"] = {"max_aligned_bytes": -1}
+    assert located(validate_definition(definition)) == {(None, None, "checkpointing.max_aligned_bytes")}
 
 
 def _numeric_schemas(schema, path=""):
