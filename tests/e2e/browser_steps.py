@@ -31,9 +31,11 @@ def admin_password(tmp_path_factory) -> str:
     return found[-1].read_text().strip()
 
 
-def connect(page, source_node, target_node) -> None:
-    """Drag from the source node's output handle to the target node's input handle."""
-    start = source_node.locator(".react-flow__handle.source").bounding_box()
+def connect(page, source_node, target_node, port: str | None = None) -> None:
+    """Drag from the source node's output handle (or its named output ``port``) to the target node's input handle."""
+    handle = f".react-flow__handle.source.port-handle[data-handleid='{port}']" if port \
+        else ".react-flow__handle.source:not(.port-handle)"
+    start = source_node.locator(handle).bounding_box()
     end = target_node.locator(".react-flow__handle.target").bounding_box()
     page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
     page.mouse.down()

@@ -39,6 +39,13 @@ export interface Operator {
   keyed: boolean;
   stateful: boolean;
   params_schema: ParamsSchema;
+  /** Named output ports besides the main output (event-time windows: "late"). */
+  output_ports?: OutputPort[];
+}
+
+export interface OutputPort {
+  name: string;
+  description: string;
 }
 
 export type Partitioning = 'forward' | 'rebalance' | 'rescale' | 'hash' | 'broadcast';
@@ -56,6 +63,8 @@ export interface DefinitionNode {
 export interface DefinitionEdge {
   id: string;
   from: string;
+  /** The named output port of `from` the edge leaves; absent for the main output. */
+  from_port?: string | null;
   to: string;
   partitioning: Partitioning;
   key?: string;

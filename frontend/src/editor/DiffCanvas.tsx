@@ -56,6 +56,7 @@ function flowOf(view: DiffView) {
     id: edge.id,
     type: 'diff',
     source: edge.from,
+    sourceHandle: edge.from_port ?? undefined,
     target: edge.to,
     markerEnd: MARKER,
     data: { partitioning: edge.partitioning, key: edge.key, exchange: edge.exchange, status, changes: changes.map(describeChange) },

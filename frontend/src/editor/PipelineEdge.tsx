@@ -13,7 +13,7 @@ const selectSelect = (state: EditorState) => state.select;
  * problems, and a label that shows the partitioning and selects the edge when clicked.
  */
 function PipelineEdge(props: EdgeProps<PipelineEdgeType>) {
-  const { id, data, selected, markerEnd } = props;
+  const { id, data, selected, markerEnd, sourceHandleId } = props;
   const [path, labelX, labelY] = getBezierPath(props);
   const problems = useEditorStore(selectEdgeProblems)[id];
   const select = useEditorStore(selectSelect);
@@ -38,7 +38,7 @@ function PipelineEdge(props: EdgeProps<PipelineEdgeType>) {
           }}
           title={problems?.map((problem) => problem.message).join('\n')}
         >
-          {data ? edgeLabel(data) : id}
+          {data ? edgeLabel(data, sourceHandleId) : id}
           {problems && <span className="problem-count">{problems.length}</span>}
         </button>
       </EdgeLabelRenderer>

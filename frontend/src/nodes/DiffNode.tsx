@@ -3,6 +3,7 @@ import { memo } from 'react';
 import { useCatalogStore, type CatalogState } from '../state/catalogStore';
 import type { DiffNode as DiffNodeType } from '../state/graph';
 import { classNames } from '../ui/classNames';
+import PortHandles from './PortHandles';
 
 const selectOperators = (state: CatalogState) => state.byType;
 
@@ -33,6 +34,7 @@ function DiffNode({ id, data }: NodeProps<DiffNodeType>) {
         </ul>
       )}
       {operator?.outputs !== 0 && <Handle type="source" position={Position.Right} isConnectable={false} />}
+      <PortHandles ports={operator?.output_ports} connectable={false} />
     </div>
   );
 }

@@ -7,6 +7,7 @@ import type { OperatorNode as OperatorNodeType } from '../state/graph';
 import { paramSummary } from '../state/paramFields';
 import { REGION_COLOURS, regionLabel } from '../state/planOverlay';
 import { classNames } from '../ui/classNames';
+import PortHandles from './PortHandles';
 
 const selectOperators = (state: CatalogState) => state.byType;
 const selectNodeProblems = (state: EditorState) => state.problems.byNode;
@@ -54,6 +55,7 @@ function OperatorNode({ id, data, selected }: NodeProps<OperatorNodeType>) {
         </div>
       )}
       {operator?.outputs !== 0 && <Handle type="source" position={Position.Right} />}
+      <PortHandles ports={operator?.output_ports} />
     </div>
   );
 }

@@ -2,6 +2,7 @@ import { Handle, Position, type NodeProps } from '@xyflow/react';
 import { memo, type CSSProperties } from 'react';
 import { useCatalogStore, type CatalogState } from '../state/catalogStore';
 import type { VertexNode } from '../state/graph';
+import PortHandles from './PortHandles';
 import { failureIsCurrent, failureOfNode } from '../state/runFailures';
 import { useRunStore } from '../state/runStore';
 import { activityColour, activityOf, activityRatios, activityTextColour, formatPercent, formatRate, ratesOf } from '../state/vertexMetrics';
@@ -96,6 +97,7 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
         </div>
       )}
       {operator?.outputs !== 0 && <Handle type="source" position={Position.Right} isConnectable={false} />}
+      <PortHandles ports={operator?.output_ports} connectable={false} />
     </div>
   );
 }

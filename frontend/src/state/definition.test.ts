@@ -10,6 +10,17 @@ describe('definition ⇄ graph', () => {
     expect(graphToDefinition(graph.settings, graph.nodes, graph.edges)).toEqual(definition);
   });
 
+  it('keeps the port an edge leaves as its source handle, and the main output without one', () => {
+    const definition = sampleDefinition();
+    definition.edges.push({ id: 'late', from: 'datagen-1', from_port: 'late', to: definition.edges[0].to,
+      partitioning: 'forward', exchange: 'pipelined' });
+    const graph = definitionToGraph(definition);
+    expect(graph.edges.at(-1)?.sourceHandle).toBe('late');
+    expect(graph.edges[0]).not.toHaveProperty('sourceHandle');
+    expect(graphToDefinition(graph.settings, graph.nodes, graph.edges)).toEqual(definition);
+    expect(edgeLabel(graph.edges.at(-1)!.data!, 'late')).toBe('late · forward');
+  });
+
   it('round-trips an empty definition', () => {
     const definition = emptyDefinition('empty');
     const graph = definitionToGraph(definition);

@@ -78,7 +78,9 @@ function toFlowNode<K extends PipelineNodeKind>(
 function toFlowEdge(edge: DefinitionEdge): PipelineEdge {
   const data: PipelineEdge['data'] = { partitioning: edge.partitioning, exchange: edge.exchange };
   if (edge.key !== undefined) data.key = edge.key;
-  return { id: edge.id, type: 'pipeline', source: edge.from, target: edge.to, data };
+  const flowEdge: PipelineEdge = { id: edge.id, type: 'pipeline', source: edge.from, target: edge.to, data };
+  if (edge.from_port) flowEdge.sourceHandle = edge.from_port;
+  return flowEdge;
 }
 
 export function definitionToGraph<K extends PipelineNodeKind = 'operator'>(
@@ -110,6 +112,8 @@ function toDefinitionEdge(edge: PipelineEdge): DefinitionEdge {
     partitioning: data.partitioning,
     exchange: data.exchange,
   };
+  // A named output port is the handle the edge was drawn from; the main output has none.
+  if (edge.sourceHandle) result.from_port = edge.sourceHandle;
   // A key only means something for hash partitioning; switching away keeps it in the
   // editor (switching back restores it) but never sends it.
   if (data.partitioning === 'hash') result.key = data.key ?? '';

@@ -241,6 +241,7 @@ export const useEditorStore = create<EditorState>()((set, get) => ({
       target: connection.target,
       data: defaultEdgeData(operatorOfNode(connection.target)),
     };
+    if (connection.sourceHandle) edge.sourceHandle = connection.sourceHandle;
     set((state) => ({
       edges: [...state.edges, edge],
       revision: state.revision + 1,

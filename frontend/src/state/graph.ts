@@ -49,9 +49,10 @@ export function isVertexNode(node: Node): node is VertexNode {
 }
 
 /** The short text drawn on an edge: how records are partitioned and exchanged. */
-export function edgeLabel(data: PipelineEdgeData): string {
+export function edgeLabel(data: PipelineEdgeData, port?: string | null): string {
   const partitioning = data.partitioning === 'hash' ? `hash(${data.key?.trim() || '?'})` : data.partitioning;
-  return data.exchange === 'blocking' ? `${partitioning} · blocking` : partitioning;
+  const label = data.exchange === 'blocking' ? `${partitioning} · blocking` : partitioning;
+  return port ? `${port} · ${label}` : label;
 }
 
 export type DiffStatus = 'added' | 'removed' | 'changed' | 'same';

@@ -88,6 +88,13 @@ describe('connectionProblem', () => {
     expect(connectionProblem({ source: null, target: 'map-2' }, [], operatorOf)).toMatch(/both ends/);
   });
 
+  it('tells a named output port from the main output of the same node', () => {
+    const main = [{ source: 'map-2', target: 'union-4' }];
+    expect(connectionProblem({ source: 'map-2', target: 'union-4', sourceHandle: 'late' }, main, operatorOf)).toBeNull();
+    const late = [{ source: 'map-2', target: 'union-4', sourceHandle: 'late' }];
+    expect(connectionProblem({ source: 'map-2', target: 'union-4', sourceHandle: 'late' }, late, operatorOf)).toMatch(/already/);
+  });
+
   it('refuses edges out of sinks and into sources', () => {
     expect(connectionProblem({ source: 'collect-3', target: 'map-2' }, [], operatorOf)).toMatch(/no output/);
     expect(connectionProblem({ source: 'map-2', target: 'datagen-1' }, [], operatorOf)).toMatch(/no input/);

@@ -91,6 +91,8 @@ export function defaultEdgeData(target: Operator | undefined): PipelineEdgeData 
 export interface ConnectionCandidate {
   source: string | null;
   target: string | null;
+  /** The named output port dragged from (null: the main output). */
+  sourceHandle?: string | null;
 }
 
 /**
@@ -99,13 +101,16 @@ export interface ConnectionCandidate {
  */
 export function connectionProblem(
   connection: ConnectionCandidate,
-  edges: Pick<PipelineEdge, 'source' | 'target'>[],
+  edges: Pick<PipelineEdge, 'source' | 'target' | 'sourceHandle'>[],
   operatorOf: (nodeId: string) => Operator | undefined,
 ): string | null {
   const { source, target } = connection;
   if (!source || !target) return 'An edge needs both ends.';
   if (source === target) return 'A node cannot feed itself.';
-  if (edges.some((edge) => edge.source === source && edge.target === target)) return 'These nodes are already connected.';
+  const port = connection.sourceHandle ?? null;
+  if (edges.some((edge) => edge.source === source && edge.target === target && (edge.sourceHandle ?? null) === port)) {
+    return 'These nodes are already connected.';
+  }
   const from = operatorOf(source);
   const to = operatorOf(target);
   if (from && from.outputs === 0) return `${from.title} has no output.`;
