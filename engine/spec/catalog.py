@@ -82,6 +82,11 @@ def output_port_names(spec: dict[str, Any]) -> list[str]:
     return [port["name"] for port in spec.get("output_ports", ())]
 
 
+ALLOWED_LATENESS = {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0,
+                    "description": "A window that fired keeps its state this long (in event time) after its "
+                                   "end: a record for it meanwhile updates it and it fires again. Later records "
+                                   "are late: counted, and sent to the late port when an edge leaves it."}
+
 _AGGREGATION = {
     "function": {"type": "string", "enum": AGGREGATE_FUNCTIONS, "default": "sum",
                  "description": "How values of one key are combined."},
@@ -229,7 +234,8 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "window.tumbling", "Tumbling window",
         "Per key, aggregates event-time windows of a fixed size; emits [key, window_end, aggregate] "
         "when the watermark passes the window's end.",
-        _params({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS}, **_AGGREGATION}, ["size_ms"]),
+        _params({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS}, **_AGGREGATION,
+                 "allowed_lateness_ms": ALLOWED_LATENESS}, ["size_ms"]),
         keyed=True, output_ports=[LATE_PORT],
     ),
     _operator(
@@ -238,7 +244,8 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "[key, window_end, aggregate] when the watermark passes the window's end.",
         _params({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
                  "slide_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
-                 **_AGGREGATION}, ["size_ms", "slide_ms"]), keyed=True, output_ports=[LATE_PORT],
+                 **_AGGREGATION, "allowed_lateness_ms": ALLOWED_LATENESS}, ["size_ms", "slide_ms"]), keyed=True,
+        output_ports=[LATE_PORT],
     ),
     _operator(
         "sink.collect", "Collect (preview)", "Keeps the last N records of each subtask for preview.",

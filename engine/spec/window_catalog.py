@@ -13,7 +13,7 @@ MAX_RECORDS_PER_WINDOW = 1_000_000
 
 
 def window_operators() -> list[dict[str, Any]]:
-    from engine.spec.catalog import _AGGREGATION, LATE_PORT, YEAR_MS, _operator, _params
+    from engine.spec.catalog import _AGGREGATION, ALLOWED_LATENESS, LATE_PORT, YEAR_MS, _operator, _params
 
     return [
         _operator(
@@ -23,7 +23,7 @@ def window_operators() -> list[dict[str, Any]]:
             "when the watermark passes the session's end.",
             _params({"gap_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS,
                                 "description": "A session ends after this long without a record of its key."},
-                     **_AGGREGATION}, ["gap_ms"]),
+                     **_AGGREGATION, "allowed_lateness_ms": ALLOWED_LATENESS}, ["gap_ms"]),
             keyed=True, output_ports=[LATE_PORT],
         ),
         _operator(

@@ -27,6 +27,13 @@ touches an open session extends it (the merged session ends after the watermark)
 Flink, where lateness is decided on the merged window. Late records leave through the
 ``late`` output port when an edge leaves it, unchanged, with their event times.
 
+Allowed lateness (``allowed_lateness_ms``): a session that fired stays, in map state
+``fired``, until the watermark passes ``end - 1 + allowed_lateness_ms``. A record touching
+it merges with it (and with the open sessions it touches); when the merged session ends
+at or before the watermark it fires again at once with the new aggregate, otherwise it is
+open again and fires when the watermark passes its new end. Only a record that touches no
+session and whose own window's end plus the lateness passed is late.
+
 Batch mode: the input comes key by key and event time does not advance while it does, so
 no record is late; ``finish_keys`` fires every session of the keys just seen.
 """
@@ -60,9 +67,14 @@ class SessionWindowOperator(StreamOperator):
         self.values_of = batch_value_function(self.params.get("value", "x"))
         self.add = _ADD[self.function]
         """Merges two accumulators, and folds a value into one (a count folds the value 1)."""
+        self.lateness = int(self.params.get("allowed_lateness_ms") or 0)
+        if self.lateness < 0:
+            raise ValueError("allowed lateness must not be negative")
         self.timers = EventTimeTimers()
+        self.cleanup_timers = EventTimeTimers()
         self.watermark = _NO_WATERMARK
         self.sessions = None
+        self.fired = None
         self.late_records = 0
 
     def initialize_state(self):
@@ -70,6 +82,11 @@ class SessionWindowOperator(StreamOperator):
         for key, per_key in self.sessions.entries.items():
             for start, (end, _) in per_key.items():
                 self.timers.register(end - 1, key, start)
+        if self.lateness:
+            self.fired = self.context.keyed_state().map_state("fired")
+            for key, per_key in self.fired.entries.items():
+                for start, (end, _) in per_key.items():
+                    self.cleanup_timers.register(end - 1 + self.lateness, key, start)
 
     def process_batch(self, batch):
         if type(batch) is not TimestampedBatch:
@@ -81,7 +98,8 @@ class SessionWindowOperator(StreamOperator):
             values = batch if self.values_of is None else self.values_of(batch)
         late_output = self.side_outputs.get("late")
         late = [] if late_output is not None else None
-        self.late_records += self._assign(zip(keys, values, batch.timestamps, batch), late)
+        assign = self._assign_with_lateness if self.lateness else self._assign
+        self.late_records += assign(zip(keys, values, batch.timestamps, batch), late)
         if late:
             late_output(TimestampedBatch([record for record, _ in late], [t for _, t in late]))
 
@@ -145,6 +163,49 @@ class SessionWindowOperator(StreamOperator):
                 register(end - 1, k, start)
         return late
 
+    def _assign_with_lateness(self, records, late_records: list | None) -> int:
+        """``_assign`` with allowed lateness: sessions that fired stay (map state ``fired``) until the
+        watermark passes ``end - 1 + allowed_lateness_ms``. A record merges with the open and fired
+        sessions it touches; if the merged session ends at or before the watermark it fires again at
+        once (and stays fired), otherwise it is open and fires when the watermark passes its end."""
+        gap, add, register, watermark, lateness = self.gap, self.add, self.timers.register, self.watermark, self.lateness
+        entries, fired = self.sessions.entries, self.fired.entries
+        late = 0
+        updates, stamps = [], []
+        for k, v, t, record in records:
+            start, end, acc = t, t + gap, v
+            touched = False
+            for sessions in (entries.get(k), fired.get(k)):
+                if not sessions:
+                    continue
+                for s in [s for s, (e, _) in sessions.items() if s <= t + gap and e >= t]:
+                    e, a = sessions.pop(s)
+                    touched = True
+                    acc = add(a, acc)
+                    if s < start:
+                        start = s
+                    if e > end:
+                        end = e
+            for state in (entries, fired):
+                if k in state and not state[k]:
+                    del state[k]
+            if not touched and end - 1 + lateness <= watermark:
+                late += 1
+                if late_records is not None:
+                    late_records.append((record, t))
+                continue
+            if end - 1 <= watermark:
+                self.fired.put(k, start, (end, acc))
+                self.cleanup_timers.register(end - 1 + lateness, k, start)
+                updates.append([k, start, end, acc])
+                stamps.append(end - 1)
+            else:
+                self.sessions.put(k, start, (end, acc))
+                register(end - 1, k, start)
+        if updates:
+            self.emit(TimestampedBatch(updates, stamps))
+        return late
+
     def process_watermark(self, watermark):
         if watermark.timestamp <= self.watermark:
             return
@@ -157,6 +218,19 @@ class SessionWindowOperator(StreamOperator):
         self._fire(MAX_WATERMARK.timestamp)
 
     def _fire(self, up_to: int) -> None:
+        self._fire_sessions(up_to)
+        if self.lateness:
+            fired = self.fired.entries
+            for _, k, start in self.cleanup_timers.fire_up_to(up_to):
+                session = fired.get(k, {}).get(start)
+                if session is None:
+                    continue  # merged into a session that starts earlier, or open again
+                if session[0] - 1 + self.lateness > up_to:  # extended since: wait for its new end
+                    self.cleanup_timers.register(session[0] - 1 + self.lateness, k, start)
+                    continue
+                self.fired.remove(k, start)
+
+    def _fire_sessions(self, up_to: int) -> None:
         fired = self.timers.fire_up_to(up_to)
         if not fired:
             return
@@ -175,6 +249,9 @@ class SessionWindowOperator(StreamOperator):
                 del entries[k]
             records.append([k, start, session[0], session[1]])
             stamps.append(timestamp)
+            if self.lateness:  # kept for late records until the watermark passes end - 1 + lateness
+                self.fired.put(k, start, session)
+                self.cleanup_timers.register(session[0] - 1 + self.lateness, k, start)
         if records:
             self.emit(TimestampedBatch(records, stamps))
 

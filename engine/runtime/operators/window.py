@@ -14,6 +14,11 @@ checkpointed, by key group like every keyed state.
 Batch mode: the input comes key group by key group and event time does not advance while
 it does, so no record is late; ``finish_keys`` fires every window of the keys just seen.
 
+Allowed lateness (``allowed_lateness_ms``, as in Flink): a fired window keeps its state
+(map state ``fired``) until the watermark passes ``end - 1 + allowed_lateness_ms`` (a
+cleanup timer); a record for it meanwhile is folded in and the window fires again at once,
+emitting the updated aggregate. Only records later than that are late.
+
 Late records leave through the ``late`` output port when an edge leaves it (``from_port``):
 the input records that went into no window, unchanged, with their event times. Such a
 window gets records, not partial aggregates, over its input edge (``window_partials``).
@@ -51,9 +56,15 @@ class WindowOperator(StreamOperator):
         self.values_of = batch_value_function(self.params.get("value", "x"))
         self.add = _ADD[self.function]
         """Folds a value into a window's accumulator (a count folds the value 1)."""
+        self.lateness = int(self.params.get("allowed_lateness_ms") or 0)
+        if self.lateness < 0:
+            raise ValueError("allowed lateness must not be negative")
         self.timers = EventTimeTimers()
+        self.cleanup_timers = EventTimeTimers()
+        """Allowed lateness: when a fired window's state goes (``end - 1 + allowed_lateness_ms``)."""
         self.watermark = _NO_WATERMARK
         self.windows = None
+        self.fired = None
         self.late_records = 0
         if context.pre_aggregated_input:  # partial aggregates arrive, not records (window_partials)
             self.process_batch = self._fold_partials
@@ -63,6 +74,11 @@ class WindowOperator(StreamOperator):
         for key, per_window in self.windows.entries.items():
             for end in per_window:
                 self.timers.register(end - 1, key, end)
+        if self.lateness:
+            self.fired = self.context.keyed_state().map_state("fired")
+            for key, per_window in self.fired.entries.items():
+                for end in per_window:
+                    self.cleanup_timers.register(end - 1 + self.lateness, key, end)
 
     def process_batch(self, batch):
         if type(batch) is not TimestampedBatch:
@@ -72,8 +88,11 @@ class WindowOperator(StreamOperator):
             values = itertools.repeat(1)
         else:
             values = batch if self.values_of is None else self.values_of(batch)
-        assign = self._assign_tumbling if self.size == self.slide else self._assign_sliding
-        late = assign(zip(keys, values, batch.timestamps), self.windows.entries, self.watermark)
+        if self.lateness:
+            late = self._assign_with_lateness(zip(keys, values, batch.timestamps))
+        else:
+            assign = self._assign_tumbling if self.size == self.slide else self._assign_sliding
+            late = assign(zip(keys, values, batch.timestamps), self.windows.entries, self.watermark)
         if late:
             self.late_records += late
             late_output = self.side_outputs.get("late")
@@ -85,7 +104,7 @@ class WindowOperator(StreamOperator):
 
         A second pass, only for batches with late records: the watermark is fixed during a
         batch, so a record is late exactly when its newest window fired already."""
-        size, slide, watermark = self.size, self.slide, self.watermark
+        size, slide, watermark = self.size, self.slide, self.watermark - self.lateness
         records, stamps = [], []
         for record, t in zip(batch, batch.timestamps):
             if t - t % slide + size - 1 <= watermark:
@@ -142,6 +161,46 @@ class WindowOperator(StreamOperator):
                     per_window[end] = add(current, v)
         return late
 
+    def _assign_with_lateness(self, records) -> int:
+        """``_assign_*`` with allowed lateness: a window that fired keeps its state until the watermark
+        passes ``end - 1 + allowed_lateness_ms``; a record for it meanwhile folds in and the window
+        fires again at once with the new aggregate. Only records later than that are late."""
+        size, slide, add, register = self.size, self.slide, self.add, self.timers.register
+        lateness, watermark = self.lateness, self.watermark
+        entries, fired = self.windows.entries, self.fired.entries
+        late = 0
+        updates, stamps = [], []
+        for k, v, timestamp in records:
+            for end in range(timestamp - timestamp % slide + size, timestamp, -slide):
+                done = fired.get(k)
+                if done is not None and end in done:
+                    done[end] = current = add(done[end], v)
+                    updates.append([k, end, current])
+                    stamps.append(end - 1)
+                elif end - 1 <= watermark:
+                    if end - 1 + lateness <= watermark:
+                        late += 1
+                        continue
+                    if done is None:
+                        done = fired[k] = {}
+                    done[end] = v  # the window's first record comes after its end: it fires at once
+                    updates.append([k, end, v])
+                    stamps.append(end - 1)
+                    self.cleanup_timers.register(end - 1 + lateness, k, end)
+                else:
+                    per_window = entries.get(k)
+                    if per_window is None:
+                        per_window = entries[k] = {}
+                    current = per_window.get(end, _MISSING)
+                    if current is _MISSING:
+                        register(end - 1, k, end)
+                        per_window[end] = v
+                    else:
+                        per_window[end] = add(current, v)
+        if updates:
+            self.emit(TimestampedBatch(updates, stamps))
+        return late
+
     def _fold_partials(self, batch):
         """Fold ``(key, end, partial, records)`` tuples in, as ``_assign_*`` fold records."""
         entries, watermark, add, register = self.windows.entries, self.watermark, self.add, self.timers.register
@@ -182,12 +241,19 @@ class WindowOperator(StreamOperator):
                 per_window = entries.get(k)
                 if per_window is None or end not in per_window:
                     continue
-                records.append([k, end, per_window.pop(end)])
+                aggregate = per_window.pop(end)
+                records.append([k, end, aggregate])
                 stamps.append(timestamp)
                 if not per_window:
                     del entries[k]
+                if self.lateness:  # kept for late records until the watermark passes end - 1 + lateness
+                    self.fired.put(k, end, aggregate)
+                    self.cleanup_timers.register(end - 1 + self.lateness, k, end)
             if records:
                 self.emit(TimestampedBatch(records, stamps))
+        if self.lateness:
+            for _, k, end in self.cleanup_timers.fire_up_to(up_to):
+                self.fired.remove(k, end)
 
     def metrics(self):
         return {"late_records": self.late_records}

@@ -24,7 +24,7 @@ integers (exact); a batch with another value type (floats, whose sums round by o
 sends one partial per record, in order.
 
 Used when the edge is a hash edge with a key into a window at the head of a vertex that
-has no other input and no edge leaving the window's ``late`` port, in streaming mode (batch mode sorts records by the edge key), unless
+has no other input, no allowed lateness and no edge leaving the window's ``late`` port, in streaming mode (batch mode sorts records by the edge key), unless
 the job's configuration says ``"local_aggregation": false``.
 """
 from __future__ import annotations
@@ -58,6 +58,8 @@ def pre_aggregated_window(edge, target_vertex, job_graph, config: dict) -> dict 
         return None
     if len(job_graph.inputs_of(target_vertex.id)) != 1:
         return None
+    if params.get("allowed_lateness_ms"):
+        return None  # late records update fired windows one by one (window.py)
     if any(out.source_node == head["id"] and out.source_port is not None
            for out in job_graph.outputs_of(target_vertex.id)):
         return None  # its late records leave through a port: they must arrive as records

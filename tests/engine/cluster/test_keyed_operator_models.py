@@ -202,3 +202,104 @@ def test_count_windows_equal_the_reference(records, size, slide, function, batch
     for mode in ("streaming", "batch"):
         definition = job(records, operator, out_of_orderness=0, parallelism=parallelism, mode=mode)
         assert run(definition, batch_size) == expected, mode
+
+
+# -- allowed lateness ---------------------------------------------------------------------------
+
+def _aggregate(function: str, values: list[int]):
+    return len(values) if function == "count" else _fold(function, values)
+
+
+def reference_sessions_with_lateness(records, gap, lateness, function, batch_size, out_of_orderness,
+                                     streaming) -> dict[str, Counter]:
+    """Sessions as [start, end, values, fired]. A record merges with every session it touches; a
+    merged session that ends at or before the watermark fires (again) at once. Sessions fire when
+    the watermark passes their end and are forgotten when it passes end + lateness."""
+    sessions: dict[int, list[list]] = {}
+    output, late = [], []
+    for chunk, before, after in batches_and_watermarks(records, batch_size, out_of_orderness, streaming):
+        for record in chunk:
+            key, t = record["k"], record["t"]
+            mine = sessions.setdefault(key, [])
+            touched = [s for s in mine if s[0] <= t + gap and s[1] >= t]
+            if not touched and t + gap - 1 + lateness <= before:
+                late.append(record)
+                continue
+            merged = [min([t] + [s[0] for s in touched]), max([t + gap] + [s[1] for s in touched]),
+                      [record["v"]] + [v for s in touched for v in s[2]], False]
+            mine[:] = [s for s in mine if s not in touched] + [merged]
+            if merged[1] - 1 <= before:
+                merged[3] = True
+                output.append([key, merged[0], merged[1], _aggregate(function, merged[2])])
+        for key, mine in sessions.items():
+            for s in mine:
+                if not s[3] and s[1] - 1 <= after:
+                    s[3] = True
+                    output.append([key, s[0], s[1], _aggregate(function, s[2])])
+            mine[:] = [s for s in mine if s[1] - 1 + lateness > after]
+    for key, mine in sessions.items():
+        output += [[key, s[0], s[1], _aggregate(function, s[2])] for s in mine if not s[3]]
+    return {"out": canonical(output), "late": canonical(late)}
+
+
+def reference_windows_with_lateness(records, size, slide, lateness, function, batch_size, out_of_orderness,
+                                    streaming) -> dict[str, Counter]:
+    """Windows as {(key, end): [values, fired]}: fire at end - 1, forgotten at end - 1 + lateness; a
+    record for a fired window folds in and the window fires again at once."""
+    windows: dict[tuple[int, int], list] = {}
+    output, late = [], []
+    for chunk, before, after in batches_and_watermarks(records, batch_size, out_of_orderness, streaming):
+        for record in chunk:
+            t, value = record["t"], 1 if function == "count" else record["v"]
+            taken = False
+            for start in range(t - t % slide, t - size, -slide):
+                end, slot = start + size, (record["k"], start + size)
+                if slot not in windows and end - 1 + lateness <= before:
+                    continue
+                taken = True
+                window = windows.setdefault(slot, [[], end - 1 <= before])
+                window[0].append(value)
+                if window[1]:
+                    output.append([record["k"], end, _aggregate(function, window[0])])
+            if not taken:
+                late.append(record)
+        for (key, end), window in list(windows.items()):
+            if not window[1] and end - 1 <= after:
+                window[1] = True
+                output.append([key, end, _aggregate(function, window[0])])
+            if end - 1 + lateness <= after:
+                del windows[(key, end)]
+    output += [[key, end, _aggregate(function, w[0])] for (key, end), w in windows.items() if not w[1]]
+    return {"out": canonical(output), "late": canonical(late)}
+
+
+dense_record_lists = st.lists(st.fixed_dictionaries({"k": st.integers(0, 1), "v": st.integers(-5, 5),
+                                                     "t": st.integers(0, 300)}), min_size=10, max_size=60)
+"""Few keys, short times, many records: late records meet windows that fired with records in them."""
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=dense_record_lists, kind=st.sampled_from(["session", "tumbling", "sliding"]),
+       lateness=st.sampled_from([1, 30, 150]), function=st.sampled_from(list(FOLDS)),
+       out_of_orderness=st.sampled_from([0, 40]), batch_size=st.sampled_from([1, 4, 16]),
+       parallelism=st.integers(1, 2))
+def test_allowed_lateness_updates_fired_windows_and_only_later_records_are_late(
+        records, kind, lateness, function, out_of_orderness, batch_size, parallelism):
+    params = {"function": function, "value": 'x["v"]', "allowed_lateness_ms": lateness}
+    if kind == "session":
+        operator = {"type": "window.session", "params": {"gap_ms": 20, **params}}
+    elif kind == "tumbling":
+        operator = {"type": "window.tumbling", "params": {"size_ms": 50, **params}}
+    else:
+        operator = {"type": "window.sliding", "params": {"size_ms": 50, "slide_ms": 25, **params}}
+    for mode in ("streaming", "batch"):
+        definition = job(records, operator, out_of_orderness=out_of_orderness, parallelism=parallelism, mode=mode,
+                         late=True)
+        streaming = mode == "streaming"
+        if kind == "session":
+            expected = reference_sessions_with_lateness(records, 20, lateness, function, batch_size,
+                                                        out_of_orderness, streaming)
+        else:
+            expected = reference_windows_with_lateness(records, 50, 50 if kind == "tumbling" else 25, lateness,
+                                                       function, batch_size, out_of_orderness, streaming)
+        assert run_all(definition, batch_size) == expected, mode
