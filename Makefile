@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: up test setup python frontend browser postgres api-types bench-engine bench-windows bench-plan bench-spark bench-events bench-async bench-debloat bench-batch bench-studio bench-expressions bench-budget bench-connectors bench-frontend bench-scale clean
+.PHONY: up test setup python frontend browser postgres api-types bench-engine bench-windows bench-plan bench-spark bench-events bench-async bench-debloat bench-unaligned bench-batch bench-studio bench-expressions bench-budget bench-connectors bench-frontend bench-scale clean
 
 up: setup
 	$(PY) -m studio.launcher
@@ -75,6 +75,9 @@ bench-async: python
 
 bench-debloat: python
 	$(PY) tests/bench/bench_debloat.py
+
+bench-unaligned: python
+	$(PY) tests/bench/bench_unaligned.py
 
 bench-batch: python
 	$(PY) tests/bench/bench_batch.py

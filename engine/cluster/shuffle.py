@@ -97,6 +97,17 @@ class BlockingPartitionWriter:
         if isinstance(item, EndOfPartition):
             self._publish()
 
+    def push_priority(self, event) -> list:
+        """An unaligned barrier: nothing waits in a file for a consumer, so nothing to overtake."""
+        self.push(event)
+        return []
+
+    def holds_barrier(self, checkpoint_id: int) -> bool:
+        return False
+
+    def overtake_barrier(self, barrier) -> None:
+        return None
+
     def _publish(self) -> None:
         self._file.close()
         self._fs.mv(self._hidden_path, self._final_path)

@@ -85,7 +85,7 @@ from engine.runtime.gc_tuning import collector_tuned_for_batches
 from engine.runtime.io.barrier_handler import create_barrier_handler
 from engine.runtime.io.buffer_debloater import BufferDebloater, DebloatSettings
 from engine.runtime.io.events import (END_OF_DATA, END_OF_DATA_NO_DRAIN, END_OF_PARTITION, MAX_WATERMARK,
-                                      CancelCheckpointMarker, CheckpointBarrier)
+                                      CancelCheckpointMarker, CheckpointBarrier, in_flight_state)
 from engine.runtime.io.external_sort import DEFAULT_MEMORY_RECORDS, KeyGroupingSorter
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.network import input_channel_ids, output_channel_ids
@@ -114,6 +114,8 @@ from engine.spec.expressions import compile_batch_expression, compile_batch_rout
 logger = logging.getLogger(__name__)
 
 METRICS_INTERVAL_S = 1.0
+OUTPUT_BARRIER_CHECK_S = 0.01
+"""How often an aligned checkpoint with a timeout looks whether its barriers left the output queues."""
 
 class TaskCanceled(Exception):
     """The subtask was canceled; not a failure."""
@@ -608,12 +610,41 @@ class StreamTask:
             return False
         if unaligned is None:
             unaligned = bool(options.get("unaligned"))
+        watch_outputs = not unaligned and bool(options.get("aligned_timeout_ms")) and bool(self.chain.writers)
         self.checkpoints.perform(self.chain, checkpoint_id, timestamp_ms, options, alignment, unaligned=unaligned,
                                  input_channels=input_state,
                                  input_channel_ids=self.gate.channel_infos if self.gate is not None else (),
-                                 awaiting_barriers=awaiting_barriers)
+                                 awaiting_barriers=awaiting_barriers or watch_outputs)
         self.state = self.state.checkpoint_performed(checkpoint_id, options)
+        if watch_outputs:
+            self._watch_output_barriers(checkpoint_id, timestamp_ms, options)
         return True
+
+    def _watch_output_barriers(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None:
+        """Aligned timeout, output side (Flink's timeoutable barriers): an aligned barrier still
+        queued in an output channel when the timeout passes overtakes the buffers ahead of it
+        as an unaligned one, and they become output channel state. The checkpoint is written
+        once every barrier left the queues either way. Mailbox thread; re-schedules itself."""
+        if not self.checkpoints.is_deferred(checkpoint_id):
+            return  # aborted meanwhile
+        waiting = [channel for writer in self.chain.writers for channel in writer.channels
+                   if channel.holds_barrier(checkpoint_id)]
+        remaining = options["aligned_timeout_ms"] - (_now_ms() - timestamp_ms)
+        if waiting and remaining <= 0:
+            barrier = CheckpointBarrier(checkpoint_id, timestamp_ms, {**options, "unaligned": True})
+            state = {}
+            for channel in waiting:
+                overtaken = in_flight_state(channel.overtake_barrier(barrier) or [])
+                if overtaken:
+                    state[channel.channel_id] = overtaken
+            self.checkpoints.add_output_state(checkpoint_id, state)
+            waiting = []
+        if not waiting:
+            self.checkpoints.channel_state_complete(checkpoint_id)
+            return
+        self.timer_service.schedule(min(OUTPUT_BARRIER_CHECK_S, max(0.0, remaining) / 1000.0),
+                                    lambda: self._watch_output_barriers(checkpoint_id, timestamp_ms, options),
+                                    f"watch the barriers of checkpoint {checkpoint_id}")
 
     def _on_checkpoint_complete(self, checkpoint_id: int) -> None:
         maybe_kill(self.kill_hook, "before_commit", self.task_id, {"checkpoint_id": checkpoint_id})
@@ -624,6 +655,7 @@ class StreamTask:
 
     def _on_checkpoint_aborted(self, checkpoint_id: int) -> None:
         self.checkpoints.aborted(checkpoint_id)
+        self.checkpoints.discard_deferred(checkpoint_id)
         self.chain.notify_checkpoint_aborted(checkpoint_id)
         self.state = self.state.checkpoint_aborted(self, checkpoint_id)
 

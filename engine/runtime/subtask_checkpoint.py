@@ -16,7 +16,9 @@ Unaligned checkpoints (``unaligned=True``): step 2 puts the barrier at the head 
 output queue and keeps what it overtook as output channel state; the input channel state
 is still being recorded by the task until the last barrier arrived
 (``awaiting_barriers``), so the asynchronous part waits for ``channel_state_complete`` (or
-is dropped by ``discard_deferred`` when the checkpoint is aborted first).
+is dropped by ``discard_deferred`` when the checkpoint is aborted first). With an aligned
+timeout the asynchronous part of an aligned checkpoint likewise waits until its barriers
+left the output queues, or were turned unaligned at the timeout (``add_output_state``).
 
 It also remembers which checkpoints the subtask performed, which completed and which were
 aborted, so a trigger that comes twice (from the coordinator and a barrier) is taken once.
@@ -125,6 +127,17 @@ class SubtaskCheckpointCoordinator:
         job = self._deferred.pop(checkpoint_id, None)
         if job is not None:
             self._submit(job)
+
+    def is_deferred(self, checkpoint_id: int) -> bool:
+        return checkpoint_id in self._deferred
+
+    def add_output_state(self, checkpoint_id: int, output_channels: dict) -> None:
+        """Aligned timeout: barriers still queued were turned unaligned; what they overtook is
+        this checkpoint's output channel state."""
+        job = self._deferred.get(checkpoint_id)
+        if job is not None and output_channels:
+            job[2].output_channels.update(output_channels)
+            job[3]["unaligned"] = True
 
     def discard_deferred(self, checkpoint_id: int) -> None:
         """The unaligned checkpoint was aborted before its last barrier: nothing to write."""

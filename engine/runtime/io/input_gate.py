@@ -49,6 +49,18 @@ class InputGate:
         if listener is not None:
             listener()
 
+    def _channel_prioritized(self, index: int) -> None:
+        """A channel got a priority event (an unaligned barrier) at its head: serve it next. Any thread."""
+        with self._lock:
+            try:
+                self._available.remove(index)
+            except ValueError:
+                pass
+            self._available.appendleft(index)
+            listener, self._listener = self._listener, None
+        if listener is not None:
+            listener()
+
     def poll_next(self):
         """Return ``(channel_index, item)`` of the next available channel, or None. Mailbox thread."""
         while True:

@@ -26,10 +26,17 @@ import threading
 from collections import deque
 from typing import Callable
 
-from engine.runtime.io.events import TimestampedBatch, in_flight_state
+from engine.runtime.io.events import CheckpointBarrier, TimestampedBatch, in_flight_state
 
 DEFAULT_CAPACITY = 8
 """Buffers a channel holds before its producer is backpressured (Flink: 2 exclusive + floating)."""
+
+
+def _barrier_index(queue, checkpoint_id: int) -> int | None:
+    for index, item in enumerate(queue):
+        if type(item) is CheckpointBarrier and item.id == checkpoint_id:
+            return index
+    return None
 
 
 class InputChannelBase:
@@ -88,9 +95,37 @@ class InputChannelBase:
                     del self._overtaken[older]  # a barrier the consumer ignored (outdated, aligned)
                 self._overtaken[event.id] = in_flight_state(overtaken)
             self._queue.appendleft(event)
-            announce = self._should_announce_locked()
+            announce = self._announce_priority_locked()
         if announce:
-            self._gate._channel_available(self._index)
+            self._gate._channel_prioritized(self._index)
+        return overtaken
+
+    def _announce_priority_locked(self) -> bool:
+        """Whether to tell the gate that a priority event heads the queue (it is served next)."""
+        if self._blocked or self._gate is None:
+            return False
+        self._announced = True
+        return True
+
+    def holds_barrier(self, checkpoint_id: int) -> bool:
+        """Whether barrier ``checkpoint_id`` still waits in this queue (aligned timeout's watch)."""
+        with self._lock:
+            return _barrier_index(self._queue, checkpoint_id) is not None
+
+    def overtake_barrier(self, barrier) -> list | None:
+        """Aligned timeout: replace the queued barrier of ``barrier.id`` by ``barrier`` at the
+        head; return the items it overtook, or None when that barrier already left."""
+        with self._lock:
+            index = _barrier_index(self._queue, barrier.id)
+            if index is None:
+                return None
+            overtaken = [self._queue.popleft() for _ in range(index)]
+            self._queue.popleft()
+            self._queue.extendleft(reversed(overtaken))
+            self._queue.appendleft(barrier)
+            announce = self._announce_priority_locked()
+        if announce:
+            self._gate._channel_prioritized(self._index)
         return overtaken
 
     def prepend(self, items: list) -> None:

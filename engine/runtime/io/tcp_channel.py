@@ -58,7 +58,7 @@ from typing import Callable
 import msgpack
 
 from engine.runtime.io.events import ChannelError, EndOfPartition, TimestampedBatch
-from engine.runtime.io.local_channel import DEFAULT_CAPACITY, InputChannelBase
+from engine.runtime.io.local_channel import DEFAULT_CAPACITY, InputChannelBase, _barrier_index
 from engine.runtime.io.network import ChannelId, LocalNetwork
 from engine.runtime.io.port_range import ANY_PORT, bind_listener
 
@@ -183,6 +183,26 @@ class RemoteOutputChannel:
                 self._connection.send(PRIORITY, self.number, pickle.dumps(event, protocol=5))
             else:  # nothing has left yet: at the head it is the first thing the receiver gets
                 self._queue.appendleft(event)
+        return overtaken
+
+    def holds_barrier(self, checkpoint_id: int) -> bool:
+        """Whether barrier ``checkpoint_id`` still waits here for credit (aligned timeout's watch)."""
+        with self._lock:
+            return _barrier_index(self._queue, checkpoint_id) is not None
+
+    def overtake_barrier(self, barrier) -> list | None:
+        """Aligned timeout: send ``barrier`` now in place of the queued one of the same id;
+        return the items it overtook, or None when that barrier already left."""
+        with self._lock:
+            index = _barrier_index(self._queue, barrier.id)
+            if index is None:
+                return None
+            overtaken = [self._queue[i] for i in range(index)]
+            del self._queue[index]
+            if self._bound:
+                self._connection.send(PRIORITY, self.number, pickle.dumps(barrier, protocol=5))
+            else:
+                self._queue.appendleft(barrier)
         return overtaken
 
     def wait_until_sent(self, timeout: float) -> bool:

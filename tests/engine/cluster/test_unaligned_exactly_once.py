@@ -80,7 +80,7 @@ def test_a_backpressured_unaligned_job_persists_in_flight_buffers_and_stays_exac
 
 
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize("alignment", [{"unaligned": True}, {"unaligned": True, "aligned_timeout_ms": 30}],
+@pytest.mark.parametrize("alignment", [{"unaligned": True}, {"unaligned": True, "aligned_timeout_ms": 5}],
                          ids=["unaligned", "aligned-timeout"])
 def test_committed_output_is_exact_despite_kills_with_unaligned_checkpoints(tmp_path, alignment):
     seed = random.randrange(2**32)

@@ -183,3 +183,28 @@ def test_a_priority_barrier_crosses_tcp_ahead_of_queued_buffers_and_jumps_the_re
     finally:
         producer.close()
         consumer.close()
+
+
+def test_a_priority_barrier_is_served_before_other_channels_buffers():
+    first, second = LocalChannel("a"), LocalChannel("b")
+    gate = InputGate([first, second])
+    first.push([1])
+    first.push([2])
+    second.push([3])
+    barrier = unaligned(2)
+    second.push_priority(barrier)
+    assert gate.poll_next() == (1, barrier)
+
+
+def test_an_aligned_barrier_still_queued_at_the_timeout_is_turned_unaligned_in_place():
+    channel = LocalChannel("c")
+    gate = InputGate([channel])
+    aligned = CheckpointBarrier(3, now_ms(), {"aligned_timeout_ms": 10})
+    channel.push([1])
+    channel.push(aligned)
+    channel.push([2])
+    assert channel.holds_barrier(3) and not channel.holds_barrier(4)
+    converted = unaligned(3)
+    assert channel.overtake_barrier(converted) == [[1]]
+    assert [gate.poll_next()[1] for _ in range(3)] == [converted, [1], [2]]
+    assert not channel.holds_barrier(3) and channel.overtake_barrier(converted) is None
