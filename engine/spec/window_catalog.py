@@ -15,6 +15,8 @@ MAX_RECORDS_PER_WINDOW = 1_000_000
 def window_operators() -> list[dict[str, Any]]:
     from engine.spec.catalog import _AGGREGATION, ALLOWED_LATENESS, LATE_PORT, YEAR_MS, _operator, _params
 
+    dedup_late = {**LATE_PORT, "description": "Records whose key's TTL the watermark may have ended already: "
+                                              "whether they are duplicates cannot be told any more."}
     return [
         _operator(
             "window.session", "Session window",
@@ -37,5 +39,18 @@ def window_operators() -> list[dict[str, Any]]:
                                "default": None, "description": "Emit every this many records (empty: size)."},
                      **_AGGREGATION}, ["size"]),
             keyed=True,
+        ),
+        _operator(
+            "transform.deduplicate", "Deduplicate",
+            "Per key, one record per time-to-live in event time: the first record of a key opens a TTL "
+            "[t, t + ttl_ms); the key's later records before its end are duplicates. keep first: that first "
+            "record leaves at once. keep last: the TTL's last record leaves when the TTL ends.",
+            _params({"ttl_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS,
+                                "description": "How long (in event time) a key's first record makes its "
+                                               "later ones duplicates."},
+                     "keep": {"type": "string", "enum": ["first", "last"], "default": "first",
+                              "description": "first: emit the first record at once. last: emit the last "
+                                             "record of each TTL when it ends."}}, ["ttl_ms"]),
+            keyed=True, output_ports=[dedup_late],
         ),
     ]

@@ -4,9 +4,10 @@
 event time (ms), 100 keys, windows of one second (sliding: every 250 ms, so each record
 lands in four windows), exactly-once checkpoints every second. Session windows (gap 200 ms)
 get a pause of a second after every 5,000 numbers, so each key's session closes after 50
-records; count windows aggregate every 50 records of a key. Prints records per second
-(best of three interleaved runs); the last line is one JSON object with ``rps_tumbling``,
-``rps_sliding``, ``rps_session`` and ``rps_count``. Figures are printed, never asserted.
+records; count windows aggregate every 50 records of a key; deduplication (TTL 5 s) keeps
+one record in 50 per key. Prints records per second (best of three interleaved runs); the
+last line is one JSON object with ``rps_tumbling``, ``rps_sliding``, ``rps_session``,
+``rps_count`` and ``rps_deduplicate``. Figures are printed, never asserted.
 
 Run: ``make bench-windows`` or ``.venv/bin/python tests/bench/bench_windows.py [records]``.
 """
@@ -29,6 +30,7 @@ WINDOWS = {
     "sliding": {"type": "window.sliding", "params": {"size_ms": 1000, "slide_ms": 250, "function": "sum"}},
     "session": {"type": "window.session", "params": {"gap_ms": 200, "function": "sum"}},
     "count": {"type": "window.count", "params": {"size": 50, "function": "sum"}},
+    "deduplicate": {"type": "transform.deduplicate", "params": {"ttl_ms": 5000, "keep": "first"}},
 }
 TIMESTAMPS = {"session": "x + x // 5000 * 1000"}
 """Event time per window kind (default: the number itself)."""
@@ -71,6 +73,7 @@ def main() -> None:
     print(f"sliding window (1 s every 250 ms), sum:      {best['sliding']:>12,.0f} records/s")
     print(f"session window (gap 200 ms), sum:            {best['session']:>12,.0f} records/s")
     print(f"count window (50 records), sum:              {best['count']:>12,.0f} records/s")
+    print(f"deduplicate (TTL 5 s), keep first:           {best['deduplicate']:>12,.0f} records/s")
     print(json.dumps({"records": records, **{f"rps_{name}": round(value) for name, value in best.items()}}))
 
 

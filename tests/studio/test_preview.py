@@ -36,6 +36,39 @@ def test_preview_of_filters_keyed_aggregates_and_file_sinks_writes_nothing(api, 
     assert not (granted_tmp_path / "out").exists()
 
 
+def test_preview_of_session_windows_count_windows_and_deduplication_with_a_late_edge(api):
+    """The preview runs in batch mode: sessions and TTLs end per key, nothing is late, the late edge's sink is empty."""
+    definition = {
+        "format": 1, "name": "keyed", "parallelism": 2,
+        "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": 60}},
+                  {"id": "time", "type": "transform.watermark", "params": {"timestamp": "x * 10 + x // 20 * 1000"}},
+                  {"id": "sessions", "type": "window.session", "params": {"gap_ms": 100, "function": "count"}},
+                  {"id": "late", "type": "sink.collect"},
+                  {"id": "counts", "type": "window.count", "params": {"size": 10, "function": "count"}},
+                  {"id": "dedup", "type": "transform.deduplicate", "params": {"ttl_ms": 1000}},
+                  {"id": "out", "type": "sink.collect"}, {"id": "out2", "type": "sink.collect"},
+                  {"id": "out3", "type": "sink.collect"}],
+        "edges": [{"id": "a", "from": "gen", "to": "time"},
+                  {"id": "b", "from": "time", "to": "sessions", "partitioning": "hash", "key": "x % 2"},
+                  {"id": "c", "from": "sessions", "to": "out"},
+                  {"id": "d", "from": "sessions", "from_port": "late", "to": "late"},
+                  {"id": "e", "from": "time", "to": "counts", "partitioning": "hash", "key": "x % 2"},
+                  {"id": "f", "from": "counts", "to": "out2"},
+                  {"id": "g", "from": "time", "to": "dedup", "partitioning": "hash", "key": "x % 2"},
+                  {"id": "h", "from": "dedup", "to": "out3"}]}
+    body = api.post("/api/preview", {"definition": definition, "limit": 100}, format="json").json()
+    assert body["status"] == "FINISHED", body
+    def time(x):
+        return x * 10 + x // 20 * 1000
+
+    blocks = [[x for x in range(b * 20, b * 20 + 20) if x % 2 == k] for k in (0, 1) for b in range(3)]
+    assert sorted(body["nodes"]["sessions"]["records"]) == sorted(
+        [xs[0] % 2, time(xs[0]), time(xs[-1]) + 100, 10] for xs in blocks)
+    assert body["nodes"]["late"] == {"records": [], "count": 0}
+    assert sorted(body["nodes"]["counts"]["records"]) == sorted([k, 10] for k in (0, 1) for _ in range(3))
+    assert sorted(body["nodes"]["dedup"]["records"]) == [0, 1, 20, 21, 40, 41]
+
+
 def test_preview_reports_a_failing_expression_and_refuses_invalid_definitions(api):
     failing = api.post("/api/preview", {"definition": simple_pipeline(count=3, expression="1 / (x - 1)")},
                        format="json").json()

@@ -25,6 +25,7 @@ OPERATOR_FACTORIES: dict[str, str] = {
     "window.sliding": "engine.runtime.operators.window:sliding_window",
     "window.session": "engine.runtime.operators.session_window:SessionWindowOperator",
     "window.count": "engine.runtime.operators.count_window:CountWindowOperator",
+    "transform.deduplicate": "engine.runtime.operators.deduplicate:DeduplicateOperator",
     "sink.collect": "engine.runtime.operators.collect_sink:CollectSink",
     "sink.file": "engine.runtime.operators.file_sink:TwoPhaseCommitFileSink",
     "sink.redis_stream": "engine.runtime.operators.redis_exactly_once:redis_stream_sink",

@@ -1,4 +1,4 @@
-"""Session windows (and the other keyed, timer-driven operators) under kills and rescaled restores.
+"""Session windows and deduplication under kills and rescaled restores.
 
 Both deployments (``inprocess`` and ``spark``). The jobs are deterministic although two
 source subtasks feed the operator: event time grows with the datagen number, so every
@@ -6,6 +6,8 @@ source subtask's event time only increases and no record is ever late -- also no
 a restore, where the watermark starts low again. What a key's sessions hold then depends
 only on the event times, not on how the two sources interleave, so a failure-free run's
 committed output is fixed and must come out exactly once after kills and rescaling.
+Deduplication depends on each key's arrival order too: its key ``x % 12`` puts every key's
+numbers into one source split (datagen subtask i of 2 or 3 emits i, i + p, ...), in order.
 """
 from __future__ import annotations
 
@@ -90,3 +92,78 @@ def test_session_windows_restore_at_parallelism_3_from_a_savepoint_at_2(deployme
                             checkpoint_dir=str(tmp_path / "c2"))
     assert result.status == "FINISHED", result.failure
     assert committed_lines(tmp_path / "out") == expected_sessions(), "open sessions carried over, none doubled"
+
+
+# -- transform.deduplicate ------------------------------------------------------------------------
+
+DEDUP_KEYS = 12
+TTL_MS = 500
+
+
+def dedup_job(sink_dir: Path, keep: str, *, parallelism: int = 2, rate: float = 1500) -> dict:
+    """datagen -> event time x * 10 -> hash(x % 12) -> deduplicate (TTL 500 ms) -> two-phase-commit file sink."""
+    return {"format": 1, "name": "dedup", "parallelism": parallelism, "max_parallelism": 64,
+            "checkpointing": {"interval_ms": 100, "timeout_ms": 30000},
+            "restart": {"strategy": "fixed_delay", "attempts": 10, "delay_ms": 0},
+            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": RECORDS, "rate": rate}},
+                      {"id": "time", "type": "transform.watermark", "params": {"timestamp": "x * 10"}},
+                      {"id": "dedup", "type": "transform.deduplicate", "params": {"ttl_ms": TTL_MS, "keep": keep}},
+                      {"id": "sink", "type": "sink.file", "params": {"path": str(sink_dir)}}],
+            "edges": [{"id": "timed", "from": "gen", "to": "time"},
+                      {"id": "keyed", "from": "time", "to": "dedup", "partitioning": "hash",
+                       "key": f"x % {DEDUP_KEYS}"},
+                      {"id": "out", "from": "dedup", "to": "sink"}]}
+
+
+def expected_dedup(keep: str) -> Counter:
+    kept = []
+    for key in range(DEDUP_KEYS):
+        end, last = None, None
+        for x in range(key, RECORDS, DEDUP_KEYS):
+            if end is None or x * 10 >= end:
+                if last is not None and keep == "last":
+                    kept.append(last)
+                end = x * 10 + TTL_MS
+                if keep == "first":
+                    kept.append(x)
+            last = x
+        if keep == "last":
+            kept.append(last)
+    return Counter(kept)
+
+
+def committed_numbers(sink_dir: Path) -> Counter:
+    return Counter(json.loads(line) for path in Path(sink_dir).glob("part-*.jsonl")
+                   for line in path.read_text().splitlines() if line)
+
+
+def test_deduplication_is_exactly_once_under_random_kills(deployment, tmp_path):
+    killer = KillAfterCheckpoints(kills=3, seed=int(os.environ.get("KILL_SEED", "20261125")))
+    handle = deployment.submit(dedup_job(tmp_path / "out", "first"), checkpoint_dir=str(tmp_path / "c1"),
+                               on_event=killer.on_event)
+    killer.start(deployment, handle)
+    try:
+        result = handle.wait(240)
+    finally:
+        killer.join()
+    assert result.status == "FINISHED", result.failure
+    assert len(killer.killed) == 3, f"only {killer.killed} were killed before the job ended"
+    numbers = committed_numbers(tmp_path / "out")
+    missing, doubled = expected_dedup("first") - numbers, numbers - expected_dedup("first")
+    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+
+
+def test_deduplication_keeping_the_last_restores_at_parallelism_3_from_a_savepoint_at_2(deployment, tmp_path):
+    completed = []
+    handle = deployment.submit(dedup_job(tmp_path / "out", "last"), checkpoint_dir=str(tmp_path / "c1"),
+                               on_event=lambda e: e["type"] == "checkpoint" and e["event"] == "completed"
+                               and completed.append(e))
+    wait_until(lambda: completed and committed_numbers(tmp_path / "out"), 120, "committed records")
+    location = handle.stop_with_savepoint(drain=False).result(60)
+    assert handle.wait(60).status == "FINISHED"
+    assert 0 < sum(committed_numbers(tmp_path / "out").values()) < sum(expected_dedup("last").values())
+
+    result = deployment.run(dedup_job(tmp_path / "out", "last", parallelism=3, rate=0), restore=location,
+                            checkpoint_dir=str(tmp_path / "c2"))
+    assert result.status == "FINISHED", result.failure
+    assert committed_numbers(tmp_path / "out") == expected_dedup("last"), "kept records carried over, none doubled"

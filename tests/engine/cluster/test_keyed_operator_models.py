@@ -303,3 +303,50 @@ def test_allowed_lateness_updates_fired_windows_and_only_later_records_are_late(
             expected = reference_windows_with_lateness(records, 50, 50 if kind == "tumbling" else 25, lateness,
                                                        function, batch_size, out_of_orderness, streaming)
         assert run_all(definition, batch_size) == expected, mode
+
+
+# -- transform.deduplicate ----------------------------------------------------------------------
+
+def reference_deduplicate(records, ttl, keep, batch_size, out_of_orderness, streaming) -> dict[str, Counter]:
+    """Per key in arrival order: a record with no open TTL opens [t, t + ttl) (late instead when the
+    watermark before its batch reached t); later ones before the end are duplicates. A TTL ends when
+    the watermark after a batch reaches end - 1, or when a record at or after its end opens the next."""
+    open_ttl: dict[int, list] = {}  # key -> [end, kept record]
+    output, late = [], []
+    for chunk, before, after in batches_and_watermarks(records, batch_size, out_of_orderness, streaming):
+        for record in chunk:
+            key, t = record["k"], record["t"]
+            current = open_ttl.get(key)
+            if current is not None and t < current[0]:
+                if keep == "last":
+                    current[1] = record
+                continue
+            if current is None and t <= before:
+                late.append(record)
+                continue
+            if current is not None and keep == "last":
+                output.append(current[1])
+            open_ttl[key] = [t + ttl, record]
+            if keep == "first":
+                output.append(record)
+        for key, (end, kept) in list(open_ttl.items()):
+            if end - 1 <= after:
+                del open_ttl[key]
+                if keep == "last":
+                    output.append(kept)
+    if keep == "last":
+        output += [kept for _, kept in open_ttl.values()]
+    return {"out": canonical(output), "late": canonical(late)}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=st.one_of(record_lists, dense_record_lists), ttl=st.sampled_from([1, 20, 100]),
+       keep=st.sampled_from(["first", "last"]), out_of_orderness=st.sampled_from([0, 40, 200]),
+       batch_size=st.sampled_from([1, 4, 16]), parallelism=st.integers(1, 2))
+def test_deduplicate_equals_the_reference(records, ttl, keep, out_of_orderness, batch_size, parallelism):
+    operator = {"type": "transform.deduplicate", "params": {"ttl_ms": ttl, "keep": keep}}
+    for mode in ("streaming", "batch"):
+        definition = job(records, operator, out_of_orderness=out_of_orderness, parallelism=parallelism, mode=mode,
+                         late=True)
+        expected = reference_deduplicate(records, ttl, keep, batch_size, out_of_orderness, mode == "streaming")
+        assert run_all(definition, batch_size) == expected, mode

@@ -16,6 +16,13 @@ def keyed(operator: dict) -> dict:
                       {"id": "c", "from": "w", "to": "out"}]}
 
 
+def test_deduplicate_is_keyed_with_a_late_port_and_keeps_the_first_by_default():
+    spec = operator_spec("transform.deduplicate")
+    assert spec["keyed"] and [port["name"] for port in spec["output_ports"]] == ["late"]
+    definition = normalise_definition(keyed({"type": "transform.deduplicate", "params": {"ttl_ms": 100}}))
+    assert definition["nodes"][2]["params"] == {"ttl_ms": 100, "keep": "first"}
+
+
 def test_session_and_count_windows_are_keyed_catalog_operators_with_the_window_aggregates():
     for type_ in ("window.session", "window.count"):
         spec = operator_spec(type_)
@@ -27,6 +34,8 @@ def test_session_and_count_windows_are_keyed_catalog_operators_with_the_window_a
 def test_defaults_fill_in():
     definition = normalise_definition(keyed({"type": "window.count", "params": {"size": 3}}))
     assert definition["nodes"][2]["params"] == {"size": 3, "slide": None, "function": "sum", "value": "x"}
+    definition = normalise_definition(keyed({"type": "window.session", "params": {"gap_ms": 3}}))
+    assert definition["nodes"][2]["params"]["allowed_lateness_ms"] == 0
 
 
 @pytest.mark.parametrize(("operator", "field"), [
@@ -37,6 +46,11 @@ def test_defaults_fill_in():
     ({"type": "window.count", "params": {"size": 0}}, "params.size"),
     ({"type": "window.count", "params": {"size": 2, "slide": 10 ** 9}}, "params.slide"),
     ({"type": "window.count", "params": {"size": 2, "gap_ms": 3}}, "params.gap_ms"),
+    ({"type": "window.session", "params": {"gap_ms": 2, "allowed_lateness_ms": -1}}, "params.allowed_lateness_ms"),
+    ({"type": "window.tumbling", "params": {"size_ms": 2, "allowed_lateness_ms": 10 ** 15}},
+     "params.allowed_lateness_ms"),
+    ({"type": "transform.deduplicate", "params": {}}, "params.ttl_ms"),
+    ({"type": "transform.deduplicate", "params": {"ttl_ms": 5, "keep": "middle"}}, "params.keep"),
 ])
 def test_bad_parameters_are_named_by_node_and_field(operator, field):
     errors = validate_definition(keyed(operator))
