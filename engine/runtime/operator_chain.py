@@ -13,6 +13,13 @@ Named output ports (``port_writers``: node -> port -> writers, the job edges wit
 operator's watermarks and statuses, and every event the chain broadcasts, as the main
 output's writers do.
 
+Per-operator metrics: each operator's ``emit`` (and each side output) is wrapped once by a
+counter, so counting costs one addition per *batch* per operator, never per record. An
+operator's records out are what it emitted on every port; the records in of an operator
+inside the chain are what its predecessor emitted on the main output (the only thing that
+calls its ``process_batch``), the head's are the task input's. Each operator's input
+watermark is the last watermark its predecessor emitted; the head's is the task input's.
+
 Threading model: the subtask's mailbox thread.
 """
 from __future__ import annotations
@@ -38,6 +45,43 @@ def _fan_out(targets: list[Callable]) -> Callable:
     return emit_to_all
 
 
+class OperatorCounters:
+    """One operator's counters in its subtask. Written and read by the mailbox thread only."""
+
+    __slots__ = ("records_out", "side_records_out", "watermark_out")
+
+    def __init__(self):
+        self.records_out = 0
+        """Records emitted on the main output (the next operator's records in)."""
+        self.side_records_out = 0
+        """Records emitted on named output ports (they leave the chain)."""
+        self.watermark_out: int | None = None
+
+
+def _counted(emit: Callable, counters: OperatorCounters) -> Callable:
+    def emit_and_count(batch) -> None:
+        counters.records_out += len(batch)
+        emit(batch)
+
+    return emit_and_count
+
+
+def _side_counted(emit: Callable, counters: OperatorCounters) -> Callable:
+    def emit_and_count(batch) -> None:
+        counters.side_records_out += len(batch)
+        emit(batch)
+
+    return emit_and_count
+
+
+def _watermark_noted(emit_watermark: Callable, counters: OperatorCounters) -> Callable:
+    def emit_and_note(watermark) -> None:
+        counters.watermark_out = watermark.timestamp
+        emit_watermark(watermark)
+
+    return emit_and_note
+
+
 class OperatorChain:
     """The operators of one subtask, head first, wired to each other and to the writers."""
 
@@ -51,7 +95,9 @@ class OperatorChain:
         port_writers = port_writers or {}
         self.writers = [writer for node_writers in writers.values() for writer in node_writers]
         self.writers += [writer for ports in port_writers.values() for port in ports.values() for writer in port]
+        self.counters = [OperatorCounters() for _ in self.operators]
         for position, operator in enumerate(self.operators):
+            counters = self.counters[position]
             batch_targets: list[Callable] = []
             watermark_targets: list[Callable] = []
             status_targets: list[Callable] = []
@@ -65,15 +111,16 @@ class OperatorChain:
                 watermark_targets.append(writer.broadcast_event)
                 status_targets.append(writer.broadcast_event)
             for port, port_targets in port_writers.get(operator.node_id, {}).items():
-                operator.side_outputs[port] = _fan_out([writer.emit for writer in port_targets])
+                operator.side_outputs[port] = _side_counted(
+                    _fan_out([writer.emit for writer in port_targets]), counters)
                 watermark_targets += [writer.broadcast_event for writer in port_targets]
                 status_targets += [writer.broadcast_event for writer in port_targets]
-            operator.emit = _fan_out(batch_targets)
+            operator.emit = _counted(_fan_out(batch_targets), counters)
             point = (tap_points or {}).get(operator.node_id)
             if point is not None and batch_targets:
                 operator.emit = tapped(operator.emit, point)
                 self.tap_points[operator.node_id] = point
-            operator.emit_watermark = _fan_out(watermark_targets)
+            operator.emit_watermark = _watermark_noted(_fan_out(watermark_targets), counters)
             operator.emit_watermark_status = _fan_out(status_targets)
 
     @property
@@ -144,6 +191,22 @@ class OperatorChain:
     @property
     def records_out(self) -> int:
         return sum(writer.records_out for writer in self.writers)
+
+    def per_operator_metrics(self, head_records_in: int, head_watermark: int | None) -> dict[str, dict]:
+        """``{node id: {"records_in", "records_out", "watermark"}}`` for every operator, head first.
+
+        ``head_records_in``/``head_watermark`` are the task input's (records read, combined input
+        watermark; a source head's watermark is the one it emitted). Watermarks are event-time
+        milliseconds, None before the first.
+        """
+        metrics: dict[str, dict] = {}
+        records_in, watermark = head_records_in, head_watermark
+        for operator, counters in zip(self.operators, self.counters):
+            metrics[operator.node_id] = {"records_in": records_in,
+                                         "records_out": counters.records_out + counters.side_records_out,
+                                         "watermark": watermark}
+            records_in, watermark = counters.records_out, counters.watermark_out
+        return metrics
 
     def result(self) -> dict:
         merged: dict = {}

@@ -111,6 +111,9 @@ from engine.runtime.task_lifecycle import (AwaitingFinalCheckpoint, DataEnded, D
 from engine.runtime.timer_service import ProcessingTimeService
 from engine.spec.expressions import compile_batch_expression, compile_batch_router
 
+NO_INPUT_WATERMARK = -(2**63)
+"""What the input's watermark valve holds before any watermark arrived."""
+
 logger = logging.getLogger(__name__)
 
 METRICS_INTERVAL_S = 1.0
@@ -685,6 +688,13 @@ class StreamTask:
         self._report_metrics()
         self._schedule_metrics()
 
+    def _input_watermark(self) -> int | None:
+        """The combined watermark of the task's input channels; a source's own (None before the first)."""
+        valve = getattr(self.input, "valve", None)
+        if valve is None:
+            return self.chain.counters[0].watermark_out
+        return None if valve.current <= NO_INPUT_WATERMARK else valve.current
+
     def _report_metrics(self) -> None:
         try:
             self.gateway.report_metrics(self.task_id, self.metrics())
@@ -711,6 +721,7 @@ class StreamTask:
         }
         if self.chain is not None:
             result.update(self.chain.operator_metrics())
+            result["operators"] = self.chain.per_operator_metrics(result["records_in"], self._input_watermark())
         input_metrics = getattr(self.input, "metrics", None)
         if input_metrics is not None:
             result.update(input_metrics())
