@@ -128,7 +128,8 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         events = RunEvent.objects.filter(run=run, seq__gt=after).order_by("seq")[:EVENTS_PAGE]
         return Response([serialise_event(event) for event in events])
 
-    @extend_schema(summary="Per-vertex records in/out, rates and busy/idle/backpressured ratios, with the last "
+    @extend_schema(summary="Per-vertex and per-node records in/out, rates, busy/idle/backpressured ratios and watermarks "
+                           "(per subtask for each node), with the last "
                            "samples", parameters=[OpenApiParameter("samples", bounded_int(0, 1000), description="How many samples "
                                                                   "(default 60, at most 1000).")],
                    responses=responses({200: MetricsSerializer}, 404))

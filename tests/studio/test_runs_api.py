@@ -172,7 +172,69 @@ def test_metrics_latest_per_vertex_and_the_last_samples(api, pipeline):
     assert len(api.get(f"/api/runs/{run['id']}/metrics").json()["samples"]) == 5
     assert api.get(f"/api/runs/{run['id']}/metrics?samples=-1").status_code == 400
     empty = start(api, pipeline)
-    assert api.get(f"/api/runs/{empty['id']}/metrics").json() == {"vertices": {}, "samples": []}
+    assert api.get(f"/api/runs/{empty['id']}/metrics").json() == {"vertices": {}, "nodes": {}, "samples": []}
+
+
+def test_metrics_carry_the_latest_per_node_figures(api, pipeline):
+    run = start(api, pipeline)
+    nodes = {"even": {"vertex": "gen", "parallelism": 1, "records_in": 10.0, "records_out": 5.0,
+                      "records_in_per_second": None, "records_out_per_second": None, "watermark": 7,
+                      "busy_ratio": 0.5, "idle_ratio": 0.5, "backpressured_ratio": 0.0,
+                      "subtasks": [{"subtask": 0, "records_in": 10.0, "records_out": 5.0,
+                                    "records_in_per_second": None, "records_out_per_second": None,
+                                    "watermark": 7, "busy_ratio": 0.5, "idle_ratio": 0.5,
+                                    "backpressured_ratio": 0.0, "checkpoint": None}]}}
+    record_event(run["id"], "metrics", {"vertices": {}, "nodes": {}, "collected": {}})
+    record_event(run["id"], "metrics", {"vertices": {}, "nodes": nodes, "collected": {}})
+    assert api.get(f"/api/runs/{run['id']}/metrics").json()["nodes"] == nodes
+
+
+def two_subtask_report(gen_out: int, even_out: list[int], busy: list[float]) -> dict:
+    """What the engine reports for gen -> even (a filter), chained, parallelism 2."""
+    return {f"gen#{i}": {"records_in": gen_out, "records_out": even_out[i], "busy_ms_per_second": busy[i],
+                         "idle_ms_per_second": 1000 - busy[i], "backpressured_ms_per_second": 0,
+                         "operators": {"gen": {"records_in": gen_out, "records_out": gen_out, "watermark": 100 + i},
+                                       "even": {"records_in": gen_out, "records_out": even_out[i],
+                                                "watermark": 90 + i}}}
+            for i in range(2)}
+
+
+def test_metrics_tracker_aggregates_each_operator_over_its_subtasks():
+    from studio.metrics import VertexMetricsTracker
+
+    tracker = VertexMetricsTracker({"gen": {"parallelism": 2, "operators": ["gen", "even"]}})
+    first = tracker.enrich_nodes(two_subtask_report(100, [50, 40], [500, 300]), now_s=10.0)
+    assert set(first) == {"gen", "even"}
+    even = first["even"]
+    assert (even["vertex"], even["parallelism"], even["records_in"], even["records_out"]) == ("gen", 2, 200, 90)
+    assert first["gen"]["records_out"] == 200  # not the chain's output: the source's own
+    assert even["watermark"] == 90 and first["gen"]["watermark"] == 100  # the lowest subtask's
+    assert even["busy_ratio"] == 0.4 and even["records_out_per_second"] is None
+    assert [(s["subtask"], s["records_out"], s["busy_ratio"], s["watermark"], s["checkpoint"])
+            for s in even["subtasks"]] == [(0, 50, 0.5, 90, None), (1, 40, 0.3, 91, None)]
+
+    tracker.checkpoint_completed({"id": 3, "subtasks": [
+        {"task": "gen#0", "status": "completed", "state_size": 2048, "processed_data": 0, "persisted_data": 0,
+         "sync_duration": 1, "async_duration": 4, "alignment_duration": 0},
+        {"task": "gen#1", "status": "pending", "state_size": None}]})
+    second = tracker.enrich_nodes(two_subtask_report(300, [150, 60], [500, 300]), now_s=12.0)
+    even = second["even"]
+    assert [s["records_out_per_second"] for s in even["subtasks"]] == [50.0, 10.0]
+    assert even["records_out_per_second"] == 60.0 and even["records_in_per_second"] == 200.0
+    assert even["subtasks"][0]["checkpoint"] == {"id": 3, "state_size": 2048, "processed_data": 0,
+                                                 "persisted_data": 0, "sync_duration": 1, "async_duration": 4,
+                                                 "alignment_duration": 0}
+    assert even["subtasks"][1]["checkpoint"] is None  # it has not acknowledged one yet
+
+
+def test_a_node_has_no_watermark_while_one_of_its_subtasks_has_none():
+    from studio.metrics import VertexMetricsTracker
+
+    report = two_subtask_report(10, [5, 5], [0, 0])
+    report["gen#1"]["operators"]["even"]["watermark"] = None
+    assert VertexMetricsTracker({"gen": {"parallelism": 2}}).enrich_nodes(report, now_s=1.0)["even"]["watermark"] is None
+    del report["gen#1"]  # a subtask that has not reported yet holds the watermark back too
+    assert VertexMetricsTracker({"gen": {"parallelism": 2}}).enrich_nodes(report, now_s=1.0)["even"]["watermark"] is None
 
 
 def test_metrics_tracker_turns_sums_into_rates_and_ratios():

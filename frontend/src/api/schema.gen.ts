@@ -793,7 +793,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Per-vertex records in/out, rates and busy/idle/backpressured ratios, with the last samples
+         * Per-vertex and per-node records in/out, rates, busy/idle/backpressured ratios and watermarks (per subtask for each node), with the last samples
          * @description Runs: status, cancel, stop with a savepoint, the stored event log and metrics.
          */
         get: operations["runs_metrics_retrieve"];
@@ -1374,6 +1374,7 @@ export interface components {
                     tolerable_failures?: number;
                     unaligned?: boolean;
                     aligned_timeout_ms?: number;
+                    max_aligned_bytes?: number;
                     retained?: number;
                     enabled?: boolean;
                 };
@@ -1484,6 +1485,10 @@ export interface components {
             vertices: {
                 [key: string]: components["schemas"]["VertexMetrics"];
             };
+            /** @description Per node (operator) of the pipeline, from each operator's own counters; empty before the first report. */
+            nodes: {
+                [key: string]: components["schemas"]["NodeMetrics"];
+            };
             samples: components["schemas"]["MetricsSample"][];
         };
         MetricsSample: {
@@ -1503,6 +1508,29 @@ export interface components {
             readonly last_used_at: string | null;
             /** @description Shown once: only its hash is stored. */
             readonly key: string;
+        };
+        /** @description One node (operator) of the pipeline: sums over its subtasks, and the subtasks themselves. */
+        NodeMetrics: {
+            /** @description The job vertex (chain) the node runs in. */
+            vertex: string;
+            parallelism: number | null;
+            /** Format: double */
+            records_in: number;
+            /** Format: double */
+            records_out: number;
+            /** Format: double */
+            records_in_per_second: number | null;
+            /** Format: double */
+            records_out_per_second: number | null;
+            /** @description The lowest of the subtasks' watermarks. */
+            watermark: number | null;
+            /** Format: double */
+            busy_ratio: number | null;
+            /** Format: double */
+            idle_ratio: number | null;
+            /** Format: double */
+            backpressured_ratio: number | null;
+            subtasks: components["schemas"]["SubtaskMetrics"][];
         };
         Notification: {
             readonly id: number;
@@ -1643,6 +1671,7 @@ export interface components {
                     tolerable_failures?: number;
                     unaligned?: boolean;
                     aligned_timeout_ms?: number;
+                    max_aligned_bytes?: number;
                     retained?: number;
                     enabled?: boolean;
                 };
@@ -1732,6 +1761,7 @@ export interface components {
                     tolerable_failures?: number;
                     unaligned?: boolean;
                     aligned_timeout_ms?: number;
+                    max_aligned_bytes?: number;
                     retained?: number;
                     enabled?: boolean;
                 };
@@ -1804,6 +1834,7 @@ export interface components {
                     tolerable_failures?: number;
                     unaligned?: boolean;
                     aligned_timeout_ms?: number;
+                    max_aligned_bytes?: number;
                     retained?: number;
                     enabled?: boolean;
                 };
@@ -2156,6 +2187,52 @@ export interface components {
              * @default false
              */
             drain: boolean;
+        };
+        /** @description A subtask's part of the latest completed checkpoint (its whole chain's state). */
+        SubtaskCheckpoint: {
+            id: number | null;
+            /** @description bytes */
+            state_size: number | null;
+            /** @description bytes */
+            processed_data: number | null;
+            /** @description bytes */
+            persisted_data: number | null;
+            /**
+             * Format: double
+             * @description ms
+             */
+            sync_duration: number | null;
+            /**
+             * Format: double
+             * @description ms
+             */
+            async_duration: number | null;
+            /**
+             * Format: double
+             * @description ms
+             */
+            alignment_duration: number | null;
+        };
+        /** @description One subtask of a node: its operator's own counts, its thread's time shares. */
+        SubtaskMetrics: {
+            subtask: number;
+            /** Format: double */
+            records_in: number;
+            /** Format: double */
+            records_out: number;
+            /** Format: double */
+            records_in_per_second: number | null;
+            /** Format: double */
+            records_out_per_second: number | null;
+            /** @description The operator's input watermark, event-time ms; a source's own; null before the first. */
+            watermark: number | null;
+            /** Format: double */
+            busy_ratio: number | null;
+            /** Format: double */
+            idle_ratio: number | null;
+            /** Format: double */
+            backpressured_ratio: number | null;
+            checkpoint: components["schemas"]["SubtaskCheckpoint"] | null;
         };
         SubtaskStats: {
             index: number;
