@@ -35,6 +35,25 @@ _HEADER = struct.Struct(">I")
 MAX_FRAME_BYTES = 256 * 1024 * 1024
 
 
+DEAD_PEER_TIMEOUT_S = 15
+"""A control connection whose peer is unreachable this long is closed (TCP keepalive while
+idle, ``TCP_USER_TIMEOUT`` while data waits for acknowledgement). Without it a network
+partition left both ends waiting for the kernel's retransmissions (15 minutes): the driver
+never failed the region over, and the partitioned slot ran on. Now the driver fails the
+region over, and the slot, whose driver is gone, cancels itself and commits nothing more
+(tests/multihost)."""
+
+
+def _detect_a_dead_peer(sock: socket.socket) -> None:
+    """Close ``sock`` once its peer stayed unreachable ``DEAD_PEER_TIMEOUT_S`` (Linux options;
+    elsewhere keepalive with the system's timing)."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for option, value in (("TCP_KEEPIDLE", 5), ("TCP_KEEPINTVL", 2), ("TCP_KEEPCNT", 5),
+                          ("TCP_USER_TIMEOUT", DEAD_PEER_TIMEOUT_S * 1000)):
+        if hasattr(socket, option):
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
+
+
 class ControlConnectionClosed(ConnectionError):
     """The peer closed the control connection."""
 
@@ -44,6 +63,7 @@ class FramedConnection:
 
     def __init__(self, sock: socket.socket):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        _detect_a_dead_peer(sock)
         self._sock = sock
         self._reader = sock.makefile("rb")
         self._send_lock = threading.Lock()  # guards: writes to self._sock

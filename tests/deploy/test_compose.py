@@ -124,3 +124,26 @@ def test_every_process_that_reads_checkpoints_mounts_the_same_data_volume(compos
         assert f"studio-data:{data_dir}" in services[name]["volumes"], name
         assert f"slot-cpus:{services['worker']['environment']['ENGINE_CPU_LOCK_DIR']}" in services[name]["volumes"]
     assert set(compose["volumes"]) == {"studio-data", "slot-cpus", "postgres-data"}
+
+
+def test_the_multihost_harness_runs_the_compose_commands_and_settings():
+    """tests/multihost starts Spark and the driver from this file: the same commands and
+    settings, with the service names replaced by the hosts' addresses."""
+    from tests.multihost.hosts import compose_command, compose_environment
+
+    addresses = {"spark-master": "10.9.9.2", "worker": "10.9.9.3"}
+    master = compose_command("spark-master", addresses)
+    assert master[0] == str(Path(sys.executable).parent / "spark-class")
+    assert master[1:] == ["org.apache.spark.deploy.master.Master", "--host", "10.9.9.2", "--port", "7077",
+                          "--webui-port", "8080"]
+    worker = compose_command("spark-worker", addresses)
+    assert worker[1:3] == ["org.apache.spark.deploy.worker.Worker", "spark://10.9.9.2:7077"]
+    driver = compose_environment("worker", addresses)
+    assert driver["ENGINE_CONTROL_ADVERTISED_HOST"] == driver["SPARK_DRIVER_HOST"] == "10.9.9.3"
+    assert driver["ENGINE_CONTROL_PORTS"] == "41000-41099"
+    assert compose_environment("spark-worker", addresses)["ENGINE_DATA_PORTS"] == "42000-42031"
+    harness = (ROOT / "tests" / "multihost" / "test_cluster.py").read_text()
+    for service in ("spark-master", "spark-worker"):
+        assert f'compose_command("{service}"' in harness
+    for service in ("spark-worker", "worker"):
+        assert f'compose_environment("{service}"' in harness

@@ -178,3 +178,24 @@ def test_on_spark_the_slots_reach_the_driver_at_its_configured_control_address(s
     assert result.status == "FINISHED", result.failure
     assert sorted(result.collected["out"]) == [x * 2 for x in range(200)]
     assert len(bound) == 1 and bound[0][0] == "127.0.0.1" and bound[0][1] in ports
+
+
+def test_control_connections_give_up_on_an_unreachable_peer():
+    """A partition must not leave driver and slot waiting for the kernel's retransmissions
+    (15 minutes): keepalive while idle, a user timeout while data is unacknowledged."""
+    from engine.cluster.control import DEAD_PEER_TIMEOUT_S, FramedConnection
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(listener.getsockname())
+    server, _ = listener.accept()
+    try:
+        connection = FramedConnection(client)
+        assert client.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+        assert client.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == DEAD_PEER_TIMEOUT_S * 1000
+        idle, interval, count = (client.getsockopt(socket.IPPROTO_TCP, option) for option in
+                                 (socket.TCP_KEEPIDLE, socket.TCP_KEEPINTVL, socket.TCP_KEEPCNT))
+        assert idle + interval * count <= DEAD_PEER_TIMEOUT_S
+        connection.close()
+    finally:
+        server.close()
+        listener.close()
