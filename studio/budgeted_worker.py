@@ -36,7 +36,9 @@ def validate(args: dict, report: Report) -> list[dict]:
         for field in expression_fields(spec) if spec else ():
             if isinstance(params.get(field), str):
                 report(json.dumps({"node": node.get("id"), "field": f"params.{field}"}))
-                check_expression(params[field])  # compiled once: validation below reuses it
+                # compiled once, with the names it sees ("x-names": a join's left, right): validation reuses it
+                names = spec["params_schema"]["properties"][field].get("x-names", ("x",))
+                check_expression(params[field], tuple(names))
     for edge in _items(definition, "edges"):
         if isinstance(edge.get("key"), str):
             report(json.dumps({"edge": edge.get("id"), "field": "key"}))

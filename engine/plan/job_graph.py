@@ -104,6 +104,8 @@ class JobEdge:
     result_type: ResultPartitionType
     source_port: str | None = None
     """The named output port of ``source_node`` the edge leaves (``"late"``), None for the main output."""
+    side: str | None = None
+    """Which input of a two-input operator (``join.*``) the edge feeds: ``left`` or ``right``."""
 
     @property
     def is_blocking(self) -> bool:
@@ -371,4 +373,5 @@ def _job_edge(definition: dict, edge: dict, vertex_of_node: dict[str, str]) -> J
         ),
         result_type=ResultPartitionType.BLOCKING if blocking else ResultPartitionType.PIPELINED,
         source_port=edge.get("from_port"),
+        side=edge.get("side"),
     )

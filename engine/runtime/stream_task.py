@@ -325,6 +325,8 @@ class StreamTask:
                 self.gate.channels[indexes[channel_id]].prepend(items)
 
     def _create_network_input(self, head):
+        if getattr(head, "input_sides", None):
+            return self._create_two_input(head)
         if self.batch_mode and head.context.key_function is not None:
             sorter = KeyGroupingSorter(head.context.key_function,
                                        int(self.config.get("sort_buffer_records", DEFAULT_MEMORY_RECORDS)),
@@ -343,6 +345,45 @@ class StreamTask:
         return NetworkInput(self.gate, handler, head.process_batch, head.process_watermark,
                             self._on_barrier_arrival, kill_hook=self.kill_hook, task=self.task_id,
                             process_watermark_status=head.process_watermark_status)
+
+    def _channel_sides(self) -> list[str]:
+        """Per input channel, the side of its edge (two-input head operators)."""
+        side_of_edge = {edge.id: edge.side for edge in self.job_graph.inputs_of(self.vertex.id)}
+        return [side_of_edge[info.edge] for info in self.gate.channel_infos]
+
+    def _create_two_input(self, head):
+        """A join's input: each channel's batches go to its side's ``process_<side>``; in batch
+        mode both sides are sorted together by key, each record tagged with its side."""
+        sides = self._channel_sides()
+        if self.batch_mode:
+            from engine.runtime.operators.join import LEFT, RIGHT
+
+            tags = [LEFT if side == "left" else RIGHT for side in sides]
+            keys = {LEFT: compile_expression_function(self._side_edge("left").key),
+                    RIGHT: compile_expression_function(self._side_edge("right").key)}
+            sorter = KeyGroupingSorter(lambda tagged: keys[tagged[0]](tagged[1]),
+                                       int(self.config.get("sort_buffer_records", DEFAULT_MEMORY_RECORDS)),
+                                       self.config.get("spill_directory"))
+
+            def keys_finished() -> None:
+                head.finish_keys()
+                head.context.clear_keyed_state()
+
+            batch_size = int(self.config.get("batch_size", DEFAULT_BATCH_SIZE))
+            return SortingInput(self.gate, head.process_batch, head.process_watermark, keys_finished, sorter,
+                                batch_size, kill_hook=self.kill_hook, task=self.task_id, channel_tags=tags)
+        mode = (self.config.get("checkpointing") or {}).get("mode", "exactly_once")
+        handler = create_barrier_handler(mode, self, self.gate.number_of_channels)
+        return NetworkInput(self.gate, handler, head.process_batch, head.process_watermark,
+                            self._on_barrier_arrival, kill_hook=self.kill_hook, task=self.task_id,
+                            process_watermark_status=head.process_watermark_status,
+                            channel_targets=[getattr(head, f"process_{side}") for side in sides])
+
+    def _side_edge(self, side: str):
+        for edge in self.job_graph.inputs_of(self.vertex.id):
+            if edge.side == side:
+                return edge
+        raise ValueError(f"'{self.vertex.operators[0]['id']}' has no {side} input edge")
 
     def _poll_budget(self) -> int | None:
         """Debloating: the records one source poll may produce (the smallest budget of the writers)."""
@@ -378,7 +419,9 @@ class StreamTask:
     def _operator_context(self, node: dict, position: int, restore) -> OperatorContext:
         key_function = batch_key_function = None
         pre_aggregated = False
-        if position == 0:
+        side_keys = {edge.side: compile_batch_expression(edge.key) for edge in self.job_graph.inputs_of(self.vertex.id)
+                     if position == 0 and edge.side and edge.partitioning == "hash" and edge.key}
+        if position == 0 and not side_keys:
             for edge in self.job_graph.inputs_of(self.vertex.id):
                 if edge.partitioning == "hash" and edge.key and edge.target_node == node["id"]:
                     key_function = compile_expression_function(edge.key)
@@ -391,7 +434,7 @@ class StreamTask:
             key_group_range=self.key_group_range, key_function=key_function,
             batch_key_function=batch_key_function, restore=restore,
             mailbox_executor=self.executor, timer_service=self.timer_service, kill_hook=self.kill_hook,
-            pre_aggregated_input=pre_aggregated)
+            pre_aggregated_input=pre_aggregated, side_key_functions=side_keys or None)
 
     def _after_invoke(self) -> None:
         if not self.state.input_finished:

@@ -315,6 +315,10 @@ from engine.spec.window_catalog import window_operators  # noqa: E402  (uses the
 
 OPERATOR_CATALOG.extend(window_operators())
 
+from engine.spec.join_catalog import join_operators  # noqa: E402  (uses the helpers above)
+
+OPERATOR_CATALOG.extend(join_operators())
+
 _BY_TYPE = {spec["type"]: spec for spec in OPERATOR_CATALOG}
 
 
@@ -327,6 +331,11 @@ def expression_fields(spec: dict[str, Any]) -> list[str]:
     """Return the names of the parameters of an operator that hold expressions."""
     properties = spec["params_schema"]["properties"]
     return [name for name, schema in properties.items() if schema.get("format") == "expression"]
+
+
+def expression_names(spec: dict[str, Any], field: str) -> tuple[str, ...]:
+    """Return the names an expression parameter sees: ``x``, unless its schema says ``"x-names"``."""
+    return tuple(spec["params_schema"]["properties"][field].get("x-names", ("x",)))
 
 
 def expression_map_fields(spec: dict[str, Any]) -> list[str]:

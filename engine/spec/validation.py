@@ -15,9 +15,10 @@ from typing import Any, Iterable, Iterator
 from jsonschema import Draft202012Validator
 
 from engine.plan.strongly_connected import strongly_connected_components
-from engine.spec.catalog import (DAY_MS, expression_fields, expression_map_fields, operator_spec, output_port_names,
-                                 params_with_defaults)
+from engine.spec.catalog import (DAY_MS, expression_fields, expression_map_fields, expression_names, operator_spec,
+                                 output_port_names, params_with_defaults)
 from engine.spec.expressions import check_expression
+from engine.spec.join_catalog import INPUT_SIDES
 
 PARTITIONINGS = ("forward", "rebalance", "rescale", "hash", "broadcast")
 EXCHANGES = ("pipelined", "blocking")
@@ -108,6 +109,7 @@ DEFINITION_SCHEMA: dict[str, Any] = {
                     "partitioning": {"enum": list(PARTITIONINGS)},
                     "key": {"type": ["string", "null"]},
                     "exchange": {"enum": list(EXCHANGES)},
+                    "side": {"enum": list(INPUT_SIDES)},
                     "ui": {"type": "object"},
                 },
                 "additionalProperties": False,
@@ -261,15 +263,28 @@ def _param_problems(node: dict[str, Any], spec: dict[str, Any]) -> Iterator[Prob
     for name in expression_fields(spec):
         source = params.get(name)
         if isinstance(source, str) and source:
-            message = check_expression(source)
+            message = check_expression(source, expression_names(spec, name))
             if message:
                 yield Problem(f"invalid expression: {message}", node=node["id"], field=f"params.{name}")
+    yield from _join_param_problems(node, params)
     for name in expression_map_fields(spec):
         mapping = params.get(name)
         for entry, source in (mapping.items() if isinstance(mapping, dict) else ()):
             message = check_expression(source) if isinstance(source, str) and source else None
             if message:
                 yield Problem(f"invalid expression: {message}", node=node["id"], field=f"params.{name}.{entry}")
+
+
+def _join_param_problems(node: dict[str, Any], params: dict[str, Any]) -> Iterator[Problem]:
+    """What the params schema cannot say: an interval's end before its start, a slide longer than its window."""
+    lower, upper = params.get("lower_ms"), params.get("upper_ms")
+    if node["type"] == "join.interval" and isinstance(lower, int) and isinstance(upper, int) and upper < lower:
+        yield Problem(f"upper_ms ({upper}) is below lower_ms ({lower}): the interval is empty",
+                      node=node["id"], field="params.upper_ms")
+    size, slide = params.get("size_ms"), params.get("slide_ms")
+    if node["type"] == "join.window" and isinstance(size, int) and isinstance(slide, int) and slide > size:
+        yield Problem(f"slide_ms ({slide}) is longer than size_ms ({size}): records between windows would "
+                      "join nothing", node=node["id"], field="params.slide_ms")
 
 
 def _param_field(error) -> str:
@@ -293,6 +308,7 @@ def _edge_problems(definition: dict[str, Any]) -> Iterator[Problem]:
     default_parallelism = definition.get("parallelism", 1)
     inputs: Counter[str] = Counter()
     outputs: Counter[str] = Counter()
+    sides: dict[str, Counter[str]] = {}
     for edge in definition["edges"]:
         source, target = nodes.get(edge["from"]), nodes.get(edge["to"])
         if source is None:
@@ -311,8 +327,10 @@ def _edge_problems(definition: dict[str, Any]) -> Iterator[Problem]:
         else:
             yield from _output_port_problems(edge, source, port)
         yield from _partitioning_problems(edge, source, target, default_parallelism)
+        yield from _side_problems(edge, target, sides.setdefault(edge["to"], Counter()))
     for node_id, node in nodes.items():
         yield from _port_problems(node, inputs[node_id], outputs[node_id])
+        yield from _missing_side_problems(node, sides.get(node_id, Counter()), inputs[node_id])
 
 
 def _output_port_problems(edge, source, port: str) -> Iterator[Problem]:
@@ -353,6 +371,36 @@ def _partitioning_problems(edge, source, target, default_parallelism) -> Iterato
                       edge=edge["id"], field="partitioning")
 
 
+def _side_problems(edge: dict[str, Any], target: dict[str, Any], seen: Counter) -> Iterator[Problem]:
+    """An edge into a two-input operator says which input it feeds; other edges say nothing."""
+    spec = operator_spec(target["type"])
+    side = edge.get("side")
+    if spec is None:
+        return
+    if not spec.get("input_sides"):
+        if side is not None:
+            yield Problem(f"'{target['id']}' has one kind of input: an edge into it takes no side",
+                          edge=edge["id"], field="side")
+        return
+    if side is None:
+        yield Problem(f"'{target['id']}' joins two inputs: say which one this edge feeds "
+                      f"(side: {' or '.join(spec['input_sides'])})", edge=edge["id"], field="side")
+        return
+    seen[side] += 1
+    if seen[side] > 1:
+        yield Problem(f"'{target['id']}' already has a {side} input; put a union in front to merge streams",
+                      edge=edge["id"], field="side")
+
+
+def _missing_side_problems(node: dict[str, Any], seen: Counter, input_count: int) -> Iterator[Problem]:
+    spec = operator_spec(node["type"])
+    if spec is None or not spec.get("input_sides") or input_count == 0:
+        return
+    for side in spec["input_sides"]:
+        if not seen[side]:
+            yield Problem(f"this operator has no {side} input; connect one with side '{side}'", node=node["id"])
+
+
 def _port_problems(node: dict[str, Any], input_count: int, output_count: int) -> Iterator[Problem]:
     spec = operator_spec(node["type"])
     if spec is None:
@@ -364,6 +412,9 @@ def _port_problems(node: dict[str, Any], input_count: int, output_count: int) ->
         yield Problem("this operator has no input; connect an upstream node", node=node["id"])
     elif declared_inputs == 1 and input_count > 1:
         yield Problem(f"this operator takes one input but has {input_count}; put a union in front",
+                      node=node["id"])
+    elif declared_inputs == 2 and input_count == 1:
+        yield Problem("this operator joins two inputs but has one; connect a left and a right input",
                       node=node["id"])
     if spec["outputs"] == 0 and output_count:
         yield Problem("a sink has no outputs", node=node["id"])

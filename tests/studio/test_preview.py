@@ -122,3 +122,28 @@ def test_preview_of_a_cdc_source_reads_the_table_without_a_slot_and_a_postgres_s
         assert connection.execute("SELECT count(*) FROM pg_replication_slots "
                                   "WHERE database = current_database()").fetchone()[0] == 0
         assert connection.execute("SELECT count(*) FROM copy").fetchone()[0] == 0
+
+
+def test_preview_of_an_interval_join_shows_its_pairs_and_unmatched_lefts(api):
+    definition = {
+        "format": 1, "name": "join", "parallelism": 2,
+        "nodes": [{"id": "orders", "type": "source.datagen",
+                   "params": {"count": 6, "expression": '{"user": x % 3, "t": x * 10, "order": x}'}},
+                  {"id": "clicks", "type": "source.datagen",
+                   "params": {"count": 2, "expression": '{"user": x, "t": x * 10 + 5, "page": x}'}},
+                  {"id": "ot", "type": "transform.watermark", "params": {"timestamp": 'x["t"]'}},
+                  {"id": "ct", "type": "transform.watermark", "params": {"timestamp": 'x["t"]'}},
+                  {"id": "join", "type": "join.interval",
+                   "params": {"lower_ms": 0, "upper_ms": 10, "join_type": "left_outer",
+                              "output": '[left["order"], right["page"] if right else None]'}},
+                  {"id": "out", "type": "sink.collect"}],
+        "edges": [{"id": "a", "from": "orders", "to": "ot"}, {"id": "b", "from": "clicks", "to": "ct"},
+                  {"id": "l", "from": "ot", "to": "join", "partitioning": "hash", "key": 'x["user"]',
+                   "side": "left"},
+                  {"id": "r", "from": "ct", "to": "join", "partitioning": "hash", "key": 'x["user"]',
+                   "side": "right"},
+                  {"id": "o", "from": "join", "to": "out"}]}
+    body = api.post("/api/preview", {"definition": definition, "limit": 10}, format="json").json()
+    assert body["status"] == "FINISHED", body
+    assert sorted(body["nodes"]["join"]["records"], key=str) == sorted(
+        [[0, 0], [1, 1], [2, None], [3, None], [4, None], [5, None]], key=str)

@@ -64,8 +64,10 @@ class NetworkInput:
 
     def __init__(self, gate, barrier_handler, process_batch: Callable, process_watermark: Callable,
                  on_barrier_arrival: Callable | None = None, kill_hook=None, task=None,
-                 process_watermark_status: Callable | None = None):
+                 process_watermark_status: Callable | None = None, channel_targets: list[Callable] | None = None):
         self.gate = gate
+        self._channel_targets = channel_targets
+        """Two-input operators: per channel, where its batches go (else every batch goes to ``process_batch``)."""
         self._process_watermark_status = process_watermark_status
         self._kill_hook = kill_hook
         self._task = task
@@ -135,7 +137,10 @@ class NetworkInput:
             if self._kill_hook is not None:
                 maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
             self.records_in += len(item)
-            self._process_batch(item)
+            if self._channel_targets is None:
+                self._process_batch(item)
+            else:
+                self._channel_targets[channel](item)
             return MORE_AVAILABLE
         return self._process_event(channel, item)
 
@@ -233,8 +238,11 @@ class SortingInput:
     """
 
     def __init__(self, gate, process_batch: Callable, process_watermark: Callable, on_keys_finished: Callable,
-                 sorter: KeyGroupingSorter, batch_size: int, kill_hook=None, task=None):
+                 sorter: KeyGroupingSorter, batch_size: int, kill_hook=None, task=None,
+                 channel_tags: list | None = None):
         self.gate = gate
+        self._channel_tags = channel_tags
+        """Two-input operators: per channel, the tag its records are sorted with, as ``(tag, record)``."""
         self._process_batch = process_batch
         self._process_watermark = process_watermark
         self._on_keys_finished = on_keys_finished
@@ -275,7 +283,11 @@ class SortingInput:
             if self._kill_hook is not None:
                 maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
             self.records_in += len(item)
-            self.sorter.add(item, item.timestamps if kind is TimestampedBatch else None)
+            stamps = item.timestamps if kind is TimestampedBatch else None
+            if self._channel_tags is not None:
+                tag = self._channel_tags[channel]
+                item = [(tag, record) for record in item]
+            self.sorter.add(item, stamps)
         elif kind is Watermark:
             self.valve.input_watermark(channel, item.timestamp)
         elif kind is WatermarkStatus:

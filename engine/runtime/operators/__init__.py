@@ -35,6 +35,8 @@ OPERATOR_FACTORIES: dict[str, str] = {
     "sink.parquet": "engine.runtime.operators.parquet:ParquetSink",
     "lookup.redis": "engine.runtime.operators.lookup_redis:RedisLookupOperator",
     "lookup.http": "engine.runtime.operators.lookup_http:HttpLookupOperator",
+    "join.interval": "engine.runtime.operators.join:IntervalJoinOperator",
+    "join.window": "engine.runtime.operators.join:WindowJoinOperator",
 }
 """Operator type -> ``module:factory``; a factory is called as ``factory(node, context)``."""
 

@@ -144,7 +144,7 @@ class OperatorContext:
                  key_group_range=None, key_function: Callable | None = None,
                  batch_key_function: Callable[[list], list] | None = None, restore=None,
                  mailbox_executor=None, timer_service=None, kill_hook: Callable | None = None,
-                 pre_aggregated_input: bool = False):
+                 pre_aggregated_input: bool = False, side_key_functions: dict[str, Callable] | None = None):
         self.task = task
         self.vertex_id, self.subtask_index = task
         self.node_id = node_id
@@ -157,6 +157,8 @@ class OperatorContext:
         self.batch_key_function = batch_key_function or (
             (lambda batch: [key_function(x) for x in batch]) if key_function is not None else None)
         """The same selector over a whole batch, ``f(batch) -> keys``, the expression inline."""
+        self.side_key_functions = side_key_functions
+        """Two-input operators: ``{side: f(batch) -> keys}`` of the hash edge feeding each side."""
         self.pre_aggregated_input = pre_aggregated_input
         """A window's input edge carries partial aggregates (``window_partials``), not records."""
         self.restore = restore

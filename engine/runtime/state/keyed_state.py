@@ -112,6 +112,30 @@ class MapState(KeyedState):
         return {key: dict(mapping) for key, mapping in self.entries.items()}
 
 
+class BucketState(MapState):
+    """A dict of lists per key (``key -> {bucket: [values]}``), appended to in place.
+
+    Joins buffer records per key and time (or window) bucket and append to a bucket's list
+    in their batch loops (``entries`` directly), where replacing an immutable tuple would
+    copy the bucket for every record. So a snapshot copies two levels deep: the dicts and
+    the lists, not the values.
+    """
+
+    def pop(self, key, bucket) -> list | None:
+        """Remove and return ``key``'s ``bucket`` (None when it is not there); forget an empty key."""
+        buckets = self.entries.get(key)
+        if buckets is None:
+            return None
+        values = buckets.pop(bucket, None)
+        if not buckets:
+            del self.entries[key]
+        return values
+
+    def copy_entries(self) -> dict:
+        return {key: {bucket: list(values) for bucket, values in buckets.items()}
+                for key, buckets in self.entries.items()}
+
+
 class ReducingState(KeyedState):
     """One value per key, combined with each added value by ``reduce_function(old, new)``."""
 
@@ -175,6 +199,9 @@ class KeyedStateBackend:
 
     def map_state(self, name: str) -> MapState:
         return self._register(MapState(name))
+
+    def bucket_state(self, name: str) -> BucketState:
+        return self._register(BucketState(name))
 
     def reducing_state(self, name: str, reduce_function: Callable[[Any, Any], Any]) -> ReducingState:
         return self._register(ReducingState(name, reduce_function))

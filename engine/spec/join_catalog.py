@@ -1,0 +1,67 @@
+"""Catalog entries of the two-input operators: ``join.interval`` and ``join.window``.
+
+Kept beside ``engine.spec.catalog`` (which appends them to ``OPERATOR_CATALOG``) because
+they are the catalog's only operators with two *named* inputs: an edge into a join says
+which side it feeds with ``"side": "left" | "right"`` (``INPUT_SIDES``), and validation names
+the edge when it does not. Each side has its own hash edge and key expression; records of
+the two sides join when their keys are equal.
+
+Their ``output`` expression sees the two joined records as ``left`` and ``right``
+(``"x-names"``), not ``x``; validation and the runtime compile it with those names.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+INPUT_SIDES = ("left", "right")
+"""The input ports of a two-input operator, in the order the editor shows them."""
+JOIN_NAMES = ("left", "right")
+"""The names an ``output`` expression of a join sees."""
+
+
+def join_operators() -> list[dict[str, Any]]:
+    from engine.spec.catalog import EXPRESSION, YEAR_MS, _operator, _params
+
+    output = {**EXPRESSION, "x-names": list(JOIN_NAMES), "default": "[left, right]",
+              "description": "The joined record, an expression over left and right, for example "
+                             "{**left, \"price\": right[\"price\"]}."}
+    lateness = {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0,
+                "description": "How far behind the watermark a record may be and still join; state is kept "
+                               "that much longer. Later records are dropped and counted (late_records)."}
+    interval = _operator(
+        "join.interval", "Interval join",
+        "Per key, joins each left record with every right record whose event time lies in "
+        "[left time + lower_ms, left time + upper_ms]; a pair leaves when its second record arrives, stamped "
+        "with the later of the two times. Left outer: a left record that matched nothing leaves with right = "
+        "null once the watermark passes its interval. Each side keeps its records only as long as a later "
+        "record of the other side can still match them.",
+        _params({
+            "lower_ms": {"type": "integer", "minimum": -YEAR_MS, "maximum": YEAR_MS,
+                         "description": "Start of the interval relative to the left record's time (may be negative)."},
+            "upper_ms": {"type": "integer", "minimum": -YEAR_MS, "maximum": YEAR_MS,
+                         "description": "End of the interval (inclusive), at least lower_ms."},
+            "join_type": {"type": "string", "enum": ["inner", "left_outer"], "default": "inner",
+                          "description": "inner: only pairs. left_outer: also every left record without a match, "
+                                         "with right = null."},
+            "output": output,
+            "allowed_lateness_ms": lateness,
+        }, ["lower_ms", "upper_ms"]),
+        inputs=2, keyed=True,
+    )
+    window = _operator(
+        "join.window", "Window join",
+        "Per key and event-time window (tumbling, or sliding when slide_ms is set), joins every left record "
+        "with every right record of the same window when the watermark passes the window's end (plus the "
+        "allowed lateness); each pair is stamped with the window's end - 1. Inner join.",
+        _params({
+            "size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
+            "slide_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS,
+                         "description": "Sliding windows: a window starts every slide_ms; empty for tumbling."},
+            "output": output,
+            "allowed_lateness_ms": lateness,
+        }, ["size_ms"]),
+        inputs=2, keyed=True,
+    )
+    for spec in (interval, window):
+        spec["input_sides"] = list(INPUT_SIDES)
+    return [interval, window]

@@ -1,0 +1,234 @@
+"""``join.interval`` and ``join.window`` against plain-Python references.
+
+Two levels. The operator level drives one join with random batches of both sides and
+random watermarks between them (out-of-order times, late records, allowed lateness) and
+compares with a reference that keeps every record forever and decides lateness the same
+way. The job level runs random out-of-order events through whole pipelines in streaming
+and batch mode at parallelism 1 and 2; there the disorder stays within the watermarks'
+bound, so no record is late however the two inputs interleave, and both modes must give
+the reference's result exactly.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.cluster.local import LocalCluster
+from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch, Watermark
+from engine.runtime.operators.base import OperatorContext
+from engine.runtime.operators.join import IntervalJoinOperator, WindowJoinOperator
+from engine.spec.expressions import compile_batch_expression
+from tests.engine.joins_reference import interval_reference, window_reference
+from tests.engine.lifecycle.support import as_counter, edge, node, pipeline
+
+OUTPUT = '[left["id"], right["id"] if right is not None else None]'
+KEYS = ["a", "b", 1, (2, 3)]
+
+
+# -- the operator level ------------------------------------------------------------------------
+
+def join_operator(cls, params: dict):
+    context = OperatorContext(task=("j", 0), node_id="j", parallelism=1, max_parallelism=8, config={},
+                              side_key_functions={"left": compile_batch_expression('x["k"]'),
+                                                  "right": compile_batch_expression('x["k"]')})
+    operator = cls({"id": "j", "type": "join", "params": {"output": OUTPUT, **params}}, context)
+    operator.initialize_state()
+    emitted = Counter()
+    operator.emit = lambda batch: emitted.update(json.dumps(record) for record in batch)
+    return operator, emitted
+
+
+def drive(operator, steps) -> None:
+    for step in steps:
+        if step[0] == "watermark":
+            operator.process_watermark(Watermark(step[1]))
+        else:
+            side, events = step
+            batch = TimestampedBatch(events, [e["t"] for e in events])
+            (operator.process_left if side == "left" else operator.process_right)(batch)
+    operator.process_watermark(MAX_WATERMARK)
+
+
+@st.composite
+def join_steps(draw):
+    """Batches of both sides with times that mostly grow but jump back (some late), watermarks between."""
+    steps, now, ids = [], 0, 0
+    for _ in range(draw(st.integers(1, 25))):
+        if draw(st.booleans()):
+            now += draw(st.integers(0, 30))
+            steps.append(("watermark", now - draw(st.integers(0, 40))))
+            continue
+        side = draw(st.sampled_from(["left", "right"]))
+        events = []
+        for _ in range(draw(st.integers(1, 8))):
+            now += draw(st.integers(0, 10))
+            ids += 1
+            events.append({"k": draw(st.sampled_from(KEYS)), "t": now - draw(st.sampled_from([0, 0, 5, 60])),
+                           "id": ids})
+        steps.append((side, events))
+    return steps
+
+
+@settings(max_examples=300, deadline=None)
+@given(steps=join_steps(), bounds=st.tuples(st.integers(-30, 30), st.integers(0, 40)),
+       lateness=st.sampled_from([0, 0, 10, 50]), outer=st.booleans())
+def test_the_interval_join_emits_the_references_pairs_and_unmatched_lefts(steps, bounds, lateness, outer):
+    lower, upper = bounds[0], bounds[0] + bounds[1]
+    operator, emitted = join_operator(IntervalJoinOperator, {
+        "lower_ms": lower, "upper_ms": upper, "allowed_lateness_ms": lateness,
+        "join_type": "left_outer" if outer else "inner"})
+    drive(operator, steps)
+    assert emitted == interval_reference(steps, lower, upper, lateness, outer)
+    assert not operator.left.entries and not operator.right.entries and not operator.matched.entries
+    assert len(operator.timers) == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(steps=join_steps(), size=st.sampled_from([10, 25]), sliding=st.booleans(),
+       lateness=st.sampled_from([0, 0, 10, 50]))
+def test_the_window_join_emits_the_references_pairs_per_window(steps, size, sliding, lateness):
+    slide = size // 5 if sliding else size
+    operator, emitted = join_operator(WindowJoinOperator, {
+        "size_ms": size, "slide_ms": slide, "allowed_lateness_ms": lateness})
+    drive(operator, steps)
+    assert emitted == window_reference(steps, size, slide, lateness)
+    assert not operator.left.entries and not operator.right.entries
+
+
+def test_late_records_are_counted_and_join_nothing():
+    operator, emitted = join_operator(IntervalJoinOperator, {"lower_ms": 0, "upper_ms": 10})
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 100, "id": 1}], [100]))
+    operator.process_watermark(Watermark(150))
+    operator.process_right(TimestampedBatch([{"k": "a", "t": 105, "id": 2}], [105]))
+    operator.process_watermark(MAX_WATERMARK)
+    assert not emitted and operator.metrics() == {"late_records": 1}
+
+
+def test_allowed_lateness_keeps_a_left_record_for_a_late_partner():
+    operator, emitted = join_operator(IntervalJoinOperator, {"lower_ms": 0, "upper_ms": 10,
+                                                             "allowed_lateness_ms": 100})
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 100, "id": 1}], [100]))
+    operator.process_watermark(Watermark(150))
+    operator.process_right(TimestampedBatch([{"k": "a", "t": 105, "id": 2}], [105]))
+    assert emitted == Counter({"[1, 2]": 1})
+    assert operator.late_records == 0
+
+
+def test_a_left_outer_join_emits_an_unmatched_left_once_the_watermark_passes_its_interval():
+    operator, emitted = join_operator(IntervalJoinOperator, {"lower_ms": -5, "upper_ms": 5,
+                                                             "join_type": "left_outer"})
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 100, "id": 1}, {"k": "b", "t": 100, "id": 2}],
+                                           [100, 100]))
+    operator.process_right(TimestampedBatch([{"k": "a", "t": 103, "id": 3}], [103]))
+    operator.process_watermark(Watermark(104))
+    assert emitted == Counter({"[1, 3]": 1})
+    operator.process_watermark(Watermark(105))
+    assert emitted == Counter({"[1, 3]": 1, "[2, null]": 1})
+
+
+def test_pairs_are_stamped_with_the_later_time_and_window_pairs_with_the_windows_end():
+    stamps = []
+    operator, _ = join_operator(IntervalJoinOperator, {"lower_ms": -10, "upper_ms": 10})
+    operator.emit = lambda batch: stamps.extend(batch.timestamps)
+    operator.process_right(TimestampedBatch([{"k": "a", "t": 7, "id": 1}], [7]))
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 3, "id": 2}], [3]))
+    window, _ = join_operator(WindowJoinOperator, {"size_ms": 10})
+    window.emit = lambda batch: stamps.extend(batch.timestamps)
+    window.process_left(TimestampedBatch([{"k": "a", "t": 3, "id": 1}], [3]))
+    window.process_right(TimestampedBatch([{"k": "a", "t": 7, "id": 2}], [7]))
+    window.process_watermark(Watermark(9))
+    assert stamps == [7, 9]
+
+
+def test_state_restored_from_a_snapshot_joins_what_arrives_after_it():
+    operator, _ = join_operator(IntervalJoinOperator, {"lower_ms": 0, "upper_ms": 10, "join_type": "left_outer"})
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 100, "id": 1}, {"k": "b", "t": 100, "id": 2}],
+                                           [100, 100]))
+    snapshot = operator.context.snapshot_backends().keyed.by_key_group()
+
+    class Restore:
+        def knows(self, _node):
+            return True
+
+        def keyed_state(self, _node, _range, _max_parallelism):
+            return snapshot
+
+    context = OperatorContext(task=("j", 0), node_id="j", parallelism=1, max_parallelism=8, config={},
+                              side_key_functions=operator.context.side_key_functions, restore=Restore())
+    restored = IntervalJoinOperator(operator.node, context)
+    restored.initialize_state()
+    emitted = Counter()
+    restored.emit = lambda batch: emitted.update(json.dumps(record) for record in batch)
+    restored.process_right(TimestampedBatch([{"k": "a", "t": 104, "id": 3}], [104]))
+    restored.process_watermark(MAX_WATERMARK)
+    assert emitted == Counter({"[1, 3]": 1, "[2, null]": 1})
+
+
+# -- the job level -----------------------------------------------------------------------------
+
+DISORDER_MS = 30
+
+
+@st.composite
+def side_events(draw, first_id: int):
+    """Events in file order whose times jump back by at most DISORDER_MS (the watermarks' bound)."""
+    events, now = [], 0
+    for offset in range(draw(st.integers(0, 60))):
+        now += draw(st.integers(0, 12))
+        events.append({"k": draw(st.sampled_from(["a", "b", "c", 1])), "id": first_id + offset,
+                       "t": max(0, now - draw(st.sampled_from([0, 0, 0, 7, DISORDER_MS])))})
+    return events
+
+
+def write(events: list[dict], name: str) -> Path:
+    path = Path(tempfile.mkdtemp(prefix="joins-")) / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+    return path
+
+
+def join_pipeline(left: Path, right: Path, join: dict, *, mode: str, parallelism: int) -> dict:
+    """Two files -> event time from x["t"] -> hash by x["k"] -> join (left, right) -> collect."""
+    return pipeline([node("l", "source.file", path=str(left)),
+                     node("r", "source.file", path=str(right)),
+                     node("lt", "transform.watermark", timestamp='x["t"]', max_out_of_orderness_ms=DISORDER_MS),
+                     node("rt", "transform.watermark", timestamp='x["t"]', max_out_of_orderness_ms=DISORDER_MS),
+                     node("join", join["type"], parallelism=parallelism, output=OUTPUT, **join["params"]),
+                     node("out", "sink.collect", parallelism=parallelism, max_records=100000)],
+                    [edge("l", "lt"), edge("r", "rt"),
+                     {**edge("lt", "join", "hash", 'x["k"]'), "side": "left"},
+                     {**edge("rt", "join", "hash", 'x["k"]'), "side": "right"},
+                     edge("join", "out")], mode=mode)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(left=side_events(0), right=side_events(1000), kind=st.sampled_from(["interval", "tumbling", "sliding"]),
+       outer=st.booleans(), parallelism=st.integers(1, 2), batch_size=st.sampled_from([1, 7, 64]))
+def test_streaming_and_batch_jobs_give_the_references_result(left, right, kind, outer, parallelism, batch_size):
+    if kind == "interval":
+        join = {"type": "join.interval", "params": {"lower_ms": -15, "upper_ms": 10,
+                                                    "join_type": "left_outer" if outer else "inner"}}
+        steps = [("left", left), ("right", right)]
+        expected = interval_reference(steps, -15, 10, 0, outer)
+    else:
+        slide = 20 if kind == "tumbling" else 5
+        join = {"type": "join.window", "params": {"size_ms": 20, "slide_ms": slide}}
+        expected = window_reference([("left", left), ("right", right)], 20, slide, 0)
+    left_path, right_path = write(left, "left"), write(right, "right")
+    for mode in ("streaming", "batch"):
+        definition = join_pipeline(left_path, right_path, join, mode=mode, parallelism=parallelism)
+        result = LocalCluster(config={"batch_size": batch_size}).run(definition, timeout=60)
+        assert result.status == "FINISHED", result.failure
+        assert as_counter(result.collected.get("out", [])) == as_counter(json.loads(p) for p in expected.elements()), mode
+
+
+def test_a_snapshot_keeps_the_buckets_as_they_were_while_the_join_goes_on():
+    operator, _ = join_operator(IntervalJoinOperator, {"lower_ms": 0, "upper_ms": 10})
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 1, "id": 1}], [1]))
+    snapshot = operator.context.snapshot_backends().keyed
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 1, "id": 2}, {"k": "b", "t": 1, "id": 3}], [1, 1]))
+    assert snapshot.entries["left"] == {"a": {1: [{"k": "a", "t": 1, "id": 1}]}}
