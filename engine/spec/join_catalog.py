@@ -6,6 +6,10 @@ which side it feeds with ``"side": "left" | "right"`` (``INPUT_SIDES``), and val
 the edge when it does not. Each side has its own hash edge and key expression; records of
 the two sides join when their keys are equal.
 
+Late records leave through one port per side, ``late_left`` and ``late_right`` (an edge
+with ``"from_port"``, the windows' mechanism), unchanged and with their event times: the
+two sides' records usually differ in shape, so one port for both would mix them.
+
 Their ``output`` expression sees the two joined records as ``left`` and ``right``
 (``"x-names"``), not ``x``; validation and the runtime compile it with those names.
 """
@@ -22,12 +26,18 @@ JOIN_NAMES = ("left", "right")
 def join_operators() -> list[dict[str, Any]]:
     from engine.spec.catalog import EXPRESSION, YEAR_MS, _operator, _params
 
+    late_ports = [{"name": f"late_{side}", "description": f"{side.capitalize()} records too late to join: the "
+                                                          "watermark passed their time plus the allowed lateness "
+                                                          "(window join: their windows' ends plus it)."}
+                  for side in INPUT_SIDES]
+
     output = {**EXPRESSION, "x-names": list(JOIN_NAMES), "default": "[left, right]",
               "description": "The joined record, an expression over left and right, for example "
                              "{**left, \"price\": right[\"price\"]}."}
     lateness = {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0,
                 "description": "How far behind the watermark a record may be and still join; state is kept "
-                               "that much longer. Later records are dropped and counted (late_records)."}
+                               "that much longer. Later records leave through the late_left / late_right "
+                               "ports (or are dropped) and are counted (late_records)."}
     interval = _operator(
         "join.interval", "Interval join",
         "Per key, joins each left record with every right record whose event time lies in "
@@ -46,13 +56,14 @@ def join_operators() -> list[dict[str, Any]]:
             "output": output,
             "allowed_lateness_ms": lateness,
         }, ["lower_ms", "upper_ms"]),
-        inputs=2, keyed=True,
+        inputs=2, keyed=True, output_ports=late_ports,
     )
     window = _operator(
         "join.window", "Window join",
         "Per key and event-time window (tumbling, or sliding when slide_ms is set), joins every left record "
-        "with every right record of the same window when the watermark passes the window's end (plus the "
-        "allowed lateness); each pair is stamped with the window's end - 1. Inner join.",
+        "with every right record of the same window when the watermark passes the window's end; each pair is "
+        "stamped with the window's end - 1. Inner join. With allowed lateness a fired window keeps its records "
+        "that much longer, and a record for it joins the other side at once (only the new pairs leave).",
         _params({
             "size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
             "slide_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS,
@@ -60,7 +71,7 @@ def join_operators() -> list[dict[str, Any]]:
             "output": output,
             "allowed_lateness_ms": lateness,
         }, ["size_ms"]),
-        inputs=2, keyed=True,
+        inputs=2, keyed=True, output_ports=late_ports,
     )
     for spec in (interval, window):
         spec["input_sides"] = list(INPUT_SIDES)

@@ -56,3 +56,16 @@ def window_reference(steps, size, slide, lateness) -> Counter:
             for right in window["right"]:
                 pairs[json.dumps([left["id"], right["id"]])] += 1
     return pairs
+
+
+def late_reference(steps, lateness, is_late) -> Counter:
+    """The ``(side, id)`` of every record ``is_late(t, watermark)`` calls late when it arrives."""
+    watermark = -(2**63)
+    late = Counter()
+    for step in steps:
+        if step[0] == "watermark":
+            watermark = max(watermark, step[1])
+            continue
+        side, events = step
+        late.update((side, e["id"]) for e in events if is_late(e["t"], watermark))
+    return late

@@ -29,7 +29,7 @@ Batch mode
 """
 from __future__ import annotations
 
-from heapq import heapify, heappop, heappush
+from heapq import heappop, heappush
 
 from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch
 from engine.runtime.operators.base import StreamOperator
@@ -39,6 +39,10 @@ from engine.spec.join_catalog import INPUT_SIDES, JOIN_NAMES
 _NO_WATERMARK = -(2**63)
 LEFT, RIGHT = 0, 1
 """Side tags: in timer namespaces ``(side, bucket)`` and in batch mode's sorted records ``(side, record)``."""
+FIRE, CLEAN = 0, 1
+"""The window join's timer kinds: emit a window's pairs; forget a fired window kept for late records."""
+LATE_PORTS = ("late_left", "late_right")
+"""The output ports late records of each side leave through (``engine.spec.join_catalog``)."""
 
 
 class TwoInputOperator(StreamOperator):
@@ -131,6 +135,14 @@ class TwoInputOperator(StreamOperator):
         """``fired``: the due ``(time, sequence, key, namespace)`` timers, oldest first."""
         raise NotImplementedError(f"{type(self).__name__}._on_timers() must be overridden")
 
+    def _late(self, side: int, records: list, stamps: list) -> None:
+        """Count late records of ``side``; send them (unchanged, with their event times) to its late
+        port when an edge leaves it."""
+        self.late_records += len(records)
+        port = self.side_outputs.get(LATE_PORTS[side])
+        if port is not None:
+            port(TimestampedBatch(records, stamps))
+
     def _emit(self, records: list, stamps: list) -> None:
         if records:
             self.emit(TimestampedBatch(records, stamps))
@@ -192,10 +204,11 @@ class IntervalJoinOperator(TwoInputOperator):
         output, timers, sequence = self.output, self.timers, self.sequence
         matched = self.matched.entries if self.outer else None
         records, stamps = [], []
-        late = 0
+        late_records, late_stamps = [], []
         for k, x, t in zip(keys, batch, batch.timestamps):
             if t <= late_bound:
-                late += 1
+                late_records.append(x)
+                late_stamps.append(t)
                 continue
             buckets = others.get(k)
             hit = False
@@ -240,8 +253,9 @@ class IntervalJoinOperator(TwoInputOperator):
             if hit and matched is not None and side == LEFT:
                 matched.setdefault(k, {})[t] = True
         self.sequence = sequence
-        self.late_records += late
         self._emit(records, stamps)
+        if late_records:
+            self._late(side, late_records, late_stamps)
         self._fire_due()
 
     def _on_timers(self, fired: list) -> None:
@@ -273,8 +287,15 @@ class WindowJoinOperator(TwoInputOperator):
 
     A record belongs to the windows ``[end - size, end)`` containing its time: one for
     tumbling windows, ``size / slide`` for sliding ones. When the watermark passes
-    ``end - 1 + lateness`` the window emits every (left, right) pair of the key, stamped
-    ``end - 1``, and forgets both sides. A record that finds all its windows fired is late.
+    ``end - 1`` the window emits every (left, right) pair of the key, stamped ``end - 1``.
+    With allowed lateness (as the windows have it) the fired window keeps both sides until
+    the watermark passes ``end - 1 + allowed_lateness_ms`` (keyed map state ``fired``, so a
+    restored job knows it fired); a record for it meanwhile joins the other side's records
+    at once -- only the new pairs leave, as pairs are never retracted. A record whose
+    windows are all past that is late.
+
+    Timers: ``(end - 1, ..., (FIRE, end))`` per key and window, and with lateness a
+    ``(end - 1 + lateness, ..., (CLEAN, end))`` one; without lateness firing also cleans.
     """
 
     def __init__(self, node, context):
@@ -283,66 +304,100 @@ class WindowJoinOperator(TwoInputOperator):
         self.slide = int(self.params.get("slide_ms") or self.size)
         if self.size <= 0 or self.slide <= 0:
             raise ValueError(f"'{self.node_id}': window size and slide must be positive")
-        self.left = self.right = None
+        self.left = self.right = self.fired = None
 
     def initialize_state(self):
         state = self.context.keyed_state()
         self.left = state.bucket_state("left")
         self.right = state.bucket_state("right")
-        fires_at = lambda end: end - 1 + self.lateness  # noqa: E731
-        self._rebuild_timers(self.left, fires_at)
-        self._rebuild_timers(self.right, fires_at)
-        seen = set()  # one timer per (key, window): drop the right side's where the left has one
-        self.timers = [timer for timer in self.timers if (timer[2], timer[3]) not in seen
-                       and not seen.add((timer[2], timer[3]))]
-        heapify(self.timers)
+        self.fired = state.map_state("fired")  # key -> {end: True} for fired windows kept for late records
+        windows = {(k, end) for side in (self.left, self.right) for k, buckets in side.entries.items()
+                   for end in buckets}
+        fired = self.fired.entries
+        for k, end in windows:
+            if end not in fired.get(k, ()):
+                self._push(end - 1, k, (FIRE, end))
+            if self.lateness:
+                self._push(end - 1 + self.lateness, k, (CLEAN, end))
+
+    def _push(self, time: int, key, namespace) -> None:
+        self.sequence += 1
+        heappush(self.timers, (time, self.sequence, key, namespace))
 
     def process_left(self, batch):
-        batch = self._timed(batch)
-        self._assign(self.left_keys_of(batch), batch, self.left.entries, self.right.entries)
+        self._assign(self._timed(batch), LEFT)
 
     def process_right(self, batch):
-        batch = self._timed(batch)
-        self._assign(self.right_keys_of(batch), batch, self.right.entries, self.left.entries)
+        self._assign(self._timed(batch), RIGHT)
 
-    def _assign(self, keys, batch, mine, others) -> None:
-        """Buffer each record in its windows; a window new to both sides gets its timer."""
+    def _assign(self, batch, side: int) -> None:
+        """Buffer each record in its windows; a window new to both sides gets its timers; a record
+        for a fired window (allowed lateness) joins the other side at once."""
+        if side == LEFT:
+            keys, mine, others = self.left_keys_of(batch), self.left.entries, self.right.entries
+        else:
+            keys, mine, others = self.right_keys_of(batch), self.right.entries, self.left.entries
         size, slide, lateness = self.size, self.slide, self.lateness
         watermark, timers, sequence = self.watermark, self.timers, self.sequence
-        late = 0
+        fired, output = self.fired.entries, self.output
+        records, stamps = [], []
+        late_records, late_stamps = [], []
         for k, x, t in zip(keys, batch, batch.timestamps):
             accepted = False
             own = None
             for end in range(t - t % slide + size, t, -slide):  # the ends of t's windows, newest first
-                fires_at = end - 1 + lateness
-                if fires_at <= watermark:
+                if end - 1 + lateness <= watermark:
                     continue
                 accepted = True
                 if own is None:
                     own = mine.get(k)
                     if own is None:
                         own = mine[k] = {}
-                records = own.get(end)
-                if records is not None:
-                    records.append(x)
-                    continue
-                own[end] = [x]
-                other = others.get(k)
-                if other is None or end not in other:
-                    sequence += 1
-                    heappush(timers, (fires_at, sequence, k, end))
+                window = own.get(end)
+                if window is None:
+                    window = own[end] = []
+                    other = others.get(k)
+                    if other is None or end not in other:  # a new window: its timers
+                        sequence += 1
+                        heappush(timers, (end - 1, sequence, k, (FIRE, end)))
+                        if end - 1 <= watermark:  # within the lateness, but nothing came before: fire now
+                            self._due = True
+                        if lateness:
+                            sequence += 1
+                            heappush(timers, (end - 1 + lateness, sequence, k, (CLEAN, end)))
+                window.append(x)
+                if lateness and end in fired.get(k, ()):  # fired already: join the other side now
+                    partners = others.get(k, {}).get(end, ())
+                    for y in partners:
+                        records.append(output(x, y) if side == LEFT else output(y, x))
+                    stamps.extend([end - 1] * len(partners))
             if not accepted:
-                late += 1
+                late_records.append(x)
+                late_stamps.append(t)
         self.sequence = sequence
-        self.late_records += late
+        self._emit(records, stamps)
+        if late_records:
+            self._late(side, late_records, late_stamps)
+        self._fire_due()
 
-    def _on_timers(self, fired: list) -> None:
+    def _on_timers(self, fired_timers: list) -> None:
         records, stamps = [], []
-        output = self.output
-        for _, _, k, end in fired:
-            lefts = self.left.pop(k, end)
-            rights = self.right.pop(k, end)
-            if lefts and rights:
-                records.extend([output(x, y) for x in lefts for y in rights])
-                stamps.extend([end - 1] * (len(lefts) * len(rights)))
+        output, lateness, fired = self.output, self.lateness, self.fired.entries
+        lefts_of, rights_of = self.left.entries, self.right.entries
+        for _, _, k, (what, end) in fired_timers:
+            if what == FIRE:
+                lefts = lefts_of.get(k, {}).get(end)
+                rights = rights_of.get(k, {}).get(end)
+                if lefts and rights:
+                    records.extend([output(x, y) for x in lefts for y in rights])
+                    stamps.extend([end - 1] * (len(lefts) * len(rights)))
+                if lateness:
+                    fired.setdefault(k, {})[end] = True
+                    continue
+            elif k in fired:
+                fired[k].pop(end, None)
+                if not fired[k]:
+                    del fired[k]
+            self.left.pop(k, end)
+            self.right.pop(k, end)
         self._emit(records, stamps)

@@ -23,7 +23,7 @@ from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch, Watermark
 from engine.runtime.operators.base import OperatorContext
 from engine.runtime.operators.join import IntervalJoinOperator, WindowJoinOperator
 from engine.spec.expressions import compile_batch_expression
-from tests.engine.joins_reference import interval_reference, window_reference
+from tests.engine.joins_reference import interval_reference, late_reference, window_ends, window_reference
 from tests.engine.lifecycle.support import as_counter, edge, node, pipeline
 
 OUTPUT = '[left["id"], right["id"] if right is not None else None]'
@@ -40,6 +40,10 @@ def join_operator(cls, params: dict):
     operator.initialize_state()
     emitted = Counter()
     operator.emit = lambda batch: emitted.update(json.dumps(record) for record in batch)
+    operator.late = Counter()
+    for side in ("left", "right"):
+        operator.side_outputs[f"late_{side}"] = (
+            lambda batch, side=side: operator.late.update((side, record["id"]) for record in batch))
     return operator, emitted
 
 
@@ -84,6 +88,7 @@ def test_the_interval_join_emits_the_references_pairs_and_unmatched_lefts(steps,
         "join_type": "left_outer" if outer else "inner"})
     drive(operator, steps)
     assert emitted == interval_reference(steps, lower, upper, lateness, outer)
+    assert operator.late == late_reference(steps, lateness, lambda t, watermark: t <= watermark - lateness)
     assert not operator.left.entries and not operator.right.entries and not operator.matched.entries
     assert len(operator.timers) == 0
 
@@ -97,7 +102,10 @@ def test_the_window_join_emits_the_references_pairs_per_window(steps, size, slid
         "size_ms": size, "slide_ms": slide, "allowed_lateness_ms": lateness})
     drive(operator, steps)
     assert emitted == window_reference(steps, size, slide, lateness)
-    assert not operator.left.entries and not operator.right.entries
+    assert operator.late == late_reference(steps, lateness, lambda t, watermark: all(
+        end - 1 + lateness <= watermark for end in window_ends(t, size, slide)))
+    assert not operator.left.entries and not operator.right.entries and not operator.fired.entries
+    assert len(operator.timers) == 0
 
 
 def test_late_records_are_counted_and_join_nothing():
@@ -107,6 +115,20 @@ def test_late_records_are_counted_and_join_nothing():
     operator.process_right(TimestampedBatch([{"k": "a", "t": 105, "id": 2}], [105]))
     operator.process_watermark(MAX_WATERMARK)
     assert not emitted and operator.metrics() == {"late_records": 1}
+    assert operator.late == Counter({("right", 2): 1})
+
+
+def test_a_record_for_a_fired_window_within_the_lateness_joins_at_once_with_only_its_new_pairs():
+    operator, emitted = join_operator(WindowJoinOperator, {"size_ms": 10, "allowed_lateness_ms": 20})
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 3, "id": 1}], [3]))
+    operator.process_right(TimestampedBatch([{"k": "a", "t": 4, "id": 2}], [4]))
+    operator.process_watermark(Watermark(12))
+    assert emitted == Counter({"[1, 2]": 1})
+    operator.process_right(TimestampedBatch([{"k": "a", "t": 5, "id": 3}], [5]))
+    assert emitted == Counter({"[1, 2]": 1, "[1, 3]": 1})
+    operator.process_watermark(Watermark(29))
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 6, "id": 4}], [6]))
+    assert emitted == Counter({"[1, 2]": 1, "[1, 3]": 1}) and operator.late == Counter({("left", 4): 1})
 
 
 def test_allowed_lateness_keeps_a_left_record_for_a_late_partner():
@@ -232,3 +254,54 @@ def test_a_snapshot_keeps_the_buckets_as_they_were_while_the_join_goes_on():
     snapshot = operator.context.snapshot_backends().keyed
     operator.process_left(TimestampedBatch([{"k": "a", "t": 1, "id": 2}, {"k": "b", "t": 1, "id": 3}], [1, 1]))
     assert snapshot.entries["left"] == {"a": {1: [{"k": "a", "t": 1, "id": 1}]}}
+
+
+def test_a_restored_window_join_knows_which_windows_fired_and_joins_late_records_without_firing_again():
+    operator, emitted = join_operator(WindowJoinOperator, {"size_ms": 10, "allowed_lateness_ms": 50})
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 3, "id": 1}], [3]))
+    operator.process_right(TimestampedBatch([{"k": "a", "t": 4, "id": 2}], [4]))
+    operator.process_watermark(Watermark(20))
+    assert emitted == Counter({"[1, 2]": 1})
+    snapshot = operator.context.snapshot_backends().keyed.by_key_group()
+
+    class Restore:
+        def knows(self, _node):
+            return True
+
+        def keyed_state(self, _node, _range, _max_parallelism):
+            return snapshot
+
+    context = OperatorContext(task=("j", 0), node_id="j", parallelism=1, max_parallelism=8, config={},
+                              side_key_functions=operator.context.side_key_functions, restore=Restore())
+    restored = WindowJoinOperator(operator.node, context)
+    restored.initialize_state()
+    again = Counter()
+    restored.emit = lambda batch: again.update(json.dumps(record) for record in batch)
+    restored.process_right(TimestampedBatch([{"k": "a", "t": 5, "id": 3}], [5]))
+    restored.process_watermark(MAX_WATERMARK)
+    assert again == Counter({"[1, 3]": 1})
+    assert not restored.left.entries and not restored.fired.entries
+
+
+def test_late_records_of_a_job_leave_through_the_late_port_and_every_left_record_leaves_once():
+    """Left outer, no right partner: each left record leaves unmatched or, when late, through late_left."""
+    lefts = [{"k": x % 3, "t": 0 if x % 10 == 9 else x * 10, "id": x} for x in range(600)]
+    definition = pipeline(
+        [node("l", "source.datagen", count=600, rate=3000,
+              expression='{"k": x % 3, "t": 0 if x % 10 == 9 else x * 10, "id": x}'),
+         node("r", "source.datagen", count=1, expression='{"k": 0, "t": 10 ** 9, "id": -1}'),
+         node("lt", "transform.watermark", timestamp='x["t"]'),
+         node("rt", "transform.watermark", timestamp='x["t"]'),
+         node("join", "join.interval", lower_ms=0, upper_ms=0, join_type="left_outer",
+              output='left["id"] if right is None else -1'),
+         node("out", "sink.collect", max_records=100000),
+         node("late", "sink.collect", max_records=100000)],
+        [edge("l", "lt"), edge("r", "rt"),
+         {**edge("lt", "join", "hash", 'x["k"]'), "side": "left"},
+         {**edge("rt", "join", "hash", 'x["k"]'), "side": "right"},
+         edge("join", "out"), {**edge("join", "late"), "from_port": "late_left"}])
+    result = LocalCluster(config={"batch_size": 16}).run(definition, timeout=60)
+    assert result.status == "FINISHED", result.failure
+    late = [record["id"] for record in result.collected.get("late", [])]
+    assert sorted(result.collected.get("out", []) + late) == [left["id"] for left in lefts]
+    assert late and all(lefts[i]["t"] == 0 for i in late)

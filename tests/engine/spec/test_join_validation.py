@@ -79,3 +79,13 @@ def test_the_catalog_declares_two_named_inputs():
     for join_type in ("join.interval", "join.window"):
         spec = operator_spec(join_type)
         assert spec["inputs"] == 2 and spec["input_sides"] == ["left", "right"] and spec["keyed"]
+
+
+def test_late_records_of_each_side_leave_through_their_own_port():
+    definition = joined()
+    definition["nodes"].append({"id": "late", "type": "sink.collect"})
+    definition["edges"].append({"id": "lp", "from": "j", "to": "late", "from_port": "late_right"})
+    assert validate_definition(definition) == []
+    definition["edges"][-1]["from_port"] = "late"
+    assert (None, "lp", "from_port") in located(definition)
+    assert [port["name"] for port in operator_spec("join.window")["output_ports"]] == ["late_left", "late_right"]
