@@ -87,6 +87,11 @@ ALLOWED_LATENESS = {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "defaul
                                    "end: a record for it meanwhile updates it and it fires again. Later records "
                                    "are late: counted, and sent to the late port when an edge leaves it."}
 
+STATE_TTL = {"type": "integer", "minimum": 0, "maximum": YEAR_MS,
+             "description": "A key's state expires this long (in event time) after its latest record: a later "
+                            "record starts afresh, and keys that stop appearing are removed when the watermark "
+                            "passes (counted as expired_keys). Needs event time. Empty or 0: never."}
+
 _AGGREGATION = {
     "function": {"type": "string", "enum": AGGREGATE_FUNCTIONS, "default": "sum",
                  "description": "How values of one key are combined."},
@@ -228,7 +233,7 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
     _operator(
         "aggregate.reduce", "Keyed running aggregate",
         "Per key (from the hash edge feeding it), emits [key, aggregate] after every record.",
-        _params(_AGGREGATION), keyed=True,
+        _params({**_AGGREGATION, "state_ttl_ms": STATE_TTL}), keyed=True,
     ),
     _operator(
         "window.tumbling", "Tumbling window",

@@ -13,7 +13,7 @@ MAX_RECORDS_PER_WINDOW = 1_000_000
 
 
 def window_operators() -> list[dict[str, Any]]:
-    from engine.spec.catalog import _AGGREGATION, ALLOWED_LATENESS, LATE_PORT, YEAR_MS, _operator, _params
+    from engine.spec.catalog import _AGGREGATION, ALLOWED_LATENESS, LATE_PORT, STATE_TTL, YEAR_MS, _operator, _params
 
     dedup_late = {**LATE_PORT, "description": "Records whose key's TTL the watermark may have ended already: "
                                               "whether they are duplicates cannot be told any more."}
@@ -37,7 +37,7 @@ def window_operators() -> list[dict[str, Any]]:
                               "description": "Records per window."},
                      "slide": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_RECORDS_PER_WINDOW,
                                "default": None, "description": "Emit every this many records (empty: size)."},
-                     **_AGGREGATION}, ["size"]),
+                     **_AGGREGATION, "state_ttl_ms": STATE_TTL}, ["size"]),
             keyed=True,
         ),
         _operator(

@@ -6,11 +6,17 @@ is checkpointed by key group and rescales. A batch's keys and values are compute
 each in one comprehension with the expression inline (no call per record; the identity
 ``x`` is the batch itself), then one loop touches the state's dict directly: one get and
 one set per record.
+
+With ``state_ttl_ms`` (``engine.runtime.operators.state_ttl``) a key's aggregate expires
+that long (in event time) after its latest record: a record after that starts the
+aggregate afresh, and the watermark removes keys that stopped appearing. That path folds
+record by record with the expiry check inline (it needs event time: a watermark upstream).
 """
 from __future__ import annotations
 
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.operators.base import StreamOperator
+from engine.runtime.operators.state_ttl import KeyStateTtl
 from engine.spec.expressions import compile_batch_expression
 
 AGGREGATE_FUNCTIONS = ("sum", "count", "min", "max")
@@ -35,16 +41,52 @@ class KeyedAggregateOperator(StreamOperator):
         self.values_of = batch_value_function(self.params.get("value", "x"))
         self.fold = _FOLDS[self.function]
         self.aggregates = None
+        self.state_ttl_ms = int(self.params.get("state_ttl_ms") or 0)
+        self.ttl: KeyStateTtl | None = None
 
     def initialize_state(self):
-        self.aggregates = self.context.keyed_state().value_state("aggregate")
+        backend = self.context.keyed_state()
+        self.aggregates = backend.value_state("aggregate")
+        if self.state_ttl_ms:
+            self.ttl = KeyStateTtl(self.state_ttl_ms, backend, [self.aggregates])
 
     def process_batch(self, batch):
         values = batch if self.values_of is None else self.values_of(batch)
-        output = self.fold(self.keys_of(batch), values, self.aggregates.entries)
+        if self.ttl is not None:
+            if type(batch) is not TimestampedBatch:
+                raise ValueError(f"'{self.node_id}' has a state TTL, which needs event time: "
+                                 "put a watermark operator upstream")
+            output = self._fold_with_ttl(self.keys_of(batch), values, batch.timestamps)
+        else:
+            output = self.fold(self.keys_of(batch), values, self.aggregates.entries)
         if type(batch) is TimestampedBatch:
             output = TimestampedBatch(output, batch.timestamps)
         self.emit(output)
+
+    def _fold_with_ttl(self, keys, values, timestamps) -> list:
+        entries, expired = self.aggregates.entries, self.ttl.expired
+        start, combine = _STARTS[self.function], _COMBINES[self.function]
+        output = []
+        for k, v, t in zip(keys, values, timestamps):
+            expired(k, t)
+            current = entries.get(k, _MISSING)
+            a = start(v) if current is _MISSING else combine(current, v)
+            entries[k] = a
+            output.append([k, a])
+        return output
+
+    def process_watermark(self, watermark):
+        if self.ttl is not None:
+            self.ttl.expire(watermark.timestamp)
+        self.emit_watermark(watermark)
+
+    def metrics(self):
+        return {"expired_keys": self.ttl.expired_keys} if self.ttl is not None else {}
+
+
+_MISSING = object()
+_STARTS = {"sum": lambda v: v, "count": lambda v: 1, "min": lambda v: v, "max": lambda v: v}
+_COMBINES = {"sum": lambda a, v: a + v, "count": lambda a, v: a + 1, "min": min, "max": max}
 
 
 def _sum(keys, values, entries):

@@ -15,6 +15,11 @@ streaming mode give the same result.
 State (keyed, so checkpointed by key group and rescaled): tumbling, one value per key,
 the tuple ``(records so far, accumulator)``, replaced per record; sliding, the list of the
 key's last ``size`` values and, per key, the records since the last emission.
+
+With ``state_ttl_ms`` (``engine.runtime.operators.state_ttl``) a key's records expire that
+long (in event time) after its latest one: a record after that starts the key's count
+afresh (the unfinished window is dropped), and the watermark removes keys that stopped
+appearing. It needs event time (a watermark upstream).
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ import itertools
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.operators.aggregate import AGGREGATE_FUNCTIONS, batch_value_function
 from engine.runtime.operators.base import StreamOperator
+from engine.runtime.operators.state_ttl import KeyStateTtl
 from engine.runtime.operators.window import _ADD
 
 _MISSING = object()
@@ -52,6 +58,8 @@ class CountWindowOperator(StreamOperator):
         self.windows = None
         self.recent = None
         self.since = None
+        self.state_ttl_ms = int(self.params.get("state_ttl_ms") or 0)
+        self.ttl: KeyStateTtl | None = None
 
     def initialize_state(self):
         backend = self.context.keyed_state()
@@ -60,6 +68,17 @@ class CountWindowOperator(StreamOperator):
         else:
             self.recent = backend.list_state("recent")
             self.since = backend.value_state("since")
+        if self.state_ttl_ms:
+            states = [self.windows] if self.tumbling else [self.recent, self.since]
+            self.ttl = KeyStateTtl(self.state_ttl_ms, backend, states)
+
+    def process_watermark(self, watermark):
+        if self.ttl is not None:
+            self.ttl.expire(watermark.timestamp)
+        self.emit_watermark(watermark)
+
+    def metrics(self):
+        return {"expired_keys": self.ttl.expired_keys} if self.ttl is not None else {}
 
     def process_batch(self, batch):
         keys = self.keys_of(batch)
@@ -68,6 +87,11 @@ class CountWindowOperator(StreamOperator):
         else:
             values = batch if self.values_of is None else self.values_of(batch)
         stamps = batch.timestamps if type(batch) is TimestampedBatch else None
+        if self.ttl is not None:
+            if stamps is None:
+                raise ValueError(f"'{self.node_id}' has a state TTL, which needs event time: "
+                                 "put a watermark operator upstream")
+            keys = self._expiring(keys, stamps)
         fold = self._tumbling if self.tumbling else self._sliding
         records, positions = fold(keys, values)
         if records:
@@ -75,6 +99,13 @@ class CountWindowOperator(StreamOperator):
                 self.emit(records)
             else:
                 self.emit(TimestampedBatch(records, [stamps[i] for i in positions]))
+
+    def _expiring(self, keys, stamps):
+        """The keys, each checked for expiry just before the fold takes its record (a generator)."""
+        expired = self.ttl.expired
+        for k, t in zip(keys, stamps):
+            expired(k, t)
+            yield k
 
     def _tumbling(self, keys, values):
         size, add = self.size, self.add

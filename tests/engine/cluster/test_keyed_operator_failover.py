@@ -167,3 +167,45 @@ def test_deduplication_keeping_the_last_restores_at_parallelism_3_from_a_savepoi
                             checkpoint_dir=str(tmp_path / "c2"))
     assert result.status == "FINISHED", result.failure
     assert committed_numbers(tmp_path / "out") == expected_dedup("last"), "kept records carried over, none doubled"
+
+
+# -- state TTL --------------------------------------------------------------------------------------
+
+def count_ttl_job(sink_dir: Path, *, parallelism: int = 2, rate: float = 1500) -> dict:
+    """Count windows of 7 with a state TTL of 1 s over event time with a 5 s pause every 120 numbers: each
+    key sees 10 numbers per block, emits the sum of the first 7, and its other 3 expire in the pause."""
+    return {"format": 1, "name": "count-ttl", "parallelism": parallelism, "max_parallelism": 64,
+            "checkpointing": {"interval_ms": 100, "timeout_ms": 30000},
+            "restart": {"strategy": "fixed_delay", "attempts": 10, "delay_ms": 0},
+            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": RECORDS, "rate": rate}},
+                      {"id": "time", "type": "transform.watermark", "params": {"timestamp": TIME}},
+                      {"id": "counts", "type": "window.count", "params": {"size": 7, "state_ttl_ms": 1000}},
+                      {"id": "sink", "type": "sink.file", "params": {"path": str(sink_dir)}}],
+            "edges": [{"id": "timed", "from": "gen", "to": "time"},
+                      {"id": "keyed", "from": "time", "to": "counts", "partitioning": "hash",
+                       "key": f"x % {DEDUP_KEYS}"},
+                      {"id": "out", "from": "counts", "to": "sink"}]}
+
+
+def expected_count_windows_with_ttl() -> Counter:
+    blocks: dict[tuple[int, int], list[int]] = {}
+    for x in range(RECORDS):
+        blocks.setdefault((x % DEDUP_KEYS, x // 120), []).append(x)
+    return Counter((key, sum(xs[:7])) for (key, _), xs in blocks.items() if len(xs) >= 7)
+
+
+def test_count_windows_with_a_state_ttl_restore_at_parallelism_3_from_a_savepoint_at_2(deployment, tmp_path):
+    completed = []
+    handle = deployment.submit(count_ttl_job(tmp_path / "out"), checkpoint_dir=str(tmp_path / "c1"),
+                               on_event=lambda e: e["type"] == "checkpoint" and e["event"] == "completed"
+                               and completed.append(e))
+    wait_until(lambda: completed and committed_lines(tmp_path / "out"), 120, "committed windows")
+    location = handle.stop_with_savepoint(drain=False).result(60)
+    assert handle.wait(60).status == "FINISHED"
+    assert 0 < sum(committed_lines(tmp_path / "out").values()) < sum(expected_count_windows_with_ttl().values())
+
+    result = deployment.run(count_ttl_job(tmp_path / "out", parallelism=3, rate=0), restore=location,
+                            checkpoint_dir=str(tmp_path / "c2"))
+    assert result.status == "FINISHED", result.failure
+    assert committed_lines(tmp_path / "out") == expected_count_windows_with_ttl(), \
+        "partial windows and their expiry times carried over, expired ones never counted"

@@ -350,3 +350,79 @@ def test_deduplicate_equals_the_reference(records, ttl, keep, out_of_orderness, 
                          late=True)
         expected = reference_deduplicate(records, ttl, keep, batch_size, out_of_orderness, mode == "streaming")
         assert run_all(definition, batch_size) == expected, mode
+
+
+# -- state TTL ------------------------------------------------------------------------------------
+
+def reference_with_state_ttl(records, ttl, batch_size, out_of_orderness, streaming, fold_record):
+    """Per key: ``latest`` event time and a state; a record ``ttl`` or more after the key's latest starts
+    from no state; a watermark that advanced after a batch removes keys whose latest + ttl - 1 it
+    reached (timers fire when the watermark moves, as Flink's do, also those set for a time it passed).
+    ``fold_record(state | None, record) -> (state, outputs)``."""
+    latest: dict[int, int] = {}
+    states: dict[int, object] = {}
+    output = []
+    for chunk, before, after in batches_and_watermarks(records, batch_size, out_of_orderness, streaming):
+        for record in chunk:
+            key, t = record["k"], record["t"]
+            if key in latest and t >= latest[key] + ttl:
+                states.pop(key, None)
+                latest[key] = t
+            else:
+                latest[key] = max(latest.get(key, t), t)
+            states[key], outputs = fold_record(states.get(key), record)
+            output += outputs
+        for key in [key for key, time in latest.items() if after > before and time + ttl - 1 <= after]:
+            del latest[key]
+            states.pop(key, None)
+    return canonical(output)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=st.one_of(record_lists, dense_record_lists), ttl=st.sampled_from([1, 30, 150]),
+       function=st.sampled_from(list(FOLDS)), out_of_orderness=st.sampled_from([0, 40]),
+       batch_size=st.sampled_from([1, 4, 16]), parallelism=st.integers(1, 2))
+def test_running_aggregates_with_a_state_ttl_equal_the_reference(records, ttl, function, out_of_orderness,
+                                                                 batch_size, parallelism):
+    def fold_record(state, record):
+        value = 1 if function == "count" else record["v"]
+        state = value if state is None else FOLDS[function](state, value)
+        return state, [[record["k"], state]]
+
+    operator = {"type": "aggregate.reduce", "params": {"function": function, "value": 'x["v"]', "state_ttl_ms": ttl}}
+    for mode in ("streaming", "batch"):
+        definition = job(records, operator, out_of_orderness=out_of_orderness, parallelism=parallelism, mode=mode)
+        expected = reference_with_state_ttl(records, ttl, batch_size, out_of_orderness, mode == "streaming",
+                                            fold_record)
+        assert run(definition, batch_size) == expected, mode
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=st.one_of(record_lists, dense_record_lists), ttl=st.sampled_from([1, 30, 150]),
+       size=st.integers(1, 4), slide=st.one_of(st.none(), st.integers(1, 4)), out_of_orderness=st.sampled_from([0, 40]),
+       batch_size=st.sampled_from([1, 4, 16]), parallelism=st.integers(1, 2))
+def test_count_windows_with_a_state_ttl_equal_the_reference(records, ttl, size, slide, out_of_orderness,
+                                                            batch_size, parallelism):
+    def fold_record(values, record):
+        values = (values or []) + [record["v"]]
+        return values, ([[record["k"], sum(values[-size:])]] if len(values) % (slide or size) == 0 else [])
+
+    operator = {"type": "window.count",
+                "params": {"size": size, "slide": slide, "value": 'x["v"]', "state_ttl_ms": ttl}}
+    for mode in ("streaming", "batch"):
+        definition = job(records, operator, out_of_orderness=out_of_orderness, parallelism=parallelism, mode=mode)
+        expected = reference_with_state_ttl(records, ttl, batch_size, out_of_orderness, mode == "streaming",
+                                            fold_record)
+        assert run(definition, batch_size) == expected, mode
+
+
+def test_expired_keys_are_removed_by_the_watermark_and_counted(tmp_path):
+    """Keys 0..9 appear once each early; key 10 keeps going: the watermark removes the ten, the state keeps one key."""
+    records = [{"k": k, "v": 1, "t": k} for k in range(10)] + [{"k": 10, "v": 1, "t": t} for t in range(100, 2000, 10)]
+    operator = {"type": "aggregate.reduce", "params": {"function": "count", "state_ttl_ms": 50}}
+    handle = LocalCluster(config={"batch_size": 8}).submit(
+        job(records, operator, out_of_orderness=0, parallelism=1, mode="streaming"), checkpoint_dir=str(tmp_path))
+    result = handle.wait(60)
+    assert result.status == "FINISHED", result.failure
+    assert handle.metrics()["op#0"]["expired_keys"] >= 10
+    assert canonical(result.collected["out"])[json.dumps([10, 190])] == 1, "key 10 never expired: one running count"

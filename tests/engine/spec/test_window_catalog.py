@@ -50,6 +50,8 @@ def test_defaults_fill_in():
     ({"type": "window.tumbling", "params": {"size_ms": 2, "allowed_lateness_ms": 10 ** 15}},
      "params.allowed_lateness_ms"),
     ({"type": "transform.deduplicate", "params": {}}, "params.ttl_ms"),
+    ({"type": "aggregate.reduce", "params": {"state_ttl_ms": -5}}, "params.state_ttl_ms"),
+    ({"type": "window.count", "params": {"size": 2, "state_ttl_ms": "soon"}}, "params.state_ttl_ms"),
     ({"type": "transform.deduplicate", "params": {"ttl_ms": 5, "keep": "middle"}}, "params.keep"),
 ])
 def test_bad_parameters_are_named_by_node_and_field(operator, field):

@@ -1,0 +1,66 @@
+"""State time-to-live for keyed operators (``state_ttl_ms``): keys that stop appearing lose their state.
+
+Event time, so that streaming and batch mode agree: a key's state expires ``ttl`` after the
+event time of its latest record. A record at or after that point sees no state (its key
+starts afresh, as if new); and once the watermark passes it, a timer removes the key's
+state from every keyed state of the operator, so the state of keys that stop appearing
+does not grow without bound. Both count as an expired key (metric ``expired_keys``).
+
+The latest event time per key is keyed value state too (``ttl_latest``), so expiry is
+checkpointed and rescaled with the rest; timers (one per key, set again lazily when the
+key's latest time moved on) are rebuilt from it on restore.
+
+Threading model: the operator's mailbox thread, like the operator.
+"""
+from __future__ import annotations
+
+from engine.runtime.timer_service import EventTimeTimers
+
+
+class KeyStateTtl:
+    """Expiry of one operator's keyed states: ``expired(key, t)`` per record, ``expire(watermark)`` per watermark."""
+
+    def __init__(self, ttl_ms: int, backend, states: list):
+        if ttl_ms <= 0:
+            raise ValueError("state_ttl_ms must be positive")
+        self.ttl = ttl_ms
+        self.states = states
+        """The operator's keyed states whose entries go when a key expires."""
+        self.latest = backend.value_state("ttl_latest").entries
+        self.timers = EventTimeTimers()
+        for key, latest in self.latest.items():
+            self.timers.register(latest + ttl_ms - 1, key, 0)
+        self.expired_keys = 0
+
+    def expired(self, key, t: int) -> bool:
+        """Note a record of ``key`` at event time ``t``; True when the key's state had expired for it
+        (then it is gone: the record starts afresh)."""
+        latest = self.latest.get(key)
+        if latest is None:
+            self.latest[key] = t
+            self.timers.register(t + self.ttl - 1, key, 0)
+            return False
+        if t >= latest + self.ttl:
+            self._drop(key)
+            self.latest[key] = t
+            return True
+        if t > latest:
+            self.latest[key] = t
+        return False
+
+    def expire(self, up_to: int) -> None:
+        """Remove the state of every key whose latest record is ``ttl`` or more before ``up_to``."""
+        for _, key, _ in self.timers.fire_up_to(up_to):
+            latest = self.latest.get(key)
+            if latest is None:
+                continue
+            if latest + self.ttl - 1 > up_to:  # a later record moved the expiry on
+                self.timers.register(latest + self.ttl - 1, key, 0)
+                continue
+            self._drop(key)
+            del self.latest[key]
+
+    def _drop(self, key) -> None:
+        self.expired_keys += 1
+        for state in self.states:
+            state.entries.pop(key, None)
