@@ -23,10 +23,11 @@ from studio.models import Checkpoint, Run, RunStatus
 
 HISTORY_DEFAULT = 100
 HISTORY_MAX = 1000
-SUMMARISED = ("end_to_end_duration", "state_size", "alignment_duration")
+SUMMARISED = ("end_to_end_duration", "state_size", "alignment_duration", "persisted_data")
 ROW_FIELDS = ("pk", "checkpoint_id", "kind", "status", "trigger_timestamp", "latest_ack_timestamp",
               "end_to_end_duration", "alignment_duration", "state_size", "num_acknowledged_subtasks",
-              "num_subtasks", "external_path", "failure_message", "discarded", "trigger")
+              "num_subtasks", "external_path", "failure_message", "discarded", "trigger", "unaligned",
+              "persisted_data")
 SUBTASK_TIMES = ("start_delay", "alignment_duration", "sync_duration", "async_duration")
 
 
@@ -42,7 +43,7 @@ def overview(run: Run, limit: int = HISTORY_DEFAULT) -> dict[str, Any]:
     latest_ids = {name: facts.pop(f"latest_{name}") for name in ("completed", "savepoint", "failed")}
     restored = restore_info(run)
     counts = {**facts, "restored": (1 if restored else 0) + _restarts(run)}
-    columns = list(zip(*checkpoints.filter(completed).values_list(*SUMMARISED))) or [(), (), ()]
+    columns = list(zip(*checkpoints.filter(completed).values_list(*SUMMARISED))) or [()] * len(SUMMARISED)
     summary = {name: statistics(values) for name, values in zip(SUMMARISED, columns)}
     history = [row(values) for values in checkpoints.order_by("-checkpoint_id").values_list(*ROW_FIELDS)[:limit]]
     by_id = {entry["id"]: entry for entry in history}
@@ -133,7 +134,8 @@ def details(run: Run, checkpoint: Checkpoint) -> dict[str, Any]:
 
 
 def _subtask(subtask: dict) -> dict[str, Any]:
-    keys = ("index", "status", "ack_timestamp", "end_to_end_duration", *SUBTASK_TIMES, "state_size")
+    keys = ("index", "status", "ack_timestamp", "end_to_end_duration", *SUBTASK_TIMES, "state_size",
+            "persisted_data", "unaligned")
     return {key: subtask.get(key) for key in keys}
 
 

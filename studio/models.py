@@ -143,6 +143,8 @@ class Checkpoint(models.Model):
     latest_ack_timestamp = models.BigIntegerField(null=True, blank=True)
     end_to_end_duration = models.BigIntegerField(null=True, blank=True)
     alignment_duration = models.FloatField(null=True, blank=True)  # the slowest subtask's alignment
+    unaligned = models.BooleanField(default=False)  # some subtask took it on its first barrier
+    persisted_data = models.BigIntegerField(default=0)  # bytes of in-flight data (channel state) persisted
     state_size = models.BigIntegerField(default=0)
     num_acknowledged_subtasks = models.PositiveIntegerField(default=0)
     num_subtasks = models.PositiveIntegerField(default=0)

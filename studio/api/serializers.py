@@ -507,6 +507,10 @@ class SubtaskStatsSerializer(serializers.Serializer):
     sync_duration = serializers.FloatField(allow_null=True)
     async_duration = serializers.FloatField(allow_null=True)
     state_size = serializers.IntegerField(allow_null=True)
+    persisted_data = serializers.IntegerField(allow_null=True, required=False,
+                                              help_text="Bytes of in-flight data this subtask persisted.")
+    unaligned = serializers.BooleanField(allow_null=True, required=False,
+                                         help_text="Taken on its first barrier (unaligned) or aligned.")
 
 
 class CheckpointRowSerializer(serializers.Serializer):
@@ -521,6 +525,8 @@ class CheckpointRowSerializer(serializers.Serializer):
     latest_ack_timestamp = serializers.IntegerField(allow_null=True)
     end_to_end_duration = serializers.IntegerField(allow_null=True)
     alignment_duration = serializers.FloatField(allow_null=True)
+    unaligned = serializers.BooleanField(help_text="Some subtask took it unaligned (on its first barrier).")
+    persisted_data = serializers.IntegerField(help_text="Bytes of in-flight data (channel state) it persisted.")
     state_size = serializers.IntegerField()
     num_acknowledged_subtasks = serializers.IntegerField()
     num_subtasks = serializers.IntegerField()
@@ -572,6 +578,7 @@ class CheckpointSummarySerializer(serializers.Serializer):
     end_to_end_duration = StatisticSerializer()
     state_size = StatisticSerializer()
     alignment_duration = StatisticSerializer()
+    persisted_data = StatisticSerializer()
 
 
 class RestoredCheckpointSerializer(serializers.Serializer):

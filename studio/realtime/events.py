@@ -46,6 +46,7 @@ CHECKPOINT_STATUS_BY_EVENT = {
 CHECKPOINT_FIELDS = (
     "trigger_timestamp", "latest_ack_timestamp", "end_to_end_duration", "state_size",
     "num_acknowledged_subtasks", "num_subtasks", "external_path", "failure_message", "subtasks",
+    "unaligned", "persisted_data",
 )
 
 

@@ -93,9 +93,11 @@ def test_details_per_vertex_and_per_subtask(api, run):
     assert (vertex["end_to_end_duration"], vertex["alignment_duration"]) == (40, 7.5)
     assert vertex["subtasks"] == [
         {"index": 0, "status": "completed", "ack_timestamp": 3040, "end_to_end_duration": 2040, "start_delay": 1.5,
-         "alignment_duration": 7.5, "sync_duration": 0.5, "async_duration": 3.0, "state_size": 100},
+         "alignment_duration": 7.5, "sync_duration": 0.5, "async_duration": 3.0, "state_size": 100,
+         "persisted_data": None, "unaligned": None},
         {"index": 1, "status": "completed", "ack_timestamp": 3040, "end_to_end_duration": 2040, "start_delay": 1.5,
-         "alignment_duration": 1.0, "sync_duration": 0.5, "async_duration": 3.0, "state_size": 100}]
+         "alignment_duration": 1.0, "sync_duration": 0.5, "async_duration": 3.0, "state_size": 100,
+         "persisted_data": None, "unaligned": None}]
     assert api.get(f"/api/runs/{run['id']}/checkpoints/99").status_code == 404
 
 
@@ -123,3 +125,24 @@ def test_config_reports_the_runs_checkpointing_settings(api, run):
     pipeline_id = run["pipeline"]
     batch = api.post(f"/api/pipelines/{pipeline_id}/runs", {"mode": "batch"}, format="json").json()
     assert api.get(f"/api/runs/{batch['id']}/checkpoints/config").json()["enabled"] is False
+
+
+def test_history_and_details_say_which_checkpoints_were_unaligned_and_what_they_persisted(api, run):
+    complete(run["id"], 1, duration=3000, alignments=[2500, 0])
+    trigger = 2000
+    subtasks = [{**subtask("v1", index, trigger + 40, 0), "unaligned": True, "persisted_data": size}
+                for index, size in enumerate([4096, 0])]
+    record_event(run["id"], "checkpoint", {"event": "completed", "id": 2, "kind": "checkpoint",
+                                           "trigger_timestamp": trigger, "latest_ack_timestamp": trigger + 40,
+                                           "end_to_end_duration": 40, "state_size": 200, "unaligned": True,
+                                           "persisted_data": 4096, "num_acknowledged_subtasks": 2,
+                                           "num_subtasks": 2, "subtasks": subtasks})
+    history = {row["id"]: row for row in api.get(f"/api/runs/{run['id']}/checkpoints").json()["history"]}
+    assert (history[1]["unaligned"], history[1]["persisted_data"], history[1]["alignment_duration"]) == (False, 0, 2500)
+    assert (history[2]["unaligned"], history[2]["persisted_data"]) == (True, 4096)
+    body = api.get(f"/api/runs/{run['id']}/checkpoints").json()
+    assert body["summary"]["persisted_data"]["max"] == 4096
+    details = api.get(f"/api/runs/{run['id']}/checkpoints/2").json()
+    assert details["unaligned"] is True
+    assert [(s["unaligned"], s["persisted_data"]) for s in details["vertices"][0]["subtasks"]] == [
+        (True, 4096), (True, 0)]

@@ -1189,6 +1189,10 @@ export interface components {
             end_to_end_duration: number | null;
             /** Format: double */
             alignment_duration: number | null;
+            /** @description Some subtask took it unaligned (on its first barrier). */
+            unaligned: boolean;
+            /** @description Bytes of in-flight data (channel state) it persisted. */
+            persisted_data: number;
             state_size: number;
             num_acknowledged_subtasks: number;
             num_subtasks: number;
@@ -1230,6 +1234,10 @@ export interface components {
             end_to_end_duration: number | null;
             /** Format: double */
             alignment_duration: number | null;
+            /** @description Some subtask took it unaligned (on its first barrier). */
+            unaligned: boolean;
+            /** @description Bytes of in-flight data (channel state) it persisted. */
+            persisted_data: number;
             state_size: number;
             num_acknowledged_subtasks: number;
             num_subtasks: number;
@@ -1256,6 +1264,7 @@ export interface components {
             end_to_end_duration: components["schemas"]["Statistic"];
             state_size: components["schemas"]["Statistic"];
             alignment_duration: components["schemas"]["Statistic"];
+            persisted_data: components["schemas"]["Statistic"];
         };
         DefinitionError: {
             detail: string;
@@ -2248,6 +2257,10 @@ export interface components {
             /** Format: double */
             async_duration: number | null;
             state_size: number | null;
+            /** @description Bytes of in-flight data this subtask persisted. */
+            persisted_data?: number | null;
+            /** @description Taken on its first barrier (unaligned) or aligned. */
+            unaligned?: boolean | null;
         };
         Tap: {
             readonly tap_id: string;

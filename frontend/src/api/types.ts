@@ -337,6 +337,10 @@ export interface CheckpointStats {
   is_savepoint?: boolean;
   subtasks?: SubtaskCheckpointStats[];
   alignment_duration?: number | null;
+  /** Some subtask took it on its first barrier (unaligned checkpoint, or an aligned one that timed out). */
+  unaligned?: boolean | null;
+  /** Bytes of in-flight data (channel state) an unaligned checkpoint persisted. */
+  persisted_data?: number | null;
   /** Savepoints: who asked for it (null for checkpoints). */
   trigger?: SavepointTrigger | null;
 }
@@ -351,6 +355,8 @@ export interface SubtaskCheckpointStats {
   sync_duration?: number | null;
   async_duration?: number | null;
   state_size?: number | null;
+  persisted_data?: number | null;
+  unaligned?: boolean | null;
   /** Some engines report which vertex a subtask belongs to on flat lists. */
   vertex?: string;
   task?: [string, number] | string;

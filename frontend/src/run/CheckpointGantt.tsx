@@ -46,13 +46,21 @@ export function CheckpointGantt({ details }: { details: CheckpointDetails }) {
             `${row.vertexName} #${row.index}`,
             ...PHASES.map((phase) => `${PHASE_LABELS[phase]}: ${formatDuration(row.segments.find((segment) => segment.phase === phase)?.duration ?? 0)}`),
             `state ${formatBytes(row.stateSize)}`,
+            row.unaligned ? `unaligned: ${formatBytes(row.persistedData)} of in-flight data persisted` : 'aligned',
             row.finished ? 'finished before the checkpoint' : row.acknowledged ? `acknowledged after ${formatDuration(row.ack)}` : 'pending',
           ].join('\n');
           return (
             <div key={row.key}>
               {heading && <div className="gantt__vertex">{heading}</div>}
               <div className={classNames('gantt__row', !row.acknowledged && 'is-pending', row.finished && 'is-finished')} data-testid="gantt-row" data-subtask={row.key} title={tooltip}>
-                <span className="gantt__label">#{row.index}</span>
+                <span className="gantt__label">
+                  #{row.index}
+                  {row.unaligned && (
+                    <span className="alignment-tag" data-testid="gantt-unaligned" title={`unaligned: ${formatBytes(row.persistedData)} in flight persisted`}>
+                      U
+                    </span>
+                  )}
+                </span>
                 <div className="gantt__track">
                   {row.segments.map((segment) => (
                     <span

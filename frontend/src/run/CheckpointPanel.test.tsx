@@ -41,6 +41,20 @@ describe('CheckpointPanel', () => {
     expect(within(shown[2]).queryByTestId('checkpoint-trigger')).toBeNull();
   });
 
+  it('says per checkpoint whether it was aligned or unaligned, with the persisted in-flight bytes and alignment time', () => {
+    const rows = [
+      row(2, { unaligned: true, persisted_data: 4096, alignment_duration: 0.5 }),
+      row(1, { unaligned: false, persisted_data: 0, alignment_duration: 2500 }),
+    ];
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, checkpoints: { counts: { total: 2, in_progress: 0, completed: 2, failed: 0 }, rows } });
+    render(<CheckpointPanel />);
+    const cells = screen.getAllByTestId('checkpoint-alignment');
+    expect(cells.map((cell) => cell.dataset.unaligned)).toEqual(['true', 'false']);
+    expect(cells[0].textContent).toContain('unaligned');
+    expect(cells[0].textContent).toContain('4');
+    expect(cells[1].textContent?.startsWith('aligned · ')).toBe(true);
+  });
+
   it('names the trigger of a live savepoint row from its request', () => {
     useRunStore.setState({
       ...INITIAL_RUN_STATE, runId: 7,

@@ -37,6 +37,20 @@ function AckProgress({ row }: { row: CheckpointStats }) {
   );
 }
 
+/** Aligned or unaligned (with the in-flight bytes persisted), and how long alignment took. */
+function AlignmentCell({ row }: { row: CheckpointStats }) {
+  if (row.status === 'IN_PROGRESS' && row.unaligned == null) return <span className="muted">…</span>;
+  const alignment = row.alignment_duration != null ? formatDuration(row.alignment_duration) : '–';
+  if (row.unaligned) {
+    return (
+      <span title={`Unaligned: the barriers overtook ${formatBytes(row.persisted_data ?? 0)} of in-flight data, persisted with it; alignment ${alignment}`}>
+        <span className="alignment-tag">unaligned</span> {formatBytes(row.persisted_data ?? 0)} · {alignment}
+      </span>
+    );
+  }
+  return <span title={`Aligned; alignment took ${alignment}`}>aligned · {alignment}</span>;
+}
+
 function CheckpointRow({ row, selected, onSelect }: { row: CheckpointStats; selected: boolean; onSelect: () => void }) {
   return (
     <tr
@@ -65,6 +79,9 @@ function CheckpointRow({ row, selected, onSelect }: { row: CheckpointStats; sele
       <td className="numeric">{formatClock(row.trigger_timestamp)}</td>
       <td className="numeric">{formatDuration(row.end_to_end_duration)}</td>
       <td className="numeric">{formatBytes(row.state_size)}</td>
+      <td data-testid="checkpoint-alignment" data-unaligned={row.unaligned ? 'true' : 'false'}>
+        <AlignmentCell row={row} />
+      </td>
       <td>
         <AckProgress row={row} />
       </td>
@@ -93,6 +110,7 @@ function HistoryTable({ rows, selected, onSelect }: { rows: CheckpointStats[]; s
             <th className="numeric">Triggered</th>
             <th className="numeric">Duration</th>
             <th className="numeric">Size</th>
+            <th title="Aligned, or unaligned with the in-flight bytes it persisted; the alignment time">Alignment</th>
             <th>Acks</th>
           </tr>
         </thead>
@@ -110,6 +128,7 @@ const SUMMARY_ROWS: Array<{ key: string; label: string; format: (value: number |
   { key: 'end_to_end_duration', label: 'End to end duration', format: formatDuration },
   { key: 'state_size', label: 'Checkpointed data size', format: formatBytes },
   { key: 'alignment_duration', label: 'Alignment duration', format: formatDuration },
+  { key: 'persisted_data', label: 'Persisted in-flight data', format: formatBytes },
 ];
 
 function SummaryTable({ summary }: { summary: Record<string, DistributionSummary> }) {
@@ -192,6 +211,10 @@ function Details({ runId, row }: { runId: number; row: CheckpointStats }) {
         <StatusBadge tone={checkpointStatusTone(row.status)}>{row.status}</StatusBadge>
         <span className="muted">
           {formatClock(row.trigger_timestamp)} · {formatDuration(row.end_to_end_duration)} · {formatBytes(row.state_size)} · {row.num_acknowledged_subtasks}/{row.num_subtasks} acks
+        </span>
+        <span className="muted" data-testid="checkpoint-details-alignment">
+          {row.unaligned ? `unaligned · ${formatBytes(row.persisted_data ?? 0)} in flight persisted` : 'aligned'}
+          {row.alignment_duration != null ? ` · alignment ${formatDuration(row.alignment_duration)}` : ''}
         </span>
       </div>
       {row.external_path && (

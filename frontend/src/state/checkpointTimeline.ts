@@ -64,6 +64,10 @@ export interface GanttRow {
   /** When the subtask's acknowledgement arrived, ms after the trigger (null: not yet). */
   ack: number | null;
   stateSize: number | null;
+  /** Taken on its first barrier (unaligned) rather than after aligning all of them. */
+  unaligned: boolean;
+  /** Bytes of in-flight buffers this subtask persisted with the checkpoint. */
+  persistedData: number;
   subtask: SubtaskCheckpointStats;
 }
 
@@ -138,6 +142,8 @@ export function ganttOf(details: CheckpointDetails): Gantt {
         segments,
         ack: acknowledged ? ack : null,
         stateSize: subtask.state_size ?? null,
+        unaligned: subtask.unaligned === true,
+        persistedData: ms(subtask.persisted_data),
         subtask,
       });
     }
@@ -183,6 +189,7 @@ export function checkpointSummary(rows: CheckpointStats[]): Record<string, Distr
     end_to_end_duration: distribution(completed.map((row) => row.end_to_end_duration)),
     state_size: distribution(completed.map((row) => row.state_size)),
     alignment_duration: distribution(completed.map((row) => row.alignment_duration ?? null)),
+    persisted_data: distribution(completed.map((row) => row.persisted_data ?? null)),
   };
 }
 
