@@ -1420,6 +1420,8 @@ export interface components {
                     key?: string | null;
                     /** @enum {unknown} */
                     exchange?: "pipelined" | "blocking";
+                    /** @enum {unknown} */
+                    side?: "left" | "right";
                     ui?: Record<string, never>;
                 }[];
                 ui?: Record<string, never>;
@@ -1717,6 +1719,8 @@ export interface components {
                     key?: string | null;
                     /** @enum {unknown} */
                     exchange?: "pipelined" | "blocking";
+                    /** @enum {unknown} */
+                    side?: "left" | "right";
                     ui?: Record<string, never>;
                 }[];
                 ui?: Record<string, never>;
@@ -1807,6 +1811,8 @@ export interface components {
                     key?: string | null;
                     /** @enum {unknown} */
                     exchange?: "pipelined" | "blocking";
+                    /** @enum {unknown} */
+                    side?: "left" | "right";
                     ui?: Record<string, never>;
                 }[];
                 ui?: Record<string, never>;
@@ -1880,6 +1886,8 @@ export interface components {
                     key?: string | null;
                     /** @enum {unknown} */
                     exchange?: "pipelined" | "blocking";
+                    /** @enum {unknown} */
+                    side?: "left" | "right";
                     ui?: Record<string, never>;
                 }[];
                 ui?: Record<string, never>;
