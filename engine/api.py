@@ -13,6 +13,9 @@ a ``ClusterClient`` and never through the scheduler's internals:
   :class:`Spark` barrier stages), with a checkpoint directory and an optional restore
   source; the :class:`JobHandle` gives events, status, savepoints, stop, cancel and the
   :class:`JobResult`; :func:`run` does both and waits;
+- warm drivers: :func:`start_warm_session` (a Spark session whose executors already run,
+  before the job is known), :func:`session_for` (use it for a job, or None when the job
+  needs more slots) and :func:`slots_needed` (slots a job needs at once);
 - snapshots: :func:`load_checkpoint_metadata`, :func:`discard_checkpoint`;
 - live taps: ``JobHandle.open_tap(edge_id, sink, limits)`` samples the records on an edge
   of the running job into ``sink`` (rate- and size-limited, dropped rather than ever
@@ -42,6 +45,7 @@ from engine.cluster.job_master import JobHandle, JobMaster, JobResult
 from engine.cluster.local import ThreadDeployer
 from engine.cluster.spark_job_master import SparkJobMaster
 from engine.cluster.taps import TapError
+from engine.cluster.warm_session import session_for, start_warm_session
 from engine.plan.plan_summary import plan_pipeline
 from engine.spec import OPERATOR_CATALOG, ValidationError, normalise_definition, validate_definition
 from engine.spec.catalog import expression_fields, operator_spec
@@ -119,6 +123,15 @@ def latest_checkpoint(checkpoint_dir: str) -> dict | None:
     return CheckpointStorage(checkpoint_dir).latest_completed()
 
 
+def slots_needed(definition: dict) -> int:
+    """Slots a (normalised) definition's job needs at once on a Spark deployment."""
+    from engine.cluster.job_master import slots_needed_at_once
+    from engine.plan.compiler import compile_job_graph
+    from engine.plan.job_graph import build_job_graph
+
+    return slots_needed_at_once(compile_job_graph(build_job_graph(definition)))
+
+
 def describe_vertices(definition: dict) -> dict:
     """Per job vertex of a (normalised) definition: parallelism, operators, inputs."""
     from engine.plan.job_graph import build_job_graph
@@ -130,5 +143,6 @@ __all__ = [
     "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "OPERATOR_CATALOG", "check_expression", "expression_fields",
     "operator_spec", "Deployment", "InProcess", "JobHandle", "JobResult", "Spark", "TapError",
     "ValidationError", "describe_vertices", "discard_checkpoint", "job_master_for", "latest_checkpoint",
-    "load_checkpoint_metadata", "normalise_definition", "plan_pipeline", "run", "submit", "validate_definition",
+    "load_checkpoint_metadata", "normalise_definition", "plan_pipeline", "run", "session_for", "slots_needed",
+    "start_warm_session", "submit", "validate_definition",
 ]

@@ -2,7 +2,8 @@
 
 A worker also watches its runs' drivers and takes scheduled savepoints: when it is ready it
 starts the heartbeat monitor (``studio.liveness``) and the savepoint scheduler
-(``studio.schedules.scheduler``), and stops them when it shuts down.
+(``studio.schedules.scheduler``) and its warm drivers (``studio.driver_pool``), and stops
+them when it shuts down.
 """
 import os
 
@@ -23,10 +24,16 @@ def _start_background_loops(**_):
     from studio.liveness import HeartbeatMonitor
     from studio.schedules.scheduler import ScheduleLoop
 
+    from studio.driver_pool import driver_pool
+
     _loops.extend([HeartbeatMonitor().start(), ScheduleLoop().start()])
+    driver_pool().fill_in_background()
 
 
 @worker_shutdown.connect
 def _stop_background_loops(**_):
+    from studio.driver_pool import driver_pool
+
     while _loops:
         _loops.pop().stop()
+    driver_pool().close()

@@ -1,7 +1,9 @@
 """The driver process of one run: wires the engine's JobMaster to Redis and the database.
 
-``python -m studio.runner <run id>`` is started by the ``launch_run`` Celery task. It
-runs the JobMaster (the Spark driver) and:
+``python -m studio.runner <run id>`` is started by the ``launch_run`` Celery task, or
+``python -m studio.runner --warm`` before its run is known (``studio.driver_pool``: it
+starts its Spark session, then reads ``<run id> <token>`` from standard input). It runs
+the JobMaster (the Spark driver) and:
 
 - stores every engine event as a RunEvent and fans it out (``record_event``), metrics
   with rates and ratios added (``studio.metrics``);
@@ -43,32 +45,71 @@ logger = logging.getLogger("studio.runner")
 def main(argv: list[str]) -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
     django.setup()
+    if argv[:1] == ["--warm"]:
+        return warm_main()
+    return run_driver(int(argv[0]), os.environ.get("STUDIO_DRIVER_TOKEN"))
+
+
+def warm_main() -> int:
+    """A warm driver (``studio.driver_pool``): start the Spark session, and wait for a run.
+
+    The run comes as one line on standard input, ``<run id> <token>``, maybe before the
+    session is up (the driver claims the run and beats at once, then waits for the
+    session); the end of input without one (the worker went away) ends this process."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.conf import settings
+
+    warming = ThreadPoolExecutor(1, thread_name_prefix="warm-up").submit(
+        _start_warm_session, settings.SPARK_MASTER or None, settings.WARM_DRIVER_SLOTS)
+    line = sys.stdin.readline().split()
+    if len(line) != 2:
+        warming.result().stop()
+        return 0
+    return run_driver(int(line[0]), line[1], warm_session=warming)
+
+
+def _start_warm_session(master: str | None, slots: int):
+    from engine.api import start_warm_session
+
+    session = start_warm_session(master, slots)
+    logger.info("warm driver ready: a Spark session with %s slots", session.sparkContext.defaultParallelism)
+    return session
+
+
+def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
+    """Drive run ``run_id`` to its end. ``token``: the fencing token the launching task wrote to
+    the run (None: started by hand, this driver claims the run). ``warm_session``: a future of
+    the warm driver's Spark session (the job starts a session of its own without one)."""
     from django.conf import settings
     from django.utils import timezone
 
-    from engine.api import Spark, describe_vertices, normalise_definition, submit
+    from engine.api import Spark, describe_vertices, normalise_definition, session_for, slots_needed, submit
     from studio.locations import LocationsRefused, resolve_run_locations
     from studio.metrics import VertexMetricsTracker
-    from studio.models import TERMINAL_STATUSES, Run
+    from studio.models import TERMINAL_STATUSES, Run, RunStatus
     from studio.realtime.events import DriverFenced, record_event, set_status
 
-    run_id = int(argv[0])
     run = Run.objects.select_related("version", "restored_from", "pipeline", "created_by").get(pk=run_id)
     definition = normalise_definition({**run.version.definition, "mode": run.mode})
     try:
         definition = resolve_run_locations(run, definition)
     except LocationsRefused as refused:
         logger.warning("run %s refused: %s", run_id, refused)
-        set_status(run_id, "FAILED", str(refused), driver_token=os.environ.get("STUDIO_DRIVER_TOKEN"))
+        set_status(run_id, "FAILED", str(refused), driver_token=token)
         return 0
     checkpoint_dir = str(Path(settings.CHECKPOINT_ROOT) / f"run-{run_id}")
     restore = run.restore_path or (run.restored_from.external_path if run.restored_from else None) or None
-    token = os.environ.get("STUDIO_DRIVER_TOKEN") or secrets.token_hex(16)
     started = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL_STATUSES)
-    if "STUDIO_DRIVER_TOKEN" not in os.environ:
+    if token is None:
+        token = secrets.token_hex(16)
         started.update(driver_token=token)  # started by hand: this driver claims the run
     if not started.filter(driver_token=token).update(checkpoint_dir=checkpoint_dir, heartbeat_at=timezone.now()):
         logger.warning("run %s ended or moved on before its driver started; nothing to do", run_id)
+        return 0
+    if started.filter(status=RunStatus.CANCELING).exists():  # cancelled while its driver started: no job
+        set_status(run_id, RunStatus.CANCELED, driver_token=token)
+        _drop_commands(run)
         return 0
     savepoints = SavepointReporter(run_id, token)
     ended = threading.Event()
@@ -98,14 +139,24 @@ def main(argv: list[str]) -> int:
     if "allow_non_restored_state" in inspect.signature(submit).parameters:
         options["allow_non_restored_state"] = run.allow_non_restored_state
     holder["tracker"] = VertexMetricsTracker(describe_vertices(definition))
-    job_master = holder["job_master"] = submit(definition, Spark(master=settings.SPARK_MASTER or None), **options)
     stop = threading.Event()
+    job = JobReference()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: job_master.cancel())
+        signal.signal(signum, lambda *_: job.cancel())
+    # beating from the claim on: a warm driver may still be starting its Spark session
+    threading.Thread(target=_heartbeat, args=(run_id, token, job, ended, stop), daemon=True,
+                     name="heartbeat").start()
+    master = settings.SPARK_MASTER or None
+    session = None
+    if warm_session is not None:
+        try:
+            session = session_for(warm_session.result(), slots_needed(definition), master)
+        except Exception:
+            logger.exception("the warm Spark session did not start; the job starts one of its own")
+    job_master = holder["job_master"] = submit(definition, Spark(master=master, session=session), **options)
+    job.set(job_master)
     threading.Thread(target=_follow_commands, args=(run, job_master, savepoints, stop), daemon=True,
                      name="commands").start()
-    threading.Thread(target=_heartbeat, args=(run_id, token, job_master, ended, stop), daemon=True,
-                     name="heartbeat").start()
     try:
         outcome = job_master.wait()
     finally:
@@ -250,6 +301,29 @@ def _drop_commands(run) -> None:
         drop_commands(run)
     except Exception:
         logger.info("could not drop the command list of run %s", run.id, exc_info=True)
+
+
+class JobReference:
+    """The run's job once it is submitted; a cancel before that cancels it as soon as it is."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._job_master = None  # guarded by: self._lock
+        self._cancelled = False  # guarded by: self._lock
+
+    def set(self, job_master) -> None:
+        with self._lock:
+            self._job_master = job_master
+            cancelled = self._cancelled
+        if cancelled:
+            job_master.cancel()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            job_master = self._job_master
+        if job_master is not None:
+            job_master.cancel()
 
 
 def _heartbeat(run_id: int, token: str, job_master, ended: threading.Event, stop: threading.Event) -> None:

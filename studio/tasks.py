@@ -2,7 +2,8 @@
 
 The driver is a separate process (``python -m studio.runner <run id>``) because it hosts
 a Spark driver JVM; this task waits for it so that a driver that dies without reporting
-an end is noticed and its run marked FAILED instead of staying RUNNING forever.
+an end is noticed and its run marked FAILED instead of staying RUNNING forever. It takes a
+warm driver (``studio.driver_pool``) when the worker has one ready, else starts one.
 
 Fencing: the task gives the driver its token (``STUDIO_DRIVER_TOKEN``, also written to
 the run). While it waits it checks, every ``FENCE_CHECK_INTERVAL_S``, that the run still
@@ -23,6 +24,7 @@ from celery import shared_task
 from django.conf import settings
 
 from engine.api import ValidationError, normalise_definition, plan_pipeline
+from studio.driver_pool import driver_pool
 from studio.models import TERMINAL_STATUSES, Run, RunStatus
 from studio.realtime.events import set_status
 
@@ -60,13 +62,17 @@ def _run_driver(run: Run) -> int:
     token = secrets.token_hex(16)
     if not Run.objects.filter(pk=run.id).exclude(status__in=TERMINAL_STATUSES).update(driver_token=token):
         return 0  # it ended meanwhile (declared lost, say): no driver to start
-    env = {**os.environ, "PYTHONPATH": str(settings.BASE_DIR), "REDIS_URL": settings.REDIS_URL,
-           "STUDIO_DRIVER_TOKEN": token}
-    with open(log_path, "ab") as log:
-        driver = subprocess.Popen([sys.executable, "-m", "studio.runner", str(run.id)],
-                                  cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT)
-        Run.objects.filter(pk=run.id).update(driver_pid=driver.pid)
-        return _wait_unless_fenced(driver, run.id, token)
+    warm = driver_pool().take()
+    if warm is not None:  # a driver that started already (studio.driver_pool): the run starts in about a second
+        driver = warm.hand_over(run.id, token, log_path)
+    else:
+        env = {**os.environ, "PYTHONPATH": str(settings.BASE_DIR), "REDIS_URL": settings.REDIS_URL,
+               "STUDIO_DRIVER_TOKEN": token}
+        with open(log_path, "ab") as log:
+            driver = subprocess.Popen([sys.executable, "-m", "studio.runner", str(run.id)],
+                                      cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT)
+    Run.objects.filter(pk=run.id).update(driver_pid=driver.pid)
+    return _wait_unless_fenced(driver, run.id, token)
 
 
 def _wait_unless_fenced(driver: subprocess.Popen, run_id: int, token: str) -> int:

@@ -139,6 +139,13 @@ def region_slots(region) -> list[list[TaskId]]:
             for slot in range(slot_count)]
 
 
+def slots_needed_at_once(plan) -> int:
+    """Slots of the regions that start together (the source regions), or of the largest region."""
+    regions = plan.regions
+    largest = max(len(region_slots(region)) for region in regions)
+    return max(largest, sum(len(region_slots(region)) for region in regions if not region.number_of_inputs))
+
+
 def task_config(definition: dict, job_graph, checkpoint_dir: str, extra: dict | None = None) -> dict:
     """The configuration every slot of the job gets (plain data: it travels to Spark executors)."""
     return {"checkpoint_storage": checkpoint_dir, "checkpointing": definition.get("checkpointing") or {},
@@ -315,9 +322,7 @@ class JobMaster:
 
     def slots_needed_at_once(self) -> int:
         """Slots of the regions that start together (the source regions), or of the largest."""
-        regions = self.plan.regions
-        largest = max(len(region_slots(region)) for region in regions)
-        return max(largest, sum(len(region_slots(region)) for region in regions if not region.number_of_inputs))
+        return slots_needed_at_once(self.plan)
 
     def slots_of_current_attempts(self) -> list:
         with self._lock:
