@@ -209,3 +209,30 @@ def test_count_windows_with_a_state_ttl_restore_at_parallelism_3_from_a_savepoin
     assert result.status == "FINISHED", result.failure
     assert committed_lines(tmp_path / "out") == expected_count_windows_with_ttl(), \
         "partial windows and their expiry times carried over, expired ones never counted"
+
+
+# -- the late port across processes ---------------------------------------------------------------
+
+def test_every_record_is_in_a_session_or_leaves_through_the_late_port(deployment, tmp_path):
+    """Every tenth number is stamped five seconds in the past (500 numbers back): those after the first
+    few hundred are late, as the source is rate limited to small batches. Whatever the batching, each
+    record is counted in exactly one session or arrives at the late edge's sink, across processes."""
+    count = 2000
+    definition = {
+        "format": 1, "name": "late", "parallelism": 2, "max_parallelism": 64,
+        "checkpointing": {"interval_ms": 100}, "restart": {"strategy": "none"},
+        "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": count, "rate": 2000}, "parallelism": 1},
+                  {"id": "time", "type": "transform.watermark", "parallelism": 1,
+                   "params": {"timestamp": "x * 10 - 5000 if x % 10 == 0 else x * 10"}},
+                  {"id": "sessions", "type": "window.session", "params": {"gap_ms": 10, "function": "count"}},
+                  {"id": "out", "type": "sink.collect", "params": {"max_records": 100000}, "parallelism": 1},
+                  {"id": "late", "type": "sink.collect", "params": {"max_records": 100000}, "parallelism": 1}],
+        "edges": [{"id": "timed", "from": "gen", "to": "time"},
+                  {"id": "keyed", "from": "time", "to": "sessions", "partitioning": "hash", "key": "x % 3"},
+                  {"id": "out", "from": "sessions", "to": "out", "partitioning": "rebalance"},
+                  {"id": "late", "from": "sessions", "from_port": "late", "to": "late", "partitioning": "rebalance"}]}
+    result = deployment.run(definition, checkpoint_dir=str(tmp_path / "c"))
+    assert result.status == "FINISHED", result.failure
+    late = result.collected["late"]
+    assert late and all(x % 10 == 0 for x in late), "only the back-dated numbers can be late"
+    assert sum(n for _, _, _, n in result.collected["out"]) + len(late) == count
