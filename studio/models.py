@@ -25,6 +25,7 @@ class Pipeline(models.Model):
 
     class Meta:
         ordering = ["-updated_at", "-id"]
+        permissions = [("run_python_code", "Can save and run pipelines with Python code (transform.python)")]
 
     def latest_version(self) -> "PipelineVersion":
         """The newest version (cached on this instance; ``save_version`` keeps the cache right)."""

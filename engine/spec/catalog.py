@@ -324,6 +324,10 @@ from engine.spec.join_catalog import join_operators  # noqa: E402  (uses the hel
 
 OPERATOR_CATALOG.extend(join_operators())
 
+from engine.spec.python_catalog import python_operators  # noqa: E402  (uses the helpers above)
+
+OPERATOR_CATALOG.extend(python_operators())
+
 _BY_TYPE = {spec["type"]: spec for spec in OPERATOR_CATALOG}
 
 

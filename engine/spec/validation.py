@@ -19,6 +19,7 @@ from engine.spec.catalog import (DAY_MS, expression_fields, expression_map_field
                                  output_port_names, params_with_defaults)
 from engine.spec.expressions import check_expression
 from engine.spec.join_catalog import INPUT_SIDES
+from engine.spec.python_catalog import PYTHON_TYPE, code_problems
 
 PARTITIONINGS = ("forward", "rebalance", "rescale", "hash", "broadcast")
 EXCHANGES = ("pipelined", "blocking")
@@ -267,6 +268,9 @@ def _param_problems(node: dict[str, Any], spec: dict[str, Any]) -> Iterator[Prob
             if message:
                 yield Problem(f"invalid expression: {message}", node=node["id"], field=f"params.{name}")
     yield from _join_param_problems(node, params)
+    if node["type"] == PYTHON_TYPE and isinstance(params.get("code"), str):
+        for message in code_problems(params["code"]):
+            yield Problem(message, node=node["id"], field="params.code")
     for name in expression_map_fields(spec):
         mapping = params.get(name)
         for entry, source in (mapping.items() if isinstance(mapping, dict) else ()):

@@ -17,6 +17,7 @@ from studio.api.serializers import (
 )
 from studio.api.throttling import PreviewThrottle
 from studio.locations import policy_for, sink_conflicts, sink_uses, source_warnings
+from studio.trusted_code import require_code_permission
 from studio.versions_diff import diff_definitions
 
 
@@ -112,6 +113,7 @@ class PreviewView(APIView):
         body = PreviewRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
+        require_code_permission(request.user, data["definition"], "preview")
         policy = policy_for(request.user, workspace_pipeline(request.user, data.get("pipeline")))
         try:
             preview = budget.preview_definition(data["definition"], limit=data["limit"], policy=policy)

@@ -27,6 +27,7 @@ from studio.models import Pipeline, PipelineShare
 from studio.restore import RestoreError
 from studio.run_overview import with_last_checkpoint, with_latest_run
 from studio.run_start import DefinitionProblems, start_run
+from studio.trusted_code import require_code_permission
 from studio.versions_diff import diff_definitions
 
 
@@ -34,6 +35,7 @@ class PipelineSaveSerializer(PipelineWriteSerializer):
     """Writes: a new pipeline with version 1, or a new version of an existing one."""
 
     def validate_definition(self, definition):
+        require_code_permission(self.context["request"].user, definition, "save")
         return checked(definition, self.context["request"].user, self.instance)
 
     def create(self, validated):
@@ -167,6 +169,7 @@ class PipelineViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         number = body.validated_data["version"]
         version = self._version(pipeline, number)
         message = body.validated_data.get("message") or f"Rolled back to version {number}"
+        require_code_permission(request.user, version.definition, "save")
         definition = checked(version.definition, request.user, pipeline)  # grants may have changed since
         _claim_sinks(pipeline, definition, request.user)
         pipeline.save_version(definition, message, request.user)

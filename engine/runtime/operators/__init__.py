@@ -37,6 +37,7 @@ OPERATOR_FACTORIES: dict[str, str] = {
     "lookup.http": "engine.runtime.operators.lookup_http:HttpLookupOperator",
     "join.interval": "engine.runtime.operators.join:IntervalJoinOperator",
     "join.window": "engine.runtime.operators.join:WindowJoinOperator",
+    "transform.python": "engine.runtime.operators.python_transform:PythonTransformOperator",
 }
 """Operator type -> ``module:factory``; a factory is called as ``factory(node, context)``."""
 
