@@ -18,6 +18,7 @@ from engine.plan.strongly_connected import strongly_connected_components
 from engine.spec.catalog import (DAY_MS, expression_fields, expression_map_fields, expression_names, operator_spec,
                                  output_port_names, params_with_defaults)
 from engine.spec.expressions import check_expression
+from engine.spec.event_time import nodes_without_event_time
 from engine.spec.join_catalog import INPUT_SIDES
 from engine.spec.python_catalog import PYTHON_TYPE, code_problems
 
@@ -192,7 +193,16 @@ def _problems(definition: Any) -> Iterator[Problem]:
     yield from _node_problems(definition)
     yield from _edge_problems(definition)
     yield from _cycle_problems(nodes, edges)
+    yield from _event_time_problems(definition)
     yield from _checkpointing_problems(definition.get("checkpointing", {}))
+
+
+def _event_time_problems(definition: dict[str, Any]) -> Iterator[Problem]:
+    """Session windows, deduplication and state TTLs run on event time: a watermark node must precede them."""
+    for node, field in nodes_without_event_time(definition):
+        reason = "a state TTL" if field == "params.state_ttl_ms" else f"'{node['type']}'"
+        yield Problem(f"{reason} needs event time: put a watermark operator (transform.watermark) upstream",
+                      node=node["id"], field=field)
 
 
 def _checkpointing_problems(checkpointing: dict[str, Any]) -> Iterator[Problem]:

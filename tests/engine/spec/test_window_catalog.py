@@ -113,3 +113,25 @@ def test_a_port_edge_is_a_job_edge_of_its_own_never_chained():
     graph = build_job_graph(definition)
     assert [vertex.operator_ids for vertex in graph.vertices] == [("gen", "time"), ("w",), ("late",)]
     assert [(edge.id, edge.source_port) for edge in graph.edges] == [("b", None), ("d", "late")]
+
+
+@pytest.mark.parametrize(("operator", "field"), [
+    ({"type": "window.session", "params": {"gap_ms": 5}}, "type"),
+    ({"type": "transform.deduplicate", "params": {"ttl_ms": 5}}, "type"),
+    ({"type": "aggregate.reduce", "params": {"state_ttl_ms": 100}}, "params.state_ttl_ms"),
+    ({"type": "window.count", "params": {"size": 3, "state_ttl_ms": 100}}, "params.state_ttl_ms"),
+])
+def test_event_time_operators_without_a_watermark_upstream_are_refused_naming_node_and_field(operator, field):
+    definition = keyed(operator)
+    assert validate_definition(definition) == []
+    definition["nodes"][1] = {"id": "time", "type": "transform.map", "params": {"expression": "x"}}
+    errors = validate_definition(definition)
+    assert [(e["node"], e["field"]) for e in errors] == [("w", field)]
+    assert "needs event time" in errors[0]["message"]
+
+
+def test_without_a_state_ttl_running_aggregates_and_count_windows_need_no_event_time():
+    for operator in ({"type": "aggregate.reduce", "params": {}}, {"type": "window.count", "params": {"size": 3}}):
+        definition = keyed(operator)
+        definition["nodes"][1] = {"id": "time", "type": "transform.map", "params": {"expression": "x"}}
+        assert validate_definition(definition) == []
