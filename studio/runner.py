@@ -31,6 +31,7 @@ import secrets
 import signal
 import sys
 import threading
+import time
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -128,7 +129,11 @@ def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
                 set_status(run_id, event["status"], event.get("cause"), driver_token=token, details=details)
                 return
             if event_type == "metrics" and "tracker" in holder:
-                event["vertices"] = holder["tracker"].enrich(event.get("vertices") or {})
+                now_s = time.monotonic()
+                event["vertices"] = holder["tracker"].enrich(event.get("vertices") or {}, now_s)
+                event["nodes"] = holder["tracker"].enrich_nodes(event.get("tasks") or {}, now_s)
+            elif event_type == "checkpoint" and event.get("event") == "completed" and "tracker" in holder:
+                holder["tracker"].checkpoint_completed(event)
             record_event(run_id, event_type, event, driver_token=token)
         except DriverFenced as fenced:
             logger.warning("%s; cancelling the job", fenced)

@@ -383,13 +383,17 @@ class JobMaster:
             if now - self._last_metrics_event < METRICS_EVENT_INTERVAL_S:
                 return
             self._last_metrics_event = now
-            event = {"type": "metrics", "vertices": _sum_by_vertex(self._metrics),
-                     "tasks": {task_name(t): {k: v for k, v in m.items() if k not in ("collected", "counts")}
-                               for t, m in self._metrics.items()},
-                     "collected": self._collected_locked()[0]}
+            event = self._metrics_event_locked()
         with self._emit_order:
             if not self._concluded:  # never after the final status
                 self._emit_locked(event)
+
+    def _metrics_event_locked(self, with_collected: bool = True) -> dict:
+        """The ``metrics`` event: per-vertex sums, every subtask's report, what collect sinks hold."""
+        return {"type": "metrics", "vertices": _sum_by_vertex(self._metrics),
+                "tasks": {task_name(t): {k: v for k, v in m.items() if k not in ("collected", "counts")}
+                          for t, m in self._metrics.items()},
+                "collected": self._collected_locked()[0] if with_collected else {}}
 
     def _on_checkpointing_failure(self, message: str) -> None:
         with self._lock:
@@ -633,6 +637,10 @@ class JobMaster:
             self._concluded = True
             with self._lock:
                 collected, counts = self._collected_locked()
+                # the subtasks' last reports, which the throttle may have held back (``finished`` carries the records)
+                final_metrics = self._metrics_event_locked(with_collected=False) if self._metrics else None
+            if final_metrics is not None:
+                self._emit_locked(final_metrics)
             if collected:
                 self._emit_locked({"type": "finished", "collected": collected})
             self.status = status

@@ -71,6 +71,9 @@ def test_streaming_run_checkpoints_on_disk_and_cancels(celery_worker_process, ap
     assert vertex["operators"] == ["gen", "double", "out"] and vertex["parallelism"] == 1
     assert vertex["records_out_per_second"] is not None  # a rate from the last two samples
     assert all(0 <= vertex[ratio] <= 1 for ratio in ("busy_ratio", "idle_ratio", "backpressured_ratio"))
+    node = wait_until(lambda: api.get(f"/api/runs/{run_id}/metrics").json()["nodes"]["double"]["subtasks"][0]
+                      ["checkpoint"], 30, "a node's subtask with its part of a completed checkpoint")
+    assert node["id"] >= completed.checkpoint_id and node["state_size"] is not None
 
     response = api.post(f"/api/runs/{run_id}/cancel")
     assert response.status_code == 202
@@ -86,6 +89,10 @@ def test_bounded_run_finishes_with_the_collected_records(celery_worker_process, 
     run = api.get(f"/api/runs/{run_id}").json()
     assert run["status"] == "FINISHED", run["failure_cause"]
     assert sorted(run["collected"]["out"]) == [2 * x for x in range(40)]
+    nodes = api.get(f"/api/runs/{run_id}/metrics").json()["nodes"]  # the subtasks' final reports
+    assert {node: (figures["records_in"], figures["records_out"]) for node, figures in nodes.items()} == {
+        "gen": (40, 40), "double": (40, 40), "out": (40, 0)}
+    assert [len(figures["subtasks"]) for figures in nodes.values()] == [2, 2, 2]
 
 
 def test_websocket_streams_a_real_runs_checkpoint_events(celery_worker_process, api):
