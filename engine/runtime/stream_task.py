@@ -85,7 +85,8 @@ from engine.runtime.gc_tuning import collector_tuned_for_batches
 from engine.runtime.io.barrier_handler import create_barrier_handler
 from engine.runtime.io.buffer_debloater import BufferDebloater, DebloatSettings
 from engine.runtime.io.events import (END_OF_DATA, END_OF_DATA_NO_DRAIN, END_OF_PARTITION, MAX_WATERMARK,
-                                      CancelCheckpointMarker, CheckpointBarrier, in_flight_state)
+                                      CancelCheckpointMarker, CheckpointBarrier, TimestampedBatch, in_flight_state,
+                                      is_buffer)
 from engine.runtime.io.external_sort import DEFAULT_MEMORY_RECORDS, KeyGroupingSorter
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.network import input_channel_ids, output_channel_ids
@@ -100,7 +101,7 @@ from engine.runtime.operators import OperatorContext, create_operator
 from engine.runtime.operators.base import ConfigurationError, compile_expression_function
 from engine.runtime.operators.source import DEFAULT_BATCH_SIZE
 from engine.runtime.operators.window_partials import PARTIAL_KEY, WindowPartials, pre_aggregated_window
-from engine.runtime.state.key_groups import KeyGroupRange
+from engine.runtime.state.key_groups import KeyGroupRange, key_group_for
 from engine.runtime.state.restore import TaskRestore
 from engine.runtime.tap import TapLimits, TapPoint, TapSender
 from engine.runtime.subtask_checkpoint import (DECLINE_ALIGNMENT_LIMIT, DECLINE_CANCELED, DECLINE_FAILURE, DECLINE_NOT_RUNNING,  # noqa: F401
@@ -305,24 +306,77 @@ class StreamTask:
             raise ValueError(f"vertex '{self.vertex.id}' is neither a source nor has inputs")
 
     def _replay_channel_state(self, restore: TaskRestore, writers: list[RecordWriter]) -> None:
-        """Put an unaligned checkpoint's in-flight data back, ahead of any new data."""
-        state = restore.channel_state(self.vertex.operators[0]["id"])
-        if state["output"]:
-            outputs = {channel.channel_id: channel for writer in writers for channel in writer.channels}
-            for channel_id, items in state["output"].items():
-                channel = outputs.get(channel_id)
-                if channel is None:
-                    raise ValueError(f"subtask {self.name} cannot replay the in-flight data of channel "
-                                     f"{channel_id}: the job has no such channel any more")
+        """Put an unaligned checkpoint's in-flight data back, ahead of any new data.
+
+        An edge whose two vertices kept their parallelism gets its channels' state back as it
+        was: the producer pushes what its barriers overtook, the consumer puts what it had read
+        after its snapshot back at the head of the channel. An edge rescaled at either end has
+        other channels now: each new consumer takes the edge's whole channel state and keeps
+        its share -- by key group on a hash edge, every n-th buffer otherwise -- in front of
+        its first channel of the edge (the producers replay nothing on it)."""
+        vertex_id = self.vertex.id
+        kept = restore.old_parallelism(vertex_id) == self.vertex.parallelism
+        rescaled = {edge.id for edge in self.job_graph.inputs_of(vertex_id) + self.job_graph.outputs_of(vertex_id)
+                    if restore.old_parallelism(edge.source) != self.job_graph.vertex(edge.source).parallelism
+                    or restore.old_parallelism(edge.target) != self.job_graph.vertex(edge.target).parallelism}
+        own = restore.channel_state(vertex_id, self.index) if kept else {"input": {}, "output": {}}
+        outputs = {channel.channel_id: channel for writer in writers for channel in writer.channels}
+        for channel_id, items in own["output"].items():
+            channel = outputs.get(channel_id)
+            if channel is not None and channel_id.edge not in rescaled:  # rescaled: the consumers replay it
                 for item in items:
                     channel.push(item)
-        if state["input"]:
-            indexes = {channel_id: index for index, channel_id in enumerate(self.gate.channel_infos)}
-            for channel_id, items in state["input"].items():
-                if channel_id not in indexes:
-                    raise ValueError(f"subtask {self.name} cannot replay the in-flight data of channel "
-                                     f"{channel_id}: the job has no such channel any more")
+        if self.gate is None:
+            return
+        indexes = {channel_id: index for index, channel_id in enumerate(self.gate.channel_infos)}
+        for channel_id, items in own["input"].items():
+            if channel_id in indexes and channel_id.edge not in rescaled:
                 self.gate.channels[indexes[channel_id]].prepend(items)
+        for edge in self.job_graph.inputs_of(vertex_id):
+            if edge.id not in rescaled:
+                continue
+            channels = {channel_id.producer: index for channel_id, index in indexes.items()
+                        if channel_id.edge == edge.id}
+            for producer, items in self._rescaled_channel_state(restore, edge).items():
+                # behind the data of the same producer, if it still exists: a key's records stay in order
+                index = channels.get(producer, next(iter(channels.values()), None))
+                if items and index is not None:
+                    self.gate.channels[index].prepend(items)
+
+    def _rescaled_channel_state(self, restore: TaskRestore, edge) -> dict[tuple, list]:
+        """This subtask's share of a rescaled edge's in-flight data, by old producer subtask:
+        what the old consumers had read after their snapshot, then what the producer's
+        barriers overtook, channel by channel."""
+        gathered: dict[tuple, list] = {}
+        for side, vertex in (("input", edge.target), ("output", edge.source)):
+            for channel_id, items in sorted(restore.channel_state(vertex)[side].items()):
+                if channel_id.edge == edge.id:
+                    gathered.setdefault(channel_id.producer, []).extend(item for item in items if is_buffer(item))
+        return {producer: self._share_of(edge, buffers) for producer, buffers in gathered.items()}
+
+    def _share_of(self, edge, buffers: list) -> list:
+        """Of a rescaled edge's in-flight buffers, the records this subtask would have received:
+        its key groups on a hash edge, every n-th buffer otherwise (watermarks come again)."""
+        if not buffers:
+            return []
+        if edge.partitioning == "broadcast":
+            raise ValueError(f"subtask {self.name} cannot restore the in-flight data of broadcast edge '{edge.id}' "
+                             f"at a new parallelism: restore it at the old parallelism, or from a savepoint")
+        if edge.partitioning != "hash":
+            return buffers[self.index::self.vertex.parallelism]
+        window = pre_aggregated_window(edge, self.vertex, self.job_graph, self.config)
+        key_of = compile_expression_function(PARTIAL_KEY if window is not None else edge.key)
+        max_parallelism, mine = self.vertex.max_parallelism, self.key_group_range
+        share = []
+        for buffer in buffers:
+            keep = [i for i, record in enumerate(buffer) if key_group_for(key_of(record), max_parallelism) in mine]
+            if not keep:
+                continue
+            if type(buffer) is TimestampedBatch:
+                share.append(TimestampedBatch([buffer[i] for i in keep], [buffer.timestamps[i] for i in keep]))
+            else:
+                share.append([buffer[i] for i in keep])
+        return share
 
     def _create_network_input(self, head):
         if getattr(head, "input_sides", None):

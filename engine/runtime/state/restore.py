@@ -11,8 +11,9 @@ subtask may run at another parallelism than the one that wrote the checkpoint:
   subtask i had; otherwise all old elements are pooled in subtask order and dealt out
   round robin;
 - channel state (unaligned checkpoints): the in-flight buffers subtask i persisted go back
-  to new subtask i, to be replayed before new data; restoring it at another parallelism is
-  refused by name (the channels it belongs to no longer exist);
+  to new subtask i, to be replayed before new data; where an edge's producer or consumer
+  changed its parallelism, the consumers take the edge's whole channel state (both sides)
+  and keep their share (see ``StreamTask._replay_channel_state``);
 - finished vertices: if every old subtask of the operator's vertex had finished (a bounded
   source that was done), the new subtask starts finished instead of starting over.
 
@@ -75,24 +76,27 @@ class TaskRestore:
             contents = self._files[path] = deserialise_task_state(storage.read_file(self.location, path))
         return contents
 
-    def channel_state(self, node_id: str) -> dict:
-        """``{"input": {ChannelId: items}, "output": {ChannelId: items}}`` of this subtask's
-        old self, where ``node_id`` is the head operator of its vertex (empty if none)."""
-        handles = self._old_handles(node_id)
-        with_state = [handle for handle in handles if handle and handle.get("persisted_data")]
-        if not with_state:
-            return {"input": {}, "output": {}}
-        if len(handles) != self.parallelism:
-            raise ValueError(
-                f"operator '{node_id}' cannot restore the in-flight data of unaligned checkpoint "
-                f"{self.checkpoint_id} at parallelism {self.parallelism} (it was taken at {len(handles)}): "
-                f"restore it at the old parallelism, or rescale from an aligned checkpoint or a savepoint")
-        handle = handles[self.index]
-        if not handle or not handle.get("persisted_data"):
-            return {"input": {}, "output": {}}
-        state = deserialise_channel_state(storage.read_file(self.location, handle["path"]))
-        return {side: {ChannelId.from_list(cid): items for cid, items in state.get(side, [])}
-                for side in ("input", "output")}
+    def old_parallelism(self, vertex_id: str) -> int | None:
+        """The parallelism job vertex ``vertex_id`` had in the checkpoint (None: not in it)."""
+        vertex = self._vertices.get(vertex_id)
+        return int(vertex["parallelism"]) if vertex is not None else None
+
+    def channel_state(self, vertex_id: str, index: int | None = None) -> dict:
+        """``{"input": {ChannelId: items}, "output": {ChannelId: items}}`` persisted by old
+        subtask ``index`` of ``vertex_id`` (None: by all of them), empty if none."""
+        parallelism = self.old_parallelism(vertex_id)
+        result: dict = {"input": {}, "output": {}}
+        if parallelism is None:
+            return result
+        for old_index in range(parallelism) if index is None else [index]:
+            handle = self._tasks.get(f"{vertex_id}#{old_index}")
+            if not handle or not handle.get("persisted_data"):
+                continue
+            state = deserialise_channel_state(storage.read_file(self.location, handle["path"]))
+            for side in ("input", "output"):
+                for cid, items in state.get(side, []):
+                    result[side][ChannelId.from_list(cid)] = items
+        return result
 
     # -- what an operator gets --------------------------------------------------------------
     def keyed_state(self, node_id: str, key_group_range: KeyGroupRange,

@@ -35,7 +35,11 @@ KILL_POINTS = [
 ]
 
 
-def definition(sink_dir, parallelism: int, unaligned: dict) -> dict:
+VERY_SLOW = "x[1] * 0 + (sum([x[1]] * 30000) + sum([x[1]] * 30000)) // 60000"
+"""About 1 ms per record: the job runs for seconds, long enough to checkpoint it mid-way."""
+
+
+def definition(sink_dir, parallelism: int, unaligned: dict, slow: str = SLOW) -> dict:
     return {
         "format": 1, "name": "unaligned-exactly-once", "mode": "streaming", "parallelism": parallelism,
         "max_parallelism": 128,
@@ -45,7 +49,7 @@ def definition(sink_dir, parallelism: int, unaligned: dict) -> dict:
         "nodes": [
             {"id": "gen", "type": "source.datagen", "params": {"count": 6000, "rate": 0}},
             {"id": "sum", "type": "aggregate.reduce", "params": {"function": "sum", "value": "x"}},
-            {"id": "slow", "type": "transform.map", "params": {"expression": f"[x[0], {SLOW}]"}},
+            {"id": "slow", "type": "transform.map", "params": {"expression": f"[x[0], {slow}]"}},
             {"id": "sink", "type": "sink.file", "params": {"path": str(sink_dir)}},
         ],
         "edges": [
@@ -106,3 +110,41 @@ def test_committed_output_is_exact_despite_kills_with_unaligned_checkpoints(tmp_
             f"{context}: {sum(missing.values())} lines lost, {sum(doubled.values())} doubled")
         run += 1
     assert persisted > 0, "no checkpoint persisted in-flight data"
+
+
+def rescalable(sink_dir, parallelism: int, interval_ms: int = 86_400_000) -> dict:
+    """The pipeline with its source at parallelism 2 whatever the rest runs at: each key's
+    numbers keep coming from one source subtask, in order, so the running sums stay fixed.
+    By default checkpoints come only when the test asks for one."""
+    spec = definition(sink_dir, parallelism, {"unaligned": True}, slow=VERY_SLOW)
+    spec["checkpointing"]["interval_ms"] = interval_ms
+    spec["nodes"][0]["parallelism"] = 2
+    return spec
+
+
+@pytest.mark.parametrize("before,after", [(2, 3), (3, 2)], ids=["2to3", "3to2"])
+def test_an_unaligned_checkpoint_restores_its_in_flight_data_at_a_new_parallelism(tmp_path, before, after):
+    from tests.support import wait_until
+
+    cluster = LocalCluster(config={"batch_size": 64})
+    events: list[dict] = []
+    handle = cluster.submit(rescalable(tmp_path / "out", before), checkpoint_dir=str(tmp_path / "c1"),
+                            on_event=events.append)
+    wait_until(lambda: sum(m.get("records_in", 0) for task, m in handle.metrics().items()
+                           if task.startswith("sum")) > 300, 60, "records reaching the bottleneck")
+    location = handle.trigger_checkpoint().result(60)
+    handle.cancel()
+    handle.wait(60)
+    [taken] = [e for e in completed_checkpoints_of(events) if e["external_path"] == location]
+    assert taken["unaligned"] and taken["persisted_data"] > 0, "the checkpoint held no in-flight data"
+
+    result = cluster.run(rescalable(tmp_path / "out", after, interval_ms=100), restore=location, timeout=120,
+                         checkpoint_dir=str(tmp_path / "c2"))
+    assert result.status == "FINISHED", result.failure
+    lines = committed_lines(tmp_path / "out")
+    missing, doubled = expected_lines() - lines, lines - expected_lines()
+    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+
+
+def completed_checkpoints_of(events: list[dict]) -> list[dict]:
+    return [e for e in events if e.get("type") == "checkpoint" and e.get("event") == "completed"]
