@@ -236,3 +236,49 @@ def test_every_record_is_in_a_session_or_leaves_through_the_late_port(deployment
     late = result.collected["late"]
     assert late and all(x % 10 == 0 for x in late), "only the back-dated numbers can be late"
     assert sum(n for _, _, _, n in result.collected["out"]) + len(late) == count
+
+
+# -- allowed lateness across a rescaled restore ---------------------------------------------------------
+
+def lateness_job(*, parallelism: int, rate: float) -> dict:
+    """Tumbling windows of 100 ms counting per key with an allowed lateness of 5 s; every tenth number is
+    stamped a second in the past, so it updates a window that fired already (and is never late)."""
+    return {"format": 1, "name": "lateness", "parallelism": parallelism, "max_parallelism": 64,
+            "checkpointing": {"interval_ms": 100, "timeout_ms": 30000}, "restart": {"strategy": "none"},
+            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": RECORDS, "rate": rate},
+                       "parallelism": 1},
+                      {"id": "time", "type": "transform.watermark", "parallelism": 1,
+                       "params": {"timestamp": "x * 10 - 1000 if x % 10 == 0 else x * 10"}},
+                      {"id": "windows", "type": "window.tumbling",
+                       "params": {"size_ms": 100, "function": "count", "allowed_lateness_ms": 5000}},
+                      {"id": "out", "type": "sink.collect", "params": {"max_records": 100000}, "parallelism": 1},
+                      {"id": "late", "type": "sink.collect", "params": {"max_records": 100000}, "parallelism": 1}],
+            "edges": [{"id": "timed", "from": "gen", "to": "time"},
+                      {"id": "keyed", "from": "time", "to": "windows", "partitioning": "hash", "key": "x % 5"},
+                      {"id": "out", "from": "windows", "to": "out", "partitioning": "rebalance"},
+                      {"id": "late", "from": "windows", "from_port": "late", "to": "late", "partitioning": "rebalance"}]}
+
+
+def test_fired_windows_kept_for_lateness_restore_at_parallelism_3_from_a_savepoint_at_2(deployment, tmp_path):
+    """Counts only grow, so the largest count emitted per window is its final one: it must be the number
+    of its records, also for windows that fired before the savepoint and were updated after the restore."""
+    emitted = []
+    handle = deployment.submit(lateness_job(parallelism=2, rate=1500), checkpoint_dir=str(tmp_path / "c1"),
+                               on_event=lambda e: e["type"] == "checkpoint" and e["event"] == "completed"
+                               and emitted.append(e))
+    wait_until(lambda: len(emitted) >= 3, 120, "three completed checkpoints")
+    location = handle.stop_with_savepoint(drain=False).result(60)
+    first = handle.wait(60)
+    assert first.status == "FINISHED", first.failure
+    second = deployment.run(lateness_job(parallelism=3, rate=0), restore=location, checkpoint_dir=str(tmp_path / "c2"))
+    assert second.status == "FINISHED", second.failure
+    assert first.collected["out"] and second.collected["out"], "windows fired before and after the restore"
+    assert not first.collected["late"] and not second.collected["late"]
+    final: dict[tuple[int, int], int] = {}
+    for key, end, count in first.collected["out"] + second.collected["out"]:
+        final[(key, end)] = max(final.get((key, end), 0), count)
+    expected: Counter = Counter()
+    for x in range(RECORDS):
+        t = x * 10 - 1000 if x % 10 == 0 else x * 10
+        expected[(x % 5, t - t % 100 + 100)] += 1
+    assert final == dict(expected)
