@@ -7,11 +7,25 @@ parallelism the elements of all old subtasks are pooled and dealt out round robi
 (Flink's "split distribute" redistribution), which is why an element must stand on its
 own: a split, never "the third element of subtask 2".
 
+Two more redistributions, chosen by the operator when it asks for the state (the mode
+travels in the stored name, so a restore knows it without the operator's code):
+
+- *union* (Flink's ``getUnionListState``): on every restore, at any parallelism, each
+  subtask gets the elements of all old subtasks and keeps what it needs (for example the
+  splits it is assigned by index);
+- *broadcast*: every subtask holds the same elements (broadcast state); on restore each
+  gets old subtask 0's copy, so a new subtask starts with what the others have.
+
 Threading model: mailbox thread; :meth:`OperatorStateBackend.snapshot` returns copies.
 """
 from __future__ import annotations
 
 from typing import Iterable
+
+
+UNION_PREFIX = "union/"
+BROADCAST_PREFIX = "broadcast/"
+"""Stored names of union and broadcast list states start with these."""
 
 
 class OperatorListState:
@@ -48,6 +62,14 @@ class OperatorStateBackend:
         if state is None:
             state = self._states[name] = OperatorListState(name, self._restored.pop(name, ()))
         return state
+
+    def union_list_state(self, name: str) -> OperatorListState:
+        """A list state restored as the union of every old subtask's elements (see the module docstring)."""
+        return self.list_state(UNION_PREFIX + name)
+
+    def broadcast_list_state(self, name: str) -> OperatorListState:
+        """A list state every subtask holds alike; restored from old subtask 0's copy."""
+        return self.list_state(BROADCAST_PREFIX + name)
 
     def snapshot(self) -> dict[str, list]:
         """The synchronous copy: ``{name: [elements]}`` (elements must be plain, immutable data)."""

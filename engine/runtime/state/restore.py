@@ -9,7 +9,8 @@ subtask may run at another parallelism than the one that wrote the checkpoint:
   ranges, as Flink does);
 - operator list state: at the same parallelism subtask i gets back exactly what old
   subtask i had; otherwise all old elements are pooled in subtask order and dealt out
-  round robin;
+  round robin; union list states give every subtask all elements, broadcast list states
+  old subtask 0's copy (``engine.runtime.state.operator_state``);
 - channel state (unaligned checkpoints): the in-flight buffers subtask i persisted go back
   to new subtask i, to be replayed before new data; where an edge's producer or consumer
   changed its parallelism, the consumers take the edge's whole channel state (both sides)
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 from engine.checkpoint import storage
 from engine.runtime.state.key_groups import KeyGroupRange
+from engine.runtime.state.operator_state import BROADCAST_PREFIX, UNION_PREFIX
 from engine.runtime.io.network import ChannelId
 from engine.runtime.state.snapshot import deserialise_channel_state, deserialise_task_state
 
@@ -132,13 +134,21 @@ class TaskRestore:
         if not self.knows(node_id):
             return None
         handles = self._old_handles(node_id)
-        if len(handles) == self.parallelism:
-            return self._operator_state_of(handles[self.index], node_id)
-        pooled: dict[str, list] = {}
-        for handle in handles:
-            for name, elements in self._operator_state_of(handle, node_id).items():
-                pooled.setdefault(name, []).extend(elements)
-        return {name: elements[self.index::self.parallelism] for name, elements in pooled.items()}
+        states = [self._operator_state_of(handle, node_id) for handle in handles]
+        result: dict[str, list] = {}
+        names = {name for state in states for name in state}
+        for name in names:
+            if name.startswith(UNION_PREFIX):  # every subtask gets everything, at any parallelism
+                result[name] = [element for state in states for element in state.get(name, ())]
+            elif name.startswith(BROADCAST_PREFIX):  # all hold the same: old subtask 0's copy
+                result[name] = list(next((state[name] for state in states if name in state), ()))
+            elif len(handles) == self.parallelism:
+                if name in states[self.index]:
+                    result[name] = states[self.index][name]
+            else:
+                pooled = [element for state in states for element in state.get(name, ())]
+                result[name] = pooled[self.index::self.parallelism]
+        return result
 
     def _operator_state_of(self, handle: dict | None, node_id: str) -> dict[str, list]:
         if not handle:

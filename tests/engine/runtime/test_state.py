@@ -139,3 +139,38 @@ def test_keyed_state_needs_the_same_max_parallelism(tmp_path):
     metadata = write_checkpoint(tmp_path, 1, [{1: 1}], [[]])
     with pytest.raises(ValueError, match="max_parallelism 64"):
         TaskRestore(metadata, 0, 1).keyed_state("op", KeyGroupRange(0, 63), 64)
+
+
+def write_list_states(tmp_path, per_subtask: list[dict]) -> dict:
+    """A checkpoint of vertex "op" whose subtask i filled its list states as ``per_subtask[i]`` says:
+    ``{("union" | "broadcast" | "split", name): [elements]}``."""
+    location = str(tmp_path / "chk-2")
+    tasks = {}
+    for index, states in enumerate(per_subtask):
+        operator = OperatorStateBackend()
+        for (mode, name), elements in states.items():
+            state = {"union": operator.union_list_state, "broadcast": operator.broadcast_list_state,
+                     "split": operator.list_state}[mode](name)
+            state.update(elements)
+        snapshot = TaskStateSnapshot(("op", index), None)
+        snapshot.add_operator("op", OperatorSnapshot(None, operator.snapshot()))
+        data, described, _ = snapshot.serialise()
+        size = storage.write_file(location, f"op-{index}.state", data)
+        tasks[f"op#{index}"] = {"path": f"op-{index}.state", "size": size, "operators": described}
+    return {"checkpoint_id": 2, "location": location, "tasks": tasks,
+            "vertices": {"op": {"parallelism": len(per_subtask), "operators": ["op"], "finished": []}}}
+
+
+@pytest.mark.parametrize("new_parallelism", [1, 2, 3])
+def test_union_list_state_gives_every_subtask_all_elements_and_broadcast_state_one_copy(tmp_path, new_parallelism):
+    metadata = write_list_states(tmp_path, [
+        {("union", "offsets"): [("p0", 5)], ("broadcast", "rules"): ["r1", "r2"], ("split", "splits"): ["a"]},
+        {("union", "offsets"): [("p1", 7), ("p2", 1)], ("broadcast", "rules"): ["r1", "r2"], ("split", "splits"): ["b"]},
+    ])
+    splits = []
+    for index in range(new_parallelism):
+        backend = OperatorStateBackend(TaskRestore(metadata, index, new_parallelism).operator_state("op"))
+        assert backend.union_list_state("offsets").get() == [("p0", 5), ("p1", 7), ("p2", 1)]
+        assert backend.broadcast_list_state("rules").get() == ["r1", "r2"]
+        splits += backend.list_state("splits").get()
+    assert sorted(splits) == ["a", "b"]  # round robin: each element once
