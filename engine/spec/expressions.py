@@ -498,15 +498,25 @@ def _scan_tokens(source: _Source) -> None:
 
 
 def _parse(source: _Source) -> ast.Expression:
-    """Parse one expression, turning every parser complaint into an ExpressionError."""
+    """Parse one expression, turning every parser complaint into an ExpressionError.
+
+    An expression may span lines (the editor's expression field is multi-line): it is parsed
+    inside brackets, as Python joins lines there, with positions moved back to the text's own."""
+    multiline = "\n" in source.text.rstrip()
+    text = f"(\n{source.text}\n)" if multiline else source.text
     try:
         with warnings.catch_warnings():  # "invalid escape sequence" and the like; the user sees errors only
             warnings.simplefilter("ignore")
-            return ast.parse(source.text, "<expression>", mode="eval")
+            tree = ast.parse(text, "<expression>", mode="eval")
     except SyntaxError as exc:
+        if multiline and exc.lineno:
+            exc.lineno -= 1
         raise _syntax_error(source, exc) from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise ExpressionError(f"cannot parse the expression: {exc}") from None
+    if multiline:
+        ast.increment_lineno(tree, -1)
+    return tree
 
 
 def _children(node: ast.AST) -> list[ast.AST]:

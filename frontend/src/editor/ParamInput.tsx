@@ -10,6 +10,7 @@ import {
 } from '../state/paramFields';
 import { classNames } from '../ui/classNames';
 import { FieldMessages } from './FieldMessages';
+import { ExpressionEditor } from '../ui/ExpressionEditor';
 import { useDraftText } from '../ui/useDraftText';
 
 interface ParamInputProps {
@@ -38,23 +39,36 @@ function TextParam({ field, value, onChange, inputId, describedBy, invalid }: Co
     },
   );
   const numeric = field.kind === 'integer' || field.kind === 'number';
+  const edit = (raw: string) => {
+    setText(raw);
+    onChange(parseParamInput(field, raw));
+  };
+  if (field.kind === 'expression') {
+    return (
+      <ExpressionEditor
+        id={inputId}
+        data-testid={`param-${field.name}`}
+        placeholder={emptyText(field)}
+        value={text}
+        invalid={invalid}
+        aria-describedby={describedBy}
+        onChange={edit}
+      />
+    );
+  }
   return (
     <input
       id={inputId}
       type="text"
       data-testid={`param-${field.name}`}
-      className={classNames('input', field.kind === 'expression' && 'is-code', invalid && 'is-invalid')}
+      className={classNames('input', invalid && 'is-invalid')}
       inputMode={field.kind === 'integer' ? 'numeric' : numeric ? 'decimal' : undefined}
-      spellCheck={field.kind === 'expression' ? false : undefined}
       autoComplete="off"
       placeholder={emptyText(field)}
       value={text}
       aria-invalid={invalid || undefined}
       aria-describedby={describedBy}
-      onChange={(event) => {
-        setText(event.target.value);
-        onChange(parseParamInput(field, event.target.value));
-      }}
+      onChange={(event) => edit(event.target.value)}
     />
   );
 }

@@ -422,6 +422,15 @@ def test_errors_name_the_problem_and_its_position(source, position, words):
     assert caught.value.position == position
 
 
+def test_an_expression_may_span_lines_and_its_errors_keep_their_own_positions():
+    assert compile_expression("(x[\"amount\"] *\n  2) if x[\"count\"] > 1\n else 0")(RECORD) == 24
+    assert compile_expression("x[\"amount\"] +\n 1")(RECORD) == 13
+    for source, position, words in [("x +\n y", 5, "unknown name 'y'"), ("x +\n 1 +* 2", 8, "syntax error")]:
+        with pytest.raises(ExpressionError) as caught:
+            compile_expression(source)
+        assert words in caught.value.message and caught.value.position == position, (source, caught.value)
+
+
 def test_length_is_limited_before_parsing():
     assert check_expression("x" + " " * (MAX_LENGTH - 1)) is None
     started = time.perf_counter()
