@@ -114,6 +114,10 @@ class OperatorSerializer(serializers.Serializer):
         child=serializers.DictField(child=StrictCharField()),
         help_text='Named output ports besides the main output, [{"name", "description"}]: an edge leaves one '
                   'with "from_port" (event-time windows: "late").')
+    input_sides = serializers.ListField(
+        child=StrictCharField(), required=False,
+        help_text='Named inputs of a two-input operator (joins: ["left", "right"]); an edge into one says which '
+                  'it feeds with "side". Absent for operators with one kind of input.')
 
 
 # -- errors -------------------------------------------------------------------------------------------

@@ -1579,6 +1579,8 @@ export interface components {
             output_ports: {
                 [key: string]: string;
             }[];
+            /** @description Named inputs of a two-input operator (joins: ["left", "right"]); an edge into one says which it feeds with "side". Absent for operators with one kind of input. */
+            input_sides?: string[];
         };
         PaginatedRunSummaryList: {
             /** @example 123 */

@@ -41,6 +41,8 @@ export interface Operator {
   params_schema: ParamsSchema;
   /** Named output ports besides the main output (event-time windows: "late"). */
   output_ports?: OutputPort[];
+  /** Named inputs of a two-input operator (joins: ["left", "right"]); an edge into one says its `side`. */
+  input_sides?: string[];
 }
 
 export interface OutputPort {
@@ -66,6 +68,8 @@ export interface DefinitionEdge {
   /** The named output port of `from` the edge leaves; absent for the main output. */
   from_port?: string | null;
   to: string;
+  /** Which named input of `to` the edge feeds (joins: "left" | "right"); absent for other operators. */
+  side?: string | null;
   partitioning: Partitioning;
   key?: string;
   exchange: Exchange;

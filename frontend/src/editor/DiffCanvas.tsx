@@ -58,6 +58,7 @@ function flowOf(view: DiffView) {
     source: edge.from,
     sourceHandle: edge.from_port ?? undefined,
     target: edge.to,
+    targetHandle: edge.side ?? undefined,
     markerEnd: MARKER,
     data: { partitioning: edge.partitioning, key: edge.key, exchange: edge.exchange, status, changes: changes.map(describeChange) },
   }));

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { lazy, Suspense, useId } from 'react';
 import {
   canResetToDefault,
   displayParamValue,
@@ -23,6 +23,9 @@ interface ParamInputProps {
 type ControlProps = Omit<ParamInputProps, 'messages'> & { inputId: string; describedBy: string; invalid: boolean };
 
 const UNSET: ParsedInput = { kind: 'unset' };
+
+/** CodeMirror is loaded only when a code parameter is shown: most pipelines never need it. */
+const CodeParam = lazy(() => import('./CodeParam'));
 
 function valueOf(parsed: ParsedInput): unknown {
   return parsed.kind === 'unset' ? undefined : parsed.value;
@@ -147,7 +150,22 @@ export function ParamInput({ field, value, messages, onChange }: ParamInputProps
               {field.nullable && ' | null'}
             </span>
           </div>
-          {field.kind === 'enum' ? <EnumParam {...controlProps} /> : <TextParam {...controlProps} />}
+          {field.kind === 'enum' ? (
+            <EnumParam {...controlProps} />
+          ) : field.kind === 'code' ? (
+            <Suspense fallback={<div className="code-param">loading the code editor…</div>}>
+              <CodeParam
+                inputId={id}
+                testId={`param-${field.name}`}
+                value={typeof value === 'string' ? value : displayParamValue(field, value)}
+                describedBy={describedBy}
+                invalid={invalid}
+                onChange={(text) => onChange(parseParamInput(field, text))}
+              />
+            </Suspense>
+          ) : (
+            <TextParam {...controlProps} />
+          )}
         </>
       )}
       <div id={describedBy}>

@@ -4,6 +4,7 @@ import { useCatalogStore, type CatalogState } from '../state/catalogStore';
 import type { DiffNode as DiffNodeType } from '../state/graph';
 import { classNames } from '../ui/classNames';
 import PortHandles from './PortHandles';
+import SideHandles from './SideHandles';
 
 const selectOperators = (state: CatalogState) => state.byType;
 
@@ -18,7 +19,11 @@ function DiffNode({ id, data }: NodeProps<DiffNodeType>) {
       className={classNames('operator-node', 'is-readonly', 'diff-node', `category-${category}`, `diff-${data.status}`)}
       title={data.changes.join('\n') || undefined}
     >
-      {operator?.inputs !== 0 && <Handle type="target" position={Position.Left} isConnectable={false} />}
+      {operator?.input_sides?.length ? (
+        <SideHandles sides={operator.input_sides} connectable={false} />
+      ) : (
+        operator?.inputs !== 0 && <Handle type="target" position={Position.Left} isConnectable={false} />
+      )}
       <div className="operator-node__header">
         <span className="operator-node__category">{category}</span>
         {data.status !== 'same' && <span className={`diff-badge diff-badge--${data.status}`}>{data.status}</span>}

@@ -8,6 +8,7 @@ import { paramSummary } from '../state/paramFields';
 import { REGION_COLOURS, regionLabel } from '../state/planOverlay';
 import { classNames } from '../ui/classNames';
 import PortHandles from './PortHandles';
+import SideHandles from './SideHandles';
 
 const selectOperators = (state: CatalogState) => state.byType;
 const selectNodeProblems = (state: EditorState) => state.problems.byNode;
@@ -29,7 +30,11 @@ function OperatorNode({ id, data, selected }: NodeProps<OperatorNodeType>) {
       style={style}
       title={operator?.description}
     >
-      {operator?.inputs !== 0 && <Handle type="target" position={Position.Left} />}
+      {operator?.input_sides?.length ? (
+        <SideHandles sides={operator.input_sides} />
+      ) : (
+        operator?.inputs !== 0 && <Handle type="target" position={Position.Left} />
+      )}
       <div className="operator-node__header">
         <span className="operator-node__category">{category}</span>
         {data.parallelism !== undefined && <span className="operator-node__parallelism">×{data.parallelism}</span>}

@@ -3,6 +3,7 @@ import { memo, type CSSProperties } from 'react';
 import { useCatalogStore, type CatalogState } from '../state/catalogStore';
 import type { VertexNode } from '../state/graph';
 import PortHandles from './PortHandles';
+import SideHandles from './SideHandles';
 import { failureIsCurrent, failureOfNode } from '../state/runFailures';
 import { useRunStore } from '../state/runStore';
 import { activityColour, activityOf, activityRatios, activityTextColour, formatPercent, formatRate, ratesOf } from '../state/vertexMetrics';
@@ -46,7 +47,11 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
       style={style}
       title={operator?.description}
     >
-      {operator?.inputs !== 0 && <Handle type="target" position={Position.Left} isConnectable={false} />}
+      {operator?.input_sides?.length ? (
+        <SideHandles sides={operator.input_sides} connectable={false} />
+      ) : (
+        operator?.inputs !== 0 && <Handle type="target" position={Position.Left} isConnectable={false} />
+      )}
       <div className="operator-node__header">
         <span className="operator-node__category">{category}</span>
         {(data.vertexParallelism ?? data.parallelism) !== undefined && (

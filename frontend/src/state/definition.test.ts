@@ -21,6 +21,16 @@ describe('definition ⇄ graph', () => {
     expect(edgeLabel(graph.edges.at(-1)!.data!, 'late')).toBe('late · forward');
   });
 
+  it("keeps the side an edge feeds a join as its target handle, and other edges without one", () => {
+    const definition = sampleDefinition();
+    definition.edges.push({ id: 'right', from: 'datagen-1', to: definition.edges[0].to, side: 'right',
+      partitioning: 'hash', key: 'x', exchange: 'pipelined' });
+    const graph = definitionToGraph(definition);
+    expect(graph.edges.at(-1)?.targetHandle).toBe('right');
+    expect(graph.edges[0]).not.toHaveProperty('targetHandle');
+    expect(graphToDefinition(graph.settings, graph.nodes, graph.edges)).toEqual(definition);
+  });
+
   it('round-trips an empty definition', () => {
     const definition = emptyDefinition('empty');
     const graph = definitionToGraph(definition);

@@ -80,6 +80,7 @@ function toFlowEdge(edge: DefinitionEdge): PipelineEdge {
   if (edge.key !== undefined) data.key = edge.key;
   const flowEdge: PipelineEdge = { id: edge.id, type: 'pipeline', source: edge.from, target: edge.to, data };
   if (edge.from_port) flowEdge.sourceHandle = edge.from_port;
+  if (edge.side) flowEdge.targetHandle = edge.side;
   return flowEdge;
 }
 
@@ -114,6 +115,8 @@ function toDefinitionEdge(edge: PipelineEdge): DefinitionEdge {
   };
   // A named output port is the handle the edge was drawn from; the main output has none.
   if (edge.sourceHandle) result.from_port = edge.sourceHandle;
+  // A join's named input is the handle the edge was dropped on.
+  if (edge.targetHandle) result.side = edge.targetHandle;
   // A key only means something for hash partitioning; switching away keeps it in the
   // editor (switching back restores it) but never sends it.
   if (data.partitioning === 'hash') result.key = data.key ?? '';

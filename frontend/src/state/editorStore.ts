@@ -242,6 +242,7 @@ export const useEditorStore = create<EditorState>()((set, get) => ({
       data: defaultEdgeData(operatorOfNode(connection.target)),
     };
     if (connection.sourceHandle) edge.sourceHandle = connection.sourceHandle;
+    if (connection.targetHandle) edge.targetHandle = connection.targetHandle;
     set((state) => ({
       edges: [...state.edges, edge],
       revision: state.revision + 1,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COLLECT, DATAGEN, MAP, OPERATORS_BY_TYPE, REDUCE, UNION } from '../testing/fixtures';
+import { COLLECT, DATAGEN, INTERVAL_JOIN, MAP, OPERATORS_BY_TYPE, REDUCE, UNION } from '../testing/fixtures';
 import { connectionProblem, defaultEdgeData, freePosition, NODE_FOOTPRINT, nextEdgeId, nextNodeId, nodeIdPrefix } from './graphEdits';
 
 describe('node and edge ids', () => {
@@ -93,6 +93,14 @@ describe('connectionProblem', () => {
     expect(connectionProblem({ source: 'map-2', target: 'union-4', sourceHandle: 'late' }, main, operatorOf)).toBeNull();
     const late = [{ source: 'map-2', target: 'union-4', sourceHandle: 'late' }];
     expect(connectionProblem({ source: 'map-2', target: 'union-4', sourceHandle: 'late' }, late, operatorOf)).toMatch(/already/);
+  });
+
+  it("lets a join take one edge per side", () => {
+    const joinOf = (id: string) => (id === 'join' ? INTERVAL_JOIN : operatorOf(id));
+    const left = [{ source: 'datagen-1', target: 'join', targetHandle: 'left' }];
+    expect(connectionProblem({ source: 'datagen-5', target: 'join', targetHandle: 'right' }, left, joinOf)).toBeNull();
+    expect(connectionProblem({ source: 'datagen-5', target: 'join', targetHandle: 'left' }, left, joinOf))
+      .toMatch(/already has a left input/);
   });
 
   it('refuses edges out of sinks and into sources', () => {

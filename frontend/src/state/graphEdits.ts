@@ -93,6 +93,8 @@ export interface ConnectionCandidate {
   target: string | null;
   /** The named output port dragged from (null: the main output). */
   sourceHandle?: string | null;
+  /** The named input dropped on (a join's "left" or "right"; null for other operators). */
+  targetHandle?: string | null;
 }
 
 /**
@@ -101,7 +103,7 @@ export interface ConnectionCandidate {
  */
 export function connectionProblem(
   connection: ConnectionCandidate,
-  edges: Pick<PipelineEdge, 'source' | 'target' | 'sourceHandle'>[],
+  edges: Pick<PipelineEdge, 'source' | 'target' | 'sourceHandle' | 'targetHandle'>[],
   operatorOf: (nodeId: string) => Operator | undefined,
 ): string | null {
   const { source, target } = connection;
@@ -116,5 +118,9 @@ export function connectionProblem(
   if (from && from.outputs === 0) return `${from.title} has no output.`;
   if (to && to.inputs === 0) return `${to.title} has no input.`;
   if (to && to.inputs === 1 && edges.some((edge) => edge.target === target)) return `${to.title} takes one input.`;
+  const side = connection.targetHandle ?? null;
+  if (to?.input_sides?.length && side && edges.some((edge) => edge.target === target && edge.targetHandle === side)) {
+    return `${to.title} already has a ${side} input.`;
+  }
   return null;
 }

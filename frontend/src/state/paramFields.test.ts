@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COLLECT, DATAGEN, MAP, REDIS_SOURCE, REDUCE, UNION } from '../testing/fixtures';
+import { COLLECT, DATAGEN, MAP, PYTHON, REDIS_SOURCE, REDUCE, UNION } from '../testing/fixtures';
 import {
   canResetToDefault,
   displayParamValue,
@@ -30,6 +30,13 @@ describe('paramFields (schema → form model)', () => {
     ]);
     expect(field(paramFields(REDIS_SOURCE.params_schema), 'bounded').kind).toBe('boolean');
     expect(field(paramFields(REDIS_SOURCE.params_schema), 'stream').kind).toBe('string');
+  });
+
+  it('shows Python code as a code field whose text is kept exactly, indentation and blank lines included', () => {
+    const code = field(paramFields(PYTHON.params_schema), 'code');
+    expect(code.kind).toBe('code');
+    const text = 'def process(records):\n    return records\n\n';
+    expect(parseParamInput(code, text)).toEqual({ kind: 'value', value: text });
   });
 
   it('recognises nullable types', () => {

@@ -11,7 +11,7 @@
  */
 import type { JsonSchemaType, ParamSchema, ParamsSchema } from '../api/types';
 
-export type FieldKind = 'integer' | 'number' | 'string' | 'expression' | 'boolean' | 'enum' | 'json';
+export type FieldKind = 'integer' | 'number' | 'string' | 'expression' | 'code' | 'boolean' | 'enum' | 'json';
 
 export type EnumOption = string | number | boolean;
 
@@ -52,6 +52,7 @@ function kindOf(schema: ParamSchema, types: JsonSchemaType[]): FieldKind {
     case 'boolean':
       return main;
     case 'string':
+      if (schema.format === 'python') return 'code';
       return schema.format === 'expression' ? 'expression' : 'string';
     default:
       return 'json';
@@ -102,7 +103,7 @@ const UNSET: ParsedInput = { kind: 'unset' };
 
 /** Turn the text of an input into a param value; "" means unset, or null for a nullable param. */
 export function parseParamInput(field: ParamField, raw: string): ParsedInput {
-  const text = field.kind === 'string' || field.kind === 'expression' ? raw : raw.trim();
+  const text = field.kind === 'string' || field.kind === 'expression' || field.kind === 'code' ? raw : raw.trim();
   if (text === '') return field.nullable ? { kind: 'value', value: null } : UNSET;
   switch (field.kind) {
     case 'integer':

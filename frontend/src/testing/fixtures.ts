@@ -35,6 +35,15 @@ export const REDUCE = operator('aggregate.reduce', 'Keyed running aggregate', { 
   function: { type: 'string', enum: ['sum', 'count', 'min', 'max'], default: 'sum' },
   value: { ...EXPRESSION, default: 'x' },
 });
+export const INTERVAL_JOIN = operator('join.interval', 'Interval join',
+  { inputs: 2, keyed: true, stateful: true, input_sides: ['left', 'right'] }, {
+    lower_ms: { type: 'integer' },
+    upper_ms: { type: 'integer' },
+    output: { ...EXPRESSION, default: '[left, right]' },
+  }, ['lower_ms', 'upper_ms']);
+export const PYTHON = operator('transform.python', 'Python function', { stateful: true }, {
+  code: { type: 'string', format: 'python', minLength: 1, default: 'def process(records):\n    return records\n' },
+}, ['code']);
 export const REDIS_SOURCE = operator('source.redis_stream', 'Redis Streams source', { inputs: 0 }, {
   stream: { type: 'string', minLength: 1 },
   bounded: { type: 'boolean', default: false },
