@@ -2,6 +2,7 @@
  * Types of the studio's REST and WebSocket API, exactly as the server sends them.
  * Field names stay snake_case so that what we read is what the server documents.
  */
+import type { components } from './schema.gen';
 
 export type Category = 'source' | 'transform' | 'aggregate' | 'window' | 'sink' | (string & {});
 
@@ -522,13 +523,21 @@ export interface VertexMetrics {
   [metric: string]: unknown;
 }
 
+/** One node's metrics from its operator's own counters, with its subtasks (generated from the OpenAPI schema). */
+export type NodeMetrics = components['schemas']['NodeMetrics'];
+export type SubtaskMetrics = components['schemas']['SubtaskMetrics'];
+export type SubtaskCheckpoint = components['schemas']['SubtaskCheckpoint'];
+
 export interface RunMetrics {
   vertices: Record<string, VertexMetrics>;
+  nodes?: Record<string, NodeMetrics>;
   samples?: Array<{ ts: number; vertices: Record<string, VertexMetrics> }>;
 }
 
 export interface MetricsEventData {
   vertices?: Record<string, VertexMetrics>;
+  /** Per node, from each operator's own counters (absent from older studios' events). */
+  nodes?: Record<string, NodeMetrics>;
   collected?: CollectedRecords;
 }
 

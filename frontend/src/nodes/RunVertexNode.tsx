@@ -6,6 +6,7 @@ import PortHandles from './PortHandles';
 import SideHandles from './SideHandles';
 import { failureIsCurrent, failureOfNode } from '../state/runFailures';
 import { useRunStore } from '../state/runStore';
+import { formatWatermark, nodeFigures } from '../state/nodeMetrics';
 import { activityColour, activityOf, activityRatios, activityTextColour, formatPercent, formatRate, ratesOf } from '../state/vertexMetrics';
 import { classNames } from '../ui/classNames';
 
@@ -16,15 +17,20 @@ function formatCount(value: unknown): string {
 }
 
 /**
- * A node of a run's read-only graph with its job vertex's live metrics: records in/out and
- * rates, and Flink's colouring by busy / idle / backpressured time. Nodes chained into one
- * vertex show the same numbers and say which chain they belong to.
+ * A node of a run's read-only graph with its operator's live metrics: its own records in/out,
+ * rates and input watermark (its vertex's counts for runs that report none per operator), and
+ * Flink's colouring by busy / idle / backpressured time, which chained nodes share (one thread
+ * runs the chain). Clicking it opens the drill-down of its subtasks.
  */
 function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
   const operator = useCatalogStore(selectOperators)[data.type];
   const vertexId = data.vertex ?? id;
-  const metrics = useRunStore((state) => state.vertices[vertexId]);
-  const derived = useRunStore((state) => state.rates[vertexId]);
+  const vertexMetrics = useRunStore((state) => state.vertices[vertexId]);
+  const nodeMetrics = useRunStore((state) => state.nodes[id]);
+  const selected = useRunStore((state) => state.selectedNode === id);
+  const toggleNode = useRunStore((state) => state.toggleNode);
+  const metrics = nodeFigures(nodeMetrics, vertexMetrics);
+  const derived = useRunStore((state) => (nodeMetrics ? undefined : state.rates[vertexId]));
   const exceptions = useRunStore((state) => state.exceptions);
   const runFailed = useRunStore((state) => failureIsCurrent(state.status));
   const failure = failureOfNode(exceptions, id, vertexId);
@@ -43,9 +49,21 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
       data-vertex={vertexId}
       data-activity={activity ?? undefined}
       data-failed={failedNow ? 'true' : undefined}
-      className={classNames('operator-node', 'is-readonly', 'run-node', `category-${category}`, activity && `activity-${activity}`, chain.length > 1 && 'is-chained', failedNow && 'is-failed')}
+      data-selected={selected ? 'true' : undefined}
+      className={classNames('operator-node', 'is-readonly', 'run-node', `category-${category}`, activity && `activity-${activity}`, chain.length > 1 && 'is-chained', failedNow && 'is-failed', selected && 'is-drilled')}
       style={style}
       title={operator?.description}
+      role="button"
+      tabIndex={0}
+      aria-pressed={selected}
+      aria-label={`${id}: show its subtasks`}
+      onKeyDown={(event) => {
+        // a click reaches the graph's onNodeClick (which also gives nodes pointer events)
+        if (event.key === 'Enter' || event.key === ' ') {
+          event.preventDefault();
+          toggleNode(id);
+        }
+      }}
     >
       {operator?.input_sides?.length ? (
         <SideHandles sides={operator.input_sides} connectable={false} />
@@ -80,18 +98,23 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
         </div>
       )}
       {chain.length > 1 && (
-        <div className="chain-label" title="Operators chained into one task share its metrics">
+        <div className="chain-label" title="Operators chained into one task share its thread, so its busy / idle / backpressured time">
           chain {chain.indexOf(id) + 1}/{chain.length}: {chain.join(' → ')}
         </div>
       )}
       {metrics && (
-        <div className="operator-node__metrics" data-testid="vertex-metrics">
-          <span title="records in (per second)">
+        <div className="operator-node__metrics" data-testid="vertex-metrics" data-source={nodeMetrics ? 'operator' : 'vertex'}>
+          <span title="records in (per second)" data-testid="records-in" data-count={metrics.records_in}>
             in {formatCount(metrics.records_in)} <em>{formatRate(rates.inRate)}</em>
           </span>
-          <span title="records out (per second)">
+          <span title="records out (per second)" data-testid="records-out" data-count={metrics.records_out}>
             out {formatCount(metrics.records_out)} <em>{formatRate(rates.outRate)}</em>
           </span>
+          {nodeMetrics && (
+            <span title="input watermark (the lowest of its subtasks')" data-testid="node-watermark">
+              wm {formatWatermark(nodeMetrics.watermark)}
+            </span>
+          )}
         </div>
       )}
       {ratios && (

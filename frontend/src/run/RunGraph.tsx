@@ -1,5 +1,6 @@
 import { Background, BackgroundVariant, Controls, MarkerType, Panel, ReactFlow, ReactFlowProvider, type DefaultEdgeOptions, type EdgeTypes } from '@xyflow/react';
 import { useMemo } from 'react';
+import { useRunStore, type RunStoreState } from '../state/runStore';
 import type { PipelineDefinition, PlanSummary } from '../api/types';
 import { runNodeTypes } from '../nodes';
 import { definitionToGraph } from '../state/definition';
@@ -8,6 +9,7 @@ import { ReadableFit } from '../ui/ReadableFit';
 import RunEdge from './RunEdge';
 
 const edgeTypes = { pipeline: RunEdge } satisfies EdgeTypes;
+const selectToggleNode = (state: RunStoreState) => state.toggleNode;
 const DEFAULT_EDGE_OPTIONS: DefaultEdgeOptions = { markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 } };
 
 function Legend() {
@@ -26,7 +28,7 @@ function Legend() {
   );
 }
 
-/** The pipeline of a run, read-only, with live per-vertex metrics on the nodes of each chain. */
+/** The pipeline of a run, read-only, with live per-operator metrics on its nodes; a click opens the drill-down. */
 export function RunGraph({ definition, plan }: { definition: PipelineDefinition; plan: PlanSummary | null | undefined }) {
   const graph = useMemo(() => {
     const base = definitionToGraph(definition, 'vertex');
@@ -41,6 +43,7 @@ export function RunGraph({ definition, plan }: { definition: PipelineDefinition;
       }),
     };
   }, [definition, plan]);
+  const toggleNode = useRunStore(selectToggleNode);
   return (
     <ReactFlowProvider>
       <ReactFlow
@@ -52,6 +55,7 @@ export function RunGraph({ definition, plan }: { definition: PipelineDefinition;
         nodesDraggable={false}
         nodesConnectable={false}
         elementsSelectable={false}
+        onNodeClick={(_, node) => toggleNode(node.id)}
         deleteKeyCode={null}
         minZoom={0.1}
       >

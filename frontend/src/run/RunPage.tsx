@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useRunStore, type RunStoreState } from '../state/runStore';
 import { CheckpointPanel } from './CheckpointPanel';
+import { NodeDrillDown } from './NodeDrillDown';
 import { RunGraph } from './RunGraph';
 import { RunDetailsTabs } from './RunDetailsTabs';
 import { RunHeader } from './RunHeader';
@@ -69,6 +70,7 @@ export function RunPage({ runId }: { runId: number }) {
           </div>
           <div className="run-graph__canvas">{definition ? <RunGraph definition={definition} plan={run?.plan} /> : <p className="muted panel-empty">Loading the graph…</p>}</div>
         </section>
+        <NodeDrillDown />
         <CheckpointPanel />
         <RunDetailsTabs definition={definition} />
         <TapPanel runId={runId} definition={definition} running={status === 'RUNNING'} />

@@ -3,7 +3,7 @@ import { api, ApiError } from '../api/client';
 import { RunEventStream } from '../api/runSocket';
 import type { RunEvent } from '../api/types';
 import { useRunStore } from '../state/runStore';
-import { applyRunEvent, checkpointHistoryLoaded, metricsSampled, runLoaded, savepointRequestsLoaded } from '../state/runState';
+import { applyRunEvent, checkpointHistoryLoaded, metricsSampled, nodeMetricsReported, runLoaded, savepointRequestsLoaded } from '../state/runState';
 import { isRunEnded } from '../state/runStatus';
 
 /** While the WebSocket is down, the page refreshes from REST this often. */
@@ -31,6 +31,9 @@ async function refreshExtras(runId: number): Promise<void> {
   if (store.runId !== runId) return;
   if (metrics.status === 'fulfilled' && metrics.value?.vertices && Object.keys(store.vertices).length === 0) {
     store.update((state) => metricsSampled(state, metrics.value.vertices, Date.now()));
+  }
+  if (metrics.status === 'fulfilled' && metrics.value?.nodes && Object.keys(store.nodes).length === 0) {
+    store.update((state) => nodeMetricsReported(state, metrics.value.nodes));
   }
   if (savepoints.status === 'fulfilled' && Array.isArray(savepoints.value)) {
     store.update((state) => savepointRequestsLoaded(state, savepoints.value));

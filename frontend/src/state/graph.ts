@@ -16,7 +16,7 @@ export type OperatorNodeData = {
 /** A node of the editable canvas. */
 export type OperatorNode = Node<OperatorNodeData, 'operator'>;
 export type VertexNodeData = OperatorNodeData & {
-  /** The job vertex (operator chain) the node runs in; its metrics are the vertex's. */
+  /** The job vertex (operator chain) the node runs in; it shares the vertex's busy/idle/backpressured time. */
   vertex?: string;
   /** All nodes of that chain, in order. */
   chain?: string[];

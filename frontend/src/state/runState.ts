@@ -2,7 +2,7 @@
  * Everything the run page shows, as one value and pure transitions: the run from REST, then
  * the WebSocket events applied in seq order.
  */
-import type { CheckpointHistory, CollectedRecords, DistributionSummary, RestartEntry, Run, RunEvent, RunStatus, SavepointRequest, TaskException, VertexMetrics } from '../api/types';
+import type { CheckpointHistory, CollectedRecords, DistributionSummary, NodeMetrics, RestartEntry, Run, RunEvent, RunStatus, SavepointRequest, TaskException, VertexMetrics } from '../api/types';
 import { applyCheckpointEvent, checkpointsFromHistory, EMPTY_CHECKPOINTS, type CheckpointList } from './checkpoints';
 import { exceptionOf, prependOnce, restartOf } from './runFailures';
 import { isRunEnded } from './runStatus';
@@ -25,6 +25,8 @@ export interface RunState {
   collected: CollectedRecords;
   /** Latest metrics per vertex id. */
   vertices: Record<string, VertexMetrics>;
+  /** Latest metrics per node id, from each operator's own counters, with its subtasks. */
+  nodes: Record<string, NodeMetrics>;
   /** Record rates derived from the last two metrics samples, per vertex id. */
   rates: Record<string, VertexRates>;
   /** The previous counters per vertex id, for the rates. */
@@ -48,6 +50,7 @@ export const INITIAL_RUN_STATE: RunState = {
   checkpoints: EMPTY_CHECKPOINTS,
   collected: {},
   vertices: {},
+  nodes: {},
   rates: {},
   counters: {},
   checkpointSummary: null,
@@ -68,6 +71,12 @@ export function metricsSampled(state: RunState, vertices: Record<string, VertexM
     if (!previous || ts > previous.ts) counters[vertex] = sample;
   }
   return { ...state, vertices: { ...state.vertices, ...vertices }, rates, counters };
+}
+
+/** The latest per-node figures: a report names every node that reported, so it replaces those. */
+export function nodeMetricsReported(state: RunState, nodes: Record<string, NodeMetrics> | undefined | null): RunState {
+  if (!nodes || Object.keys(nodes).length === 0) return state;
+  return { ...state, nodes: { ...state.nodes, ...nodes } };
 }
 
 /**
@@ -121,7 +130,7 @@ export function applyRunEvent(state: RunState, event: RunEvent): RunState {
       return { ...state, checkpoints: applyCheckpointEvent(state.checkpoints, event.data, event.ts) };
     case 'metrics': {
       const sampled = event.data.vertices ? metricsSampled(state, event.data.vertices, event.ts) : state;
-      return { ...sampled, collected: mergeCollected(state.collected, event.data.collected) };
+      return { ...nodeMetricsReported(sampled, event.data.nodes), collected: mergeCollected(state.collected, event.data.collected) };
     }
     case 'savepoint':
       return { ...state, savepoints: applySavepointEvent(state.savepoints, event.data) };

@@ -9,8 +9,13 @@ export interface RunStoreState extends RunState {
   loadError: string | null;
   /** The checkpoint whose details are open (null: the newest). */
   selectedCheckpoint: number | null;
+  /** The node whose subtasks the drill-down shows (null: closed). */
+  selectedNode: string | null;
   reset: (runId: number) => void;
   selectCheckpoint: (id: number | null) => void;
+  selectNode: (id: string | null) => void;
+  /** Open the drill-down of node `id`, or close it when it is open. */
+  toggleNode: (id: string) => void;
   /** Apply a pure transition of runState.ts. */
   update: (transition: (state: RunState) => RunState) => void;
   setConnection: (connection: ConnectionState) => void;
@@ -23,8 +28,11 @@ export const useRunStore = create<RunStoreState>()((set) => ({
   connection: 'connecting',
   loadError: null,
   selectedCheckpoint: null,
-  reset: (runId) => set({ ...INITIAL_RUN_STATE, runId, connection: 'connecting', loadError: null, selectedCheckpoint: null }),
+  selectedNode: null,
+  reset: (runId) => set({ ...INITIAL_RUN_STATE, runId, connection: 'connecting', loadError: null, selectedCheckpoint: null, selectedNode: null }),
   selectCheckpoint: (selectedCheckpoint) => set({ selectedCheckpoint }),
+  selectNode: (selectedNode) => set({ selectedNode }),
+  toggleNode: (id) => set((state) => ({ selectedNode: state.selectedNode === id ? null : id })),
   update: (transition) => set((state) => transition(state)),
   setConnection: (connection) => set({ connection }),
   setLoadError: (loadError) => set({ loadError }),
