@@ -27,7 +27,10 @@ def test_a_late_records_edge_is_drawn_from_the_windows_late_port(live_studio, pa
     connect(page, window, out)
     connect(page, window, late, port="late")
     expect(page.locator(".react-flow__edge")).to_have_count(4)
-    expect(page.locator('[data-testid^="edge-label-"]', has_text="late")).to_have_count(1)
+    late_label = page.locator('[data-testid^="edge-label-"]', has_text="late")
+    expect(late_label).to_have_count(1)
+    late_label.click()
+    expect(page.get_by_test_id("edge-port")).to_contain_text("late")
 
     time.click()
     page.get_by_test_id("param-timestamp").fill("x * 10")

@@ -69,7 +69,14 @@ export function EdgePanel({ edgeId }: { edgeId: string }) {
       <div className="inspector-title">
         <span className="category-chip">edge</span>
         <h2>
-          <code>{edge.source}</code> → <code>{edge.target}</code>
+          <code>{edge.source}</code>
+          {edge.sourceHandle && (
+            <span className="edge-port" data-testid="edge-port" title="Leaves this named output port of the node">
+              {' '}
+              port <code>{edge.sourceHandle}</code>
+            </span>
+          )}{' '}
+          → <code>{edge.target}</code>
         </h2>
         <code className="inspector-id">{edge.id}</code>
       </div>
