@@ -18,6 +18,7 @@ file's deployment run for real (``tests/deploy/test_compose.py`` checks the mapp
 """
 from __future__ import annotations
 
+import ctypes
 import ipaddress
 import os
 import secrets
@@ -30,12 +31,11 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVICE_HOSTS = {"spark-master": "master", "worker": "driver"}
-"""Compose service name → harness host: the names a compose command or setting refers to."""
+CLONE_NEWNET = 0x40000000
 
 
-def ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(["ip", *args], check=check, capture_output=True, text=True, timeout=30)
+def ip(*args: str, check: bool = True, env: dict | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
+    return subprocess.run(["ip", *args], check=check, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def free_subnet() -> ipaddress.IPv4Network:
@@ -67,8 +67,8 @@ class Host:
         ip("link", "set", self.veth, "master", network.bridge)
         ip("link", "set", self.veth, "up")
 
-    def run(self, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
-        return ip("netns", "exec", self.namespace, *argv, check=check)
+    def run(self, *argv: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+        return ip("netns", "exec", self.namespace, *argv, check=check, env=env, timeout=120)
 
     def start(self, argv: list[str], env: dict, log: Path, stdout: Path | None = None) -> subprocess.Popen:
         """Start ``argv`` in this host's namespace (``ip netns exec`` execs it: same pid)."""
@@ -98,6 +98,16 @@ class Host:
         """Plug or pull this host's cable (its bridge port): no packet passes while down."""
         ip("link", "set", self.veth, "up" if up else "down")
 
+    def enter(self) -> None:
+        """Move the calling process into this host's network namespace (a ``preexec_fn``:
+        for processes started otherwise than by ``start``, such as the PostgreSQL server)."""
+        descriptor = os.open(f"/run/netns/{self.namespace}", os.O_RDONLY)
+        try:
+            if ctypes.CDLL(None, use_errno=True).setns(descriptor, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), f"setns into {self.namespace}")
+        finally:
+            os.close(descriptor)
+
     def connections_to(self, other: "Host") -> list[str]:
         """Established TCP connections of this host with ``other``'s address (``ss``)."""
         listing = self.run("ss", "-Htn", "state", "established", check=False).stdout
@@ -112,7 +122,11 @@ class Network:
         self.subnet = free_subnet()
         self.bridge = f"{self.prefix}br"
         self.hosts: dict[str, Host] = {}
+        self.operator_address = str(self.subnet.network_address + 1)
+        """The tests' own address on the network (the bridge's, in this machine's namespace):
+        they reach the studio's HTTP API and the database there, as an operator would."""
         ip("link", "add", self.bridge, "type", "bridge")
+        ip("addr", "add", f"{self.operator_address}/{self.subnet.prefixlen}", "dev", self.bridge)
         ip("link", "set", self.bridge, "up")
 
     def add(self, name: str) -> Host:

@@ -12,24 +12,29 @@ costs tens of seconds); each test starts its own driver on the driver host:
 2. a partition between a worker host and the rest (its link down, then up): the region
    fails over, the partitioned attempt cancels itself and never commits, output exact;
 3. the loss of a worker host (every process in its namespace killed): the job waits for
-   a replacement host and finishes from the latest checkpoint, output exact.
+   a replacement host and finishes from the latest checkpoint, output exact;
+4. the studio (web server, Celery worker, its run drivers) on the driver host with
+   PostgreSQL and Redis on a database host: a pipeline saved and run over its REST API
+   finishes on the cluster with exact output.
 """
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import signal
 import sys
-import time
+import urllib.request
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from tests.multihost.hosts import Network, compose_command, compose_environment
+from tests.postgres_server import PostgresServer
 from tests.support import wait_until
 
-pytestmark = [pytest.mark.multihost, pytest.mark.spark]
+pytestmark = [pytest.mark.multihost, pytest.mark.spark, pytest.mark.timeout(600)]  # a cluster starts in the first
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER_CORES = "2"
@@ -228,3 +233,80 @@ def test_losing_a_worker_host_mid_run_recovers_on_a_new_host_with_exact_output(c
     found = statuses(tmp_path)
     assert found[0] == "RUNNING" and found[-1] == "FINISHED" and "RESTARTING" in found, found
     assert_exact(shared / "out", count)
+
+
+class NamespacedPostgres(PostgresServer):
+    """The tests' PostgreSQL server, listening on a host of the network instead of loopback."""
+
+    def __init__(self, host):
+        super().__init__()
+        self.host = host.address
+        self._in_host = host
+
+    def _demote(self) -> None:
+        self._in_host.enter()  # before the user change: entering a namespace needs root
+        super()._demote()
+
+    def _run(self, command: list[str]) -> None:
+        super()._run(command)
+        if command[0].endswith("initdb"):  # the other hosts of the network may connect, with the password
+            network = ".".join(self.host.split(".")[:3]) + ".0/24"
+            with open(self.directory / "data" / "pg_hba.conf", "a") as hba:
+                hba.write(f"host all all {network} scram-sha-256\n")
+
+
+def api(url: str, token: str, path: str, body: dict | None = None) -> dict:
+    request = urllib.request.Request(f"{url}{path}", data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+                                     method="GET" if body is None else "POST")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def test_the_studio_runs_a_pipeline_on_the_cluster_from_its_own_host(cluster, tmp_path):
+    """Web, Celery worker and drivers on the driver host (compose's ``worker`` settings),
+    PostgreSQL and Redis on the database host, the Spark cluster on the others."""
+    database_host = cluster.network.add("db")
+    studio_host = cluster.driver_host
+    redis = database_host.start([str(Path(sys.executable).parent / "python"), "-c",
+                                 "import os, sys; from studio.embedded_redis import redis_server_binary; "
+                                 "b = redis_server_binary(); os.execv(b, [b, *sys.argv[1:]])",
+                                 "--bind", database_host.address, "--port", "6379", "--save", "",
+                                 "--protected-mode", "no"], base_env(cluster.work), tmp_path / "redis.log")
+    with NamespacedPostgres(database_host) as postgres:
+        data_dir = tmp_path / "studio-data"
+        port = 8000
+        env = {**base_env(cluster.work), **compose_environment("worker", cluster.addresses),
+               "DATABASE_URL": postgres.create_database("studio"),
+               "REDIS_URL": f"redis://{database_host.address}:6379/0", "SPARK_MASTER": cluster.master_url,
+               "STUDIO_DATA_DIR": str(data_dir), "STUDIO_ADMIN_PASSWORD": "multihost-admin",
+               "STUDIO_WEB_WORKERS": "1", "DJANGO_ALLOWED_HOSTS": studio_host.address,
+               "DJANGO_SETTINGS_MODULE": "studio.settings"}
+        launcher = studio_host.start([sys.executable, "-m", "studio.launcher", "--host", studio_host.address,
+                                      "--port", str(port)], env, tmp_path / "studio.log")
+        url = f"http://{studio_host.address}:{port}"
+        try:
+            wait_until(lambda: launcher.poll() is not None or "Pipeline studio is running" in
+                       (tmp_path / "studio.log").read_text(), 240, "the studio to start")
+            assert launcher.poll() is None, (tmp_path / "studio.log").read_text()[-3000:]
+            issued = studio_host.run(sys.executable, "-m", "django", "create_token", "admin", check=False, env=env)
+            token = issued.stdout.strip()
+            assert issued.returncode == 0 and token, issued.stderr
+            count = 3000
+            output = data_dir / "users" / "admin" / "out"  # inside the location every user is granted
+            pipeline = api(url, token, "/api/pipelines", {"name": "multihost",
+                                                          "definition": keyed_sums(output.parent, count, 1500)})
+            run = api(url, token, f"/api/pipelines/{pipeline['id']}/runs", {})
+            final = wait_until(lambda: (lambda r: r if r["status"] in ("FINISHED", "FAILED", "CANCELED") else None)(
+                api(url, token, f"/api/runs/{run['id']}")), 300, "the run to end")
+            assert final["status"] == "FINISHED", (final, (tmp_path / "studio.log").read_text()[-3000:])
+            assert_exact(output, count)
+            checkpoints = api(url, token, f"/api/runs/{run['id']}/checkpoints")
+            assert checkpoints["counts"]["completed"] >= 1, checkpoints["counts"]
+        finally:
+            launcher.send_signal(signal.SIGINT)
+            try:
+                launcher.wait(60)
+            except Exception:
+                launcher.kill()
+            redis.kill()
