@@ -321,3 +321,30 @@ class SinkClaim(models.Model):
 from studio.schedules.models import SavepointSchedule  # noqa: E402,F401
 from studio.alerts.models import AlertRule, AlertState, Notification, WebhookDelivery  # noqa: E402,F401
 from studio.taps.models import Tap  # noqa: E402,F401
+
+
+class RescaleStatus(models.TextChoices):
+    STOPPING = "STOPPING"  # the old run stops with a savepoint
+    STARTING = "STARTING"  # the new run starts from it at the new parallelism
+    COMPLETED = "COMPLETED"  # the new run is RUNNING
+    ROLLED_BACK = "ROLLED_BACK"  # the new run failed: the old parallelism runs again from the same savepoint
+    FAILED = "FAILED"  # the savepoint failed (the old run goes on), or the rollback could not start
+
+
+class Rescale(models.Model):
+    """A one-click rescale of a run: stop with savepoint, then a run of a rescaled version from it."""
+
+    run = models.ForeignKey(Run, related_name="rescales", on_delete=models.CASCADE)
+    from_version = models.ForeignKey(PipelineVersion, related_name="+", on_delete=models.CASCADE)
+    to_version = models.ForeignKey(PipelineVersion, related_name="+", on_delete=models.CASCADE)
+    parallelism = models.JSONField(default=dict)  # {"parallelism": n?, "nodes": {node id: n}}
+    savepoint_request = models.ForeignKey(SavepointRequest, related_name="+", null=True, on_delete=models.SET_NULL)
+    new_run = models.ForeignKey(Run, related_name="+", null=True, blank=True, on_delete=models.SET_NULL)
+    rollback_run = models.ForeignKey(Run, related_name="+", null=True, blank=True, on_delete=models.SET_NULL)
+    status = models.CharField(max_length=16, choices=RescaleStatus.choices, default=RescaleStatus.STOPPING)
+    message = models.TextField(blank=True, default="")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", null=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]

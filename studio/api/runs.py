@@ -16,10 +16,11 @@ from studio.api.permissions import PipelineAccess
 from studio.api.schema import bounded_int, responses
 from studio.api.serializers import (
     RUN_STATUSES, EventSerializer, ExceptionsSerializer, MetricsSerializer, StateCompatibilitySerializer, RequestIdSerializer, RunSerializer, RunSummarySerializer,
-    StopSerializer,
+    RescaleRequestSerializer, RescaleSerializer, StopSerializer,
 )
 from studio.models import RunEvent
 from studio.realtime.events import serialise_event
+from studio.rescale import RescaleRefused, as_dict, request_rescale
 from studio.run_control import RunStateConflict, cancel, stop_with_savepoint
 from studio.run_exceptions import exceptions_of
 from studio.state_compatibility import state_compatibility
@@ -59,7 +60,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     """Runs: status, cancel, stop with a savepoint, the stored event log and metrics."""
 
     permission_classes = [IsAuthenticated, PipelineAccess]
-    action_permissions = {"cancel": RUN, "stop": RUN}
+    action_permissions = {"cancel": RUN, "stop": RUN, "rescale:POST": RUN}
     pagination_class = RunPagination
     lookup_value_regex = r"\d{1,18}"
 
@@ -117,6 +118,31 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         except RunStateConflict as conflict:
             raise Conflict(str(conflict))
         return Response({"request_id": savepoint.request_id}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(summary="Rescale in one click: stop with a savepoint, then start a rescaled version from it "
+                           "(on failure the old parallelism starts again from the same savepoint); follow it "
+                           "through the run's rescale events or GET rescales",
+                   request=RescaleRequestSerializer, responses=responses({202: RescaleSerializer}, 400, 404, 409))
+    @action(detail=True, methods=["post"])
+    def rescale(self, request, pk=None):
+        run = self.get_object()
+        body = RescaleRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            rescale = request_rescale(run, request.user, body.validated_data.get("parallelism"),
+                                      body.validated_data.get("nodes") or {})
+        except RescaleRefused as refused:
+            if refused.errors:
+                raise BadRequest({"detail": str(refused), "errors": refused.errors})
+            raise Conflict(str(refused))
+        except RunStateConflict as conflict:
+            raise Conflict(str(conflict))
+        return Response(as_dict(rescale), status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(summary="The run's rescales, newest first", responses=responses({200: RescaleSerializer(many=True)}, 404))
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def rescales(self, request, pk=None):
+        return Response([as_dict(rescale) for rescale in self.get_object().rescales.all()])
 
     @extend_schema(summary="The run's stored events after a sequence number, oldest first (1000 at most)",
                    parameters=[OpenApiParameter("after", bounded_int(), description="Only events with a larger seq.")],

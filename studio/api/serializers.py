@@ -499,6 +499,28 @@ class EventSerializer(serializers.Serializer):
     data = JSONObjectField()
 
 
+class RescaleRequestSerializer(serializers.Serializer):
+    parallelism = serializers.IntegerField(min_value=1, max_value=1024, required=False,
+                                           help_text="The job's new parallelism (nodes that followed it move along).")
+    nodes = serializers.DictField(child=serializers.IntegerField(min_value=1, max_value=1024), required=False,
+                                  help_text="New parallelism per node id.")
+
+
+class RescaleSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    run = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["STOPPING", "STARTING", "COMPLETED", "ROLLED_BACK", "FAILED"])
+    message = StrictCharField()
+    from_version = serializers.IntegerField()
+    to_version = serializers.IntegerField()
+    parallelism = serializers.IntegerField(allow_null=True)
+    nodes = serializers.DictField(child=serializers.IntegerField())
+    savepoint_request_id = StrictCharField(allow_null=True)
+    new_run = serializers.IntegerField(allow_null=True, help_text="The run at the new parallelism, once started.")
+    rollback_run = serializers.IntegerField(allow_null=True,
+                                            help_text="The run at the old parallelism, if the new one failed.")
+
+
 # -- checkpoints -----------------------------------------------------------------------------------------
 
 class SubtaskStatsSerializer(serializers.Serializer):

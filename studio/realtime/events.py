@@ -93,10 +93,13 @@ def record_event(run_id: int, event_type: str, data: dict[str, Any],
 def _fan_out(run_id: int, pipeline_id: int, message: dict[str, Any], status_changed: bool) -> None:
     from studio.alerts.evaluation import on_event
 
+    from studio.rescale import on_run_event
+
     broadcast(run_group(run_id), {"type": "run.event", "event": message})
     if status_changed:
         _broadcast_run_summary(run_id)
     on_event(run_id, pipeline_id, message["type"], message["ts"], message["data"])
+    on_run_event(run_id, message["type"], message["data"])
 
 
 def serialise_event(event: RunEvent) -> dict[str, Any]:

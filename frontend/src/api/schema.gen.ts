@@ -805,6 +805,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/rescale/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rescale in one click: stop with a savepoint, then start a rescaled version from it (on failure the old parallelism starts again from the same savepoint); follow it through the run's rescale events or GET rescales
+         * @description Runs: status, cancel, stop with a savepoint, the stored event log and metrics.
+         */
+        post: operations["runs_rescale_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/rescales/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run's rescales, newest first
+         * @description Runs: status, cancel, stop with a savepoint, the stored event log and metrics.
+         */
+        get: operations["runs_rescales_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/state-compatibility/": {
         parameters: {
             query?: never;
@@ -1908,6 +1948,40 @@ export interface components {
         RequestId: {
             request_id: string;
         };
+        Rescale: {
+            id: number;
+            run: number;
+            status: components["schemas"]["RescaleStatusEnum"];
+            message: string;
+            from_version: number;
+            to_version: number;
+            parallelism: number | null;
+            nodes: {
+                [key: string]: number;
+            };
+            savepoint_request_id: string | null;
+            /** @description The run at the new parallelism, once started. */
+            new_run: number | null;
+            /** @description The run at the old parallelism, if the new one failed. */
+            rollback_run: number | null;
+        };
+        RescaleRequestRequest: {
+            /** @description The job's new parallelism (nodes that followed it move along). */
+            parallelism?: number;
+            /** @description New parallelism per node id. */
+            nodes?: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @description * `STOPPING` - STOPPING
+         *     * `STARTING` - STARTING
+         *     * `COMPLETED` - COMPLETED
+         *     * `ROLLED_BACK` - ROLLED_BACK
+         *     * `FAILED` - FAILED
+         * @enum {string}
+         */
+        RescaleStatusEnum: "STOPPING" | "STARTING" | "COMPLETED" | "ROLLED_BACK" | "FAILED";
         Restart: {
             seq: number;
             /** @description epoch milliseconds */
@@ -5456,6 +5530,133 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Metrics"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_rescale_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RescaleRequestRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rescale"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_rescales_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rescale"][];
                 };
             };
             /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
