@@ -67,7 +67,7 @@ from concurrent.futures import Future
 from typing import Callable, Protocol
 
 from engine.checkpoint.metadata import build_metadata
-from engine.checkpoint.statistics import LIVE_SUBTASK_ROWS, CheckpointStats, CheckpointStatsTracker
+from engine.checkpoint.statistics import CheckpointStats, CheckpointStatsTracker
 from engine.checkpoint.storage import CheckpointStorage
 from engine.plan.connection_patterns import pointwise_consumers, pointwise_producers
 from engine.plan.execution_ids import TaskId, as_task_id, task_name
@@ -444,7 +444,8 @@ class CheckpointCoordinator:
             pending.not_yet_acknowledged.discard(task)
             pending.handles[task] = ack.get("state")
             subtask = pending.stats.acknowledge(task, ack.get("metrics") or {})
-            self._event_locked("acknowledged", pending, subtask=subtask)
+            if pending.stats.acknowledged_event_due():
+                self._event_locked("acknowledged", pending, subtask=subtask)
             if pending.is_fully_acknowledged:
                 self._complete_locked(pending)
         self._deliver_events()
@@ -592,7 +593,7 @@ class CheckpointCoordinator:
 
     # -- events -----------------------------------------------------------------------------------
     def _event_locked(self, event: str, pending: PendingCheckpoint, **extra) -> None:
-        rows = event != "acknowledged" or pending.stats.num_subtasks <= LIVE_SUBTASK_ROWS
+        rows = event != "acknowledged" or pending.stats.live_rows
         self._events.append({"type": "checkpoint", "event": event, **pending.stats.to_dict(with_subtasks=rows),
                              **extra})
 

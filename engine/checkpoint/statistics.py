@@ -39,11 +39,14 @@ SUBTASK_METRICS = ("start_delay", "alignment_duration", "sync_duration", "async_
 _TOTALLED = ("state_size", "processed_data", "persisted_data")
 
 LIVE_SUBTASK_ROWS = 128
-"""Up to this many subtasks, every "acknowledged" event carries all subtask rows (the run
-page's live rows); above it only the acknowledging subtask's (``subtask``) and the
-per-vertex summary, so that a checkpoint's events cost O(n) in all, not O(n²): at 1,000
-subtasks the full rows were 1,000,000 row copies per checkpoint (0.9 s of driver CPU).
-Completed and failed events always carry every row."""
+"""Up to this many subtasks, every acknowledgement is an "acknowledged" event with all
+subtask rows (the run page's live rows). Above it, about this many "acknowledged" events
+per checkpoint (every ``ceil(n / LIVE_SUBTASK_ROWS)``-th acknowledgement), each with the
+counts, the per-vertex summary and the acknowledging subtask's row (``subtask``), not every
+row: the full rows in every event were 1,000,000 row copies per checkpoint at 1,000
+subtasks (0.9 s of driver CPU), and an event per acknowledgement is one message per subtask
+per checkpoint for the studio to store and push. Completed and failed events always carry
+every row."""
 
 
 class CheckpointStats:
@@ -72,6 +75,8 @@ class CheckpointStats:
         self._acknowledged = 0
         self._totals = {name: 0 for name in _TOTALLED}
         self._latest_ack: int | None = None
+        self._any_unaligned = False
+        self._longest_alignment = 0
         self._vertices: dict[str, dict] = {}
         for vertex, _ in self._subtasks:
             summary = self._vertices.setdefault(vertex, {"num_subtasks": 0, "num_acknowledged_subtasks": 0,
@@ -86,6 +91,16 @@ class CheckpointStats:
     @property
     def num_acknowledged_subtasks(self) -> int:
         return self._acknowledged
+
+    @property
+    def live_rows(self) -> bool:
+        """Whether events while in progress carry every row (small checkpoints)."""
+        return len(self._subtasks) <= LIVE_SUBTASK_ROWS
+
+    def acknowledged_event_due(self) -> bool:
+        """Whether the latest acknowledgement gets an "acknowledged" event (see ``LIVE_SUBTASK_ROWS``)."""
+        step = -(-len(self._subtasks) // LIVE_SUBTASK_ROWS)
+        return self._acknowledged % step == 0 or self._acknowledged == len(self._subtasks)
 
     def acknowledge(self, task: TaskId, metrics: dict) -> dict:
         """Record a subtask's acknowledgement; return its subtask entry."""
@@ -106,6 +121,8 @@ class CheckpointStats:
         vertex["state_size"] += int(subtask["state_size"] or 0) - int(before["state_size"])
         if self._latest_ack is None or ack_timestamp > self._latest_ack:
             self._latest_ack = ack_timestamp
+        self._any_unaligned = self._any_unaligned or subtask["unaligned"]
+        self._longest_alignment = max(self._longest_alignment, subtask["alignment_duration"] or 0)
         if vertex["latest_ack_timestamp"] is None or ack_timestamp > vertex["latest_ack_timestamp"]:
             vertex["latest_ack_timestamp"] = ack_timestamp
             vertex["end_to_end_duration"] = ack_timestamp - self.trigger_timestamp
@@ -148,8 +165,7 @@ class CheckpointStats:
             "state_size": state_size, "checkpointed_size": state_size,
             "processed_data": int(self._total("processed_data")),
             "persisted_data": int(self._total("persisted_data")), "alignment_buffered": 0,
-            "unaligned": any(s["unaligned"] for s in self._subtasks.values()),
-            "alignment_duration": max((s["alignment_duration"] or 0 for s in self._subtasks.values()), default=0),
+            "unaligned": self._any_unaligned, "alignment_duration": self._longest_alignment,
             "num_subtasks": self.num_subtasks, "num_acknowledged_subtasks": self.num_acknowledged_subtasks,
             "external_path": self.location if self.status == "completed" else None,
             "discarded": self.discarded, "failure_timestamp": self.failure_timestamp,
