@@ -16,6 +16,7 @@ import type {
   PlanSummary,
   PreviewResult,
   Problem,
+  Rescale,
   Run,
   RunExceptions,
   RunMetrics,
@@ -192,6 +193,8 @@ export const api = {
   cancelRun: (id: number) => request<Run>('POST', `/api/runs/${id}/cancel`),
   stopRun: (id: number, drain: boolean, targetDirectory?: string) =>
     request<{ request_id: string }>('POST', `/api/runs/${id}/stop`, targetDirectory ? { drain, target_directory: targetDirectory } : { drain }),
+  rescaleRun: (id: number, body: { parallelism?: number; nodes?: Record<string, number> }) =>
+    request<Rescale>('POST', `/api/runs/${id}/rescale`, body),
   triggerSavepoint: (id: number, targetDirectory?: string) =>
     request<{ request_id: string }>('POST', `/api/runs/${id}/savepoints`, targetDirectory ? { target_directory: targetDirectory } : {}),
   listSavepoints: (id: number) => request<SavepointRequest[]>('GET', `/api/runs/${id}/savepoints`),

@@ -567,4 +567,22 @@ export type RunEvent =
   | RunEventBase<'savepoint_progress', SavepointProgressEventData>
   | RunEventBase<'log', LogEventData>
   | RunEventBase<'finished', FinishedEventData>
-  | RunEventBase<'task_failed', TaskFailedEventData>;
+  | RunEventBase<'task_failed', TaskFailedEventData>
+  | RunEventBase<'rescale', Rescale>;
+
+/** A one-click rescale: stop with savepoint, then the rescaled version from it (POST /api/runs/<id>/rescale). */
+export interface Rescale {
+  id: number;
+  run: number;
+  status: 'STOPPING' | 'STARTING' | 'COMPLETED' | 'ROLLED_BACK' | 'FAILED';
+  message: string;
+  from_version: number;
+  to_version: number;
+  parallelism: number | null;
+  nodes: Record<string, number>;
+  savepoint_request_id: string | null;
+  /** The run at the new parallelism, once started. */
+  new_run: number | null;
+  /** The run at the old parallelism, when the new one failed. */
+  rollback_run: number | null;
+}

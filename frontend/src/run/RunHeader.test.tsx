@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Run, SavepointRequest } from '../api/types';
-import { INITIAL_RUN_STATE } from '../state/runState';
+import { applyRunEvent, INITIAL_RUN_STATE } from '../state/runState';
 import { useRunStore } from '../state/runStore';
 import { RunHeader } from './RunHeader';
 
@@ -44,5 +44,26 @@ describe('RunHeader', () => {
     expect(screen.getByRole('alert').textContent).toContain('slot lost');
     expect((screen.getByTestId('restart') as HTMLButtonElement).disabled).toBe(false);
     expect((screen.getByTestId('cancel') as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('rescales in one click: the new parallelism goes to the server, the progress comes from the run\'s events', async () => {
+    const answer = { id: 1, run: 7, status: 'STOPPING', message: 'rescale: parallelism 2 -> 3', from_version: 2, to_version: 3,
+      parallelism: 3, nodes: {}, savepoint_request_id: 'r', new_run: null, rollback_run: null };
+    const fetch = vi.fn(async () => new Response(JSON.stringify(answer), { status: 202, headers: { 'Content-Type': 'application/json' } }));
+    vi.stubGlobal('fetch', fetch);
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, run: { ...RUN, definition: { parallelism: 2 } } as Run, status: 'RUNNING' });
+    render(<RunHeader runId={7} />);
+    fireEvent.click(screen.getByTestId('rescale'));
+    expect((screen.getByTestId('rescale-parallelism') as HTMLInputElement).value).toBe('3');
+    fireEvent.click(screen.getByTestId('rescale-confirm'));
+    await waitFor(() => expect(screen.getByTestId('rescale-progress').dataset.status).toBe('STOPPING'));
+    const [url, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
+    expect(url).toContain('/api/runs/7/rescale');
+    expect(JSON.parse(String(init.body))).toEqual({ parallelism: 3 });
+    expect((screen.getByTestId('rescale') as HTMLButtonElement).disabled).toBe(true);
+    useRunStore.getState().update((state) => applyRunEvent(state, { seq: 9, type: 'rescale', ts: 1, data: { ...answer, status: 'COMPLETED', new_run: 8 } as never }));
+    await waitFor(() => expect(screen.getByTestId('rescale-progress').dataset.status).toBe('COMPLETED'));
+    expect(screen.getByTestId('rescale-next-run').textContent).toBe('run #8');
+    vi.unstubAllGlobals();
   });
 });

@@ -6,6 +6,7 @@ import { useRunStore, type RunStoreState } from '../state/runStore';
 import { isRunEnded, runStatusTone } from '../state/runStatus';
 import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
+import { RescaleDialog, RescaleProgress } from './RescaleDialog';
 import { RestartDialog } from './RestartDialog';
 import { cancelRun, stopWithSavepoint, triggerSavepoint } from './runActions';
 
@@ -15,6 +16,7 @@ const selectHeader = (state: RunStoreState) => ({
   failureCause: state.failureCause,
   savepoints: state.savepoints,
   rows: state.checkpoints.rows,
+  rescale: state.rescale,
 });
 
 function formatDate(iso: string | null | undefined): string {
@@ -108,10 +110,10 @@ function StopDialog({ runId, onClose }: { runId: number; onClose: () => void }) 
 
 /** Which run this is, its live status, and its commands: savepoint, stop with savepoint, cancel, restart. */
 export function RunHeader({ runId }: { runId: number }) {
-  const { run, status, failureCause, savepoints, rows } = useRunStore(useShallow(selectHeader));
+  const { run, status, failureCause, savepoints, rows, rescale } = useRunStore(useShallow(selectHeader));
   const [busy, setBusy] = useState<'savepoint' | 'cancel' | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [dialog, setDialog] = useState<'stop' | 'restart' | null>(null);
+  const [dialog, setDialog] = useState<'stop' | 'restart' | 'rescale' | null>(null);
   const ended = isRunEnded(status);
   // Savepoints and stop-with-savepoint need a running streaming run (a batch run answers 409).
   const running = status === 'RUNNING' && run?.mode !== 'batch';
@@ -185,6 +187,16 @@ export function RunHeader({ runId }: { runId: number }) {
       </button>
       <button
         type="button"
+        data-testid="rescale"
+        className="button"
+        disabled={!running || !!pending || rescale?.status === 'STOPPING' || rescale?.status === 'STARTING'}
+        title="Stop with a savepoint and start again from it at another parallelism"
+        onClick={() => setDialog('rescale')}
+      >
+        Rescale…
+      </button>
+      <button
+        type="button"
         data-testid="cancel"
         className="button button--danger"
         disabled={ended || busy !== null || status === 'CANCELING' || status === null}
@@ -203,6 +215,7 @@ export function RunHeader({ runId }: { runId: number }) {
         Restart from…
       </button>
       <SavepointStatus request={savepoints[0]} />
+      <RescaleProgress rescale={rescale} />
       {failureCause && (
         <div className="failure-cause" role="alert">
           <strong>Failure:</strong> {failureCause.split('\n')[0]}
@@ -210,6 +223,7 @@ export function RunHeader({ runId }: { runId: number }) {
         </div>
       )}
       {dialog === 'stop' && <StopDialog runId={runId} onClose={() => setDialog(null)} />}
+      {dialog === 'rescale' && run && <RescaleDialog run={run} onClose={() => setDialog(null)} />}
       {dialog === 'restart' && run && <RestartDialog run={run} rows={rows} savepoints={savepoints} onClose={() => setDialog(null)} />}
     </div>
   );

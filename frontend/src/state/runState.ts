@@ -2,7 +2,7 @@
  * Everything the run page shows, as one value and pure transitions: the run from REST, then
  * the WebSocket events applied in seq order.
  */
-import type { CheckpointHistory, CollectedRecords, DistributionSummary, NodeMetrics, RestartEntry, Run, RunEvent, RunStatus, SavepointRequest, TaskException, VertexMetrics } from '../api/types';
+import type { CheckpointHistory, CollectedRecords, DistributionSummary, NodeMetrics, RestartEntry, Rescale, Run, RunEvent, RunStatus, SavepointRequest, TaskException, VertexMetrics } from '../api/types';
 import { applyCheckpointEvent, checkpointsFromHistory, EMPTY_CHECKPOINTS, type CheckpointList } from './checkpoints';
 import { exceptionOf, prependOnce, restartOf } from './runFailures';
 import { isRunEnded } from './runStatus';
@@ -39,6 +39,8 @@ export interface RunState {
   exceptions: TaskException[];
   /** Restarts, newest first. */
   restarts: RestartEntry[];
+  /** The latest one-click rescale of this run (from its "rescale" events), or null. */
+  rescale: Rescale | null;
 }
 
 export const MAX_LOG_LINES = 200;
@@ -58,6 +60,7 @@ export const INITIAL_RUN_STATE: RunState = {
   logs: [],
   exceptions: [],
   restarts: [],
+  rescale: null,
 };
 
 /** Apply one metrics sample taken at `ts`: the latest values, and rates against the previous sample. */
@@ -134,6 +137,8 @@ export function applyRunEvent(state: RunState, event: RunEvent): RunState {
     }
     case 'savepoint':
       return { ...state, savepoints: applySavepointEvent(state.savepoints, event.data) };
+    case 'rescale':
+      return { ...state, rescale: event.data };
     case 'savepoint_progress':
       return { ...state, savepoints: applySavepointProgress(state.savepoints, event.data) };
     case 'finished':
