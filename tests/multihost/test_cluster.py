@@ -209,6 +209,9 @@ def test_a_partitioned_worker_host_is_fenced_and_the_output_is_exact(cluster, tm
         if driver.poll() is None:
             driver.kill()
     assert statuses(tmp_path)[-1] == "FINISHED"
+    causes = [e.get("cause", "") for e in events_of(tmp_path) if e.get("status") == "RESTARTING"]
+    print("restarted because:", causes)
+    assert "lost its connection" in causes[0], causes  # the control channel noticed, not a timeout elsewhere
     assert before < sum(expected_lines(count).values())
     assert_exact(shared / "out", count)
 
