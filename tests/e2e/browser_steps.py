@@ -31,12 +31,14 @@ def admin_password(tmp_path_factory) -> str:
     return found[-1].read_text().strip()
 
 
-def connect(page, source_node, target_node, port: str | None = None) -> None:
-    """Drag from the source node's output handle (or its named output ``port``) to the target node's input handle."""
+def connect(page, source_node, target_node, port: str | None = None, side: str | None = None) -> None:
+    """Drag from the source node's output handle (or its named output ``port``) to the target node's input
+    handle (or, for a join, its named input ``side``)."""
     handle = f".react-flow__handle.source.port-handle[data-handleid='{port}']" if port \
         else ".react-flow__handle.source:not(.port-handle)"
+    target = f".react-flow__handle.target[data-handleid='{side}']" if side else ".react-flow__handle.target"
     start = source_node.locator(handle).bounding_box()
-    end = target_node.locator(".react-flow__handle.target").bounding_box()
+    end = target_node.locator(target).bounding_box()
     page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
     page.mouse.down()
     page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
