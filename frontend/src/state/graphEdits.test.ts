@@ -101,6 +101,8 @@ describe('connectionProblem', () => {
     expect(connectionProblem({ source: 'datagen-5', target: 'join', targetHandle: 'right' }, left, joinOf)).toBeNull();
     expect(connectionProblem({ source: 'datagen-5', target: 'join', targetHandle: 'left' }, left, joinOf))
       .toMatch(/already has a left input/);
+    // a self-join: one stream feeds both sides
+    expect(connectionProblem({ source: 'datagen-1', target: 'join', targetHandle: 'right' }, left, joinOf)).toBeNull();
   });
 
   it('refuses edges out of sinks and into sources', () => {

@@ -110,7 +110,9 @@ export function connectionProblem(
   if (!source || !target) return 'An edge needs both ends.';
   if (source === target) return 'A node cannot feed itself.';
   const port = connection.sourceHandle ?? null;
-  if (edges.some((edge) => edge.source === source && edge.target === target && (edge.sourceHandle ?? null) === port)) {
+  const side = connection.targetHandle ?? null;
+  if (edges.some((edge) => edge.source === source && edge.target === target && (edge.sourceHandle ?? null) === port
+      && (edge.targetHandle ?? null) === side)) {
     return 'These nodes are already connected.';
   }
   const from = operatorOf(source);
@@ -118,7 +120,6 @@ export function connectionProblem(
   if (from && from.outputs === 0) return `${from.title} has no output.`;
   if (to && to.inputs === 0) return `${to.title} has no input.`;
   if (to && to.inputs === 1 && edges.some((edge) => edge.target === target)) return `${to.title} takes one input.`;
-  const side = connection.targetHandle ?? null;
   if (to?.input_sides?.length && side && edges.some((edge) => edge.target === target && edge.targetHandle === side)) {
     return `${to.title} already has a ${side} input.`;
   }

@@ -305,3 +305,20 @@ def test_late_records_of_a_job_leave_through_the_late_port_and_every_left_record
     late = [record["id"] for record in result.collected.get("late", [])]
     assert sorted(result.collected.get("out", []) + late) == [left["id"] for left in lefts]
     assert late and all(lefts[i]["t"] == 0 for i in late)
+
+
+def test_a_stream_joins_itself_through_two_edges_from_one_node():
+    """A self-join: the same watermarked stream feeds both sides (two job edges, distinct channels)."""
+    definition = pipeline(
+        [node("gen", "source.datagen", count=30, expression='{"k": x % 3, "t": x, "id": x}'),
+         node("time", "transform.watermark", timestamp='x["t"]'),
+         node("join", "join.interval", parallelism=2, lower_ms=1, upper_ms=3, output=OUTPUT),
+         node("out", "sink.collect", parallelism=2, max_records=1000)],
+        [edge("gen", "time"),
+         {**edge("time", "join", "hash", 'x["k"]'), "side": "left"},
+         {**edge("time", "join", "hash", 'x["k"]'), "side": "right"},
+         edge("join", "out")])
+    for mode in ("streaming", "batch"):
+        result = LocalCluster(config={"batch_size": 4}).run({**definition, "mode": mode}, timeout=60)
+        assert result.status == "FINISHED", result.failure
+        assert sorted(map(tuple, result.collected["out"])) == [(x, x + 3) for x in range(27)], mode
