@@ -37,8 +37,8 @@ def require_code_permission(user, definition, action: str = "save or run") -> No
     nodes = code_nodes(definition)
     if not nodes or user.has_perm(PERMISSION):
         return
-    message = (f"only users with the permission to run Python code ({PERMISSION}) may {action} a pipeline "
-               f"with a transform.python node")
-    errors = [{"node": node, "edge": None, "field": "type", "message": message} for node in nodes]
+    rule = f"only users with the permission to run Python code ({PERMISSION}) may {action} a pipeline with one"
+    errors = [{"node": node, "edge": None, "field": "type", "message": f"node '{node}' runs Python code: {rule}"}
+              for node in nodes]
     names = ", ".join(f"'{node}'" for node in nodes)
-    raise TrustedCodeRefused(errors, detail=f"node {names}: {message}")
+    raise TrustedCodeRefused(errors, detail=f"node {names} runs Python code (transform.python): {rule}")

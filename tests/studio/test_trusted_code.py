@@ -27,6 +27,7 @@ def assert_refused(response, node: str = "double") -> None:
     body = response.json()
     assert f"node '{node}'" in body["detail"] and "studio.run_python_code" in body["detail"]
     assert [(e["node"], e["field"]) for e in body["errors"]] == [(node, "type")]
+    assert body["errors"][0]["message"].startswith(f"node '{node}' runs Python code")  # what the editor shows
 
 
 def test_a_user_without_the_permission_may_not_save_a_python_node(api):

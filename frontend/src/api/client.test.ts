@@ -48,6 +48,20 @@ describe('api client', () => {
     expect(bodies[2].limit).toBe(5);
   });
 
+  it('keeps a refusal for lack of a permission (403 naming the node) as problems, not as "log in first"', async () => {
+    const errors = [{ node: 'py', edge: null, field: 'type',
+      message: "node 'py' runs Python code: only users with the permission to run Python code may save a pipeline with one" }];
+    respond(403, { detail: "node 'py' runs Python code (transform.python): ...", errors });
+    const unauthorized = vi.fn();
+    setUnauthorizedHandler(unauthorized);
+    const failure = (await api.createPipeline({ name: 'x', definition: emptyDefinition() }).catch((error: unknown) => error)) as ApiError;
+    expect(failure.status).toBe(403);
+    expect(failure.problems).toEqual(errors);
+    expect(failure.message).toMatch(/^node 'py' runs Python code/);
+    expect(isAuthenticationError(failure)).toBe(false);
+    expect(unauthorized).not.toHaveBeenCalled();
+  });
+
   it('uses the detail of other errors as the message', async () => {
     respond(409, { detail: 'run 4 already ended with status FINISHED' });
     await expect(api.cancelRun(4)).rejects.toMatchObject({ status: 409, message: 'run 4 already ended with status FINISHED', problems: [] });
