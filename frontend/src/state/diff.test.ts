@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sampleDefinition } from '../testing/fixtures';
-import { describeChange, diffDefinitions, diffGraph, fieldChanges, isEmptyDiff } from './diff';
+import { changedLines, describeChange, diffDefinitions, diffGraph, fieldChanges, isEmptyDiff } from './diff';
 
 function edited() {
   const to = sampleDefinition();
@@ -57,5 +57,16 @@ describe('definition diff', () => {
     const change = { path: 'params.expression', from: 'x["user"]', to: '{"user": x["user"],\n "n": 1}' };
     expect(describeChange(change)).toBe('params.expression: x["user"] → {"user": x["user"],\n "n": 1}');
     expect(describeChange({ path: 'params.fields', from: ['a'], to: { b: 1 } })).toBe('params.fields: ["a"] → {"b":1}');
+  });
+});
+
+describe('code in a diff', () => {
+  it('shows a Python function that changed as the lines that changed', () => {
+    const before = 'def process(records):\n    out = []\n    return [r + 1 for r in records]\n';
+    const after = 'def process(records):\n    out = []\n    return [r + 2 for r in records]\n';
+    expect(describeChange({ path: 'params.code', from: before, to: after })).toBe(
+      'params.code:\n-     return [r + 1 for r in records]\n+     return [r + 2 for r in records]');
+    expect(changedLines('a\nb', 'a\nc\nb')).toEqual(['+ c']);
+    expect(changedLines('a\nb\nc', 'a\nc')).toEqual(['- b']);
   });
 });

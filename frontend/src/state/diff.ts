@@ -127,7 +127,46 @@ export function showValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** "params.expression: x → x * 2" */
+/** Text of more lines than this (a Python function's code) is shown as the lines that changed. */
+const WHOLE_TEXT_LINES = 2;
+
+/**
+ * The lines that differ between two texts, in order: "- " for a removed line, "+ " for an added
+ * one (a longest-common-subsequence diff; code params are small, so its quadratic table is too).
+ */
+export function changedLines(from: string, to: string): string[] {
+  const a = from.split('\n');
+  const b = to.split('\n');
+  const common: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i -= 1) {
+    for (let j = b.length - 1; j >= 0; j -= 1) {
+      common[i][j] = a[i] === b[j] ? common[i + 1][j + 1] + 1 : Math.max(common[i + 1][j], common[i][j + 1]);
+    }
+  }
+  const lines: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      i += 1;
+      j += 1;
+    } else if (i < a.length && (j === b.length || common[i + 1][j] >= common[i][j + 1])) {
+      lines.push(`- ${a[i]}`);
+      i += 1;
+    } else {
+      lines.push(`+ ${b[j]}`);
+      j += 1;
+    }
+  }
+  return lines;
+}
+
+/** "params.expression: x → x * 2"; for code, "params.code:" and the lines that changed. */
 export function describeChange(change: FieldChange): string {
-  return `${change.path}: ${showValue(change.from)} → ${showValue(change.to)}`;
+  const { from, to } = change;
+  if (typeof from === 'string' && typeof to === 'string'
+      && Math.max(from.split('\n').length, to.split('\n').length) > WHOLE_TEXT_LINES) {
+    return [`${change.path}:`, ...changedLines(from, to)].join('\n');
+  }
+  return `${change.path}: ${showValue(from)} → ${showValue(to)}`;
 }
