@@ -75,3 +75,38 @@ def test_nodes_show_their_operators_numbers_and_open_their_subtasks(live_studio,
     expect(drilldown).to_have_attribute("data-node", "gen")
     page.get_by_test_id("node-gen").click()
     expect(page.get_by_test_id("node-drilldown")).to_have_count(0)
+
+
+SLOW_CODE = '''import time
+
+
+def process(records):
+    time.sleep(0.05)  # a sink-side call that keeps the job waiting: 20 batches a second at most
+    return records
+'''
+
+
+def test_a_slow_operator_turns_its_upstream_backpressured(live_studio, page, artifacts):
+    # gen runs as fast as it can into a rebalance edge; the slow operator behind it takes a batch per 50 ms,
+    # so gen spends its time waiting for credit: Flink's picture of a slow sink
+    definition = {
+        "format": 1, "name": "e2e-backpressure", "mode": "streaming", "parallelism": 1,
+        "checkpointing": {"interval_ms": 1000},
+        "nodes": [
+            {"id": "gen", "type": "source.datagen", "params": {"count": None, "rate": 0}},
+            {"id": "slow", "type": "transform.python", "params": {"code": SLOW_CODE}},
+            {"id": "out", "type": "sink.collect", "params": {"max_records": 100}},
+        ],
+        "edges": [{"id": "e1", "from": "gen", "to": "slow", "partitioning": "rebalance"},
+                  {"id": "e2", "from": "slow", "to": "out"}],
+    }
+    pipeline = api_call(page, live_studio, "POST", "/api/pipelines", {"name": "e2e-backpressure",
+                                                                      "definition": definition})
+    run = api_call(page, live_studio, "POST", f"/api/pipelines/{pipeline['id']}/runs", {})
+    page.goto(f"{live_studio}/runs/{run['id']}")
+    expect(page.get_by_test_id("run-status")).to_have_text("RUNNING", timeout=240_000)
+    expect(page.get_by_test_id("node-gen")).to_have_attribute("data-activity", "backpressured", timeout=60_000)
+    expect(page.get_by_test_id("node-slow")).not_to_have_attribute("data-activity", "backpressured")
+    page.screenshot(path=str(artifacts / "run-backpressured.png"))
+    api_call(page, live_studio, "POST", f"/api/runs/{run['id']}/cancel", {})
+    expect(page.get_by_test_id("run-status")).to_have_text("CANCELED", timeout=60_000)
