@@ -144,7 +144,7 @@ def test_joins_stay_exactly_once_when_slots_die(deployment, tmp_path, join):
 def test_a_join_stopped_at_parallelism_2_continues_at_3_exactly_once(deployment, tmp_path, join):
     """The savepoint holds both sides' buffered records by key group; three subtasks take them over."""
     sink_dir = tmp_path / "out"
-    handle = deployment.submit(join_job(sink_dir, join, rate=500), checkpoint_dir=str(tmp_path / "c1"))
+    handle = deployment.submit(join_job(sink_dir, join, rate=300), checkpoint_dir=str(tmp_path / "c1"))
     wait_until(lambda: committed(sink_dir), 120, "some committed output before the stop")
     location = handle.stop_with_savepoint(drain=False).result(60)
     first = handle.wait(60)
