@@ -119,7 +119,10 @@ class NetworkInput:
             if self._kill_hook is not None:
                 maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
             self.records_in += len(item)
-            self._process_batch(item)
+            if self._channel_targets is None:
+                self._process_batch(item)
+            else:  # a join: the channel's side (as in process_input)
+                self._channel_targets[channel](item)
             return MORE_AVAILABLE
         return self._process_event(channel, item)
 
