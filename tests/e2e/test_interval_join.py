@@ -1,5 +1,6 @@
-"""In a real browser: draw two sources into an interval join through its left and right inputs, save,
-run it on Spark and see the joined pairs in the collected records."""
+"""In a real browser: draw two sources into an interval join through its left and right inputs and a
+late-records edge from its late_left port, save, run it on Spark, and find the joined pairs and the
+late record at their sinks."""
 from __future__ import annotations
 
 import re
@@ -17,11 +18,11 @@ def test_an_interval_join_is_drawn_with_its_two_sides_and_runs(live_studio, page
     log_in(page, live_studio, admin_password(tmp_path_factory))
     page.goto(live_studio + "/")
     for operator in ("source.datagen", "source.datagen", "transform.watermark", "transform.watermark",
-                     "join.interval", "sink.collect"):
+                     "join.interval", "sink.collect", "sink.collect"):
         page.get_by_test_id(f"palette-{operator}").click()
     nodes = page.locator('[data-testid^="node-"]')
-    expect(nodes).to_have_count(6)
-    orders, clicks, order_time, click_time, join, out = (nodes.nth(index) for index in range(6))
+    expect(nodes).to_have_count(7)
+    orders, clicks, order_time, click_time, join, out, late = (nodes.nth(index) for index in range(7))
     expect(join.get_by_test_id("side-left")).to_be_visible()
     expect(join.get_by_test_id("side-right")).to_be_visible()
 
@@ -30,12 +31,17 @@ def test_an_interval_join_is_drawn_with_its_two_sides_and_runs(live_studio, page
     connect(page, order_time, join, side="left")
     connect(page, click_time, join, side="right")
     connect(page, join, out)
-    expect(page.locator(".react-flow__edge")).to_have_count(5)
+    connect(page, join, late, port="late_left")
+    expect(page.locator(".react-flow__edge")).to_have_count(6)
     page.get_by_test_id("auto-layout").click()  # edge labels clear of the nodes
 
-    for source, count, expression in ((orders, "30", '{"k": x % 3, "t": x}'), (clicks, "10", '{"k": x % 3, "t": x * 3}')):
+    # The orders come at 10 a second and the last one is back at time 0. The ten clicks are over at
+    # once, so by then only the orders hold event time back, at 27: that order is late.
+    for source, count, rate, expression in ((orders, "30", "10", '{"k": x % 3, "t": x if x < 29 else 0}'),
+                                            (clicks, "10", "0", '{"k": x % 3, "t": x * 3}')):
         source.click()
         page.get_by_test_id("param-count").fill(count)
+        page.get_by_test_id("param-rate").fill(rate)
         page.get_by_test_id("param-expression").fill(expression)
     for assigner in (order_time, click_time):
         assigner.click()
@@ -67,3 +73,5 @@ def test_an_interval_join_is_drawn_with_its_two_sides_and_runs(live_studio, page
     collected = api_call(page, live_studio, "GET", f"/api/runs/{run_id}")["collected"][out_id]
     # the keys agree only where the click's x is a multiple of 3: times 0, 9, 18 and 27
     assert sorted(collected) == [[0, 0], [9, 9], [18, 18], [27, 27]]
+    late_id = late.get_attribute("data-testid").removeprefix("node-")
+    assert api_call(page, live_studio, "GET", f"/api/runs/{run_id}")["collected"][late_id] == [{"k": 2, "t": 0}]
