@@ -41,8 +41,13 @@ def write_events(events: list[dict]) -> Path:
 
 @st.composite
 def events_strategy(draw):
-    """Events whose time mostly grows (a few steps a window) but jumps back now and then (some late)."""
-    values = draw(st.sampled_from([st.integers(-50, 50), st.integers(-50, 50) | st.floats(-10, 10, allow_nan=False)]))
+    """Events whose time mostly grows (a few steps a window) but jumps back now and then (some late).
+
+    Float values are multiples of 1/4: their sums are exact in any order, so folding partials
+    (which sums in another order) must give the very same floats. Arbitrary floats differ in the
+    last bit between orders, in any engine."""
+    quarters = st.integers(-40, 40).map(lambda quarter: quarter / 4)
+    values = draw(st.sampled_from([st.integers(-50, 50), st.integers(-50, 50) | quarters]))
     steps = draw(st.lists(st.tuples(st.sampled_from(["a", "b", "c", 1, 2]), values,
                                     st.integers(0, 40), st.integers(-400, 0)), min_size=10, max_size=200))
     events, now = [], 0
