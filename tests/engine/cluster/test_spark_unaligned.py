@@ -27,6 +27,8 @@ COUNT = 60_000
 KEYS = 11
 SLOW = "x[1] * 0 + (sum([x[1]] * 40000) + sum([x[1]] * 40000)) // 80000"
 """About 0.6 ms per record, leaving the running sum unchanged."""
+SLOWEST = "x[1] * 0 + (sum([x[1]] * 49000) + sum([x[1]] * 49000)) // 98000"
+"""About 1.5 ms per record (an expression may build lists of 100,000 items in all)."""
 
 
 def pipeline(output_dir) -> dict:
@@ -85,3 +87,36 @@ def test_slot_kills_with_unaligned_checkpoints_leave_the_committed_output_exact(
         finals[key] = max(finals.get(key, 0), total)
     assert finals == totals
     assert kills.kills == KILLS, f"only {kills.kills} kills happened before the job ended"
+
+
+@pytest.mark.parametrize("before,after", [(2, 3)], ids=["2to3"])
+def test_an_unaligned_checkpoint_restores_its_in_flight_data_at_a_new_parallelism_on_spark(
+        spark_session, tmp_path, before, after):
+    """The in-flight buffers of a backpressured unaligned checkpoint, persisted by slot processes on
+    both sides of TCP channels, are redistributed by key group when the job restarts at 3."""
+    from tests.engine.cluster.test_unaligned_exactly_once import (committed_lines, completed_checkpoints_of,
+                                                                   expected_lines, rescalable)
+    from tests.support import wait_until
+
+    events: list[dict] = []
+    # paced, and 1.5 ms per record downstream: the source is still emitting, and backpressured, at the checkpoint
+    first = SparkJobMaster(normalise_definition(rescalable(tmp_path / "out", before, rate=2000, slow=SLOWEST)),
+                           checkpoint_dir=str(tmp_path / "c1"), on_event=events.append,
+                           spark_session=spark_session, config={"batch_size": 64})
+    handle = first.start()
+    wait_until(lambda: sum(m.get("records_in", 0) for task, m in handle.metrics().items()
+                           if task.startswith("sum")) > 0, 120, "records reaching the bottleneck")
+    location = handle.trigger_checkpoint().result(60)
+    handle.cancel()
+    handle.wait(60)
+    [taken] = [e for e in completed_checkpoints_of(events) if e["external_path"] == location]
+    assert taken["unaligned"] and taken["persisted_data"] > 0, "the checkpoint held no in-flight data"
+
+    second = SparkJobMaster(normalise_definition(rescalable(tmp_path / "out", after, interval_ms=200, slow=SLOW)),
+                            checkpoint_dir=str(tmp_path / "c2"), restore=location, spark_session=spark_session,
+                            config={"batch_size": 64})
+    outcome = second.run()
+    assert outcome.status == "FINISHED", outcome.failure_cause
+    lines = committed_lines(tmp_path / "out")
+    missing, doubled = expected_lines() - lines, lines - expected_lines()
+    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"

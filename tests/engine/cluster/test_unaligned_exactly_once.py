@@ -112,12 +112,14 @@ def test_committed_output_is_exact_despite_kills_with_unaligned_checkpoints(tmp_
     assert persisted > 0, "no checkpoint persisted in-flight data"
 
 
-def rescalable(sink_dir, parallelism: int, interval_ms: int = 86_400_000) -> dict:
+def rescalable(sink_dir, parallelism: int, interval_ms: int = 86_400_000, *, rate: float = 0,
+               slow: str = VERY_SLOW) -> dict:
     """The pipeline with its source at parallelism 2 whatever the rest runs at: each key's
     numbers keep coming from one source subtask, in order, so the running sums stay fixed.
     By default checkpoints come only when the test asks for one."""
-    spec = definition(sink_dir, parallelism, {"unaligned": True}, slow=VERY_SLOW)
+    spec = definition(sink_dir, parallelism, {"unaligned": True}, slow=slow)
     spec["checkpointing"]["interval_ms"] = interval_ms
+    spec["nodes"][0]["params"]["rate"] = rate
     spec["nodes"][0]["parallelism"] = 2
     return spec
 
