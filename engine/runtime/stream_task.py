@@ -677,6 +677,13 @@ class StreamTask:
                                     input_state=input_state, awaiting_barriers=True):
             self._unaligned_input = (barrier.id, input_state)
             self.input.record_channels(pending, input_state)
+            # a barrier of this checkpoint already queued here (an aligned one, sent before the
+            # switch) overtakes what is ahead of it now: that becomes channel state
+            overtaking = CheckpointBarrier(barrier.id, barrier.timestamp, {**barrier.options, "unaligned": True})
+            for channel in pending:
+                overtaken = self.gate.channels[channel].overtake_barrier(overtaking)
+                if overtaken:
+                    input_state[channel].extend(in_flight_state(overtaken))
 
     def unaligned_barrier_received(self, channel: int, barrier: CheckpointBarrier) -> None:
         self.input.stop_recording(channel)

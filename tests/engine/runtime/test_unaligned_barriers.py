@@ -208,3 +208,37 @@ def test_an_aligned_barrier_still_queued_at_the_timeout_is_turned_unaligned_in_p
     assert channel.overtake_barrier(converted) == [[1]]
     assert [gate.poll_next()[1] for _ in range(3)] == [converted, [1], [2]]
     assert not channel.holds_barrier(3) and channel.overtake_barrier(converted) is None
+
+
+def test_switching_to_unaligned_pulls_a_queued_aligned_barrier_ahead_and_keeps_what_it_overtook():
+    """The consumer side of the aligned timeout: a barrier that already left its producer (over TCP,
+    into the receiver's queue) is pulled ahead; the buffers before it are input channel state."""
+    from engine.runtime.io.stream_input import NetworkInput
+
+    class Task:
+        """Just the parts of StreamTask that trigger_unaligned_checkpoint uses."""
+
+        def __init__(self, gate):
+            self.gate = gate
+            self.input = NetworkInput(gate, None, lambda batch: None, lambda watermark: None)
+            self.performed = []
+            self._unaligned_input = None
+
+        def _perform_checkpoint(self, checkpoint_id, timestamp, options, alignment, **kwargs):
+            self.performed.append(checkpoint_id)
+            return True
+
+    from engine.runtime.stream_task import StreamTask
+
+    first, second = LocalChannel("a"), LocalChannel("b")
+    gate = InputGate([first, second])
+    queued = CheckpointBarrier(6, now_ms(), {"aligned_timeout_ms": 10})
+    second.push([1])
+    second.push([2])
+    second.push(queued)
+    second.push([3])
+    task = Task(gate)
+    StreamTask.trigger_unaligned_checkpoint(task, queued, {}, {0})
+    assert task.performed == [6]
+    assert task._unaligned_input[1] == {1: [[1], [2]]}
+    assert gate.poll_next()[1].id == 6  # served next, ahead of the buffers it overtook
