@@ -63,7 +63,10 @@ def test_unsaved_edits_are_not_lost_and_run_asks_for_the_version_message(live_st
 
     # Closing the tab with unsaved edits: the browser's own prompt (beforeunload).
     page.goto(f"{live_studio}/pipelines/{run['pipeline']}")
+    # the saved pipeline first (an edit typed before it loads would be replaced by it, leaving nothing unsaved)
+    expect(page.get_by_test_id("pipeline-name")).to_have_value("e2e-unsaved")
     page.get_by_test_id("pipeline-name").fill("closing with edits")
+    expect(page.get_by_test_id("save-status")).to_contain_text("Edited since v1")
     unload = []
     page.on("dialog", lambda dialog: (unload.append(dialog.type), dialog.accept()))
     page.close(run_before_unload=True)
