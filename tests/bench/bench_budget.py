@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.bench_studio import free_port, percentile, setup_django, start_daphne  # noqa: E402
+from tests.bench.bench_studio import free_port, percentile, setup_django, start_web_server  # noqa: E402
 
 ROUNDS = 3
 PHASE_S = 8.0
@@ -100,7 +100,7 @@ def main() -> int:
     setup_django(data_dir)
     keys = seed()
     port = free_port()
-    server = start_daphne(port)
+    server = start_web_server(port)
     quiet, hostile, outcomes = [], [], []
     try:
         measure_gets(port, keys["bystander"], 2.0)  # warm-up
