@@ -22,7 +22,9 @@ def test_an_interval_join_is_drawn_with_its_two_sides_and_runs(live_studio, page
         page.get_by_test_id(f"palette-{operator}").click()
     nodes = page.locator('[data-testid^="node-"]')
     expect(nodes).to_have_count(7)
-    orders, clicks, order_time, click_time, join, out, late = (nodes.nth(index) for index in range(7))
+    # by id, not by position: positions change with the layout and on the run page's graph
+    ids = [nodes.nth(index).get_attribute("data-testid") for index in range(7)]
+    orders, clicks, order_time, click_time, join, out, late = (page.get_by_test_id(node_id) for node_id in ids)
     expect(join.get_by_test_id("side-left")).to_be_visible()
     expect(join.get_by_test_id("side-right")).to_be_visible()
 
