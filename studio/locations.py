@@ -97,18 +97,14 @@ def source_warnings(definition: dict, policy: Policy) -> list[dict]:
 def matches_a_file(path: str) -> bool:
     """Whether a local file source over ``path`` (a file, a directory or a glob) would read a file.
 
-    The file source's rule (``engine``'s ``list_files``): directories are read recursively, and
-    names starting with ``.`` or ``_`` (hidden, or a writer's temporary files) are not data. Stops
-    at the first file it finds."""
-    candidates = glob.iglob(path, recursive=True) if set("*?[") & set(path) else iter((path,))
-    for candidate in candidates:
-        if os.path.isfile(candidate) and _is_data(candidate):
-            return True
-        if os.path.isdir(candidate):
-            for _directory, _subdirectories, files in os.walk(candidate):
-                if any(_is_data(name) for name in files):
-                    return True
-    return False
+    The file source's rule (``engine``'s ``list_files``): a directory is read recursively, a glob
+    reads the files it matches (not the directories), and names starting with ``.`` or ``_``
+    (hidden, or a writer's temporary files) are not data. Stops at the first file it finds."""
+    if set("*?[") & set(path):  # a glob names files; the directories it matches are not read
+        return any(os.path.isfile(match) and _is_data(match) for match in glob.iglob(path, recursive=True))
+    if os.path.isdir(path):
+        return any(any(_is_data(name) for name in files) for _directory, _subdirectories, files in os.walk(path))
+    return os.path.isfile(path) and _is_data(path)
 
 
 def _is_data(name: str) -> bool:

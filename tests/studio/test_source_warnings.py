@@ -53,3 +53,4 @@ def test_matching_follows_the_file_source_rules(tmp_path):
     assert matches_a_file(str(tmp_path / "nested"))
     assert matches_a_file(str(tmp_path / "nested" / "*" / "*.jsonl"))
     assert matches_a_file(str(tmp_path / "nested" / "day=1" / "part-0.jsonl"))
+    assert not matches_a_file(str(tmp_path / "nested" / "*")), "a glob reads the files it matches, not directories"
