@@ -37,11 +37,7 @@ async def request(app, path: str = "/api/runs/1", kind: str = "http") -> dict:
     return {"status": start["status"], "headers": dict(start["headers"]), "body": body}
 
 
-def test_requests_past_the_limit_are_shed_at_once_and_admitted_ones_finish():
-    asyncio.run(_past_the_limit())
-
-
-async def _past_the_limit():
+async def test_requests_past_the_limit_are_shed_at_once_and_admitted_ones_finish():
     inner = HeldApp()
     app = LoadSheddingMiddleware(inner, limit=3, retry_after_s=2)
     admitted = [asyncio.create_task(request(app)) for _ in range(3)]
@@ -60,11 +56,7 @@ async def _past_the_limit():
     assert (app.in_flight, app.shed) == (0, 1)
 
 
-def test_websockets_are_never_shed():
-    asyncio.run(_websocket())
-
-
-async def _websocket():
+async def test_websockets_are_never_shed():
     seen = []
 
     async def inner(scope, receive, send):
@@ -145,11 +137,7 @@ def test_writes_page_loads_and_health_are_never_shed_for_waiting(stale_middlewar
     assert served == ["/api/runs/1", "/api/runs/1/stop", "/runs/1", "/api/health"]
 
 
-def test_the_admission_stamp_reaches_the_app(settings):
-    asyncio.run(_stamped())
-
-
-async def _stamped():
+async def test_the_admission_stamp_reaches_the_app():
     from studio.load_shedding import ADMITTED_AT
 
     scopes = []

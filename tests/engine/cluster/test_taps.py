@@ -59,7 +59,7 @@ def test_a_stuck_sample_consumer_never_backpressures_the_job(deployment, tmp_pat
         handle.open_tap("e1", lambda sample: stuck.wait(), {"records_per_second": 1000})
         wait_until(lambda: records_out(handle) > 0, 30, "metrics")
         before = records_out(handle)
-        wait_until(lambda: records_out(handle) > before + 4000, 60, "4,000 more records while the sink is stuck")
+        assert wait_until(lambda: records_out(handle) > before + 4000, 60, "4,000 more records while the sink is stuck")
     finally:
         stuck.set()
         handle.cancel()
