@@ -42,40 +42,18 @@ from __future__ import annotations
 import itertools
 
 from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch
-from engine.runtime.operators.aggregate import AGGREGATE_FUNCTIONS, batch_value_function
-from engine.runtime.operators.base import StreamOperator
-from engine.runtime.operators.window import _ADD
-from engine.runtime.timer_service import EventTimeTimers
-
-_NO_WATERMARK = -(2**63)
+from engine.runtime.operators.window import KeyedEventTimeWindow
 
 
-class SessionWindowOperator(StreamOperator):
+class SessionWindowOperator(KeyedEventTimeWindow):
     """Aggregates keyed sessions of records no more than ``gap_ms`` apart."""
 
     def __init__(self, node, context):
         super().__init__(node, context)
-        if context.batch_key_function is None:
-            raise ValueError(f"'{self.node_id}' is keyed and needs a hash edge with a key in front of it")
         self.gap = int(self.params["gap_ms"])
         if self.gap <= 0:
             raise ValueError("the session gap must be positive")
-        self.function = self.params.get("function", "sum")
-        if self.function not in AGGREGATE_FUNCTIONS:
-            raise ValueError(f"unknown aggregate function '{self.function}'")
-        self.keys_of = context.batch_key_function
-        self.values_of = batch_value_function(self.params.get("value", "x"))
-        self.add = _ADD[self.function]
-        """Merges two accumulators, and folds a value into one (a count folds the value 1)."""
-        self.lateness = int(self.params.get("allowed_lateness_ms") or 0)
-        if self.lateness < 0:
-            raise ValueError("allowed lateness must not be negative")
-        self.timers = EventTimeTimers()
-        self.cleanup_timers = EventTimeTimers()
-        self.watermark = _NO_WATERMARK
         self.sessions = None
-        self.fired = None
-        self.late_records = 0
 
     def initialize_state(self):
         self.sessions = self.context.keyed_state().map_state("sessions")

@@ -38,24 +38,22 @@ _MISSING = object()
 _ADD = {"sum": operator.add, "count": operator.add, "min": min, "max": max}
 
 
-class WindowOperator(StreamOperator):
-    """Aggregates keyed event-time windows of ``size_ms`` starting every ``slide_ms``."""
+class KeyedEventTimeWindow(StreamOperator):
+    """What every keyed event-time window shares (tumbling, sliding, session): the key and value
+    of each record, the aggregate function, allowed lateness, and the timers that fire windows
+    (``timers``) and drop fired ones once their lateness ran out (``cleanup_timers``)."""
 
-    def __init__(self, node, context, size_ms: int, slide_ms: int):
+    def __init__(self, node, context):
         super().__init__(node, context)
         if context.batch_key_function is None:
             raise ValueError(f"'{self.node_id}' is keyed and needs a hash edge with a key in front of it")
-        if size_ms <= 0 or slide_ms <= 0:
-            raise ValueError("window size and slide must be positive")
-        self.size = size_ms
-        self.slide = slide_ms
         self.function = self.params.get("function", "sum")
         if self.function not in AGGREGATE_FUNCTIONS:
             raise ValueError(f"unknown aggregate function '{self.function}'")
         self.keys_of = context.batch_key_function
         self.values_of = batch_value_function(self.params.get("value", "x"))
         self.add = _ADD[self.function]
-        """Folds a value into a window's accumulator (a count folds the value 1)."""
+        """Folds a value into an accumulator, and merges two (a count folds the value 1)."""
         self.lateness = int(self.params.get("allowed_lateness_ms") or 0)
         if self.lateness < 0:
             raise ValueError("allowed lateness must not be negative")
@@ -63,9 +61,20 @@ class WindowOperator(StreamOperator):
         self.cleanup_timers = EventTimeTimers()
         """Allowed lateness: when a fired window's state goes (``end - 1 + allowed_lateness_ms``)."""
         self.watermark = _NO_WATERMARK
-        self.windows = None
         self.fired = None
         self.late_records = 0
+
+
+class WindowOperator(KeyedEventTimeWindow):
+    """Aggregates keyed event-time windows of ``size_ms`` starting every ``slide_ms``."""
+
+    def __init__(self, node, context, size_ms: int, slide_ms: int):
+        super().__init__(node, context)
+        if size_ms <= 0 or slide_ms <= 0:
+            raise ValueError("window size and slide must be positive")
+        self.size = size_ms
+        self.slide = slide_ms
+        self.windows = None
         if context.pre_aggregated_input:  # partial aggregates arrive, not records (window_partials)
             self.process_batch = self._fold_partials
 
