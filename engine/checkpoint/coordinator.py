@@ -33,6 +33,10 @@ Checkpoints after tasks finished (seed 002, FLIP-147)
     ``JobGraph.describe``'s ``inputs``; without it every subtask is triggered and each
     decides, which is what sources and subtasks with finished input do.)
 
+    Once every source vertex finished, the next checkpoint is triggered at once rather than
+    after the interval (again at once if one was pending then): it is the one that lets the
+    two-phase-commit sinks commit their last data and the job end.
+
     ``_metadata`` lists, per vertex, the subtasks that had finished without acknowledging
     (before the trigger, or before reaching the barrier); a vertex whose subtasks all
     finished is skipped on restore. A subtask that acknowledged and finished afterwards is
@@ -151,6 +155,13 @@ class TaskTopology:
     def is_vertex_finished(self, vertex: str, finished_per_vertex: dict) -> bool:
         return finished_per_vertex.get(vertex, 0) >= self._parallelism.get(vertex, 1)
 
+    def only_draining_vertices_run(self, finished_per_vertex: dict) -> bool:
+        """Whether every source vertex (one without inputs) finished while some vertex still
+        runs: no record can enter the job any more, what runs only drains. O(vertices),
+        asked only when a vertex finished."""
+        running = [vertex for vertex in self._parallelism if not self.is_vertex_finished(vertex, finished_per_vertex)]
+        return bool(running) and all(self._inputs.get(vertex) for vertex in running)
+
     def upstream_finished(self, task: TaskId, finished: set, finished_per_vertex: dict) -> bool:
         """Whether every subtask feeding ``task`` finished (true for sources)."""
         for source in self.all_to_all_sources(task[0]):
@@ -224,6 +235,7 @@ class CheckpointCoordinator:
         self._consecutive_failures = 0
         self._last_completion = 0.0  # monotonic
         self._next_trigger = None  # monotonic; None: periodic triggering off
+        self._drained_from: int | None = None  # guarded by: self._lock; first checkpoint id after the input ended
         self._paused = False
         self._shutdown = False
         self._thread: threading.Thread | None = None
@@ -277,6 +289,7 @@ class CheckpointCoordinator:
         restored as finished) and must not be forgotten.
         """
         with self._lock:
+            self._drained_from = None
             if tasks is None:
                 self._finished.clear()
                 self._finished_per_vertex.clear()
@@ -481,7 +494,33 @@ class CheckpointCoordinator:
                         continue
                 if self._topology.known and pending.id in self._pending:
                     self._trigger_new_sources_locked(pending, task)
+            self._note_input_drained_locked(task)
         self._deliver_events()
+
+    def _note_input_drained_locked(self, finished: TaskId) -> None:
+        """Trigger the next checkpoint now once no record can enter the job any more.
+
+        What still runs then drains what is in flight, and a two-phase-commit sink among it
+        waits for a checkpoint to commit its last data: the job cannot end before. Waiting
+        out the interval added up to ``interval_ms`` to every bounded job's end (Flink waits
+        for the next periodic one); nothing is gained by waiting, since no further input can
+        come. The checkpoint's barriers follow the last records (a subtask triggered before
+        its input ended holds the trigger until it ended), so it covers all of them.
+        """
+        topology = self._topology
+        if self._drained_from is not None or not topology.known:
+            return
+        if not topology.is_vertex_finished(finished[0], self._finished_per_vertex):
+            return  # the question changes only when a whole vertex finished
+        if topology.only_draining_vertices_run(self._finished_per_vertex):
+            self._drained_from = self._next_id
+            self._checkpoint_soon_locked()
+
+    def _checkpoint_soon_locked(self) -> None:
+        """Move the next periodic trigger to now (min pause, concurrency and stops still apply)."""
+        if self._next_trigger is not None and not self._paused:
+            self._next_trigger = min(self._next_trigger, time.monotonic())
+            self._wakeup.notify_all()
 
     def _trigger_new_sources_locked(self, pending: PendingCheckpoint, finished: TaskId) -> None:
         topology = self._topology
@@ -523,6 +562,8 @@ class CheckpointCoordinator:
                 self._fail_locked(older, f"Checkpoint subsumed by checkpoint {pending.id}.", counted=False)
             self._completed.append({**metadata, "_stats": pending.stats})
             self._discard_beyond_retained_locked()
+            if self._drained_from is not None and pending.id < self._drained_from:
+                self._checkpoint_soon_locked()  # triggered before the input ended: the last data needs the next one
 
     def _discard_beyond_retained_locked(self) -> None:
         retained = max(1, int(self.settings.get("retained", 1)))

@@ -1,6 +1,9 @@
 """The coordinator after tasks finished: sources of the moment, finished vertices, stop savepoints."""
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from engine.checkpoint.coordinator import CheckpointCoordinator, CheckpointException
@@ -148,3 +151,62 @@ def test_a_failed_stop_lets_periodic_checkpoints_resume(setup):
         stop.result(1)
     coordinator._next_trigger = 0.0
     assert coordinator._should_trigger_locked(1.0)
+
+
+class SignallingSlot(FakeSlot):
+    """A FakeSlot that signals each trigger, for a coordinator whose timer thread runs."""
+
+    def __init__(self):
+        super().__init__()
+        self.triggered = threading.Event()
+
+    def trigger_checkpoint(self, checkpoint_id, timestamp_ms, options):
+        super().trigger_checkpoint(checkpoint_id, timestamp_ms, options)
+        self.triggered.set()
+
+
+@pytest.fixture
+def hourly(tmp_path):
+    """A started coordinator whose periodic checkpoints come once an hour."""
+    slot = SignallingSlot()
+    coordinator = CheckpointCoordinator({"interval_ms": 3_600_000, "timeout_ms": 60000},
+                                        CheckpointStorage(str(tmp_path)), [slot], TASKS, vertices=graph().describe())
+    coordinator.start()
+    yield coordinator, slot
+    coordinator.shutdown()
+
+
+def test_once_no_record_can_enter_the_job_the_next_checkpoint_comes_at_once(hourly):
+    coordinator, slot = hourly
+    for task in [("src", 0), ("src", 1)]:
+        coordinator.task_finished(task)
+    assert not coordinator._should_trigger_locked(time.monotonic()), "side#0 still reads: no reason to hurry"
+    coordinator.task_finished(("side", 0))
+    assert slot.triggered.wait(30), "the last data waits an hour for its commit"
+    assert slot.triggers[0][1] == ["sum#0", "sum#1"]
+
+
+def test_a_checkpoint_pending_when_the_input_ended_is_followed_at_once(hourly):
+    coordinator, slot = hourly
+    first = coordinator.trigger_checkpoint()
+    for task in TASKS:
+        ack(coordinator, slot.triggers[0][0], task) if task[0] in ("src", "side") else None
+    for task in [("src", 0), ("src", 1), ("side", 0)]:
+        coordinator.task_finished(task)
+    slot.triggered.clear()
+    for task in [("sum", 0), ("sum", 1), ("sink", 0), ("sink", 1)]:
+        ack(coordinator, slot.triggers[0][0], task)
+    assert first.result(1)
+    assert slot.triggered.wait(30), "the checkpoint that commits the last data waits an hour"
+    assert slot.triggers[-1][0] == slot.triggers[0][0] + 1
+
+
+def test_a_checkpoint_after_the_input_ended_is_not_hurried_again(hourly):
+    coordinator, slot = hourly
+    for task in [("src", 0), ("src", 1), ("side", 0)]:
+        coordinator.task_finished(task)
+    assert slot.triggered.wait(30)
+    checkpoint_id = slot.triggers[-1][0]
+    for task in [("sum", 0), ("sum", 1), ("sink", 0), ("sink", 1)]:
+        ack(coordinator, checkpoint_id, task)
+    assert not coordinator._should_trigger_locked(time.monotonic()), "the next one keeps the interval"

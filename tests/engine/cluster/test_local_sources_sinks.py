@@ -124,3 +124,17 @@ def test_redis_source_resumes_after_its_checkpointed_id(cluster, tmp_path, redis
     metadata_position = json.dumps(savepoint)
     assert result.collected["out"][-1] == 129 and metadata_position
     assert result.collected["out"] == list(range(130 - len(result.collected["out"]), 130))
+
+
+def test_a_bounded_job_ends_without_waiting_out_the_checkpoint_interval(cluster, tmp_path):
+    """Its exactly-once sink commits on the checkpoint triggered once the sources finished,
+    not on the next periodic one an hour later."""
+    write_jsonl(tmp_path / "in", files=2, lines=500)
+    source = {"id": "files", "type": "source.file", "params": {"path": str(tmp_path / "in")}}
+    sink = {"id": "out", "type": "sink.file", "params": {"path": str(tmp_path / "out")}}
+    definition = {**job(source, sink, parallelism=2), "checkpointing": {"interval_ms": 3_600_000}}
+    result = cluster.run(definition, timeout=60, checkpoint_dir=str(tmp_path / "c"))
+    assert result.status == "FINISHED", result.failure
+    written = [json.loads(line) for path in sorted((tmp_path / "out").glob("part-*"))
+               for line in path.read_text().splitlines()]
+    assert sorted((r["f"], r["i"]) for r in written) == [(f, i) for f in range(2) for i in range(500)]

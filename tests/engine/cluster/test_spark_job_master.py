@@ -134,6 +134,18 @@ def exactly_once_pipeline(output_dir, count: int, rate: float) -> dict:
     }
 
 
+def test_a_bounded_job_ends_without_waiting_out_the_checkpoint_interval(spark_session, tmp_path):
+    """The checkpoint that commits the sink's last data comes once the source finished, not
+    an hour later with the next periodic one."""
+    definition = exactly_once_pipeline(tmp_path / "out", count=300, rate=0)
+    definition.update(parallelism=2, checkpointing={"interval_ms": 3_600_000})
+    job_master = SparkJobMaster(normalise_definition(definition), checkpoint_dir=str(tmp_path / "chk"),
+                                spark_session=spark_session)
+    outcome = job_master.run(timeout=120)
+    assert outcome.status == "FINISHED", outcome.failure_cause
+    assert sum(final_sums(committed_records(tmp_path / "out")).values()) == sum(range(300))
+
+
 def test_killed_slot_process_restarts_from_the_checkpoint_exactly_once(spark_session, tmp_path):
     """SIGKILL of a slot's Spark Python worker: the job restarts and the committed output is exact."""
     count = 1500
