@@ -94,6 +94,9 @@ class Use:
     sink: bool
     shared: bool = False
     local: bool = field(default=False)
+    address: str = ""
+    """Redis and PostgreSQL: the server and database reached, without credentials
+    (``redis://host:port/db``, ``postgresql://host:port/database``): what a sink claim names."""
 
 
 def location_fields(spec: dict[str, Any]) -> list[tuple[str, str]]:
@@ -144,20 +147,21 @@ def resolved_definition(definition: dict[str, Any], uses: list[Use]) -> dict[str
 def resolve(kind: str, value: str, policy: Policy, *, node_id: str = "", field_: str = "",
             sink: bool = False) -> Use:
     """Resolve one location parameter, or raise :class:`LocationRefused`."""
-    local = False
+    local, address = False, ""
     if kind == PATH:
         resolved, location, local = resolve_path(value, policy, write=sink)
     elif kind == URL:
         resolved, location = resolve_http_expression(value, policy)
     elif kind == REDIS:
-        resolved, location = resolve_redis(value or policy.default_redis, policy)
+        resolved, location, address = resolve_redis(value or policy.default_redis, policy)
     elif kind == POSTGRES:
-        resolved, location = resolve_postgres(value, policy)
+        resolved, location, address = resolve_postgres(value, policy)
     else:
         raise LocationRefused(f"unknown location kind {kind!r}: the studio cannot check it, so it refuses it")
     if sink and not location.write:
         raise LocationRefused(f"location {location.name!r} is granted to you for reading only")
-    return Use(node_id, field_, kind, resolved, location.name, sink, shared=location.shared, local=local)
+    return Use(node_id, field_, kind, resolved, location.name, sink, shared=location.shared, local=local,
+               address=address)
 
 
 # --- paths -----------------------------------------------------------------------------------
@@ -311,8 +315,8 @@ def check_url(parts: tuple[str, str, int, str], text: str, policy: Policy) -> tu
 # --- Redis and PostgreSQL ---------------------------------------------------------------------
 
 
-def resolve_redis(url: str, policy: Policy) -> tuple[str, Location]:
-    """The Redis server and database ``url`` connects to, checked against the redis grants."""
+def resolve_redis(url: str, policy: Policy) -> tuple[str, Location, str]:
+    """``url``, the redis grant holding it, and the server and database it connects to."""
     if not url:
         raise LocationRefused("no Redis URL, and the studio's own Redis is not granted to you")
     parts = urlsplit(url.strip())
@@ -335,12 +339,13 @@ def resolve_redis(url: str, policy: Policy) -> tuple[str, Location]:
         granted_db = granted.path.strip("/")
         if ((granted.hostname or "").lower() == host and (granted.port or 6379) == port
                 and (not granted_db or granted_db == str(db))):
-            return url, location
+            return url, location, f"{scheme}://{host}:{port}/{db}"
     raise LocationRefused(f"{_redact(url)!r}: Redis at {host}:{port} database {db} is not granted to you")
 
 
-def resolve_postgres(dsn: str, policy: Policy) -> tuple[str, Location]:
-    """The PostgreSQL server and database ``dsn`` connects to (as libpq reads it), checked against grants."""
+def resolve_postgres(dsn: str, policy: Policy) -> tuple[str, Location, str]:
+    """``dsn``, the postgres grant holding it, and the server and database it connects to (as libpq
+    reads it)."""
     from psycopg.conninfo import conninfo_to_dict
 
     try:
@@ -362,7 +367,7 @@ def resolve_postgres(dsn: str, policy: Policy) -> tuple[str, Location]:
         granted_db = granted.path.strip("/")
         if ((granted.hostname or "").lower() == host.lower() and (granted.port or 5432) == int(port)
                 and (not granted_db or granted_db == dbname)):
-            return dsn, location
+            return dsn, location, f"postgresql://{host.lower()}:{port}/{dbname}"
     raise LocationRefused(f"PostgreSQL at {host}:{port} database {dbname!r} is not granted to you")
 
 

@@ -17,13 +17,15 @@ from __future__ import annotations
 import glob
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
+from urllib.parse import quote
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from studio.location_policy import PATH, Location, LocationRefused, Policy, Use, resolve_path
+from studio.location_policy import PATH, POSTGRES, REDIS, Location, LocationRefused, Policy, Use, resolve_path
 from studio.models import Checkpoint, Pipeline, Run, SinkClaim, StorageLocation
 
 
@@ -115,10 +117,12 @@ def _is_data(name: str) -> bool:
 
 
 def sink_uses(definition: dict, policy: Policy) -> list[Use]:
-    """The path sinks of ``definition`` that resolve (the others are validation's problems already)."""
+    """The sink targets of ``definition`` that resolve (the others are validation's problems already):
+    a path sink's directory, and a Redis stream or PostgreSQL table named with its server and database
+    (``redis://host:port/db#stream``), so that two spellings of one target are one claim."""
     from engine.api import operator_spec
 
-    from studio.location_policy import location_fields, resolve
+    from studio.location_policy import location_fields
 
     uses = []
     nodes = definition.get("nodes") if isinstance(definition, dict) else None
@@ -127,13 +131,38 @@ def sink_uses(definition: dict, policy: Policy) -> list[Use]:
         if not spec or not spec["sink"]:
             continue
         params = node.get("params") if isinstance(node.get("params"), dict) else {}
+        node_id = str(node.get("id"))
         for name, kind in location_fields(spec):
-            if kind == PATH and isinstance(params.get(name), str) and params[name]:
-                try:
-                    uses.append(resolve(kind, params[name], policy, node_id=str(node.get("id")), field_=name,
-                                        sink=True))
-                except LocationRefused:
-                    continue
+            value = params.get(name)
+            if kind == PATH and isinstance(value, str) and value:
+                use = _resolved_or_none(kind, value, policy, node_id, name)
+                uses += [use] if use is not None else []
+            elif kind in (REDIS, POSTGRES) and (value is None or isinstance(value, str)):
+                use = _resolved_or_none(kind, value or "", policy, node_id, name)
+                uses += _named_targets(use, spec, params) if use is not None else []
+    return uses
+
+
+def _resolved_or_none(kind: str, value: str, policy: Policy, node_id: str, name: str) -> Use | None:
+    from studio.location_policy import resolve
+
+    try:
+        return resolve(kind, value, policy, node_id=node_id, field_=name, sink=True)
+    except LocationRefused:
+        return None
+
+
+def _named_targets(server: Use, spec: dict, params: dict) -> list[Use]:
+    """One use per ``x-sink-target`` parameter of a sink writing into ``server``: the stream or table
+    as ``<server address>#<name>`` (a table without schema is in ``public``)."""
+    uses = []
+    for name, schema in spec["params_schema"]["properties"].items():
+        target = params.get(name)
+        if not schema.get("x-sink-target") or not isinstance(target, str) or not target:
+            continue
+        if server.kind == POSTGRES and "." not in target:
+            target = f"public.{target}"
+        uses.append(replace(server, field=name, value=f"{server.address}#{quote(target, safe='')}"))
     return uses
 
 
@@ -256,7 +285,7 @@ def resolve_run_locations(run: Run, definition: dict) -> dict:
 
     policy = policy_for(run.created_by, run.pipeline)
     problems, uses = check_definition(definition, policy)
-    problems += sink_conflicts(run.pipeline, [use for use in uses if use.sink and use.kind == PATH])
+    problems += sink_conflicts(run.pipeline, sink_uses(definition, policy))
     if run.restore_path and run.restored_from_id is None:
         try:
             check_restore_path(run.created_by, run.restore_path)

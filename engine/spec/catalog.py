@@ -17,7 +17,9 @@ from typing import Any
 EXPRESSION = {"type": "string", "format": "expression", "minLength": 1}
 REDIS_URL = {"type": "string", "x-location": "redis", "description": "Redis URL; the studio's Redis when empty."}
 """Parameters naming a location carry ``"x-location"``: ``path`` | ``url`` | ``redis`` | ``postgres``,
-so that the studio can check them against what the user may reach."""
+so that the studio can check them against what the user may reach. A sink's parameter that
+names what it writes inside a server's location (a Redis stream, a PostgreSQL table) carries
+``"x-sink-target": true``: the studio lets one pipeline own it."""
 AGGREGATE_FUNCTIONS = ["sum", "count", "min", "max"]
 
 # Every number a parameter takes has a maximum: a definition is untrusted input, and a
@@ -271,7 +273,7 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "Appends each record as a stream entry. Exactly once by default: a checkpoint's entries are staged "
         "beside the stream and appended when it completes.",
         _params({
-            "stream": {"type": "string", "minLength": 1},
+            "stream": {"type": "string", "minLength": 1, "x-sink-target": True},
             "url": REDIS_URL,
             "delivery": {"type": "string", "enum": ["exactly_once", "at_least_once"], "default": "exactly_once",
                          "description": "exactly_once: entries appear when their checkpoint completes. "

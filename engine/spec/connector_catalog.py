@@ -20,7 +20,7 @@ def connector_operators() -> list[dict[str, Any]]:
 
     postgres_sink = _params({
         "url": POSTGRES_URL,
-        "table": TABLE,
+        "table": {**TABLE, "x-sink-target": True},
         "mode": {"type": "string", "enum": ["insert", "upsert"], "default": "insert",
                  "description": "insert: every record adds a row. upsert: a record replaces the row with the "
                                 "same key (INSERT ... ON CONFLICT DO UPDATE)."},

@@ -260,6 +260,62 @@ def test_a_shared_location_lets_several_pipelines_write(api, other_api, team):
     assert not SinkClaim.objects.exists()
 
 
+@pytest.mark.parametrize("type_, server, spellings", [
+    ("sink.redis_stream", "redis://shared-redis.internal:6379/2",
+     ["redis://shared-redis.internal:6379/2", "redis://SHARED-REDIS.internal?db=2", "redis://:pw@shared-redis.internal/2"]),
+    ("sink.postgres", "postgresql://shared-pg.internal:5432/app",
+     ["postgresql://a@shared-pg.internal/app", "host=shared-pg.internal dbname=app user=b password=x"]),
+])
+def test_a_stream_or_table_belongs_to_one_pipeline(api, other_api, user, other_user, grant, settings, tmp_path,
+                                                   type_, server, spellings):
+    """Two users granted one server: the first pipeline writing a stream or table owns it, however the
+    second spells the server's address; another stream or table, or another database, is free."""
+    settings.STUDIO_WORKSPACE_ROOT = str(tmp_path / "workspaces")
+    kind = "redis" if type_ == "sink.redis_stream" else "postgres"
+    target = "stream" if kind == "redis" else "table"
+    for someone in (user, other_user):
+        grant(someone, server.rsplit("/", 1)[0], kind=kind)
+
+    def save(client, url, name):
+        definition = definition_with(type_, "url", url)
+        definition["nodes"][-1]["params"][target] = name
+        return client.post("/api/pipelines", {"name": name, "definition": definition}, format="json")
+
+    mine = save(api, spellings[0], "orders")
+    assert mine.status_code == 201, mine.content
+    claim = SinkClaim.objects.get()
+    assert claim.target.endswith("#orders" if kind == "redis" else "#public.orders")
+    assert "pw" not in claim.target and "password" not in claim.target, "a claim holds no credentials"
+    for url in spellings:
+        for name in (["orders"] if kind == "redis" else ["orders", "public.orders"]):
+            theirs = save(other_api, url, name)
+            assert theirs.status_code == 400, (url, name, theirs.content)
+            assert "written by another pipeline" in refused_at(theirs.json()["errors"], target)[0]
+    assert save(other_api, spellings[0], "refunds").status_code == 201
+    elsewhere = server.rsplit("/", 1)[0] + ("/3" if kind == "redis" else "/reports")
+    assert save(other_api, elsewhere, "orders").status_code == 201
+
+
+def test_a_run_is_refused_when_its_stream_was_claimed_after_it_was_saved(api, other_api, user, other_user, grant,
+                                                                        settings, tmp_path):
+    """The run's driver checks the claims again: a pipeline saved before the rule (or the claim) existed
+    cannot write into a stream another pipeline owns."""
+    settings.STUDIO_WORKSPACE_ROOT = str(tmp_path / "workspaces")
+    for someone in (user, other_user):
+        grant(someone, "redis://shared-redis.internal:6379", kind="redis")
+    definition = definition_with("sink.redis_stream", "url", "redis://shared-redis.internal:6379/0")
+    definition["nodes"][-1]["params"]["stream"] = "orders"
+    mine = api.post("/api/pipelines", {"name": "a", "definition": definition}, format="json").json()
+    SinkClaim.objects.all().delete()  # as if saved before the claim existed
+    assert other_api.post("/api/pipelines", {"name": "b", "definition": definition}, format="json").status_code == 201
+    from studio.locations import LocationsRefused, resolve_run_locations
+
+    run = Run.objects.create(pipeline_id=mine["id"], version=Pipeline.objects.get(pk=mine["id"]).versions.latest("number"),
+                             created_by=user)
+    with pytest.raises(LocationsRefused, match="written by another pipeline"):
+        resolve_run_locations(run, definition)
+
+
 # --- snapshots ----------------------------------------------------------------------------------
 
 
