@@ -50,8 +50,9 @@ def python_operators() -> list[dict[str, Any]]:
     return [_operator(
         PYTHON_TYPE, "Python function",
         "Runs Python code written here on every batch: process(records) returns the records that leave. "
-        "Optional hooks: open(context) once per subtask, snapshot() at every checkpoint (any picklable "
-        "value) and restore(states) after a restore, with the snapshots this subtask takes over. Records keep "
+        "Optional hooks: open(context) once per subtask, snapshot() at every checkpoint (plain data: "
+        "containers, numbers, strings, bytes, dates, decimals) and restore(states) after a restore, with the "
+        "snapshots this subtask takes over. Records keep "
         "their event times when process returns one record per input, else they take the batch's newest. "
         "Only users with the permission to run Python code may save or run a pipeline containing it.",
         _params({"code": {"type": "string", "format": "python", "minLength": 1, "maxLength": MAX_CODE_CHARACTERS,

@@ -22,7 +22,10 @@ input's event times in order; otherwise every record takes the batch's newest ev
 State: each ``snapshot()`` value is pickled at once (the synchronous part of the checkpoint,
 so later changes to the value do not leak into it) and kept as this subtask's one element
 of operator list state; a restore at another parallelism deals the elements out round
-robin, which is why ``restore`` receives a list.
+robin, which is why ``restore`` receives a list. A snapshot value is data: Python's
+containers, numbers, strings, bytes, dates and decimals (``engine.runtime.state.safe_pickle``:
+a state file must not be able to run code when it is restored); an object of the code's own
+class fails the restore, naming the class.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ import pickle
 
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.operators.base import StreamOperator
+from engine.runtime.state import safe_pickle
 
 STATE_NAME = "python"
 
@@ -52,7 +56,7 @@ class PythonTransformOperator(StreamOperator):
         self.state = self.context.operator_state().list_state(STATE_NAME)
         restore = self.hooks["restore"]
         if self.context.is_restored and callable(restore):
-            restore([pickle.loads(element) for element in self.state.get()])
+            restore([safe_pickle.loads(element) for element in self.state.get()])
 
     def open(self):
         open_hook = self.hooks["open"]

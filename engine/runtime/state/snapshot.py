@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import pickle
 
+from engine.runtime.state import safe_pickle
 from engine.runtime.state.key_groups import KeyGroupRange
 from engine.runtime.state.keyed_state import KeyedStateSnapshot
 
@@ -102,7 +103,7 @@ def list_id(channel_id) -> list:
 
 def deserialise_task_state(data: bytes) -> dict:
     """Return the ``operators`` dict of a state file."""
-    payload = pickle.loads(data)
+    payload = safe_pickle.loads(data)
     if payload.get("format") != STATE_FILE_FORMAT:
         raise ValueError(f"unsupported state file format {payload.get('format')!r}")
     return payload["operators"]
@@ -110,6 +111,6 @@ def deserialise_task_state(data: bytes) -> dict:
 
 def deserialise_channel_state(data: bytes) -> dict:
     """Return ``{"input": [[channel id, items]], "output": [...]}`` of a state file (empty lists if none)."""
-    payload = pickle.loads(data)
+    payload = safe_pickle.loads(data)
     channels = payload.get("channels")
-    return pickle.loads(channels) if channels else {"input": [], "output": []}
+    return safe_pickle.loads(channels) if channels else {"input": [], "output": []}
