@@ -33,9 +33,11 @@ Checkpoints after tasks finished (seed 002, FLIP-147)
     ``JobGraph.describe``'s ``inputs``; without it every subtask is triggered and each
     decides, which is what sources and subtasks with finished input do.)
 
-    Once every source vertex finished, the next checkpoint is triggered at once rather than
-    after the interval (again at once if one was pending then): it is the one that lets the
-    two-phase-commit sinks commit their last data and the job end.
+    Once every source vertex finished while a vertex that waits for a final checkpoint runs
+    (``"awaits_final_checkpoint"`` in the topology: two-phase-commit sinks), the next
+    checkpoint is triggered at once rather than after the interval (again at once if one
+    was pending then): it is the one that lets those sinks commit their last data and the
+    job end. A job without such a sink ends without it, as before.
 
     ``_metadata`` lists, per vertex, the subtasks that had finished without acknowledging
     (before the trigger, or before reaching the barrier); a vertex whose subtasks all
@@ -121,6 +123,9 @@ class TaskTopology:
             for source, pattern in inputs:
                 self._outputs.setdefault(source, []).append((vertex, pattern))
         self.known = all("inputs" in facts for facts in vertices.values()) and bool(vertices)
+        self._awaiting = {vertex for vertex, facts in vertices.items() if facts.get("awaits_final_checkpoint", True)}
+        """Vertices whose subtasks wait for a checkpoint at the end of their input (two-phase-commit
+        sinks); every vertex when the describer does not say."""
 
     def producers(self, task: TaskId) -> list[TaskId]:
         """The upstream subtasks of ``task`` over pointwise edges (all-to-all ones: by count)."""
@@ -155,12 +160,13 @@ class TaskTopology:
     def is_vertex_finished(self, vertex: str, finished_per_vertex: dict) -> bool:
         return finished_per_vertex.get(vertex, 0) >= self._parallelism.get(vertex, 1)
 
-    def only_draining_vertices_run(self, finished_per_vertex: dict) -> bool:
-        """Whether every source vertex (one without inputs) finished while some vertex still
-        runs: no record can enter the job any more, what runs only drains. O(vertices),
-        asked only when a vertex finished."""
+    def awaiting_a_final_checkpoint(self, finished_per_vertex: dict) -> bool:
+        """Whether every source vertex (one without inputs) finished while a vertex that waits
+        for a final checkpoint still runs: no record can enter the job any more, and the job
+        cannot end without one more checkpoint. O(vertices), asked only when a vertex finished."""
         running = [vertex for vertex in self._parallelism if not self.is_vertex_finished(vertex, finished_per_vertex)]
-        return bool(running) and all(self._inputs.get(vertex) for vertex in running)
+        return (all(self._inputs.get(vertex) for vertex in running)
+                and any(vertex in self._awaiting for vertex in running))
 
     def upstream_finished(self, task: TaskId, finished: set, finished_per_vertex: dict) -> bool:
         """Whether every subtask feeding ``task`` finished (true for sources)."""
@@ -498,10 +504,11 @@ class CheckpointCoordinator:
         self._deliver_events()
 
     def _note_input_drained_locked(self, finished: TaskId) -> None:
-        """Trigger the next checkpoint now once no record can enter the job any more.
+        """Trigger the next checkpoint now once no record can enter the job any more and a
+        two-phase-commit sink waits for one.
 
-        What still runs then drains what is in flight, and a two-phase-commit sink among it
-        waits for a checkpoint to commit its last data: the job cannot end before. Waiting
+        What still runs then drains what is in flight, and the sink waits for a checkpoint
+        to commit its last data: the job cannot end before. Waiting
         out the interval added up to ``interval_ms`` to every bounded job's end (Flink waits
         for the next periodic one); nothing is gained by waiting, since no further input can
         come. The checkpoint's barriers follow the last records (a subtask triggered before
@@ -512,7 +519,7 @@ class CheckpointCoordinator:
             return
         if not topology.is_vertex_finished(finished[0], self._finished_per_vertex):
             return  # the question changes only when a whole vertex finished
-        if topology.only_draining_vertices_run(self._finished_per_vertex):
+        if topology.awaiting_a_final_checkpoint(self._finished_per_vertex):
             self._drained_from = self._next_id
             self._checkpoint_soon_locked()
 

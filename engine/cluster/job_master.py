@@ -61,6 +61,7 @@ from engine.plan.compiler import compile_job_graph
 from engine.plan.execution_ids import ExecutionState, ExecutionVertexID, TaskId, as_task_id, task_name
 from engine.plan.job_graph import build_job_graph
 from engine.runtime.io.network import output_channel_ids
+from engine.runtime.operators import awaits_final_checkpoint
 
 logger = logging.getLogger(__name__)
 
@@ -236,10 +237,19 @@ class JobMaster:
             section["interval_ms"] = 0  # savepoints only (if any)
         coordinator = CheckpointCoordinator(
             section, CheckpointStorage(self.checkpoint_dir), [_Participants(self)], self.all_tasks, self._emit,
-            vertices=self.job_graph.describe(), on_failure=self._on_checkpointing_failure,
+            vertices=self._described_vertices(), on_failure=self._on_checkpointing_failure,
             restored_from=self.initial_restore)
         coordinator.pause("the job is not running yet")
         return coordinator
+
+    def _described_vertices(self) -> dict:
+        """``JobGraph.describe`` plus, per vertex, whether it waits for a final checkpoint
+        (the coordinator hurries that one once every source finished)."""
+        described = self.job_graph.describe()
+        for vertex in self.job_graph.vertices:
+            described[vertex.id]["awaits_final_checkpoint"] = any(
+                awaits_final_checkpoint(node) for node in vertex.operators)
+        return described
 
     # -- public control (any thread) ---------------------------------------------------------
     def start(self, timeout: float | None = None) -> "JobHandle":

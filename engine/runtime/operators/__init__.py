@@ -44,12 +44,24 @@ OPERATOR_FACTORIES: dict[str, str] = {
 
 def create_operator(node: dict, context: OperatorContext) -> StreamOperator:
     """Build the runtime operator of a definition node."""
+    return _factory(node)(node, context)
+
+
+def awaits_final_checkpoint(node: dict) -> bool:
+    """Whether ``node``'s operator, at the end of its input, waits for a checkpoint covering its
+    last data (two-phase-commit sinks): before it is built, for the checkpoint coordinator.
+    A factory answers for the node with ``awaits_final_checkpoint(node)`` (classes inherit
+    :meth:`StreamOperator.awaits_final_checkpoint`)."""
+    check = getattr(_factory(node), "awaits_final_checkpoint", None)
+    return bool(check(node)) if check is not None else False
+
+
+def _factory(node: dict):
     target = OPERATOR_FACTORIES.get(node["type"])
     if target is None:
         raise ValueError(f"node '{node['id']}' has unknown operator type '{node['type']}'")
     module_name, factory_name = target.split(":")
-    factory = getattr(importlib.import_module(module_name), factory_name)
-    return factory(node, context)
+    return getattr(importlib.import_module(module_name), factory_name)
 
 
-__all__ = ["OPERATOR_FACTORIES", "OperatorContext", "StreamOperator", "create_operator"]
+__all__ = ["OPERATOR_FACTORIES", "OperatorContext", "StreamOperator", "awaits_final_checkpoint", "create_operator"]

@@ -72,6 +72,12 @@ class StreamOperator:
     requires_final_checkpoint = False
     """Two-phase-commit sinks: at end of input, wait for a checkpoint covering the last data."""
 
+    @classmethod
+    def awaits_final_checkpoint(cls, node: dict) -> bool:
+        """``requires_final_checkpoint`` of an instance for ``node`` in a job that takes
+        checkpoints, known before one is built."""
+        return False
+
     def __init__(self, node: dict, context: "OperatorContext"):
         self.node = node
         self.node_id: str = node["id"]

@@ -224,6 +224,13 @@ def redis_stream_source(node, context):
 
 def redis_stream_sink(node, context):
     """``sink.redis_stream``: exactly once unless ``delivery`` says at least once."""
-    if (node.get("params") or {}).get("delivery", "exactly_once") == "at_least_once":
+    if _at_least_once(node):
         return RedisStreamSink(node, context)
     return ExactlyOnceRedisStreamSink(node, context)
+
+
+def _at_least_once(node) -> bool:
+    return (node.get("params") or {}).get("delivery", "exactly_once") == "at_least_once"
+
+
+redis_stream_sink.awaits_final_checkpoint = lambda node: not _at_least_once(node)

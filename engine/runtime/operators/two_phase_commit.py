@@ -71,6 +71,10 @@ class TwoPhaseCommitSink(StreamOperator):
     def requires_final_checkpoint(self) -> bool:  # type: ignore[override]
         return self.checkpointing
 
+    @classmethod
+    def awaits_final_checkpoint(cls, node: dict) -> bool:
+        return True
+
     # -- hooks ---------------------------------------------------------------------------------
     def connect(self) -> None:
         """Reach the external system and check the configuration (before recovery)."""

@@ -201,6 +201,41 @@ def test_a_checkpoint_pending_when_the_input_ended_is_followed_at_once(hourly):
     assert slot.triggers[-1][0] == slot.triggers[0][0] + 1
 
 
+def test_a_job_whose_sinks_wait_for_no_checkpoint_ends_without_one(tmp_path):
+    """No two-phase-commit sink: what runs after the sources only drains, and ends by itself."""
+    slot = SignallingSlot()
+    vertices = graph().describe()
+    for facts in vertices.values():
+        facts["awaits_final_checkpoint"] = False
+    coordinator = CheckpointCoordinator({"interval_ms": 3_600_000}, CheckpointStorage(str(tmp_path)), [slot],
+                                        TASKS, vertices=vertices)
+    coordinator.start()
+    try:
+        for task in [("src", 0), ("src", 1), ("side", 0)]:
+            coordinator.task_finished(task)
+        assert not coordinator._should_trigger_locked(time.monotonic())
+    finally:
+        coordinator.shutdown()
+
+
+def test_the_job_master_marks_the_vertices_that_wait_for_a_final_checkpoint(tmp_path):
+    from engine.cluster.local import LocalCluster
+    from engine.spec import normalise_definition
+
+    definition = normalise_definition({
+        "format": 1, "parallelism": 1, "checkpointing": {"interval_ms": 1000},
+        "nodes": [{"id": "src", "type": "source.datagen", "params": {"count": 1}},
+                  {"id": "files", "type": "sink.file", "params": {"path": str(tmp_path / "out")}},
+                  {"id": "loose", "type": "sink.redis_stream", "params": {"stream": "s", "delivery": "at_least_once"}},
+                  {"id": "exact", "type": "sink.redis_stream", "params": {"stream": "t"}},
+                  {"id": "seen", "type": "sink.collect", "params": {}}],
+        "edges": [{"id": f"e{i}", "from": "src", "to": sink, "partitioning": "rebalance"}
+                  for i, sink in enumerate(["files", "loose", "exact", "seen"])]})
+    job_master = LocalCluster().job_master(definition, checkpoint_dir=str(tmp_path / "c"))
+    awaiting = {vertex: facts["awaits_final_checkpoint"] for vertex, facts in job_master._described_vertices().items()}
+    assert awaiting == {"src": False, "files": True, "loose": False, "exact": True, "seen": False}
+
+
 def test_a_checkpoint_after_the_input_ended_is_not_hurried_again(hourly):
     coordinator, slot = hourly
     for task in [("src", 0), ("src", 1), ("side", 0)]:
