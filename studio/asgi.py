@@ -1,10 +1,11 @@
 """ASGI entry point: HTTP through Django (shed past ``MAX_REQUESTS_IN_FLIGHT``), WebSockets through Channels."""
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
-django_asgi_app = get_asgi_application()
+
+from studio.asgi_handler import get_sync_chain_asgi_application  # noqa: E402
+
+django_asgi_app = get_sync_chain_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs Django set up)
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402

@@ -1,0 +1,37 @@
+"""Django's ASGI handler with the middleware chain run in one thread hop per request.
+
+Django's own ``ASGIHandler`` builds its middleware chain in async mode. Our chain mixes
+sync-only middleware (load shedding, body limit, WhiteNoise) with ``MiddlewareMixin`` ones,
+which Django then runs in async mode; such a middleware hops to a thread for its
+``process_request`` and again for its ``process_response``, and the chain hops back to the
+event loop below WhiteNoise and once more into a thread for the (sync) view: about a dozen
+hops between the event loop and a thread per request. On a small machine these hops cost
+about as much CPU as a small GET itself. Every view and middleware of the studio is sync,
+so this handler builds the chain in sync mode, as a WSGI server would, and runs the whole
+chain in one hop (``sync_to_async``, thread-sensitive as Django runs sync views).
+
+Threading model: as Django's, each request gets its thread-sensitive context
+(``ASGIHandler.__call__``); the chain, its middleware and the view all run in that
+request's one sync thread.
+"""
+from __future__ import annotations
+
+import django
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIHandler
+
+
+class SyncChainASGIHandler(ASGIHandler):
+    """``ASGIHandler`` whose middleware chain and view run in one sync thread hop per request."""
+
+    def load_middleware(self, is_async=False):
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request):
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+
+def get_sync_chain_asgi_application() -> SyncChainASGIHandler:
+    """Like ``django.core.asgi.get_asgi_application``, with the one-hop handler."""
+    django.setup(set_prefix=False)
+    return SyncChainASGIHandler()

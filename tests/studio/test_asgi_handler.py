@@ -1,0 +1,38 @@
+"""The ASGI application runs Django's middleware chain and the view in one sync thread hop per request."""
+import asyncio
+import json
+
+import pytest
+from asgiref import sync
+from channels.testing import HttpCommunicator
+
+from studio.asgi import django_asgi_app
+from studio.asgi_handler import SyncChainASGIHandler
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_the_middleware_chain_is_built_in_sync_mode():
+    assert isinstance(django_asgi_app, SyncChainASGIHandler)
+    assert not asyncio.iscoroutinefunction(django_asgi_app._middleware_chain)
+
+
+async def test_a_request_hops_between_the_event_loop_and_a_thread_a_few_times_not_per_middleware(monkeypatch):
+    hops = []
+    to_thread, to_loop = sync.SyncToAsync.__call__, sync.AsyncToSync.__call__
+
+    async def counted_to_thread(self, *args, **kwargs):
+        hops.append(getattr(self.func, "__qualname__", repr(self.func)))
+        return await to_thread(self, *args, **kwargs)
+
+    def counted_to_loop(self, *args, **kwargs):
+        hops.append(getattr(self.awaitable, "__qualname__", repr(self.awaitable)))
+        return to_loop(self, *args, **kwargs)
+
+    monkeypatch.setattr(sync.SyncToAsync, "__call__", counted_to_thread)
+    monkeypatch.setattr(sync.AsyncToSync, "__call__", counted_to_loop)
+    response = await HttpCommunicator(django_asgi_app, "GET", "/api/health",
+                                      headers=[(b"host", b"127.0.0.1")]).get_response()
+    assert response["status"] == 200 and json.loads(response["body"])["status"] == "ok"
+    # the request_started signal's receivers, the whole chain with the view, the response's close
+    assert len(hops) <= 3, hops
