@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
+from studio.change_tokens import CheckpointQuerySet, PipelineQuerySet, RunQuerySet, SavepointRequestQuerySet, new_token
+
 
 class Pipeline(models.Model):
     """A named pipeline; its definition lives in immutable versions."""
@@ -22,10 +24,24 @@ class Pipeline(models.Model):
                               on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # New at every change of this row, and of any of its runs (``studio.change_tokens``): what
+    # cached responses are keyed by
+    change_token = models.CharField(max_length=16, default=new_token, editable=False)
+    runs_change_token = models.CharField(max_length=16, default=new_token, editable=False)
+
+    objects = PipelineQuerySet.as_manager()
 
     class Meta:
         ordering = ["-updated_at", "-id"]
         permissions = [("run_python_code", "Can save and run pipelines with Python code (transform.python)")]
+        base_manager_name = "objects"
+
+    def save(self, *args, **kwargs):
+        """Save with a new ``change_token``."""
+        self.change_token = new_token()
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "change_token"}
+        super().save(*args, **kwargs)
 
     def latest_version(self) -> "PipelineVersion":
         """The newest version (cached on this instance; ``save_version`` keeps the cache right)."""
@@ -123,10 +139,35 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # New at every change of this row, its checkpoints and savepoint requests, and whatever
+    # else its REST answers show (``studio.change_tokens``): what cached responses are keyed by
+    change_token = models.CharField(max_length=16, default=new_token, editable=False)
+
+    objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["status"], name="run_status")]
+        base_manager_name = "objects"
+
+    def save(self, *args, **kwargs):
+        """Save with a new ``change_token``, and a new ``runs_change_token`` on the pipeline (one transaction)."""
+        from studio.change_tokens import touch_pipelines_runs
+
+        self.change_token = new_token()
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "change_token"}
+        with transaction.atomic(savepoint=False):
+            super().save(*args, **kwargs)
+            touch_pipelines_runs([self.pipeline_id])
+
+    def delete(self, *args, **kwargs):
+        """Delete, with a new ``runs_change_token`` on the pipeline (one transaction)."""
+        from studio.change_tokens import touch_pipelines_runs
+
+        with transaction.atomic(savepoint=False):
+            touch_pipelines_runs([self.pipeline_id])
+            return super().delete(*args, **kwargs)
 
     @property
     def is_terminal(self) -> bool:
@@ -155,9 +196,28 @@ class Checkpoint(models.Model):
     trigger = models.CharField(max_length=16, blank=True, default="")  # savepoints: their request's trigger
     subtasks = models.JSONField(default=list, blank=True)
 
+    objects = CheckpointQuerySet.as_manager()
+
     class Meta:
         ordering = ["-checkpoint_id"]
         constraints = [models.UniqueConstraint(fields=["run", "checkpoint_id"], name="unique_checkpoint_per_run")]
+        base_manager_name = "objects"
+
+    def save(self, *args, **kwargs):
+        """Save, and touch the runs that show this checkpoint (one transaction)."""
+        from studio.change_tokens import touch_runs_showing_checkpoints
+
+        with transaction.atomic(savepoint=False):
+            super().save(*args, **kwargs)
+            touch_runs_showing_checkpoints([self.run_id], [self.pk])
+
+    def delete(self, *args, **kwargs):
+        """Delete, and touch the runs that showed it (one transaction)."""
+        from studio.change_tokens import touch_runs_showing_checkpoints
+
+        with transaction.atomic(savepoint=False):
+            touch_runs_showing_checkpoints([self.run_id], [self.pk])
+            return super().delete(*args, **kwargs)
 
     @property
     def is_savepoint(self) -> bool:
@@ -200,8 +260,27 @@ class SavepointRequest(models.Model):
     triggered_at = models.DateTimeField(default=timezone.now)
     completed_at = models.DateTimeField(null=True, blank=True)
 
+    objects = SavepointRequestQuerySet.as_manager()
+
     class Meta:
         ordering = ["-triggered_at", "-id"]
+        base_manager_name = "objects"
+
+    def save(self, *args, **kwargs):
+        """Save, and touch its run, whose answer lists its savepoint requests (one transaction)."""
+        from studio.change_tokens import touch_runs
+
+        with transaction.atomic(savepoint=False):
+            super().save(*args, **kwargs)
+            touch_runs([self.run_id])
+
+    def delete(self, *args, **kwargs):
+        """Delete, and touch its run (one transaction)."""
+        from studio.change_tokens import touch_runs
+
+        with transaction.atomic(savepoint=False):
+            touch_runs([self.run_id])
+            return super().delete(*args, **kwargs)
 
     @staticmethod
     def new_request_id() -> str:

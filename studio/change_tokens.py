@@ -1,0 +1,138 @@
+"""Change tokens: a random token on each run and pipeline row, new whenever something their REST answers show changes.
+
+Cached responses (``studio.api.caching``) are keyed by these tokens, so an answer cached
+before a change is never served after it: a token is written in the same transaction as
+the change it stands for, read from the database together with the authorization check
+(``studio.access.access_to_run``), and random, so it never comes back (not after a
+rollback, a restored database or a test database made afresh).
+
+What each token covers:
+
+- ``Run.change_token``: the run's row, its checkpoints and savepoint requests, the
+  checkpoint it was restored from, and the name of the user who started it;
+- ``Pipeline.change_token``: the pipeline's row (its name);
+- ``Pipeline.runs_change_token``: which runs the pipeline has, and everything their
+  ``change_token`` covers.
+
+Every way the studio writes these rows through the ORM moves the tokens: ``save()`` and
+``delete()`` (overridden on the models), ``QuerySet.update()``, ``bulk_create()`` and
+``delete()`` (the querysets below, which are also the models' base managers, so the
+``SET_NULL`` updates of a deletion go through them too), and renaming a user (a signal,
+``connect_signals``). The one way around them is raw SQL, which the studio does not use
+on these tables; a new write path must go through the ORM or call ``touch_runs``.
+Cascades need nothing more: a deleted run's answers are 404s, a deleted pipeline's run
+list is empty, and neither is cached.
+"""
+from __future__ import annotations
+
+import secrets
+from typing import Iterable
+
+from django.db import models, transaction
+from django.db.models import Q
+
+
+def new_token() -> str:
+    """A fresh change token (64 random bits as hex)."""
+    return secrets.token_hex(8)
+
+
+def touch_runs(run_ids: Iterable[int] | models.QuerySet) -> None:
+    """New ``change_token``s for these runs and ``runs_change_token``s for their pipelines."""
+    from studio.models import Run
+
+    Run.objects.filter(pk__in=run_ids).update()
+
+
+def touch_runs_showing_checkpoints(run_ids, checkpoint_pks) -> None:
+    """Touch the checkpoints' own runs and the runs restored from them (both show the checkpoint)."""
+    from studio.models import Run
+
+    Run.objects.filter(Q(pk__in=run_ids) | Q(restored_from__in=checkpoint_pks)).update()
+
+
+def touch_pipelines_runs(pipeline_ids) -> None:
+    """New ``runs_change_token``s for these pipelines: one of their runs was added, changed or deleted."""
+    from studio.models import Pipeline
+
+    Pipeline.objects.filter(pk__in=pipeline_ids).update(runs_change_token=new_token())
+
+
+class PipelineQuerySet(models.QuerySet):
+    """Pipelines: ``update()`` moves ``change_token`` (unless it only moves ``runs_change_token``)."""
+
+    def update(self, **values):
+        if set(values) != {"runs_change_token"}:
+            values["change_token"] = new_token()
+        return super().update(**values)
+
+
+class RunQuerySet(models.QuerySet):
+    """Runs: ``update()`` (even with no values), ``bulk_create()`` and ``delete()`` move the tokens."""
+
+    def update(self, **values):
+        with transaction.atomic(savepoint=False):
+            # first, while the filter still selects the runs it selected before the update
+            touch_pipelines_runs(self.values("pipeline_id"))
+            return super().update(**values, change_token=new_token())
+
+    def bulk_create(self, objs, *args, **kwargs):
+        with transaction.atomic(savepoint=False):
+            created = super().bulk_create(objs, *args, **kwargs)
+            touch_pipelines_runs({run.pipeline_id for run in created})
+        return created
+
+    def delete(self):
+        with transaction.atomic(savepoint=False):
+            touch_pipelines_runs(self.values("pipeline_id"))
+            return super().delete()
+
+
+class RunChildQuerySet(models.QuerySet):
+    """Rows a run's answers show (checkpoints, savepoint requests): writes touch their runs."""
+
+    def _touch(self) -> None:
+        touch_runs(self.values("run_id"))
+
+    def update(self, **values):
+        with transaction.atomic(savepoint=False):
+            self._touch()  # first, while the filter still selects the rows it selected before
+            return super().update(**values)
+
+    def bulk_create(self, objs, *args, **kwargs):
+        with transaction.atomic(savepoint=False):
+            created = super().bulk_create(objs, *args, **kwargs)
+            touch_runs({row.run_id for row in created})
+        return created
+
+    def delete(self):
+        with transaction.atomic(savepoint=False):
+            self._touch()
+            return super().delete()
+
+
+class CheckpointQuerySet(RunChildQuerySet):
+    """Checkpoints: writes also touch the runs restored from them."""
+
+    def _touch(self) -> None:
+        touch_runs_showing_checkpoints(self.values("run_id"), self.values("pk"))
+
+
+class SavepointRequestQuerySet(RunChildQuerySet):
+    """Savepoint requests: their run's answer lists them."""
+
+
+def _user_saved(sender, instance, created, update_fields=None, **kwargs) -> None:
+    """A renamed user: the runs they started show their name."""
+    if created or (update_fields is not None and "username" not in update_fields):
+        return  # a login (last_login) or a password change renames nobody
+    from studio.models import Run
+
+    Run.objects.filter(created_by=instance).update()
+
+
+def connect_signals() -> None:
+    from django.contrib.auth import get_user_model
+    from django.db.models.signals import post_save
+
+    post_save.connect(_user_saved, sender=get_user_model(), dispatch_uid="change_tokens.user_saved")
