@@ -1,6 +1,8 @@
 """Checkpoint statistics of a run, with Flink's field names (``studio.checkpoint_stats``)."""
 from __future__ import annotations
 
+from functools import partial
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
@@ -8,6 +10,8 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from studio import checkpoint_stats
+from studio.access import VIEW, access_to_run
+from studio.api.caching import cached_answer, canonical_int
 from studio.api.nested import RunNestedMixin
 from studio.api.runs import int_param
 from studio.api.schema import responses
@@ -28,6 +32,16 @@ class CheckpointViewSet(RunNestedMixin, viewsets.GenericViewSet):
                                                  f"at most {checkpoint_stats.HISTORY_MAX}).")],
                    responses=responses({200: CheckpointOverviewSerializer}, 404))
     def list(self, request, run_pk=None):
+        """The overview, from the cache (``studio.api.caching``) when the user may view the run and nothing changed."""
+        limit = request.query_params.get("limit")
+        access = access_to_run(request.user, run_pk) if canonical_int(limit) else None
+        if access is None or VIEW not in access.permissions:
+            return self._overview(request)  # answers 400, 403 or 404 as before
+        # the overview shows no pipeline field: the pipeline's token is not part of the key
+        return cached_answer(self, request, ("checkpoints", access.run_id, access.change_token, limit),
+                             partial(self._overview, request))
+
+    def _overview(self, request):
         limit = int_param(request, "limit", default=checkpoint_stats.HISTORY_DEFAULT, minimum=0,
                           maximum=checkpoint_stats.HISTORY_MAX)
         return Response(checkpoint_stats.overview(self.run, limit))

@@ -1,6 +1,8 @@
 """Runs: list and filter, status with its history, cancel, stop with a savepoint, events, metrics."""
 from __future__ import annotations
 
+from functools import partial
+
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
@@ -9,7 +11,8 @@ from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from studio.access import RUN, runs_visible_to, visible_run
+from studio.access import RUN, VIEW, access_to_pipeline, access_to_run, runs_visible_to, visible_run
+from studio.api.caching import cached_answer, canonical_int
 from studio.api.exceptions import BadRequest, Conflict
 from studio.api.pagination import RunPagination
 from studio.api.permissions import PipelineAccess
@@ -48,6 +51,14 @@ def int_param(request, name: str, default: int | None = None, minimum: int = 0, 
     if not minimum <= number <= maximum:
         raise BadRequest(f"{name} must be between {minimum} and {maximum}")
     return number
+
+
+def canonical_statuses(value: str | None) -> bool:
+    """Whether a ``status`` parameter is absent or lists distinct known statuses in ``RUN_STATUSES`` order."""
+    if value is None:
+        return True
+    positions = [RUN_STATUSES.index(name) if name in RUN_STATUSES else -1 for name in value.split(",")]
+    return -1 not in positions and positions == sorted(set(positions))
 
 
 @extend_schema_view(
@@ -90,6 +101,34 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
     def get_serializer_class(self):
         return RunSummarySerializer if self.action == "list" else RunSerializer
+
+    LIST_CACHE_PARAMETERS = frozenset({"pipeline", "status", "page", "page_size"})
+
+    def retrieve(self, request, *args, **kwargs):
+        """The run, from the cache (``studio.api.caching``) when the user may view it and nothing changed."""
+        access = access_to_run(request.user, kwargs["pk"])
+        if access is None or VIEW not in access.permissions:
+            return super().retrieve(request, *args, **kwargs)  # answers 404 as before
+        return cached_answer(self, request, ("run", access.run_id, access.change_token, access.pipeline_change_token),
+                             partial(super().retrieve, request, *args, **kwargs))
+
+    def list(self, request, *args, **kwargs):
+        """Runs; one pipeline's from the cache when the user may view it and none of its runs changed.
+
+        Only canonical spellings of the list's own parameters are cached: the page links in
+        the answer repeat the query parameters."""
+        params = request.query_params
+        pipeline = params.get("pipeline")
+        cacheable = (pipeline is not None and set(params) <= self.LIST_CACHE_PARAMETERS
+                     and all(len(params.getlist(name)) == 1 for name in params)
+                     and all(canonical_int(params.get(name)) for name in ("pipeline", "page", "page_size"))
+                     and canonical_statuses(params.get("status")))
+        access = access_to_pipeline(request.user, pipeline) if cacheable and len(pipeline) <= 18 else None
+        if access is None or VIEW not in access.permissions:
+            return super().list(request, *args, **kwargs)
+        parts = ("runs", access.pipeline_id, access.change_token, access.runs_change_token, request.scheme,
+                 request.get_host(), tuple(sorted(params.items())))
+        return cached_answer(self, request, parts, partial(super().list, request, *args, **kwargs))
 
     @extend_schema(summary="Cancel a run (409 when it already ended)", request=None,
                    responses=responses({202: RunSerializer}, 404, 409))

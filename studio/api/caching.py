@@ -1,0 +1,151 @@
+"""Cached answers: the rendered body of a busy GET, kept in Redis under the change tokens it was built from.
+
+A run's page polls ``/api/runs/<id>``, its checkpoints and its pipeline's run list while the
+run checkpoints; building those answers (queries, serializers, JSON) costs several
+milliseconds of CPU each, and most polls find nothing changed. So the views keep each
+rendered 200 answer in Redis, keyed by what it shows: the view, the ids, the query
+parameters that change it, and the change tokens of the rows it was built from
+(``studio.change_tokens``). A repeated GET of unchanged data then costs the authorization
+query (which reads the tokens too) and one Redis round trip.
+
+Rules, in the order a request meets them:
+
+- **Authorization first, every time.** The view reads the user's permissions and the
+  tokens in one query (``studio.access.access_to_run`` / ``access_to_pipeline``); only a
+  user who may view the object reaches the cache. Anyone else takes the uncached path,
+  which answers as before (404, 403 or an empty list). Cached bodies hold nothing
+  user-specific: everyone who may view a run sees the same answer.
+- **Never stale.** The tokens are read before the body is built, and every write to what
+  the body shows moves them in the write's own transaction. A body built after a change
+  but filed under the tokens read before it is only newer than its key; the next request
+  reads the new tokens and misses.
+- **Redis is optional.** When Redis does not answer, answers are built as if nothing were
+  cached (and Redis is not asked again for ``RETRY_AFTER_S``). Entries expire after
+  ``TTL_S``; tokens are random, so an old entry can never match a later state.
+- **Bounded keys.** Only query parameters that change the answer go into the key, each in
+  canonical form (``?limit=010`` is not cached), so clients cannot fill Redis with
+  spellings of one answer.
+
+Every 200 answer carries an ``ETag`` (a hash of its body) and ``Cache-Control: private,
+no-cache`` (a browser may keep it but asks again each time; a shared cache must not keep
+it); a GET with a matching ``If-None-Match`` gets ``304 Not Modified`` without the body.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from typing import Callable
+
+import redis
+from django.conf import settings
+from django.http import HttpResponse, HttpResponseNotModified
+from django.utils.http import parse_etags
+from rest_framework.response import Response
+
+KEY_PREFIX = "studio:answer:"
+TTL_S = 120
+TIMEOUT_S = 0.1
+RETRY_AFTER_S = 1.0
+MAX_BODY_BYTES = 4 * 2**20
+"""Larger answers (a history of 1,000 checkpoints is about 400 KB) are built each time, not kept."""
+
+_lock = threading.Lock()
+_client: redis.Redis | None = None
+_unreachable_until = 0.0
+
+
+def _redis() -> redis.Redis | None:
+    global _client
+    if time.monotonic() < _unreachable_until:
+        return None
+    with _lock:
+        if _client is None:
+            _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=TIMEOUT_S,
+                                           socket_connect_timeout=TIMEOUT_S)
+        return _client
+
+
+def _failed() -> None:
+    global _unreachable_until
+    _unreachable_until = time.monotonic() + RETRY_AFTER_S
+
+
+def canonical_int(value: str | None) -> bool:
+    """Whether a query parameter is absent or an integer spelled the one way ``str(int)`` spells it."""
+    return value is None or value == "0" or (value.isdigit() and value.isascii() and value[0] != "0")
+
+
+def key_for(*parts) -> str:
+    """The Redis key of the answer identified by ``parts`` (view name, ids, parameters, change tokens)."""
+    return KEY_PREFIX + hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+class Entry:
+    """A rendered 200 answer: its body, content type and ETag."""
+
+    __slots__ = ("body", "content_type", "etag")
+
+    def __init__(self, body: bytes, content_type: str, etag: str | None = None):
+        self.body = body
+        self.content_type = content_type
+        self.etag = etag or '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+    def dumps(self) -> bytes:
+        return f"{self.etag}\n{self.content_type}\n".encode() + self.body
+
+    @classmethod
+    def loads(cls, data: bytes) -> "Entry":
+        etag, content_type, body = data.split(b"\n", 2)
+        return cls(body, content_type.decode(), etag.decode())
+
+
+def cached_answer(view, request, parts: tuple, build: Callable[[], Response]):
+    """The answer ``build()`` gives, from the cache under ``parts`` when it is there.
+
+    Call it only after checking the user may view what ``parts`` names; ``parts`` must hold
+    the change tokens read (with that check) before ``build`` runs. ``build`` answers as the
+    view would without a cache; its 200s are rendered, kept and returned with an ETag, and
+    anything else is returned as it is.
+    """
+    key = key_for(*parts)
+    client = _redis()
+    entry = None
+    if client is not None:
+        try:
+            data = client.get(key)
+            entry = Entry.loads(data) if data else None
+        except redis.RedisError:
+            _failed()
+            client = None
+    if entry is None:
+        response = build()
+        if not isinstance(response, Response) or response.status_code != 200 or response.exception:
+            return response
+        entry = _render(view, request, response)
+        if client is not None and len(entry.body) <= MAX_BODY_BYTES:
+            try:
+                client.set(key, entry.dumps(), ex=TTL_S)
+            except redis.RedisError:
+                _failed()
+    return _respond(request, entry)
+
+
+def _render(view, request, response: Response) -> Entry:
+    """Render a view's 200 as DRF would after the view returned it."""
+    response.accepted_renderer = request.accepted_renderer
+    response.accepted_media_type = request.accepted_media_type
+    response.renderer_context = view.get_renderer_context()
+    body = response.rendered_content  # also sets the Content-Type header
+    return Entry(body, response["Content-Type"])
+
+
+def _respond(request, entry: Entry) -> HttpResponse:
+    wanted = {tag.removeprefix("W/") for tag in parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))}
+    if entry.etag in wanted or "*" in wanted:  # If-None-Match compares weakly (RFC 9110, 13.1.2)
+        response = HttpResponseNotModified()
+    else:
+        response = HttpResponse(entry.body, content_type=entry.content_type)
+    response["ETag"] = entry.etag
+    response["Cache-Control"] = "private, no-cache"
+    return response
