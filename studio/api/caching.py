@@ -6,7 +6,9 @@ milliseconds of CPU each, and most polls find nothing changed. So the views keep
 rendered 200 answer in Redis, keyed by what it shows: the view, the ids, the query
 parameters that change it, and the change tokens of the rows it was built from
 (``studio.change_tokens``). A repeated GET of unchanged data then costs the authorization
-query (which reads the tokens too) and one Redis round trip.
+query (which reads the tokens too) and one Redis round trip, or none when this worker
+process served the same answer a moment ago (up to ``LOCAL_BYTES`` of answers are kept in
+each process too: a key names one state, so a kept answer is never stale).
 
 Rules, in the order a request meets them:
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections import OrderedDict
 from typing import Callable
 
 import redis
@@ -49,6 +52,7 @@ TIMEOUT_S = 0.1
 RETRY_AFTER_S = 1.0
 MAX_BODY_BYTES = 4 * 2**20
 """Larger answers (a history of 1,000 checkpoints is about 400 KB) are built each time, not kept."""
+LOCAL_BYTES = 32 * 2**20
 
 _lock = threading.Lock()
 _client: redis.Redis | None = None
@@ -100,6 +104,38 @@ class Entry:
         return cls(body, content_type.decode(), etag.decode())
 
 
+class LocalEntries:
+    """The answers this process used last, at most ``maximum_bytes`` of bodies (least recently used
+    dropped first).
+
+    Threading model: request threads share it; ``_entries`` and ``_bytes`` are guarded by ``_lock``."""
+
+    def __init__(self, maximum_bytes: int):
+        self.maximum_bytes = maximum_bytes
+        self._entries: OrderedDict[str, Entry] = OrderedDict()  # guarded by: self._lock
+        self._bytes = 0  # guarded by: self._lock
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> "Entry | None":
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+            return entry
+
+    def put(self, key: str, entry: "Entry") -> None:
+        with self._lock:
+            previous = self._entries.pop(key, None)
+            self._bytes += len(entry.body) - (len(previous.body) if previous else 0)
+            self._entries[key] = entry
+            while self._bytes > self.maximum_bytes:
+                _, dropped = self._entries.popitem(last=False)
+                self._bytes -= len(dropped.body)
+
+
+_local = LocalEntries(LOCAL_BYTES)
+
+
 def cached_answer(view, request, parts: tuple, build: Callable[[], Response]):
     """The answer ``build()`` gives, from the cache under ``parts`` when it is there.
 
@@ -109,12 +145,16 @@ def cached_answer(view, request, parts: tuple, build: Callable[[], Response]):
     anything else is returned as it is.
     """
     key = key_for(*parts)
+    entry = _local.get(key)
+    if entry is not None:
+        return _respond(request, entry)
     client = _redis()
-    entry = None
     if client is not None:
         try:
             data = client.get(key)
             entry = Entry.loads(data) if data else None
+            if entry is not None:
+                _local.put(key, entry)
         except redis.RedisError:
             _failed()
             client = None
@@ -123,6 +163,8 @@ def cached_answer(view, request, parts: tuple, build: Callable[[], Response]):
         if not isinstance(response, Response) or response.status_code != 200 or response.exception:
             return response
         entry = _render(view, request, response)
+        if len(entry.body) <= MAX_BODY_BYTES:
+            _local.put(key, entry)
         if client is not None and len(entry.body) <= MAX_BODY_BYTES:
             try:
                 client.set(key, entry.dumps(), ex=TTL_S)

@@ -11,6 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from studio.api.caching import Entry, LocalEntries
 from studio.models import Checkpoint, Pipeline, PipelineShare, PipelineVersion, Run, SavepointRequest
 from studio.realtime.events import record_event, set_status
 from studio.schedules.models import SavepointSchedule
@@ -225,3 +226,12 @@ def test_each_spelling_of_the_list_gets_its_own_answer(api, user, pipeline, run)
     assert api.get(f"/api/runs/{run.id}/checkpoints?limit=0").json()["history"] == []
     assert api.get(f"/api/runs/{run.id}/checkpoints?limit=01").status_code == 200  # answered, not kept
     assert api.get(f"/api/runs/{run.id}/checkpoints?limit=x").status_code == 400
+
+
+def test_a_process_keeps_the_answers_it_used_last_within_its_byte_budget():
+    kept = LocalEntries(maximum_bytes=10)
+    kept.put("a", Entry(b"1234", "application/json"))
+    kept.put("b", Entry(b"1234", "application/json"))
+    assert kept.get("a").body == b"1234"  # now the most recently used
+    kept.put("c", Entry(b"1234", "application/json"))  # 12 bytes: the least recently used goes
+    assert (kept.get("a") is not None, kept.get("b"), kept.get("c") is not None) == (True, None, True)
