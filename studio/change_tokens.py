@@ -68,13 +68,19 @@ class PipelineQuerySet(models.QuerySet):
 
 
 class RunQuerySet(models.QuerySet):
-    """Runs: ``update()`` (even with no values), ``bulk_create()`` and ``delete()`` move the tokens."""
+    """Runs: ``update()`` (even with no values), ``bulk_create()`` and ``delete()`` move the tokens.
+
+    Lock order: the runs' rows, then their pipelines' (as ``studio.realtime.events.record_event``
+    holds its run's row before anything else), so two writers never wait for each other in a circle.
+    """
 
     def update(self, **values):
+        token = new_token()
         with transaction.atomic(savepoint=False):
-            # first, while the filter still selects the runs it selected before the update
-            touch_pipelines_runs(self.values("pipeline_id"))
-            return super().update(**values, change_token=new_token())
+            count = super().update(**values, change_token=token)
+            if count:  # the runs this update wrote are the ones with its token
+                touch_pipelines_runs(self.model.objects.filter(change_token=token).values("pipeline_id"))
+            return count
 
     def bulk_create(self, objs, *args, **kwargs):
         with transaction.atomic(savepoint=False):
@@ -84,8 +90,10 @@ class RunQuerySet(models.QuerySet):
 
     def delete(self):
         with transaction.atomic(savepoint=False):
-            touch_pipelines_runs(self.values("pipeline_id"))
-            return super().delete()
+            pipelines = set(self.values_list("pipeline_id", flat=True))
+            deleted = super().delete()
+            touch_pipelines_runs(pipelines)
+            return deleted
 
 
 class RunChildQuerySet(models.QuerySet):

@@ -141,7 +141,7 @@ class Run(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     # New at every change of this row, its checkpoints and savepoint requests, and whatever
     # else its REST answers show (``studio.change_tokens``): what cached responses are keyed by
-    change_token = models.CharField(max_length=16, default=new_token, editable=False)
+    change_token = models.CharField(max_length=16, default=new_token, editable=False, db_index=True)
 
     objects = RunQuerySet.as_manager()
 
@@ -166,8 +166,9 @@ class Run(models.Model):
         from studio.change_tokens import touch_pipelines_runs
 
         with transaction.atomic(savepoint=False):
+            deleted = super().delete(*args, **kwargs)
             touch_pipelines_runs([self.pipeline_id])
-            return super().delete(*args, **kwargs)
+            return deleted
 
     @property
     def is_terminal(self) -> bool:

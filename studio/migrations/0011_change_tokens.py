@@ -40,6 +40,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='run',
             name='change_token',
-            field=models.CharField(default=studio.change_tokens.new_token, editable=False, max_length=16),
+            field=models.CharField(db_index=True, default=studio.change_tokens.new_token, editable=False, max_length=16),
         ),
     ]
