@@ -13,7 +13,10 @@ from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
-from studio.change_tokens import CheckpointQuerySet, PipelineQuerySet, RunQuerySet, SavepointRequestQuerySet, new_token
+from studio.change_tokens import (
+    CheckpointQuerySet, PipelineQuerySet, RunQuerySet, SavepointRequestQuerySet, new_token, touch_pipelines_runs, touch_runs,
+    touch_runs_showing_checkpoints,
+)
 
 
 class Pipeline(models.Model):
@@ -152,8 +155,6 @@ class Run(models.Model):
 
     def save(self, *args, **kwargs):
         """Save with a new ``change_token``, and a new ``runs_change_token`` on the pipeline (one transaction)."""
-        from studio.change_tokens import touch_pipelines_runs
-
         self.change_token = new_token()
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], "change_token"}
@@ -163,8 +164,6 @@ class Run(models.Model):
 
     def delete(self, *args, **kwargs):
         """Delete, with a new ``runs_change_token`` on the pipeline (one transaction)."""
-        from studio.change_tokens import touch_pipelines_runs
-
         with transaction.atomic(savepoint=False):
             deleted = super().delete(*args, **kwargs)
             touch_pipelines_runs([self.pipeline_id])
@@ -206,16 +205,12 @@ class Checkpoint(models.Model):
 
     def save(self, *args, **kwargs):
         """Save, and touch the runs that show this checkpoint (one transaction)."""
-        from studio.change_tokens import touch_runs_showing_checkpoints
-
         with transaction.atomic(savepoint=False):
             super().save(*args, **kwargs)
             touch_runs_showing_checkpoints([self.run_id], [self.pk])
 
     def delete(self, *args, **kwargs):
         """Delete, and touch the runs that showed it (one transaction)."""
-        from studio.change_tokens import touch_runs_showing_checkpoints
-
         with transaction.atomic(savepoint=False):
             touch_runs_showing_checkpoints([self.run_id], [self.pk])
             return super().delete(*args, **kwargs)
@@ -269,16 +264,12 @@ class SavepointRequest(models.Model):
 
     def save(self, *args, **kwargs):
         """Save, and touch its run, whose answer lists its savepoint requests (one transaction)."""
-        from studio.change_tokens import touch_runs
-
         with transaction.atomic(savepoint=False):
             super().save(*args, **kwargs)
             touch_runs([self.run_id])
 
     def delete(self, *args, **kwargs):
         """Delete, and touch its run (one transaction)."""
-        from studio.change_tokens import touch_runs
-
         with transaction.atomic(savepoint=False):
             touch_runs([self.run_id])
             return super().delete(*args, **kwargs)
