@@ -32,7 +32,8 @@ class CheckpointViewSet(RunNestedMixin, viewsets.GenericViewSet):
                                                  f"at most {checkpoint_stats.HISTORY_MAX}).")],
                    responses=responses({200: CheckpointOverviewSerializer}, 404))
     def list(self, request, run_pk=None):
-        """The overview, from the cache (``studio.api.caching``) when the user may view the run and nothing changed."""
+        # from the cache (studio.api.caching) when the user may view the run and nothing changed (no
+        # docstring: the OpenAPI schema would take it for the operation's description)
         limit = request.query_params.get("limit")
         access = access_to_run(request.user, run_pk) if canonical_int(limit) else None
         if access is None or VIEW not in access.permissions:

@@ -105,7 +105,8 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     LIST_CACHE_PARAMETERS = frozenset({"pipeline", "status", "page", "page_size"})
 
     def retrieve(self, request, *args, **kwargs):
-        """The run, from the cache (``studio.api.caching``) when the user may view it and nothing changed."""
+        # from the cache (studio.api.caching) when the user may view it and nothing changed; no docstring
+        # here: the OpenAPI schema would take it for the operation's description
         access = access_to_run(request.user, kwargs["pk"])
         if access is None or VIEW not in access.permissions:
             return super().retrieve(request, *args, **kwargs)  # answers 404 as before
@@ -113,10 +114,8 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
                              partial(super().retrieve, request, *args, **kwargs))
 
     def list(self, request, *args, **kwargs):
-        """Runs; one pipeline's from the cache when the user may view it and none of its runs changed.
-
-        Only canonical spellings of the list's own parameters are cached: the page links in
-        the answer repeat the query parameters."""
+        # one pipeline's runs from the cache when the user may view it and none of its runs changed; only
+        # canonical spellings of the list's own parameters, as the page links in the answer repeat them
         params = request.query_params
         pipeline = params.get("pipeline")
         cacheable = (pipeline is not None and set(params) <= self.LIST_CACHE_PARAMETERS
