@@ -53,6 +53,7 @@ RETRY_AFTER_S = 1.0
 MAX_BODY_BYTES = 4 * 2**20
 """Larger answers (a history of 1,000 checkpoints is about 400 KB) are built each time, not kept."""
 LOCAL_BYTES = 32 * 2**20
+FLIGHT_WAIT_S = 10.0
 
 _lock = threading.Lock()
 _client: redis.Redis | None = None
@@ -136,6 +137,19 @@ class LocalEntries:
 _local = LocalEntries(LOCAL_BYTES)
 
 
+class Flight:
+    """One answer being fetched or built in this process; requests for the same key wait for it."""
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.entry: Entry | None = None
+        self.waiters = 0  # guarded by: _flights_lock
+
+
+_flights: dict[str, Flight] = {}  # guarded by: _flights_lock
+_flights_lock = threading.Lock()
+
+
 def cached_answer(view, request, parts: tuple, build: Callable[[], Response]):
     """The answer ``build()`` gives, from the cache under ``parts`` when it is there.
 
@@ -143,34 +157,63 @@ def cached_answer(view, request, parts: tuple, build: Callable[[], Response]):
     the change tokens read (with that check) before ``build`` runs. ``build`` answers as the
     view would without a cache; its 200s are rendered, kept and returned with an ETag, and
     anything else is returned as it is.
+
+    One request per key and process fetches or builds; others that ask for the same key
+    meanwhile wait for its answer (at most ``FLIGHT_WAIT_S``), rather than each building it
+    again: right after a change every poll misses at once, and on a busy machine building
+    is slow, so without this the builds would pile up exactly when CPU is short.
     """
     key = key_for(*parts)
     entry = _local.get(key)
     if entry is not None:
         return _respond(request, entry)
+    with _flights_lock:
+        flight = _flights.get(key)
+        leading = flight is None
+        if leading:
+            flight = _flights[key] = Flight()
+        else:
+            flight.waiters += 1
+    if not leading:
+        flight.done.wait(FLIGHT_WAIT_S)
+        if flight.entry is not None:
+            return _respond(request, flight.entry)
+        return _fetch_or_build(view, request, key, build)  # the first one's answer was no 200: ours may be
+    try:
+        answer = _fetch_or_build(view, request, key, build)
+        flight.entry = answer if isinstance(answer, Entry) else None
+    finally:
+        with _flights_lock:
+            del _flights[key]
+        flight.done.set()
+    return _respond(request, answer) if isinstance(answer, Entry) else answer
+
+
+def _fetch_or_build(view, request, key: str, build: Callable[[], Response]) -> "Entry | Response":
+    """The entry from Redis, or else built and kept; a response that is no 200 as it is."""
     client = _redis()
     if client is not None:
         try:
             data = client.get(key)
-            entry = Entry.loads(data) if data else None
-            if entry is not None:
+            if data:
+                entry = Entry.loads(data)
                 _local.put(key, entry)
+                return entry
         except redis.RedisError:
             _failed()
             client = None
-    if entry is None:
-        response = build()
-        if not isinstance(response, Response) or response.status_code != 200 or response.exception:
-            return response
-        entry = _render(view, request, response)
-        if len(entry.body) <= MAX_BODY_BYTES:
-            _local.put(key, entry)
-        if client is not None and len(entry.body) <= MAX_BODY_BYTES:
+    response = build()
+    if not isinstance(response, Response) or response.status_code != 200 or response.exception:
+        return response
+    entry = _render(view, request, response)
+    if len(entry.body) <= MAX_BODY_BYTES:
+        _local.put(key, entry)
+        if client is not None:
             try:
                 client.set(key, entry.dumps(), ex=TTL_S)
             except redis.RedisError:
                 _failed()
-    return _respond(request, entry)
+    return entry
 
 
 def _render(view, request, response: Response) -> Entry:

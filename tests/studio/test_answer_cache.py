@@ -5,9 +5,11 @@ makes it, and asserts the next GETs show it. The leak tests cache an answer as i
 and ask for it as someone who may not see it. The bypass test counts the queries of a
 repeated GET.
 """
+import threading
+
 import pytest
 from django.contrib.auth.models import Group
-from django.db import connection
+from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -15,7 +17,7 @@ from studio.api.caching import Entry, LocalEntries
 from studio.models import Checkpoint, Pipeline, PipelineShare, PipelineVersion, Run, SavepointRequest
 from studio.realtime.events import record_event, set_status
 from studio.schedules.models import SavepointSchedule
-from tests.support import simple_pipeline
+from tests.support import simple_pipeline, token_client, wait_until
 
 pytestmark = pytest.mark.django_db
 
@@ -235,3 +237,35 @@ def test_a_process_keeps_the_answers_it_used_last_within_its_byte_budget():
     assert kept.get("a").body == b"1234"  # now the most recently used
     kept.put("c", Entry(b"1234", "application/json"))  # 12 bytes: the least recently used goes
     assert (kept.get("a") is not None, kept.get("b"), kept.get("c") is not None) == (True, None, True)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_requests_for_an_answer_being_built_wait_for_it_instead_of_building_it_too(user, run, monkeypatch):
+    from studio import checkpoint_stats
+    from studio.api import caching
+
+    builds, release = [], threading.Event()
+    overview = checkpoint_stats.overview
+
+    def held_overview(*args, **kwargs):  # holds the first build until the second request waits for it
+        builds.append(threading.get_ident())
+        release.wait(10)
+        return overview(*args, **kwargs)
+
+    monkeypatch.setattr(checkpoint_stats, "overview", held_overview)
+    clients, answers = [token_client(user), token_client(user)], []
+
+    def get(client):
+        answers.append(client.get(f"/api/runs/{run.id}/checkpoints"))
+        connections.close_all()
+
+    threads = [threading.Thread(target=get, args=(client,)) for client in clients]
+    threads[0].start()
+    wait_until(lambda: builds, 10, "the first build")
+    threads[1].start()
+    wait_until(lambda: any(flight.waiters for flight in list(caching._flights.values())), 10, "a waiting request")
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    assert len(builds) == 1
+    assert [answer.status_code for answer in answers] == [200, 200] and answers[0].content == answers[1].content
