@@ -461,7 +461,8 @@ class StreamTask:
             writer = RecordWriter(
                 edge.id, channels, partitioner, debloat=self.debloat.enabled,
                 buffer_records=int(self.config.get("batch_size", DEFAULT_BATCH_SIZE)),
-                buffer_timeout_s=float(self.config.get("buffer_timeout_ms", 100)) / 1000)
+                buffer_timeout_s=float(self.config.get("buffer_timeout_ms", 100)) / 1000,
+                inline_watermarks=self.config.get("mode") != "batch")
             if window is not None:
                 writer.pre_aggregate_with(WindowPartials(window, edge.key))
             if edge.source_port is None:

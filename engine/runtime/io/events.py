@@ -22,19 +22,31 @@ class TimestampedBatch(list):
 
     Created by the watermark assigner; operators that keep records one to one reuse the
     timestamps list, operators that drop or multiply records build a new one.
+
+    ``watermarks``: on an output buffer of a partitioned edge, the watermarks emitted between
+    its records, as ``[(position, Watermark)]`` -- the watermark follows ``self[:position]``
+    (Flink serialises watermarks into its network buffers the same way). A watermark after
+    every batch no longer sends every buffer early: the buffer fills across batches and
+    carries them along (``RecordWriter``); the reader splits it again (``NetworkInput``).
     """
 
-    __slots__ = ("timestamps",)
+    __slots__ = ("timestamps", "watermarks")
 
-    def __init__(self, records=(), timestamps=None):
+    def __init__(self, records=(), timestamps=None, watermarks=None):
         super().__init__(records)
         self.timestamps = list(timestamps) if timestamps is not None else []
+        self.watermarks = watermarks
 
     def __reduce__(self):
-        return (TimestampedBatch, (list(self), self.timestamps))
+        return (TimestampedBatch, (list(self), self.timestamps, self.watermarks))
+
+    def segment(self, start: int, end: int) -> "TimestampedBatch":
+        """Records ``start:end`` with their timestamps (no watermarks)."""
+        return TimestampedBatch(self[start:end], self.timestamps[start:end])
 
     def __repr__(self) -> str:
-        return f"TimestampedBatch({list(self)!r}, timestamps={self.timestamps!r})"
+        marks = f", watermarks={self.watermarks!r}" if self.watermarks else ""
+        return f"TimestampedBatch({list(self)!r}, timestamps={self.timestamps!r}{marks})"
 
 
 BUFFER_TYPES = (list, TimestampedBatch)

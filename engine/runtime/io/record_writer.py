@@ -12,8 +12,9 @@ records, so the overhead per record would grow with the parallelism. Instead eac
 has an output buffer that collects parts until it holds ``buffer_records`` records (the
 batch size), as Flink fills a network buffer before sending it. A buffer also leaves
 
-- before any event (barrier, watermark, end of data / partition): nothing ever overtakes
-  or falls behind an event, so checkpoints stay exact;
+- before any event (barrier, end of data / partition; a watermark too unless it travels
+  inside the buffer, see below): nothing ever overtakes or falls behind an event, so
+  checkpoints stay exact;
 - when the subtask runs out of work (``flush``; the task's mailbox calls it before its
   thread blocks -- idle, backpressured or waiting in an operator): a quiet stream is not
   delayed;
@@ -21,6 +22,16 @@ batch size), as Flink fills a network buffer before sending it. A buffer also le
   ms): a busy subtask with a selective output does not hold records back for long.
 
 Forward and broadcast edges push each batch as it comes: it is whole already.
+
+Watermarks inside buffers (``inline_watermarks``, streaming jobs): a watermark assigner
+emits a watermark after every batch, and sending the buffers before each one made every
+batch cost a push per channel -- a wake-up of the consumer, and to another process a
+pickled frame -- whatever the buffers held: a third of a source's time when a window's
+partial aggregates (a few per key) were all that crossed. Instead the watermark is noted
+in each channel's buffer at its position (``TimestampedBatch.watermarks``) and travels
+with it, as Flink serialises watermarks into its network buffers; the consumer processes
+the records and watermarks in their order. A buffer holding only watermarks leaves with
+the buffer timeout or the next flush, like one holding few records.
 
 Availability: the writer is available while every channel has room. The task checks it
 between two steps of its default action and, if a channel is full, suspends the default
@@ -38,7 +49,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Sequence
 
-from engine.runtime.io.events import TimestampedBatch, in_flight_state
+from engine.runtime.io.events import TimestampedBatch, Watermark, in_flight_state
 from engine.runtime.io.partitioner import Partitioner
 
 DEFAULT_BUFFER_RECORDS = 1024
@@ -52,7 +63,7 @@ class RecordWriter:
 
     def __init__(self, edge_id: str, channels: Sequence, partitioner: Partitioner | None, *,
                  debloat: bool = False, buffer_records: int = DEFAULT_BUFFER_RECORDS,
-                 buffer_timeout_s: float = DEFAULT_BUFFER_TIMEOUT_S):
+                 buffer_timeout_s: float = DEFAULT_BUFFER_TIMEOUT_S, inline_watermarks: bool = False):
         self.edge_id = edge_id
         self.channels = list(channels)
         self.partitioner = partitioner
@@ -69,6 +80,7 @@ class RecordWriter:
                                and partitioner.parts_are_new)
         if self.buffers_output:
             self.emit = self._emit_buffered  # type: ignore[method-assign]
+        self.inline_watermarks = inline_watermarks and self.buffers_output
 
     def pre_aggregate_with(self, partials) -> None:
         """Send ``partials.combine(batch)`` for each batch: the partial aggregates of a window
@@ -158,9 +170,30 @@ class RecordWriter:
 
     def broadcast_event(self, event) -> None:
         """Send an event to every channel, behind everything emitted before."""
+        if self.inline_watermarks and type(event) is Watermark:
+            self._buffer_watermark(event)
+            return
         self.flush()
         for channel in self.channels:
             channel.push(event)
+
+    def _buffer_watermark(self, watermark: Watermark) -> None:
+        """Note ``watermark`` in every channel's buffer, behind the records buffered so far."""
+        buffers = self._buffers
+        for index, buffer in enumerate(buffers):
+            if type(buffer) is not TimestampedBatch:
+                if buffer is not None:  # records without event times cannot carry it: they go first
+                    self.channels[index].push(buffer)
+                buffer = buffers[index] = TimestampedBatch()
+            marks = buffer.watermarks
+            if marks is None:
+                buffer.watermarks = [(len(buffer), watermark)]
+            else:
+                marks.append((len(buffer), watermark))
+        if self._buffered_since is None:
+            self._buffered_since = time.monotonic()
+        elif time.monotonic() - self._buffered_since >= self.buffer_timeout_s:
+            self.flush()
 
     def broadcast_priority_event(self, event) -> dict:
         """An unaligned barrier: into every channel ahead of what is queued there. Returns

@@ -116,6 +116,8 @@ class NetworkInput:
                                    or kind is WatermarkStatus):
             record.append(item)
         if kind is list or kind is TimestampedBatch:
+            if kind is TimestampedBatch and item.watermarks:
+                return self._process_with_watermarks(channel, item)
             if self._kill_hook is not None:
                 maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
             self.records_in += len(item)
@@ -137,6 +139,8 @@ class NetworkInput:
         channel, item = polled
         kind = type(item)
         if kind is list or kind is TimestampedBatch:
+            if kind is TimestampedBatch and item.watermarks:
+                return self._process_with_watermarks(channel, item)
             if self._kill_hook is not None:
                 maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
             self.records_in += len(item)
@@ -146,6 +150,28 @@ class NetworkInput:
                 self._channel_targets[channel](item)
             return MORE_AVAILABLE
         return self._process_event(channel, item)
+
+    def _process_with_watermarks(self, channel: int, buffer: TimestampedBatch) -> InputStatus:
+        """A buffer that carries watermarks (``RecordWriter``'s inline watermarks): its records
+        and watermarks in their order, as if they had arrived one after the other."""
+        start = 0
+        for position, watermark in buffer.watermarks:
+            if position > start:
+                self._process_segment(channel, buffer.segment(start, position))
+            self._process_event(channel, watermark)
+            start = position
+        if start < len(buffer):
+            self._process_segment(channel, buffer.segment(start, len(buffer)))
+        return MORE_AVAILABLE
+
+    def _process_segment(self, channel: int, records: TimestampedBatch) -> None:
+        if self._kill_hook is not None:
+            maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
+        self.records_in += len(records)
+        if self._channel_targets is None:
+            self._process_batch(records)
+        else:
+            self._channel_targets[channel](records)
 
     def _process_event(self, channel: int, event) -> InputStatus:
         kind = type(event)
@@ -287,6 +313,8 @@ class SortingInput:
                 maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
             self.records_in += len(item)
             stamps = item.timestamps if kind is TimestampedBatch else None
+            for _, watermark in (item.watermarks or ()) if kind is TimestampedBatch else ():
+                self.valve.input_watermark(channel, watermark.timestamp)  # sorted input: order does not matter
             if self._channel_tags is not None:
                 tag = self._channel_tags[channel]
                 item = [(tag, record) for record in item]

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import threading
 
-from engine.runtime.io.events import END_OF_PARTITION, CheckpointBarrier, TimestampedBatch
+from engine.runtime.io.events import END_OF_PARTITION, CheckpointBarrier, TimestampedBatch, Watermark
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.local_channel import LocalChannel
 from engine.runtime.io.partitioner import ForwardPartitioner, RoundRobinPartitioner
 from engine.runtime.io.record_writer import RecordWriter
+from engine.runtime.io.stream_input import NOTHING_AVAILABLE, NetworkInput
 
 
 def drain(gate):
@@ -154,3 +155,59 @@ def test_empty_batches_are_not_sent():
     gate = InputGate([channel])
     RecordWriter("e", [channel], ForwardPartitioner(1)).emit([])
     assert drain(gate) == []
+
+
+def elements(items: list) -> list:
+    """What a channel delivered, as one sequence: records (with event times) and events in order."""
+    found = []
+    for item in items:
+        if not isinstance(item, list):
+            found.append(item)
+            continue
+        stamps = getattr(item, "timestamps", [None] * len(item))
+        marks = dict()
+        for position, watermark in getattr(item, "watermarks", None) or ():
+            marks.setdefault(position, []).append(watermark)
+        for index, record in enumerate(item):
+            found.extend(marks.pop(index, []))
+            found.append((record, stamps[index]))
+        found.extend(watermark for position in sorted(marks) for watermark in marks[position])
+    return found
+
+
+def write_a_watermarked_stream(inline: bool) -> tuple[list, list]:
+    """Batches with a watermark after each, a barrier, more: the items each of two channels got."""
+    channels = [LocalChannel(i) for i in range(2)]
+    gates = [InputGate([channel]) for channel in channels]
+    writer = RecordWriter("e", channels, RoundRobinPartitioner(2), inline_watermarks=inline)
+    for step in range(5):
+        writer.emit(TimestampedBatch(range(step * 3, step * 3 + 3), range(step * 30, step * 30 + 3)))
+        writer.broadcast_event(Watermark(step * 30))
+    writer.broadcast_event(CheckpointBarrier(1, 0))
+    writer.emit([100])  # records without event times cannot carry a watermark
+    writer.broadcast_event(Watermark(200))
+    writer.emit(TimestampedBatch([7], [300]))
+    writer.flush()
+    return [[item for _, item in drain(gate)] for gate in gates]
+
+
+def test_watermarks_inside_buffers_reach_each_channel_in_the_same_order_as_events_would():
+    inline, separate = write_a_watermarked_stream(True), write_a_watermarked_stream(False)
+    assert [elements(items) for items in inline] == [elements(items) for items in separate]
+    assert sum(len(items) for items in inline) < sum(len(items) for items in separate) / 3, \
+        "a watermark after every batch no longer sends every buffer"
+    assert any(getattr(item, "watermarks", None) for items in inline for item in items)
+
+
+def test_the_reader_splits_a_buffer_at_its_watermarks():
+    channels = [LocalChannel(i) for i in range(2)]
+    gate = InputGate(channels)
+    seen = []
+    reader = NetworkInput(gate, None, lambda batch: seen.append((list(batch), batch.timestamps)),
+                          lambda watermark: seen.append(watermark))
+    channels[1].push(TimestampedBatch([], [], [(0, Watermark(50))]))  # the other channel holds no event time back
+    channels[0].push(TimestampedBatch(["a", "b", "c"], [1, 2, 3], [(1, Watermark(1)), (3, Watermark(3))]))
+    while reader.process_input() is not NOTHING_AVAILABLE:
+        pass
+    assert seen == [(["a"], [1]), Watermark(1), (["b", "c"], [2, 3]), Watermark(3)]
+    assert reader.records_in == 3
