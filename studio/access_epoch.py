@@ -23,50 +23,37 @@ import weakref
 from typing import Any, Hashable
 
 import redis
-from django.conf import settings
+
+from studio.request_redis import RequestRedis
 
 KEY = "studio:access-epoch"
 TIMEOUT_S = 0.1
 RETRY_AFTER_S = 1.0
 
-_lock = threading.Lock()
-_client: redis.Redis | None = None
-_unreachable_until = 0.0
-
-
-def _redis() -> redis.Redis:
-    global _client
-    with _lock:
-        if _client is None:
-            _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=TIMEOUT_S,
-                                           socket_connect_timeout=TIMEOUT_S)
-        return _client
-
-
-def _failed() -> None:
-    global _unreachable_until
-    _unreachable_until = time.monotonic() + RETRY_AFTER_S
+_redis = RequestRedis(TIMEOUT_S, RETRY_AFTER_S)
 
 
 def current() -> int | None:
     """The epoch now, or None when Redis does not answer (then trust nothing kept)."""
-    if time.monotonic() < _unreachable_until:
+    client = _redis.client()
+    if client is None:
         return None
     try:
-        value = _redis().get(KEY)
+        value = client.get(KEY)
     except redis.RedisError:
-        _failed()
+        _redis.failed()
         return None
     return int(value or 0)
 
 
 def advance() -> bool:
-    """Move the epoch: everything kept so far is stale. False when Redis did not take it."""
+    """Move the epoch: everything kept so far is stale. False when Redis did not take it.
+    Tried even while reads pause after a failure: a revocation must reach Redis if it can."""
     try:
-        _redis().incr(KEY)
+        _redis.client_even_if_paused().incr(KEY)
         return True
     except redis.RedisError:
-        _failed()
+        _redis.failed()
         return False
 
 

@@ -36,15 +36,15 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
 from collections import OrderedDict
 from typing import Callable
 
 import redis
-from django.conf import settings
 from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.http import parse_etags
 from rest_framework.response import Response
+
+from studio.request_redis import RequestRedis
 
 KEY_PREFIX = "studio:answer:"
 TTL_S = 120
@@ -55,25 +55,7 @@ MAX_BODY_BYTES = 4 * 2**20
 LOCAL_BYTES = 32 * 2**20
 FLIGHT_WAIT_S = 10.0
 
-_lock = threading.Lock()
-_client: redis.Redis | None = None
-_unreachable_until = 0.0
-
-
-def _redis() -> redis.Redis | None:
-    global _client
-    if time.monotonic() < _unreachable_until:
-        return None
-    with _lock:
-        if _client is None:
-            _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=TIMEOUT_S,
-                                           socket_connect_timeout=TIMEOUT_S)
-        return _client
-
-
-def _failed() -> None:
-    global _unreachable_until
-    _unreachable_until = time.monotonic() + RETRY_AFTER_S
+_redis = RequestRedis(TIMEOUT_S, RETRY_AFTER_S)
 
 
 def canonical_int(value: str | None) -> bool:
@@ -191,7 +173,7 @@ def cached_answer(view, request, parts: tuple, build: Callable[[], Response]):
 
 def _fetch_or_build(view, request, key: str, build: Callable[[], Response]) -> "Entry | Response":
     """The entry from Redis, or else built and kept; a response that is no 200 as it is."""
-    client = _redis()
+    client = _redis.client()
     if client is not None:
         try:
             data = client.get(key)
@@ -200,7 +182,7 @@ def _fetch_or_build(view, request, key: str, build: Callable[[], Response]) -> "
                 _local.put(key, entry)
                 return entry
         except redis.RedisError:
-            _failed()
+            _redis.failed()
             client = None
     response = build()
     if not isinstance(response, Response) or response.status_code != 200 or response.exception:
@@ -212,7 +194,7 @@ def _fetch_or_build(view, request, key: str, build: Callable[[], Response]) -> "
             try:
                 client.set(key, entry.dumps(), ex=TTL_S)
             except redis.RedisError:
-                _failed()
+                _redis.failed()
     return entry
 
 

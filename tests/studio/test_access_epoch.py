@@ -7,6 +7,7 @@ from rest_framework.test import APIClient
 
 from studio import access_epoch
 from studio.models import ApiToken
+from studio.request_redis import RequestRedis
 
 
 @pytest.fixture
@@ -62,8 +63,9 @@ def test_an_unreachable_redis_is_asked_again_only_after_a_pause(monkeypatch, set
             calls.append(key)
             raise access_epoch.redis.ConnectionError("refused")
 
-    monkeypatch.setattr(access_epoch, "_redis", lambda: DeadRedis())
-    monkeypatch.setattr(access_epoch, "_unreachable_until", 0.0)
+    client = RequestRedis()
+    monkeypatch.setattr(client, "client_even_if_paused", lambda: DeadRedis())
+    monkeypatch.setattr(access_epoch, "_redis", client)
     assert [access_epoch.current() for _ in range(5)] == [None] * 5
     assert len(calls) == 1  # the four after the failure did not wait on Redis
 
