@@ -115,18 +115,7 @@ class NetworkInput:
         if record is not None and (kind is list or kind is TimestampedBatch or kind is Watermark
                                    or kind is WatermarkStatus):
             record.append(item)
-        if kind is list or kind is TimestampedBatch:
-            if kind is TimestampedBatch and item.watermarks:
-                return self._process_with_watermarks(channel, item)
-            if self._kill_hook is not None:
-                maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
-            self.records_in += len(item)
-            if self._channel_targets is None:
-                self._process_batch(item)
-            else:  # a join: the channel's side (as in process_input)
-                self._channel_targets[channel](item)
-            return MORE_AVAILABLE
-        return self._process_event(channel, item)
+        return self._process_item(channel, item)
 
     @property
     def is_finished(self) -> bool:
@@ -136,18 +125,14 @@ class NetworkInput:
         polled = self.gate.poll_next()
         if polled is None:
             return END_OF_INPUT_STATUS if self.is_finished else NOTHING_AVAILABLE
-        channel, item = polled
+        return self._process_item(*polled)
+
+    def _process_item(self, channel: int, item) -> InputStatus:
         kind = type(item)
         if kind is list or kind is TimestampedBatch:
             if kind is TimestampedBatch and item.watermarks:
                 return self._process_with_watermarks(channel, item)
-            if self._kill_hook is not None:
-                maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
-            self.records_in += len(item)
-            if self._channel_targets is None:
-                self._process_batch(item)
-            else:
-                self._channel_targets[channel](item)
+            self._process_records(channel, item)
             return MORE_AVAILABLE
         return self._process_event(channel, item)
 
@@ -157,14 +142,15 @@ class NetworkInput:
         start = 0
         for position, watermark in buffer.watermarks:
             if position > start:
-                self._process_segment(channel, buffer.segment(start, position))
+                self._process_records(channel, buffer.segment(start, position))
             self._process_event(channel, watermark)
             start = position
         if start < len(buffer):
-            self._process_segment(channel, buffer.segment(start, len(buffer)))
+            self._process_records(channel, buffer.segment(start, len(buffer)))
         return MORE_AVAILABLE
 
-    def _process_segment(self, channel: int, records: TimestampedBatch) -> None:
+    def _process_records(self, channel: int, records: list) -> None:
+        """A buffer's records: to the operator, or for a join to the channel's side."""
         if self._kill_hook is not None:
             maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
         self.records_in += len(records)
