@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -82,3 +83,15 @@ def api_call(page, base_url: str, method: str, path: str, body=None):
                                      headers={"X-CSRFToken": token, "Referer": base_url + "/"})
     assert response.ok, f"{method} {path}: {response.status} {response.text()}"
     return response.json() if response.text() else None
+
+
+def wait_for_run(page, base_url: str, run_id: int, done, timeout: float = 180):
+    """The run over REST once ``done(run)`` holds; polled every half second, failing after ``timeout`` s
+    with the run's status and failure."""
+    deadline = time.monotonic() + timeout
+    while True:
+        run = api_call(page, base_url, "GET", f"/api/runs/{run_id}")
+        if done(run):
+            return run
+        assert time.monotonic() < deadline, f"run {run_id}: {run['status']} {run.get('failure_cause')}"
+        time.sleep(0.5)

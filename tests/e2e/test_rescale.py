@@ -1,26 +1,15 @@
 """In a real browser, on Spark: a running job is rescaled from 2 to 3 and back with the run page's
 Rescale button, and the output stays exact: every input once across the three runs."""
-import time
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import api_call
+from tests.e2e.browser_steps import api_call, wait_for_run
 from tests.support import simple_pipeline
 
 pytestmark = [pytest.mark.e2e, pytest.mark.spark, pytest.mark.timeout(900)]  # three Spark drivers in a row
 
 COUNT = 600
-
-
-def wait_for_run(page, live_studio, run_id, done, timeout=240):
-    deadline = time.monotonic() + timeout
-    while True:
-        run = api_call(page, live_studio, "GET", f"/api/runs/{run_id}")
-        if done(run):
-            return run
-        assert time.monotonic() < deadline, f"run {run_id}: {run['status']} {run.get('failure_cause')}"
-        time.sleep(0.5)
 
 
 def rescale_on_the_run_page(page, live_studio, run_id: int, parallelism: int, artifacts) -> int:
@@ -29,7 +18,7 @@ def rescale_on_the_run_page(page, live_studio, run_id: int, parallelism: int, ar
     expect(page.get_by_test_id("run-status")).to_have_text("RUNNING", timeout=120_000)
     wait_for_run(page, live_studio, run_id,
                  lambda run: (api_call(page, live_studio, "GET", f"/api/runs/{run_id}/checkpoints")
-                              ["counts"]["completed"]) >= 1)
+                              ["counts"]["completed"]) >= 1, timeout=240)
     page.get_by_test_id("rescale").click()
     page.get_by_test_id("rescale-parallelism").fill(str(parallelism))
     page.get_by_test_id("rescale-confirm").click()
@@ -40,7 +29,8 @@ def rescale_on_the_run_page(page, live_studio, run_id: int, parallelism: int, ar
     expect(page.get_by_test_id("restored-from")).to_be_visible(timeout=30_000)
     new_id = int(page.url.rsplit("/", 1)[1])
     assert new_id != run_id
-    assert wait_for_run(page, live_studio, run_id, lambda run: run["ended_at"] is not None)["status"] == "FINISHED"
+    assert wait_for_run(page, live_studio, run_id, lambda run: run["ended_at"] is not None,
+                        timeout=240)["status"] == "FINISHED"
     return new_id
 
 

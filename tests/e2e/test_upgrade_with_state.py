@@ -2,27 +2,16 @@
 editor (the state check shown first), and the output across both versions is exact: every input
 once, v1's function before the savepoint, v2's after."""
 import re
-import time
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import api_call
+from tests.e2e.browser_steps import api_call, wait_for_run
 from tests.support import simple_pipeline
 
 pytestmark = [pytest.mark.e2e, pytest.mark.spark, pytest.mark.timeout(600)]  # two Spark drivers, one after the other
 
 COUNT = 400
-
-
-def wait_for_run(page, live_studio, run_id, done, timeout=180):
-    deadline = time.monotonic() + timeout
-    while True:
-        run = api_call(page, live_studio, "GET", f"/api/runs/{run_id}")
-        if done(run):
-            return run
-        assert time.monotonic() < deadline, f"run {run_id}: {run['status']} {run.get('failure_cause')}"
-        time.sleep(0.5)
 
 
 def test_upgrade_v1_to_v2_with_state_keeps_the_output_exact(live_studio, page, artifacts):
