@@ -145,9 +145,10 @@ def test_a_record_writer_flushes_its_buffers_then_puts_the_barrier_first():
     channels = [LocalChannel(ChannelId("e", ("a", 0), ("b", i))) for i in range(2)]
     writer = RecordWriter("e", channels, None)
     writer.emit([1, 2])
-    state = writer.broadcast_priority_event(unaligned(9))
+    barrier = unaligned(9)  # one barrier: two made a millisecond apart differ in their timestamp
+    state = writer.broadcast_priority_event(barrier)
     assert state == {channel.channel_id: [[1, 2]] for channel in channels}
-    assert all(channel.pop()[0] == unaligned(9) for channel in channels)
+    assert all(channel.pop()[0] == barrier for channel in channels)
 
 
 def test_a_priority_barrier_crosses_tcp_ahead_of_queued_buffers_and_jumps_the_receivers_queue():
