@@ -184,12 +184,23 @@ class SavepointReporter:
         self.driver_token = driver_token
         self._lock = threading.Lock()
         self._open: dict[str, tuple[Future, str]] = {}  # guarded by: self._lock
+        self._reporting = threading.Lock()
+        """Held from taking a request out of ``_open`` until its outcome is recorded: a flush
+        waits for a report a future's thread has begun, so a stop's outcome always precedes
+        the FINISHED it leads to."""
 
     def track(self, request_id: str, kind: str, future: Future) -> None:
         with self._lock:
             self._open[request_id] = (future, kind)
         future.add_done_callback(lambda _: threading.Thread(
             target=self._report_in_thread, args=(request_id,), daemon=True, name=f"savepoint-{request_id[:8]}").start())
+
+    def expect(self, request_id: str, kind: str) -> Future:
+        """Track a request before the engine is asked: its outcome goes into the returned future.
+        Tracked first, a stop that completes (and ends the job) at once is still flushed."""
+        outcome: Future = Future()
+        self.track(request_id, kind, outcome)
+        return outcome
 
     def fail(self, request_id: str, kind: str, cause: str) -> None:
         future: Future = Future()
@@ -207,6 +218,8 @@ class SavepointReporter:
                 pass
         for request_id in open_requests:
             self._report(request_id)
+        with self._reporting:
+            pass  # a report begun on a future's thread before the snapshot above is recorded now
 
     def _report_in_thread(self, request_id: str) -> None:
         from django.db import connections
@@ -217,14 +230,17 @@ class SavepointReporter:
             connections.close_all()
 
     def _report(self, request_id: str) -> None:
+        with self._reporting:
+            with self._lock:
+                entry = self._open.get(request_id)
+                if entry is None or not entry[0].done():
+                    return
+                del self._open[request_id]
+            self._record(request_id, *entry)
+
+    def _record(self, request_id: str, future: Future, kind: str) -> None:
         from studio.realtime.events import record_event
 
-        with self._lock:
-            entry = self._open.get(request_id)
-            if entry is None or not entry[0].done():
-                return
-            del self._open[request_id]
-        future, kind = entry
         error = future.exception()
         if error is None:
             data = {"request_id": request_id, "kind": kind, "status": "COMPLETED", "location": str(future.result())}
@@ -277,12 +293,20 @@ def _execute(command: dict, run_id: int, job_master, savepoints: SavepointReport
     if method is None:
         savepoints.fail(request_id, kind, f"this engine version cannot {name} with a savepoint")
         return
+    outcome = savepoints.expect(request_id, kind)
     try:
         future = method(bool(command.get("drain")), target) if name == "stop" else method(target)
     except Exception as error:
-        savepoints.fail(request_id, kind, str(error) or type(error).__name__)
+        outcome.set_exception(RuntimeError(str(error) or type(error).__name__))
         return
-    savepoints.track(request_id, kind, future)
+    future.add_done_callback(lambda done: _copy_outcome(done, outcome))
+
+
+def _copy_outcome(done: Future, outcome: Future) -> None:
+    try:
+        outcome.set_result(done.result())
+    except Exception as error:  # failed or cancelled
+        outcome.set_exception(error)
 
 
 def _tap(command: dict, run_id: int, job_master) -> None:

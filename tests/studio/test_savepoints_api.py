@@ -1,5 +1,6 @@
 """Savepoints over REST (trigger, poll, list, stop with savepoint, delete) and the driver's side of them."""
 import json
+import threading
 from concurrent.futures import Future
 
 import pytest
@@ -211,3 +212,31 @@ def test_driver_reports_failure_when_the_engine_lacks_savepoints(api, running):
     wait_until(lambda: SavepointRequest.objects.get(request_id=request_id).status != "IN_PROGRESS", 10, "the outcome")
     request = SavepointRequest.objects.get(request_id=request_id)
     assert request.status == "FAILED" and "cannot savepoint" in request.failure_cause
+
+
+def test_a_flush_waits_for_an_outcome_a_future_thread_is_recording(monkeypatch):
+    """The FINISHED of a stop is published after a flush: a report the future's own thread began
+    (request already taken out of the open ones) must be recorded before the flush returns."""
+    import studio.realtime.events
+    from studio.runner import SavepointReporter
+
+    recording, release, recorded = threading.Event(), threading.Event(), []
+
+    def slow_record_event(run_id, event_type, data, driver_token=None):
+        recording.set()
+        release.wait(10)
+        recorded.append(data["status"])
+
+    monkeypatch.setattr(studio.realtime.events, "record_event", slow_record_event)
+    reporter = SavepointReporter(run_id=1)
+    outcome = Future()
+    reporter.track("request-1", "sync-savepoint", outcome)
+    outcome.set_result("/savepoints/savepoint-3")
+    assert recording.wait(10)
+    flush = threading.Thread(target=reporter.flush, args=(5,))
+    flush.start()
+    flush.join(0.3)
+    assert flush.is_alive(), "the flush returned while the outcome was still being recorded"
+    release.set()
+    flush.join(10)
+    assert not flush.is_alive() and recorded == ["COMPLETED"]

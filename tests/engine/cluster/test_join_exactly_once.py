@@ -156,8 +156,10 @@ def test_a_join_stopped_at_parallelism_2_continues_at_3_exactly_once(deployment,
     assert_exact(sink_dir, join, "after the restore at parallelism 3")
 
 
-SLOW_OUTPUT = f"({OUTPUT}) if sum([1] * 20000) else None"
-"""The same pairs, at about half a millisecond each: the join holds its inputs back (backpressure)."""
+SLOW_OUTPUT = f"({OUTPUT}) if sum([1] * 100000) else None"
+"""The same pairs, at about two milliseconds each: the join holds its inputs back (backpressure), and
+the job lasts a few seconds, about ten checkpoints: enough for every kill to find its point (one at a
+commit needs up to four checkpoints of its subtask)."""
 
 
 @pytest.mark.timeout(200)
