@@ -20,6 +20,15 @@ inside the chain are what its predecessor emitted on the main output (the only t
 calls its ``process_batch``), the head's are the task input's. Each operator's input
 watermark is the last watermark its predecessor emitted; the head's is the task input's.
 
+Fused maps and filters: a run of maps (each feeding nothing but the next operator),
+optionally ending with a filter, is applied by one comprehension with every expression
+inline (``compile_batch_steps``; not when a map needs the expression guards'
+temporaries), the first operator's ``process_batch`` replaced by it: no list between
+them. The maps' records out are counted for them (a map emits what it takes); the run's
+last operator emits as usual. A batch with event times, a batch while a tap is open
+inside the run, and a batch whose fused step raised go through the operators one by one
+instead (the failing expression then raises again, from its own operator).
+
 Threading model: the subtask's mailbox thread.
 """
 from __future__ import annotations
@@ -30,6 +39,7 @@ from engine.runtime.io.events import RuntimeEvent
 from engine.runtime.io.record_writer import RecordWriter
 from engine.runtime.operators.base import StreamOperator
 from engine.runtime.tap import TapPoint, tapped
+from engine.spec.expressions import compile_batch_steps
 
 
 def _fan_out(targets: list[Callable]) -> Callable:
@@ -43,6 +53,34 @@ def _fan_out(targets: list[Callable]) -> Callable:
             target(item)
 
     return emit_to_all
+
+
+def _step_kind(operator: StreamOperator) -> str | None:
+    step = operator.record_wise_step()
+    return step[0] if step is not None else None
+
+
+def _fused_run(run: list[StreamOperator], steps: Callable[[list], list], map_counters: list[OperatorCounters],
+               points: list[TapPoint]) -> Callable:
+    """The ``process_batch`` of ``run``'s first operator that applies the whole run with ``steps``."""
+    one_by_one = run[0].process_batch
+    last = run[-1]
+
+    def process_fused(batch) -> None:
+        if type(batch) is not list or any(point.open for point in points):
+            one_by_one(batch)
+            return
+        try:
+            result = steps(batch)
+        except Exception:
+            one_by_one(batch)  # raises again, from the operator whose expression failed
+            return
+        taken = len(batch)
+        for counters in map_counters:
+            counters.records_out += taken
+        last.emit(result)
+
+    return process_fused
 
 
 class OperatorCounters:
@@ -96,6 +134,7 @@ class OperatorChain:
         self.writers = [writer for node_writers in writers.values() for writer in node_writers]
         self.writers += [writer for ports in port_writers.values() for port in ports.values() for writer in port]
         self.counters = [OperatorCounters() for _ in self.operators]
+        self._fuse_record_wise_runs(writers, port_writers, tap_points or {})
         for position, operator in enumerate(self.operators):
             counters = self.counters[position]
             batch_targets: list[Callable] = []
@@ -122,6 +161,26 @@ class OperatorChain:
                 self.tap_points[operator.node_id] = point
             operator.emit_watermark = _watermark_noted(_fan_out(watermark_targets), counters)
             operator.emit_watermark_status = _fan_out(status_targets)
+
+    def _fuse_record_wise_runs(self, writers: dict, port_writers: dict, tap_points: dict) -> None:
+        """Replace the ``process_batch`` of the first operator of each run of maps (ending with at most
+        one filter) by the fused one. Before wiring, so that what calls it gets the fused one."""
+        operators = self.operators
+        start = 0
+        while start < len(operators):
+            end = start
+            while (end + 1 < len(operators) and _step_kind(operators[end]) == "map"
+                   and not writers.get(operators[end].node_id) and not port_writers.get(operators[end].node_id)
+                   and _step_kind(operators[end + 1]) is not None):
+                end += 1
+                if _step_kind(operators[end]) == "filter":
+                    break
+            run = operators[start:end + 1]
+            steps = compile_batch_steps([operator.record_wise_step() for operator in run]) if end > start else None
+            if steps is not None:
+                points = [tap_points[op.node_id] for op in run[:-1] if op.node_id in tap_points]
+                run[0].process_batch = _fused_run(run, steps, self.counters[start:end], points)
+            start = end + 1
 
     @property
     def head(self) -> StreamOperator:

@@ -472,7 +472,7 @@ class StreamTask:
         return writers, port_writers
 
     def _operator_context(self, node: dict, position: int, restore) -> OperatorContext:
-        key_function = batch_key_function = None
+        key_function = batch_key_function = key_expression = None
         pre_aggregated = False
         side_keys = {edge.side: compile_batch_expression(edge.key) for edge in self.job_graph.inputs_of(self.vertex.id)
                      if position == 0 and edge.side and edge.partitioning == "hash" and edge.key}
@@ -481,13 +481,14 @@ class StreamTask:
                 if edge.partitioning == "hash" and edge.key and edge.target_node == node["id"]:
                     key_function = compile_expression_function(edge.key)
                     batch_key_function = compile_batch_expression(edge.key)
+                    key_expression = edge.key
                     pre_aggregated = pre_aggregated_window(edge, self.vertex, self.job_graph, self.config) is not None
                     break
         return OperatorContext(
             task=self.task_id, node_id=node["id"], parallelism=self.vertex.parallelism,
             max_parallelism=self.vertex.max_parallelism, config=self.config,
             key_group_range=self.key_group_range, key_function=key_function,
-            batch_key_function=batch_key_function, restore=restore,
+            batch_key_function=batch_key_function, key_expression=key_expression, restore=restore,
             mailbox_executor=self.executor, timer_service=self.timer_service, kill_hook=self.kill_hook,
             pre_aggregated_input=pre_aggregated, side_key_functions=side_keys or None)
 

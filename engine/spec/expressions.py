@@ -994,6 +994,24 @@ def _make_batch_filter(body: ast.expr, name: str, filename: str) -> Callable:
     return _compile_lambda(ast.Lambda(args=_arguments(("_batch",)), body=kept), filename, nesting=2)
 
 
+def _make_batch_steps(steps: list[tuple[str, ast.expr]], name: str, filename: str) -> Callable:
+    """Compile ``lambda _batch: [<name> for <name> in _batch for <name> in [<map>] if <predicate> ...]``:
+    maps and filters one after another in one comprehension (CPython turns ``for <name> in [<map>]``
+    into an assignment)."""
+    def target() -> ast.Name:
+        return ast.Name(id=name, ctx=ast.Store())
+
+    generators = [ast.comprehension(target=target(), iter=ast.Name(id="_batch", ctx=ast.Load()), ifs=[], is_async=0)]
+    for kind, body in steps:
+        if kind == "map":
+            generators.append(ast.comprehension(target=target(), iter=ast.List(elts=[body], ctx=ast.Load()), ifs=[],
+                                                is_async=0))
+        else:
+            generators[-1].ifs.append(body)
+    kept = ast.ListComp(elt=ast.Name(id=name, ctx=ast.Load()), generators=generators)
+    return _compile_lambda(ast.Lambda(args=_arguments(("_batch",)), body=kept), filename, nesting=2)
+
+
 def _make_router(body: ast.expr, name: str, filename: str) -> Callable[[list, dict, list], None]:
     """Compile ``for <name> in _batch: _appends[_routes[<body>]](<name>)`` as a function of
     ``(_batch, _routes, _appends)``: the key inline, its channel looked up, the record appended."""
@@ -1011,6 +1029,48 @@ def _make_router(body: ast.expr, name: str, filename: str) -> Callable[[list, di
     code = next(const for const in module.co_consts if isinstance(const, types.CodeType))
     _verify_code(code, nesting=0)  # the function itself: no code object inside it
     return types.FunctionType(code, dict(_GLOBALS), "route")  # never runs the module: nothing else is defined
+
+
+_FOLD_STEPS = {
+    "sum": "_a = _get(_k, 0) + VALUE",
+    "count": "_a = _get(_k, 0) + 1",
+    "min": "_v = VALUE\n        _a = _get(_k, _missing)\n        if _a is _missing or _v < _a:\n            _a = _v",
+    "max": "_v = VALUE\n        _a = _get(_k, _missing)\n        if _a is _missing or _v > _a:\n            _a = _v",
+}
+"""Each running aggregate's step, as ``min(current, value)`` and ``max(current, value)`` decide
+(the current aggregate unless the value is strictly smaller or larger)."""
+
+_FOLD_TEMPLATE = """
+def fold(_batch, _get, _entries, _append, _missing):
+    for x in _batch:
+        _k = KEY
+        STEP
+        _entries[_k] = _a
+        _append([_k, _a])
+"""
+
+
+class _Inline(ast.NodeTransformer):
+    """Puts checked expression bodies in place of the template's ``KEY`` and ``VALUE`` names."""
+
+    def __init__(self, bodies: dict[str, ast.expr]):
+        self.bodies = bodies
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        body = self.bodies.get(node.id)
+        return copy.deepcopy(body) if body is not None else node
+
+
+def _make_keyed_fold(key: ast.expr, value: ast.expr, function: str, name: str, filename: str) -> Callable:
+    """Compile ``_FOLD_TEMPLATE`` with ``function``'s step, the key and value bodies inline."""
+    tree = ast.parse(_FOLD_TEMPLATE.replace("STEP", _FOLD_STEPS[function]))
+    loop = tree.body[0].body[0]
+    loop.target = ast.Name(id=name, ctx=ast.Store())
+    tree = _Inline({"KEY": key, "VALUE": value}).visit(tree)
+    module = _compile_tree(tree, filename, "exec")
+    code = next(const for const in module.co_consts if isinstance(const, types.CodeType))
+    _verify_code(code, nesting=0)  # the function itself: no code object inside it
+    return types.FunctionType(code, dict(_GLOBALS), "fold")  # never runs the module: nothing else is defined
 
 
 def _compile_lambda(function: ast.Lambda, filename: str, nesting: int) -> Callable:
@@ -1280,6 +1340,66 @@ def compile_batch_router(source: str, name: str = "x") -> Callable[[list, dict, 
 @functools.lru_cache(maxsize=1024)
 def _compile_router(source: str, name: str) -> Callable[[list, dict, list], None]:
     return _make_router(_checked_body(source, (name,)), name, _filename(source))
+
+
+def compile_batch_steps(steps: list[tuple[str, str]], name: str = "x") -> Callable[[list], list] | None:
+    """Check and compile maps and filters applied one after another into ``f(batch) -> records``.
+
+    ``steps`` are ``("map", expression)`` and ``("filter", predicate)`` pairs, in order; the
+    result is what applying them one by one gives, from one comprehension with every
+    expression inline: no list in between (a map and a filter cost about a fifth less).
+    None when a map needs the guards' temporaries (``:=``, which Python does not allow in a
+    comprehension's iterable, where a map's value is computed): apply the steps one by one then.
+
+    >>> compile_batch_steps([("map", "x * 2"), ("filter", "x % 3 != 0")])([1, 2, 3])
+    [2, 4]
+    """
+    if not steps or any(kind not in ("map", "filter") for kind, _ in steps):
+        raise ExpressionError("steps are ('map', expression) and ('filter', predicate) pairs")
+    return _compile_steps(tuple((kind, _require_text(source)) for kind, source in steps), _check_names((name,))[0])
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_steps(steps: tuple[tuple[str, str], ...], name: str) -> Callable[[list], list] | None:
+    bodies = [(kind, _checked_body(source, (name,))) for kind, source in steps]
+    if any(kind == "map" and any(isinstance(node, ast.NamedExpr) for node in ast.walk(body))
+           for kind, body in bodies):
+        return None
+    return _make_batch_steps(bodies, name, _filename("; ".join(f"{kind} {source}" for kind, source in steps)))
+
+
+KEYED_FOLDS = tuple(_FOLD_STEPS)
+"""The running aggregates ``compile_keyed_fold`` compiles."""
+
+
+def compile_keyed_fold(key: str, value: str | None, function: str,
+                       name: str = "x") -> Callable[[list, Callable, dict, Callable, object], None]:
+    """Check and compile a running aggregate by key into ``fold(batch, get, entries, append, missing)``.
+
+    For each record, in one loop with both expressions inline: its key, its value (``None``:
+    the record itself), the key's new aggregate from ``get(key, 0 or missing)`` (``missing``
+    stands for a key without one), stored into ``entries[key]`` and passed to
+    ``append([key, aggregate])``. Computing the keys and values as lists first and folding
+    them afterwards cost ``aggregate.reduce`` about a sixth more per record. An expression
+    that fails raises part-way through the batch, with the entries of the records before it
+    already updated (the subtask then fails and restarts from its checkpoint).
+
+    >>> totals, output = {}, []
+    >>> compile_keyed_fold("x % 2", None, "sum")([1, 2, 3], totals.get, totals, output.append, object())
+    >>> output
+    [[1, 1], [0, 2], [1, 4]]
+    """
+    if function not in _FOLD_STEPS:
+        raise ExpressionError(f"unknown aggregate function '{function}'")
+    return _compile_keyed_fold(_require_text(key), None if value is None else _require_text(value), function,
+                               _check_names((name,))[0])
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_keyed_fold(key: str, value: str | None, function: str, name: str) -> Callable:
+    value_body = ast.Name(id=name, ctx=ast.Load()) if value is None else _checked_body(value, (name,))
+    filename = _filename(f"{function} of {value or name} by {key}")
+    return _make_keyed_fold(_checked_body(key, (name,)), value_body, function, name, filename)
 
 
 def _require_text(source) -> str:

@@ -1,11 +1,11 @@
 """``aggregate.reduce``: a running aggregate per key, emitted after every record.
 
-The key comes from the hash edge feeding the operator (``context.batch_key_function``),
-the value from the ``value`` expression; the aggregate lives in keyed value state, so it
-is checkpointed by key group and rescales. A batch's keys and values are computed first,
-each in one comprehension with the expression inline (no call per record; the identity
-``x`` is the batch itself), then one loop touches the state's dict directly: one get and
-one set per record.
+The key comes from the hash edge feeding the operator (``context.key_expression``), the
+value from the ``value`` expression; the aggregate lives in keyed value state, so it is
+checkpointed by key group and rescales. A batch is folded by one compiled loop
+(``compile_keyed_fold``) with both expressions inline and the state's dict touched
+directly: per record no Python call, one get and one set. (Given the key as a function
+only, the keys and values are computed first, each in one comprehension, then folded.)
 
 With ``state_ttl_ms`` (``engine.runtime.operators.state_ttl``) a key's aggregate expires
 that long (in event time) after its latest record: a record after that starts the
@@ -19,7 +19,7 @@ import itertools
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.operators.base import StreamOperator
 from engine.runtime.operators.state_ttl import KeyStateTtl
-from engine.spec.expressions import compile_batch_expression
+from engine.spec.expressions import compile_batch_expression, compile_keyed_fold
 
 AGGREGATE_FUNCTIONS = ("sum", "count", "min", "max")
 
@@ -39,9 +39,15 @@ class KeyedAggregateOperator(StreamOperator):
         self.function = self.params.get("function", "sum")
         if self.function not in AGGREGATE_FUNCTIONS:
             raise ValueError(f"unknown aggregate function '{self.function}'")
+        value = self.params.get("value", "x")
         self.keys_of = context.batch_key_function
-        self.values_of = batch_value_function(self.params.get("value", "x"))
+        self.values_of = batch_value_function(value)
         self.fold = _FOLDS[self.function]
+        self.compiled_fold = None
+        """``fold(batch, get, entries, append, missing)``, key and value inline, when the key's text is known."""
+        if context.key_expression is not None:
+            self.compiled_fold = compile_keyed_fold(
+                context.key_expression, None if self.values_of is None else value, self.function)
         self.aggregates = None
         self.state_ttl_ms = int(self.params.get("state_ttl_ms") or 0)
         self.ttl: KeyStateTtl | None = None
@@ -53,17 +59,23 @@ class KeyedAggregateOperator(StreamOperator):
             self.ttl = KeyStateTtl(self.state_ttl_ms, backend, [self.aggregates])
 
     def process_batch(self, batch):
-        values = batch if self.values_of is None else self.values_of(batch)
         if self.ttl is not None:
             if type(batch) is not TimestampedBatch:
                 raise ValueError(f"'{self.node_id}' has a state TTL, which needs event time: "
                                  "put a watermark operator upstream")
-            output = self._fold_with_ttl(self.keys_of(batch), values, batch.timestamps)
+            output = self._fold_with_ttl(self.keys_of(batch), self._values(batch), batch.timestamps)
+        elif self.compiled_fold is not None:
+            entries = self.aggregates.entries
+            output = []
+            self.compiled_fold(batch, entries.get, entries, output.append, _MISSING)
         else:
-            output = self.fold(self.keys_of(batch), values, self.aggregates.entries)
+            output = self.fold(self.keys_of(batch), self._values(batch), self.aggregates.entries)
         if type(batch) is TimestampedBatch:
             output = TimestampedBatch(output, batch.timestamps)
         self.emit(output)
+
+    def _values(self, batch) -> list:
+        return batch if self.values_of is None else self.values_of(batch)
 
     def _fold_with_ttl(self, keys, values, timestamps) -> list:
         """The fold of ``_FOLDS`` with the expiry of ``KeyStateTtl.expired`` inline: a method call and

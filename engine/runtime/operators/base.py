@@ -98,6 +98,12 @@ class StreamOperator:
     def process_batch(self, batch: list) -> None:
         raise NotImplementedError(f"{type(self).__name__}.process_batch() must be overridden")
 
+    def record_wise_step(self) -> tuple[str, str] | None:
+        """``("map", expression)`` or ``("filter", predicate)`` when this operator is nothing but that
+        step, record by record, without state: the chain may then run it fused with its neighbours
+        (``OperatorChain``). None for every other operator."""
+        return None
+
     def process_watermark(self, watermark: Watermark) -> None:
         self.emit_watermark(watermark)
 
@@ -148,7 +154,8 @@ class OperatorContext:
 
     def __init__(self, *, task, node_id: str, parallelism: int, max_parallelism: int, config: dict,
                  key_group_range=None, key_function: Callable | None = None,
-                 batch_key_function: Callable[[list], list] | None = None, restore=None,
+                 batch_key_function: Callable[[list], list] | None = None, key_expression: str | None = None,
+                 restore=None,
                  mailbox_executor=None, timer_service=None, kill_hook: Callable | None = None,
                  pre_aggregated_input: bool = False, side_key_functions: dict[str, Callable] | None = None):
         self.task = task
@@ -163,6 +170,9 @@ class OperatorContext:
         self.batch_key_function = batch_key_function or (
             (lambda batch: [key_function(x) for x in batch]) if key_function is not None else None)
         """The same selector over a whole batch, ``f(batch) -> keys``, the expression inline."""
+        self.key_expression = key_expression
+        """The selector's text, for an operator that compiles it into a loop of its own; None when
+        the key comes as a function only."""
         self.side_key_functions = side_key_functions
         """Two-input operators: ``{side: f(batch) -> keys}`` of the hash edge feeding each side."""
         self.pre_aggregated_input = pre_aggregated_input

@@ -21,6 +21,9 @@ class MapOperator(StreamOperator):
         super().__init__(node, context)
         self.mapped = compile_batch_expression(self.params["expression"])
 
+    def record_wise_step(self):
+        return ("map", self.params["expression"])
+
     def process_batch(self, batch):
         result = self.mapped(batch)
         if type(batch) is TimestampedBatch:
@@ -35,6 +38,9 @@ class FilterOperator(StreamOperator):
         super().__init__(node, context)
         self.predicate = compile_expression_function(self.params["predicate"])
         self.kept = compile_batch_filter(self.params["predicate"])
+
+    def record_wise_step(self):
+        return ("filter", self.params["predicate"])
 
     def process_batch(self, batch):
         if type(batch) is TimestampedBatch:

@@ -21,6 +21,7 @@ from engine.spec.expressions import (
     compile_batch_filter,
     compile_batch_router,
     compile_expression,
+    compile_keyed_fold,
 )
 
 RECORD = {"user": "a", "amount": 12, "ts": 1700, "tags": ["x", "y"], "name": " Ada ", "nested": {"k": [1, 2]},
@@ -206,6 +207,57 @@ def test_the_router_raises_for_an_unhashable_key():
 def test_the_router_raises_for_a_key_it_does_not_know():
     with pytest.raises(KeyError):
         compile_batch_router("x % 3")([1, 2], {1: 0}, [[].append])
+
+
+def _reference_fold(records, key, value, function):
+    """What ``aggregate.reduce`` emits, one record at a time with the record-form expressions."""
+    key_of, value_of = compile_expression(key), compile_expression(value or "x")
+    totals, output = {}, []
+    for record in records:
+        k = key_of(record)
+        if function == "count":
+            totals[k] = totals.get(k, 0) + 1
+        elif function == "sum":
+            totals[k] = totals.get(k, 0) + value_of(record)
+        else:
+            choose = min if function == "min" else max
+            totals[k] = value_of(record) if k not in totals else choose(totals[k], value_of(record))
+        output.append([k, totals[k]])
+    return output, totals
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(records=st.lists(st.integers(-10**6, 10**6) | st.floats(-1e6, 1e6, allow_nan=False), max_size=60),
+       function=st.sampled_from(["sum", "count", "min", "max"]), value=st.sampled_from([None, "x * 2", "-x"]))
+def test_the_compiled_keyed_fold_emits_what_the_record_at_a_time_fold_does(records, function, value):
+    """Including which of two equal extremes is kept (1 and 1.0: min and max keep the current one)."""
+    totals, output = {}, []
+    compile_keyed_fold("x % 7", value, function)(records, totals.get, totals, output.append, object())
+    expected_output, expected_totals = _reference_fold(records, "x % 7", value, function)
+    assert output == expected_output and totals == expected_totals
+    assert [list(map(type, pair)) for pair in output] == [list(map(type, pair)) for pair in expected_output]
+
+
+def test_the_compiled_keyed_fold_continues_from_the_state_it_is_given():
+    totals, output = {1: 10}, []
+    compile_keyed_fold("x % 2", None, "max")([3, 5, 11, 2], totals.get, totals, output.append, object())
+    assert output == [[1, 10], [1, 10], [1, 11], [0, 2]] and totals == {1: 11, 0: 2}
+
+
+def test_the_compiled_keyed_fold_is_checked_like_any_expression():
+    """User text cannot name the loop's own variables, and a failing expression raises its own error."""
+    for key in ["_get", "_entries", "_k", "_append", "__import__('os')", "x.__class__"]:
+        with pytest.raises(ExpressionError):
+            compile_keyed_fold(key, None, "sum")
+    with pytest.raises(ExpressionError, match="unknown aggregate function"):
+        compile_keyed_fold("x", None, "median")
+    fold = compile_keyed_fold("x['k']", "x['v']", "sum")
+    assert fold.__globals__["__builtins__"] == {}
+    with pytest.raises(KeyError):
+        fold([{"k": 1}], {}.get, {}, [].append, object())
+    totals: dict = {}
+    with pytest.raises(TypeError, match="'<' not supported"):
+        compile_keyed_fold("1", "x", "min")([1, "a"], totals.get, totals, [].append, object())
 
 
 def test_the_batch_form_is_checked_like_the_record_form():
