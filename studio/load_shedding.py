@@ -1,18 +1,18 @@
 """Load shedding: an overloaded web worker answers 503 at once instead of letting requests time out.
 
-Each web worker process serves its HTTP requests concurrently (Django runs each sync view
-in a thread of its own, all sharing one interpreter). Past a handful of requests in
+Each web worker process serves its HTTP requests concurrently (Django's ASGI handler runs
+each request's sync code in a thread of that request, all sharing one interpreter). Past a handful of requests in
 flight, one more only makes every request slower: at ``settings.MAX_REQUESTS_IN_FLIGHT``
 the worker answers further requests with ``503`` and ``Retry-After`` (JSON, like every
 API error) without touching Django, so a client backs off while the requests already
 admitted still finish in time. WebSockets and ``/api/health`` (for supervisors and load
 balancers, which must see the worker answer) are never shed.
 
-A count alone does not bound latency: Django runs a worker's sync views one after another
-in one thread, so an admitted request still queues behind the others, and when other
-processes take the CPUs (a run's driver, Spark) the queue drains slower. So the middleware
-stamps each admitted request with the moment it was admitted, and
-:class:`StaleRequestMiddleware` -- the first thing Django's thread runs for it -- sheds
+A count alone does not bound latency: the admitted requests' threads share one
+interpreter lock and the worker's CPU time, so an admitted request still waits behind the
+others, and when other processes take the CPUs (a run's driver, Spark) they all drain
+slower. So the middleware stamps each admitted request with the moment it was admitted,
+and :class:`StaleRequestMiddleware` -- the first thing the request's thread runs -- sheds
 reads that waited there too long, the way CoDel drops packets: a queue that stands above
 ``settings.MAX_QUEUE_WAIT_MS`` for a whole ``settings.QUEUE_WAIT_INTERVAL_MS`` is an
 overload, and its stale GETs get 503 at once (an answer that would come late anyway costs
