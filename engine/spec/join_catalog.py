@@ -38,6 +38,7 @@ def join_operators() -> list[dict[str, Any]]:
                 "description": "How far behind the watermark a record may be and still join; state is kept "
                                "that much longer. Later records leave through the late_left / late_right "
                                "ports (or are dropped) and are counted (late_records)."}
+    join_type = {"type": "string", "enum": ["inner", "left_outer"], "default": "inner"}
     interval = _operator(
         "join.interval", "Interval join",
         "Per key, joins each left record with every right record whose event time lies in "
@@ -50,9 +51,8 @@ def join_operators() -> list[dict[str, Any]]:
                          "description": "Start of the interval relative to the left record's time (may be negative)."},
             "upper_ms": {"type": "integer", "minimum": -YEAR_MS, "maximum": YEAR_MS,
                          "description": "End of the interval (inclusive), at least lower_ms."},
-            "join_type": {"type": "string", "enum": ["inner", "left_outer"], "default": "inner",
-                          "description": "inner: only pairs. left_outer: also every left record without a match, "
-                                         "with right = null."},
+            "join_type": {**join_type, "description": "inner: only pairs. left_outer: also every left record "
+                                                      "without a match, with right = null."},
             "output": output,
             "allowed_lateness_ms": lateness,
         }, ["lower_ms", "upper_ms"]),
@@ -62,12 +62,16 @@ def join_operators() -> list[dict[str, Any]]:
         "join.window", "Window join",
         "Per key and event-time window (tumbling, or sliding when slide_ms is set), joins every left record "
         "with every right record of the same window when the watermark passes the window's end; each pair is "
-        "stamped with the window's end - 1. Inner join. With allowed lateness a fired window keeps its records "
+        "stamped with the window's end - 1. Left outer: a left record with no right record in a window leaves "
+        "with right = null when that window fires. With allowed lateness a fired window keeps its records "
         "that much longer, and a record for it joins the other side at once (only the new pairs leave).",
         _params({
             "size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
             "slide_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS,
                          "description": "Sliding windows: a window starts every slide_ms; empty for tumbling."},
+            "join_type": {**join_type, "description": "inner: only pairs. left_outer: also every left record "
+                                                      "of a window without right records, once per window, with "
+                                                      "right = null."},
             "output": output,
             "allowed_lateness_ms": lateness,
         }, ["size_ms"]),

@@ -67,6 +67,18 @@ def test_bad_params_name_their_field():
         joined("join.window", size_ms=10, allowed_lateness_ms=-1))
 
 
+def test_both_joins_take_a_join_type_and_a_bad_one_names_the_node_and_field():
+    for join_type in ("join.interval", "join.window"):
+        assert operator_spec(join_type)["params_schema"]["properties"]["join_type"]["enum"] == ["inner", "left_outer"]
+        definition = joined(join_type)
+        definition["nodes"][4]["params"]["join_type"] = "left_outer"
+        assert validate_definition(definition) == [], join_type
+        definition["nodes"][4]["params"]["join_type"] = "full_outer"
+        (error,) = validate_definition(definition)
+        assert (error["node"], error["edge"], error["field"]) == ("j", None, "params.join_type"), join_type
+        assert "'full_outer' is not one of ['inner', 'left_outer']" in error["message"], join_type
+
+
 def test_the_output_expression_sees_left_and_right_not_x():
     assert validate_definition(joined(lower_ms=0, upper_ms=1, output='{**left, "p": right["p"]}')) == []
     definition = joined(lower_ms=0, upper_ms=1, output="x")
