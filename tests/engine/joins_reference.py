@@ -37,20 +37,43 @@ def window_ends(t, size, slide):
     return range(t - t % slide + size, t, -slide)
 
 
-def window_reference(steps, size, slide, lateness) -> Counter:
-    """Per key and window, the pairs of the records that arrived before the window fired."""
+def window_reference(steps, size, slide, lateness, outer=False) -> Counter:
+    """Per key and window, the pairs of the records that arrived before the window was cleaned.
+
+    If ``outer``, also each left record that found no right record in its window when the window
+    fired (the watermark reached its end - 1, or, for a window first seen after that, the end of
+    the step that brought it), or when the left record arrived for a fired window."""
     watermark = -(2**63)
     members = {}  # (key, end) -> {"left": [...], "right": [...]}
+    fired = set()
+    pairs = Counter()
+
+    def unmatched(lefts):
+        for left in lefts:
+            pairs[json.dumps([left["id"], None])] += 1
+
+    def fire(up_to):
+        for window_id, window in members.items():
+            if window_id not in fired and window_id[1] - 1 <= up_to:
+                fired.add(window_id)
+                if outer and not window["right"]:
+                    unmatched(window["left"])
+
     for step in steps:
         if step[0] == "watermark":
             watermark = max(watermark, step[1])
+            fire(watermark)
             continue
         side, events = step
         for e in events:
             for end in window_ends(e["t"], size, slide):
                 if end - 1 + lateness > watermark:
-                    members.setdefault((repr(e["k"]), end), {"left": [], "right": []})[side].append(e)
-    pairs = Counter()
+                    window = members.setdefault((repr(e["k"]), end), {"left": [], "right": []})
+                    if outer and side == "left" and (repr(e["k"]), end) in fired and not window["right"]:
+                        unmatched([e])
+                    window[side].append(e)
+        fire(watermark)
+    fire(2**63)
     for window in members.values():
         for left in window["left"]:
             for right in window["right"]:

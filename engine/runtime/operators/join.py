@@ -14,7 +14,8 @@ State and timers
     or its window's end (window join). An event-time timer per (key, side, bucket) removes
     the bucket when no record that could still join it can arrive. Timers are derived from
     the buckets, so they are rebuilt on restore and need no snapshot of their own; the
-    interval join's left outer mode also keeps which left buckets matched.
+    interval join's left outer mode also keeps which left buckets matched (the window join's
+    decides from its window's members, which are all there when it fires).
 
 Event time and lateness
     The watermark is the minimum over both inputs (the input gate's valve). A record is
@@ -60,6 +61,8 @@ class TwoInputOperator(StreamOperator):
         self.left_keys_of = keys["left"]
         self.right_keys_of = keys["right"]
         self.output = compile_expression(self.params.get("output") or "[left, right]", JOIN_NAMES).function
+        self.outer = self.params.get("join_type", "inner") == "left_outer"
+        """Left outer: a left record that joins nothing leaves once, with ``right = None``."""
         self.lateness = int(self.params.get("allowed_lateness_ms") or 0)
         self.watermark = _NO_WATERMARK
         self.late_records = 0
@@ -168,7 +171,6 @@ class IntervalJoinOperator(TwoInputOperator):
         self.upper = int(self.params["upper_ms"])
         if self.upper < self.lower:
             raise ValueError(f"'{self.node_id}': upper_ms {self.upper} is below lower_ms {self.lower}")
-        self.outer = self.params.get("join_type", "inner") == "left_outer"
         self.width = self.upper - self.lower + 1
         self.left = self.right = self.matched = None
 
@@ -294,6 +296,13 @@ class WindowJoinOperator(TwoInputOperator):
     at once -- only the new pairs leave, as pairs are never retracted. A record whose
     windows are all past that is late.
 
+    Left outer: when a window fires without right records, each of its left records leaves
+    with ``right = None`` (stamped ``end - 1``), once per window it belongs to; so does a left
+    record that arrives for a fired window (allowed lateness) without right records. The
+    decision needs only the window's members, which stay until it is cleaned, so no state of
+    its own. A right record arriving later for that window still joins those lefts: a
+    ``None`` row is not retracted either.
+
     Timers: ``(end - 1, ..., (FIRE, end))`` per key and window, and with lateness a
     ``(end - 1 + lateness, ..., (CLEAN, end))`` one; without lateness firing also cleans.
     """
@@ -339,7 +348,7 @@ class WindowJoinOperator(TwoInputOperator):
             keys, mine, others = self.right_keys_of(batch), self.right.entries, self.left.entries
         size, slide, lateness = self.size, self.slide, self.lateness
         watermark, timers, sequence = self.watermark, self.timers, self.sequence
-        fired, output = self.fired.entries, self.output
+        fired, output, outer = self.fired.entries, self.output, self.outer and side == LEFT
         records, stamps = [], []
         late_records, late_stamps = [], []
         for k, x, t in zip(keys, batch, batch.timestamps):
@@ -371,6 +380,9 @@ class WindowJoinOperator(TwoInputOperator):
                     for y in partners:
                         records.append(output(x, y) if side == LEFT else output(y, x))
                     stamps.extend([end - 1] * len(partners))
+                    if outer and not partners:
+                        records.append(output(x, None))
+                        stamps.append(end - 1)
             if not accepted:
                 late_records.append(x)
                 late_stamps.append(t)
@@ -382,7 +394,7 @@ class WindowJoinOperator(TwoInputOperator):
 
     def _on_timers(self, fired_timers: list) -> None:
         records, stamps = [], []
-        output, lateness, fired = self.output, self.lateness, self.fired.entries
+        output, lateness, fired, outer = self.output, self.lateness, self.fired.entries, self.outer
         lefts_of, rights_of = self.left.entries, self.right.entries
         for _, _, k, (what, end) in fired_timers:
             if what == FIRE:
@@ -391,6 +403,9 @@ class WindowJoinOperator(TwoInputOperator):
                 if lefts and rights:
                     records.extend([output(x, y) for x in lefts for y in rights])
                     stamps.extend([end - 1] * (len(lefts) * len(rights)))
+                elif lefts and outer:
+                    records.extend([output(x, None) for x in lefts])
+                    stamps.extend([end - 1] * len(lefts))
                 if lateness:
                     fired.setdefault(k, {})[end] = True
                     continue

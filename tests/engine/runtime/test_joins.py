@@ -95,13 +95,15 @@ def test_the_interval_join_emits_the_references_pairs_and_unmatched_lefts(steps,
 
 @settings(max_examples=300, deadline=None)
 @given(steps=join_steps(), size=st.sampled_from([10, 25]), sliding=st.booleans(),
-       lateness=st.sampled_from([0, 0, 10, 50]))
-def test_the_window_join_emits_the_references_pairs_per_window(steps, size, sliding, lateness):
+       lateness=st.sampled_from([0, 0, 10, 50]), outer=st.booleans())
+def test_the_window_join_emits_the_references_pairs_and_unmatched_lefts_per_window(steps, size, sliding, lateness,
+                                                                                   outer):
     slide = size // 5 if sliding else size
     operator, emitted = join_operator(WindowJoinOperator, {
-        "size_ms": size, "slide_ms": slide, "allowed_lateness_ms": lateness})
+        "size_ms": size, "slide_ms": slide, "allowed_lateness_ms": lateness,
+        "join_type": "left_outer" if outer else "inner"})
     drive(operator, steps)
-    assert emitted == window_reference(steps, size, slide, lateness)
+    assert emitted == window_reference(steps, size, slide, lateness, outer)
     assert operator.late == late_reference(steps, lateness, lambda t, watermark: all(
         end - 1 + lateness <= watermark for end in window_ends(t, size, slide)))
     assert not operator.left.entries and not operator.right.entries and not operator.fired.entries
@@ -238,8 +240,9 @@ def test_streaming_and_batch_jobs_give_the_references_result(left, right, kind, 
         expected = interval_reference(steps, -15, 10, 0, outer)
     else:
         slide = 20 if kind == "tumbling" else 5
-        join = {"type": "join.window", "params": {"size_ms": 20, "slide_ms": slide}}
-        expected = window_reference([("left", left), ("right", right)], 20, slide, 0)
+        join = {"type": "join.window", "params": {"size_ms": 20, "slide_ms": slide,
+                                                  "join_type": "left_outer" if outer else "inner"}}
+        expected = window_reference([("left", left), ("right", right)], 20, slide, 0, outer)
     left_path, right_path = write(left, "left"), write(right, "right")
     for mode in ("streaming", "batch"):
         definition = join_pipeline(left_path, right_path, join, mode=mode, parallelism=parallelism)
@@ -280,6 +283,52 @@ def test_a_restored_window_join_knows_which_windows_fired_and_joins_late_records
     restored.process_right(TimestampedBatch([{"k": "a", "t": 5, "id": 3}], [5]))
     restored.process_watermark(MAX_WATERMARK)
     assert again == Counter({"[1, 3]": 1})
+    assert not restored.left.entries and not restored.fired.entries
+
+
+def test_a_left_outer_window_join_emits_each_left_without_a_right_in_its_window_once_when_it_fires():
+    operator, emitted = join_operator(WindowJoinOperator, {"size_ms": 10, "slide_ms": 5, "join_type": "left_outer"})
+    stamps = []
+    operator.emit = lambda batch: (emitted.update(json.dumps(record) for record in batch),
+                                   stamps.extend(batch.timestamps))
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 3, "id": 1}, {"k": "a", "t": 7, "id": 2},
+                                            {"k": "b", "t": 7, "id": 3}], [3, 7, 7]))
+    operator.process_right(TimestampedBatch([{"k": "a", "t": 8, "id": 4}], [8]))
+    operator.process_watermark(Watermark(9))  # [-5, 5) fires: 1 alone; [0, 10): a has a right, b none
+    assert emitted == Counter({"[1, null]": 1, "[1, 4]": 1, "[2, 4]": 1, "[3, null]": 1})
+    assert stamps == [4, 9, 9, 9]
+    operator.process_watermark(Watermark(14))  # [5, 15) fires; 1 (t 3) is not in it
+    assert emitted == Counter({"[1, null]": 1, "[1, 4]": 1, "[2, 4]": 2, "[3, null]": 2})
+    operator.process_watermark(MAX_WATERMARK)
+    assert sum(emitted.values()) == 6 and not operator.left.entries and not operator.right.entries
+
+
+def test_a_restored_left_outer_window_join_does_not_emit_a_fired_windows_unmatched_lefts_again():
+    operator, emitted = join_operator(WindowJoinOperator, {"size_ms": 10, "allowed_lateness_ms": 50,
+                                                           "join_type": "left_outer"})
+    operator.process_left(TimestampedBatch([{"k": "a", "t": 3, "id": 1}], [3]))
+    operator.process_watermark(Watermark(20))
+    assert emitted == Counter({"[1, null]": 1})
+    snapshot = operator.context.snapshot_backends().keyed.by_key_group()
+
+    class Restore:
+        def knows(self, _node):
+            return True
+
+        def keyed_state(self, _node, _range, _max_parallelism):
+            return snapshot
+
+    context = OperatorContext(task=("j", 0), node_id="j", parallelism=1, max_parallelism=8, config={},
+                              side_key_functions=operator.context.side_key_functions, restore=Restore())
+    restored = WindowJoinOperator(operator.node, context)
+    restored.initialize_state()
+    again = Counter()
+    restored.emit = lambda batch: again.update(json.dumps(record) for record in batch)
+    restored.process_left(TimestampedBatch([{"k": "a", "t": 4, "id": 2}], [4]))  # a fired window, no right
+    assert again == Counter({"[2, null]": 1})
+    restored.process_right(TimestampedBatch([{"k": "a", "t": 5, "id": 3}], [5]))  # joins both, retracts nothing
+    restored.process_watermark(MAX_WATERMARK)
+    assert again == Counter({"[2, null]": 1, "[1, 3]": 1, "[2, 3]": 1})
     assert not restored.left.entries and not restored.fired.entries
 
 
