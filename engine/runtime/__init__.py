@@ -9,7 +9,17 @@ Map of the package:
   handlers, partitioners, record writers, watermark valve, buffer debloating, and batch
   mode's sorted keyed input (``external_sort``, ``stream_input.SortingInput``);
 - ``state/``: keyed and operator state, key groups, snapshots, restore assignment;
+- ``columnar``: integer batches as numpy arrays, from a source through maps, filters and
+  a hash exchange;
 - ``slot``: the subtasks of one worker (``TaskExecutorGateway``);
 - ``gateway``: the seams to the JobMaster; ``timer_service``;
   ``kill_hooks`` (test hooks for failure injection).
 """
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+"""numpy's BLAS would start a pool of threads when numpy is first imported (``columnar`` imports
+it). The engine does no linear algebra, a slot has one CPU, and Spark's daemon forks its
+workers after preloading the engine, which a running thread does not survive: one thread,
+set before any module of this package imports numpy."""

@@ -29,12 +29,22 @@ last operator emits as usual. A batch with event times, a batch while a tap is o
 inside the run, and a batch whose fused step raised go through the operators one by one
 instead (the failing expression then raises again, from its own operator).
 
+Columnar batches: when the chain is a source of plain integers followed by a run of maps
+and filters that compile to numpy (``engine.runtime.columnar``) ending in one writer, the
+source emits int64 arrays and the run computes them a whole array at once, handing the
+result to the writer -- routed as an array on a hash edge that takes one, else as a list.
+The counters are kept as above; an open tap in the run, or a batch whose values could
+leave the exact range, takes the Python path with the array's records as a list.
+
 Threading model: the subtask's mailbox thread.
 """
 from __future__ import annotations
 
 from typing import Callable, Sequence
 
+import numpy as np
+
+from engine.runtime.columnar import compile_int_steps
 from engine.runtime.io.events import RuntimeEvent
 from engine.runtime.io.record_writer import RecordWriter
 from engine.runtime.operators.base import StreamOperator
@@ -81,6 +91,31 @@ def _fused_run(run: list[StreamOperator], steps: Callable[[list], list], map_cou
         last.emit(result)
 
     return process_fused
+
+
+def _columnar_run(int_steps: Callable, python_path: Callable, run_counters: list[OperatorCounters],
+                  points: list[TapPoint], writer: RecordWriter) -> Callable:
+    """The ``process_batch`` of a run's first operator that applies the run to an int64 array and
+    hands the result to its writer, routed as an array where the writer takes one."""
+    columnar_writer = writer.takes_columnar()
+    inner, last = run_counters[:-1], run_counters[-1]
+
+    def process_columnar(batch) -> None:
+        if type(batch) is not np.ndarray:
+            python_path(batch)
+            return
+        result = int_steps(batch) if not any(point.open for point in points) else None
+        if result is None:  # a tap looks at the records, or they could leave the exact range
+            python_path(batch.tolist())
+            return
+        taken = len(batch)
+        for counters in inner:  # maps: what they take they emit
+            counters.records_out += taken
+        last.records_out += len(result)
+        if not (columnar_writer and writer.emit_columnar(result)):
+            writer.emit(result.tolist())
+
+    return process_columnar
 
 
 class OperatorCounters:
@@ -180,7 +215,24 @@ class OperatorChain:
             if steps is not None:
                 points = [tap_points[op.node_id] for op in run[:-1] if op.node_id in tap_points]
                 run[0].process_batch = _fused_run(run, steps, self.counters[start:end], points)
+            if start == 1 and end == len(operators) - 1 and _step_kind(run[0]) is not None:
+                self._take_int_arrays(run, writers, port_writers, tap_points)
             start = end + 1
+
+    def _take_int_arrays(self, run: list[StreamOperator], writers: dict, port_writers: dict, tap_points: dict) -> None:
+        """Let the head (a source of plain integers) emit int64 arrays when ``run`` -- the rest of the
+        chain -- compiles to them and ends in exactly one writer."""
+        head, last = self.operators[0], run[-1]
+        if writers.get(head.node_id) or port_writers.get(head.node_id) or port_writers.get(last.node_id):
+            return
+        if len(writers.get(last.node_id, ())) != 1:
+            return
+        int_steps = compile_int_steps([operator.record_wise_step() for operator in run])
+        if int_steps is None or not head.emit_int_arrays():
+            return
+        points = [tap_points[op.node_id] for op in run if op.node_id in tap_points]
+        run[0].process_batch = _columnar_run(int_steps, run[0].process_batch, self.counters[1:], points,
+                                             writers[last.node_id][0])
 
     @property
     def head(self) -> StreamOperator:

@@ -110,6 +110,7 @@ from engine.runtime.task_lifecycle import (AwaitingFinalCheckpoint, DataEnded, D
                                            HoldingForStop, Running, StopWithSavepointFailed,  # noqa: F401
                                            TaskLifecycleState)
 from engine.runtime.timer_service import ProcessingTimeService
+from engine.runtime.columnar import compile_int_key
 from engine.spec.expressions import compile_batch_expression, compile_batch_router
 
 NO_INPUT_WATERMARK = -(2**63)
@@ -457,7 +458,8 @@ class StreamTask:
                 edge.partitioning, len(channels), max_parallelism=target.max_parallelism, producer_index=self.index,
                 key_function=compile_expression_function(key) if hashed else None,
                 batch_key_function=compile_batch_expression(key) if hashed else None,
-                router=compile_batch_router(key) if hashed else None)
+                router=compile_batch_router(key) if hashed else None,
+                columnar_key=compile_int_key(key) if hashed and window is None else None)
             writer = RecordWriter(
                 edge.id, channels, partitioner, debloat=self.debloat.enabled,
                 buffer_records=int(self.config.get("batch_size", DEFAULT_BATCH_SIZE)),

@@ -24,6 +24,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 logger = logging.getLogger(__name__)
 
 SENDER_QUEUE_SAMPLES = 64
@@ -116,6 +118,8 @@ class TapPoint:
 
     def offer(self, batch) -> None:
         """Sample ``batch`` for every open tap and hand the samples over; never blocks."""
+        if type(batch) is np.ndarray:  # a columnar batch (engine.runtime.columnar): its records as Python ints
+            batch = batch.tolist()
         now = time.monotonic()
         stamp = time.time() * 1000.0
         for sampler in self._samplers.values():

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
+from engine.runtime.columnar import key_groups_of, split_by_channel
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.state.key_groups import _GOLDEN, _MASK32, key_group_for, key_groups_for
 
@@ -92,9 +95,11 @@ class HashPartitioner(Partitioner):
 
     def __init__(self, number_of_channels: int, key_function: Callable, max_parallelism: int,
                  batch_key_function: Callable[[list], list] | None = None,
-                 router: Callable[[list, dict, list], None] | None = None):
+                 router: Callable[[list, dict, list], None] | None = None, columnar_key: Callable | None = None):
         super().__init__(number_of_channels)
         self.key_function = key_function
+        self.columnar_key = columnar_key
+        """The key over an int64 array (``engine.runtime.columnar``), when the key expression compiles so."""
         self.batch_key_function = batch_key_function or (lambda batch: [key_function(record) for record in batch])
         self.router = router
         self.max_parallelism = max_parallelism
@@ -102,6 +107,7 @@ class HashPartitioner(Partitioner):
         self._channel_of_group = [
             group * number_of_channels // max_parallelism for group in range(max_parallelism)]
         self._channel_of_key: dict = {}
+        self._channel_of_group_array = None  # numpy's copy of _channel_of_group, made on first use
 
     def partition(self, batch: list) -> list[tuple[int, list]]:
         n = self.number_of_channels
@@ -120,6 +126,18 @@ class HashPartitioner(Partitioner):
             stamps = _split(batch.timestamps, channels, n)
             return [(c, TimestampedBatch(outputs[c], stamps[c])) for c in range(n) if outputs[c]]
         return [(c, outputs[c]) for c in range(n) if outputs[c]]
+
+    def partition_columnar(self, batch) -> list[tuple[int, list]] | None:
+        """``partition`` of an int64 array, routed a whole array at once; the parts are lists of
+        Python ints. None when this partitioner has no columnar key or the batch's keys could leave
+        the exact range (route ``batch.tolist()`` then)."""
+        keys = self.columnar_key(batch) if self.columnar_key is not None else None
+        if keys is None:
+            return None
+        if self._channel_of_group_array is None:
+            self._channel_of_group_array = np.array(self._channel_of_group, dtype=np.intp)
+        channels = self._channel_of_group_array[key_groups_of(keys, self.max_parallelism)]
+        return split_by_channel(batch, channels, self.number_of_channels)
 
     def _channels_of(self, keys: list) -> list[int]:
         if len(self._channel_of_key) < ROUTE_CACHE_LIMIT:
@@ -169,7 +187,7 @@ def _split(items: list, channels: list[int], n: int) -> list[list]:
 
 def create_partitioner(partitioning: str, number_of_channels: int, *, key_function=None,
                        max_parallelism: int = 128, producer_index: int = 0,
-                       batch_key_function=None, router=None) -> Partitioner | None:
+                       batch_key_function=None, router=None, columnar_key=None) -> Partitioner | None:
     """Return the partitioner of an edge, or None for broadcast (the writer copies to all)."""
     if partitioning == "broadcast":
         return None
@@ -180,5 +198,6 @@ def create_partitioner(partitioning: str, number_of_channels: int, *, key_functi
     if partitioning == "hash":
         if key_function is None:
             raise ValueError("hash partitioning needs a key function")
-        return HashPartitioner(number_of_channels, key_function, max_parallelism, batch_key_function, router)
+        return HashPartitioner(number_of_channels, key_function, max_parallelism, batch_key_function, router,
+                               columnar_key)
     raise ValueError(f"unknown partitioning '{partitioning}'")

@@ -108,14 +108,32 @@ class RecordWriter:
             for index, part in self.partitioner.partition(batch):
                 channels[index].push(part)
 
+    def takes_columnar(self) -> bool:
+        """Whether ``emit_columnar`` may be offered int64 arrays: a buffered hash edge whose key
+        compiles to arrays (``engine.runtime.columnar``), not debloated or pre-aggregating."""
+        return self.emit == self._emit_buffered and getattr(self.partitioner, "columnar_key", None) is not None
+
+    def emit_columnar(self, batch) -> bool:
+        """Send an int64 array of records, routed a whole array at once; False (nothing sent) when
+        its keys must be computed the Python way (the caller then emits ``batch.tolist()``)."""
+        parts = self.partitioner.partition_columnar(batch)
+        if parts is None:
+            return False
+        self._buffer_parts(len(batch), parts)
+        return True
+
     def _emit_buffered(self, batch: list) -> None:
         """``emit`` of a partitioned edge: parts go into the channels' output buffers."""
-        if not batch:
+        if batch:
+            self._buffer_parts(len(batch), self.partitioner.partition(batch))
+
+    def _buffer_parts(self, records: int, parts: list) -> None:
+        if not records:
             return
-        self.records_out += len(batch)
+        self.records_out += records
         buffers = self._buffers
         limit = self.buffer_records
-        for index, part in self.partitioner.partition(batch):
+        for index, part in parts:
             buffer = buffers[index]
             if buffer is None:
                 buffer = part  # the partitioner's own new list: adopted, not copied

@@ -351,9 +351,10 @@ class SourceInput:
         if batch is END_OF_INPUT:
             self.is_finished = True
             return END_OF_INPUT_STATUS
-        if not batch:
+        records = len(batch)  # (a batch may be an int64 array, which has no truth value)
+        if not records:
             return NOTHING_AVAILABLE
-        self.records_in += len(batch)
+        self.records_in += records
         self._process_batch(batch)
         return MORE_AVAILABLE
 

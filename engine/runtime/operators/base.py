@@ -98,6 +98,12 @@ class StreamOperator:
     def process_batch(self, batch: list) -> None:
         raise NotImplementedError(f"{type(self).__name__}.process_batch() must be overridden")
 
+    def emit_int_arrays(self) -> bool:
+        """Asked by the chain when what follows takes columnar batches (``engine.runtime.columnar``):
+        True when this operator will emit int64 arrays from now on. Only a source of plain
+        integers can; every other operator answers False and emits lists."""
+        return False
+
     def record_wise_step(self) -> tuple[str, str] | None:
         """``("map", expression)`` or ``("filter", predicate)`` when this operator is nothing but that
         step, record by record, without state: the chain may then run it fused with its neighbours

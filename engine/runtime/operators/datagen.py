@@ -8,12 +8,19 @@ another parallelism the splits are dealt out again and a subtask may serve sever
 taking turns. ``rate`` (records per second over all subtasks) is enforced per subtask
 with a token count since the subtask started; when no token is left the source waits for
 the next one on a timer instead of sleeping.
+
+Without an ``expression`` the records are the numbers themselves; when the operators
+chained after it take columnar batches, the chain asks for them as int64 arrays
+(``emit_int_arrays``, ``engine.runtime.columnar``).
 """
 from __future__ import annotations
 
 import math
 import time
 
+import numpy as np
+
+from engine.runtime.columnar import LIMIT
 from engine.runtime.operators.base import compile_expression_function
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 
@@ -31,6 +38,8 @@ class DatagenSource(SourceOperator):
         expression = params.get("expression")
         self.function = compile_expression_function(expression) if expression else None
         self.splits: list[dict] = []
+        self.int_arrays = False
+        """Emit batches as int64 arrays (the chain asked, ``emit_int_arrays``; numbers within ``LIMIT``)."""
         self._turn = 0
         self._started = time.monotonic()
         self._emitted = 0
@@ -71,7 +80,15 @@ class DatagenSource(SourceOperator):
             self._turn += 1
         self._emitted += len(numbers)
         function = self.function
-        return [function(x) for x in numbers] if function is not None else list(numbers)
+        if function is not None:
+            return [function(x) for x in numbers]
+        if self.int_arrays and -LIMIT < numbers.start and numbers.stop < LIMIT:
+            return np.arange(numbers.start, numbers.stop, numbers.step, dtype=np.int64)
+        return list(numbers)
+
+    def emit_int_arrays(self) -> bool:
+        self.int_arrays = self.function is None
+        return self.int_arrays
 
     def next_poll_delay(self) -> float:
         if not self.rate_per_subtask:

@@ -8,6 +8,9 @@ checkpoint completed, its files not yet renamed). After every crash the job rest
 its latest completed checkpoint. The committed output must equal that of a failure-free
 run: nothing lost, nothing doubled.
 
+Every other killed run chains a map (adding nothing) to the source, so its numbers travel
+as int64 arrays up to the exchange (``engine.runtime.columnar``): the kills hit that path too.
+
 Determinism: with key ``x % 12`` and parallelism 2, 3 or 4 (all divide 12), every key's
 numbers come from one source subtask, in increasing order, so the running sums -- and
 hence the output lines -- of a failure-free run are fixed.
@@ -42,8 +45,10 @@ KILL_POINTS = [
 ]
 
 
-def definition(sink_dir: Path, parallelism: int, rate: int) -> dict:
-    return {
+def definition(sink_dir: Path, parallelism: int, rate: int, columnar: bool = False) -> dict:
+    """With ``columnar`` a map (adding nothing) follows the source in its chain: the numbers then travel
+    as int64 arrays up to the hash exchange (``engine.runtime.columnar``), routed a whole array at once."""
+    spec = {
         "format": 1, "name": "exactly-once", "mode": "streaming", "parallelism": parallelism,
         "max_parallelism": 128,
         "checkpointing": {"interval_ms": 100, "mode": "exactly_once", "timeout_ms": 20000, "retained": 2},
@@ -58,6 +63,11 @@ def definition(sink_dir: Path, parallelism: int, rate: int) -> dict:
             {"id": "out", "from": "sum", "to": "sink"},
         ],
     }
+    if columnar:
+        spec["nodes"].insert(1, {"id": "same", "type": "transform.map", "params": {"expression": "x + 0"}})
+        spec["edges"] = [{"id": "chained", "from": "gen", "to": "same"}, {**spec["edges"][0], "from": "same"},
+                         spec["edges"][1]]
+    return spec
 
 
 class KillPlan:
@@ -131,9 +141,11 @@ def test_committed_output_equals_a_failure_free_run_despite_30_kills(tmp_path):
         plan.limit = len(plan.kills) + KILLS - restarts
         plan.rearm()
         killed_dir = tmp_path / f"killed-{run}"
-        result = cluster.run(definition(killed_dir, parallelism, rate=4000), kill_hook=plan, timeout=100,
-                             checkpoint_dir=str(tmp_path / f"killed-checkpoints-{run}"))
-        context = f"seed {seed}, run {run}, parallelism {parallelism}, kills {plan.kills[kills_before:]}"
+        columnar = run % 2 == 1  # every other run over int64 arrays
+        result = cluster.run(definition(killed_dir, parallelism, rate=4000, columnar=columnar), kill_hook=plan,
+                             timeout=100, checkpoint_dir=str(tmp_path / f"killed-checkpoints-{run}"))
+        context = (f"seed {seed}, run {run}, parallelism {parallelism}, columnar {columnar}, "
+                   f"kills {plan.kills[kills_before:]}")
         assert result.status == "FINISHED", f"{context}: {result.failure}"
         # a kill in a subtask of an attempt that is already failing over causes no extra restart
         assert result.restarts <= len(plan.kills) - kills_before, context
@@ -146,3 +158,16 @@ def test_committed_output_equals_a_failure_free_run_despite_30_kills(tmp_path):
         assert lines == clean_output[parallelism]
         run += 1
     assert restarts == KILLS
+
+
+def test_the_columnar_path_is_taken_and_commits_the_same_lines(tmp_path, monkeypatch):
+    from engine.runtime.operators.datagen import DatagenSource
+
+    answers = []
+    asked = DatagenSource.emit_int_arrays
+    monkeypatch.setattr(DatagenSource, "emit_int_arrays", lambda self: answers.append(asked(self)) or answers[-1])
+    result = LocalCluster(config={"batch_size": 64}).run(definition(tmp_path / "out", 3, rate=0, columnar=True),
+                                                         timeout=60, checkpoint_dir=str(tmp_path / "checkpoints"))
+    assert result.status == "FINISHED", result.failure
+    assert answers == [True, True, True]  # each source subtask emits int64 arrays
+    assert committed_lines(tmp_path / "out") == expected_lines()
