@@ -14,15 +14,34 @@ Event time (:class:`EventTimeTimers`)
 """
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
+import os
 import threading
 import time
 from typing import Callable
 
 
+def _process_cpus() -> set[int] | None:
+    try:
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # no CPU affinity on this platform
+        return None
+
+
+_PROCESS_CPUS = _process_cpus()
+"""The CPUs the process had when the engine was loaded (before any slot pinned itself)."""
+
+
 class _Scheduler:
-    """One daemon thread running due callbacks in deadline order. Thread-safe ``schedule``."""
+    """One daemon thread running due callbacks in deadline order. Thread-safe ``schedule``.
+
+    The thread serves every subtask of the process, so it runs on all the process's CPUs:
+    started by a subtask pinned to one CPU (``engine.cluster.cpu_pinning``) it would inherit
+    that pin and keep it, and a Spark Python worker reused for a later slot on another CPU
+    would run its timers on the other slot's CPU.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -46,6 +65,9 @@ class _Scheduler:
         entry[2] = None
 
     def _run(self) -> None:
+        if _PROCESS_CPUS:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, _PROCESS_CPUS)
         while True:
             with self._lock:
                 while True:

@@ -79,3 +79,29 @@ def test_the_lock_directory_comes_from_the_environment(tmp_path, monkeypatch, st
     with pinned_to_a_free_cpu() as cpu:
         assert cpu is None, "every CPU is held in the shared directory"
     assert sorted((tmp_path / "shared").iterdir()), "the holders used the directory from the environment"
+
+
+TIMER_IN_A_SLOT = textwrap.dedent("""
+    import json, os, sys, threading
+    from engine.cluster.cpu_pinning import pinned_to_a_free_cpu
+    from engine.runtime.timer_service import _SCHEDULER
+
+    ran = threading.Event()
+    seen = {}
+    with pinned_to_a_free_cpu(sys.argv[1]) as cpu:  # the first timer of the process starts its thread here
+        _SCHEDULER.schedule(0, lambda: seen.update(first=sorted(os.sched_getaffinity(0))) or ran.set())
+        ran.wait(10)
+    ran.clear()
+    _SCHEDULER.schedule(0, lambda: seen.update(later=sorted(os.sched_getaffinity(0))) or ran.set())
+    ran.wait(10)
+    print(json.dumps({"cpu": cpu, "process": sorted(os.sched_getaffinity(0)), **seen}), flush=True)
+""")
+
+
+def test_the_timer_thread_started_inside_a_slot_keeps_no_pin_of_it(tmp_path):
+    """One timer thread serves every subtask of a process (a Spark worker is reused by later slots):
+    it runs on all the process's CPUs, whichever slot started it."""
+    report = json.loads(subprocess.run([sys.executable, "-c", TIMER_IN_A_SLOT, str(tmp_path)], capture_output=True,
+                                       text=True, check=True, env={**os.environ, "PYTHONPATH": "."}).stdout)
+    assert report["first"] == report["later"] == report["process"]
+    assert report["cpu"] is None or len(report["process"]) > 1
