@@ -107,7 +107,7 @@ class HashPartitioner(Partitioner):
         self._channel_of_group = [
             group * number_of_channels // max_parallelism for group in range(max_parallelism)]
         self._channel_of_key: dict = {}
-        self._channel_of_group_array = None  # numpy's copy of _channel_of_group, made on first use
+        self._channel_of_group_array = np.array(self._channel_of_group, dtype=np.intp) if columnar_key else None
 
     def partition(self, batch: list) -> list[tuple[int, list]]:
         n = self.number_of_channels
@@ -134,8 +134,6 @@ class HashPartitioner(Partitioner):
         keys = self.columnar_key(batch) if self.columnar_key is not None else None
         if keys is None:
             return None
-        if self._channel_of_group_array is None:
-            self._channel_of_group_array = np.array(self._channel_of_group, dtype=np.intp)
         channels = self._channel_of_group_array[key_groups_of(keys, self.max_parallelism)]
         return split_by_channel(batch, channels, self.number_of_channels)
 

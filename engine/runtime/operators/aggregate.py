@@ -4,8 +4,7 @@ The key comes from the hash edge feeding the operator (``context.key_expression`
 value from the ``value`` expression; the aggregate lives in keyed value state, so it is
 checkpointed by key group and rescales. A batch is folded by one compiled loop
 (``compile_keyed_fold``) with both expressions inline and the state's dict touched
-directly: per record no Python call, one get and one set. (Given the key as a function
-only, the keys and values are computed first, each in one comprehension, then folded.)
+directly: per record no Python call, one get and one set.
 
 With ``state_ttl_ms`` (``engine.runtime.operators.state_ttl``) a key's aggregate expires
 that long (in event time) after its latest record: a record after that starts the
@@ -34,7 +33,7 @@ class KeyedAggregateOperator(StreamOperator):
 
     def __init__(self, node, context):
         super().__init__(node, context)
-        if context.batch_key_function is None:
+        if context.key_expression is None:
             raise ValueError(f"'{self.node_id}' is keyed and needs a hash edge with a key in front of it")
         self.function = self.params.get("function", "sum")
         if self.function not in AGGREGATE_FUNCTIONS:
@@ -42,12 +41,9 @@ class KeyedAggregateOperator(StreamOperator):
         value = self.params.get("value", "x")
         self.keys_of = context.batch_key_function
         self.values_of = batch_value_function(value)
-        self.fold = _FOLDS[self.function]
-        self.compiled_fold = None
-        """``fold(batch, get, entries, append, missing)``, key and value inline, when the key's text is known."""
-        if context.key_expression is not None:
-            self.compiled_fold = compile_keyed_fold(
-                context.key_expression, None if self.values_of is None else value, self.function)
+        self.fold = compile_keyed_fold(context.key_expression, None if self.values_of is None else value,
+                                       self.function)
+        """``fold(batch, get, entries, append, missing)``, the key and value inline."""
         self.aggregates = None
         self.state_ttl_ms = int(self.params.get("state_ttl_ms") or 0)
         self.ttl: KeyStateTtl | None = None
@@ -63,23 +59,20 @@ class KeyedAggregateOperator(StreamOperator):
             if type(batch) is not TimestampedBatch:
                 raise ValueError(f"'{self.node_id}' has a state TTL, which needs event time: "
                                  "put a watermark operator upstream")
-            output = self._fold_with_ttl(self.keys_of(batch), self._values(batch), batch.timestamps)
-        elif self.compiled_fold is not None:
+            values = batch if self.values_of is None else self.values_of(batch)
+            output = self._fold_with_ttl(self.keys_of(batch), values, batch.timestamps)
+        else:
             entries = self.aggregates.entries
             output = []
-            self.compiled_fold(batch, entries.get, entries, output.append, _MISSING)
-        else:
-            output = self.fold(self.keys_of(batch), self._values(batch), self.aggregates.entries)
+            self.fold(batch, entries.get, entries, output.append, _MISSING)
         if type(batch) is TimestampedBatch:
             output = TimestampedBatch(output, batch.timestamps)
         self.emit(output)
 
-    def _values(self, batch) -> list:
-        return batch if self.values_of is None else self.values_of(batch)
-
     def _fold_with_ttl(self, keys, values, timestamps) -> list:
-        """The fold of ``_FOLDS`` with the expiry of ``KeyStateTtl.expired`` inline: a method call and
-        two function calls per record cost this path most of its throughput (make bench-windows' ratio)."""
+        """The fold of ``compile_keyed_fold`` with the expiry of ``KeyStateTtl.expired`` inline: a
+        method call and two function calls per record cost this path most of its throughput (make
+        bench-windows' ratio)."""
         ttl = self.ttl
         latest, limit, register = ttl.latest, ttl.ttl, ttl.register
         entries = self.aggregates.entries
@@ -122,49 +115,3 @@ class KeyedAggregateOperator(StreamOperator):
 
 
 _MISSING = object()
-
-
-def _sum(keys, values, entries):
-    get = entries.get
-    output = []
-    append = output.append
-    for k, v in zip(keys, values):
-        a = get(k, 0) + v
-        entries[k] = a
-        append([k, a])
-    return output
-
-
-def _count(keys, values, entries):
-    get = entries.get
-    output = []
-    append = output.append
-    for k in keys:
-        a = get(k, 0) + 1
-        entries[k] = a
-        append([k, a])
-    return output
-
-
-def _extremum(keys, values, entries, choose):
-    output = []
-    append = output.append
-    missing = object()
-    get = entries.get
-    for k, v in zip(keys, values):
-        current = get(k, missing)
-        a = v if current is missing else choose(current, v)
-        entries[k] = a
-        append([k, a])
-    return output
-
-
-def _min(keys, values, entries):
-    return _extremum(keys, values, entries, min)
-
-
-def _max(keys, values, entries):
-    return _extremum(keys, values, entries, max)
-
-
-_FOLDS = {"sum": _sum, "count": _count, "min": _min, "max": _max}

@@ -47,6 +47,27 @@ def join_operator(cls, params: dict):
     return operator, emitted
 
 
+def restored_from_snapshot(operator):
+    """A new operator of ``operator``'s kind restored from a snapshot of its keyed state now, and the
+    Counter of what the new one emits."""
+    snapshot = operator.context.snapshot_backends().keyed.by_key_group()
+
+    class Restore:
+        def knows(self, _node):
+            return True
+
+        def keyed_state(self, _node, _range, _max_parallelism):
+            return snapshot
+
+    context = OperatorContext(task=("j", 0), node_id="j", parallelism=1, max_parallelism=8, config={},
+                              side_key_functions=operator.context.side_key_functions, restore=Restore())
+    restored = type(operator)(operator.node, context)
+    restored.initialize_state()
+    emitted = Counter()
+    restored.emit = lambda batch: emitted.update(json.dumps(record) for record in batch)
+    return restored, emitted
+
+
 def drive(operator, steps) -> None:
     for step in steps:
         if step[0] == "watermark":
@@ -173,21 +194,7 @@ def test_state_restored_from_a_snapshot_joins_what_arrives_after_it():
     operator, _ = join_operator(IntervalJoinOperator, {"lower_ms": 0, "upper_ms": 10, "join_type": "left_outer"})
     operator.process_left(TimestampedBatch([{"k": "a", "t": 100, "id": 1}, {"k": "b", "t": 100, "id": 2}],
                                            [100, 100]))
-    snapshot = operator.context.snapshot_backends().keyed.by_key_group()
-
-    class Restore:
-        def knows(self, _node):
-            return True
-
-        def keyed_state(self, _node, _range, _max_parallelism):
-            return snapshot
-
-    context = OperatorContext(task=("j", 0), node_id="j", parallelism=1, max_parallelism=8, config={},
-                              side_key_functions=operator.context.side_key_functions, restore=Restore())
-    restored = IntervalJoinOperator(operator.node, context)
-    restored.initialize_state()
-    emitted = Counter()
-    restored.emit = lambda batch: emitted.update(json.dumps(record) for record in batch)
+    restored, emitted = restored_from_snapshot(operator)
     restored.process_right(TimestampedBatch([{"k": "a", "t": 104, "id": 3}], [104]))
     restored.process_watermark(MAX_WATERMARK)
     assert emitted == Counter({"[1, 3]": 1, "[2, null]": 1})
@@ -265,21 +272,7 @@ def test_a_restored_window_join_knows_which_windows_fired_and_joins_late_records
     operator.process_right(TimestampedBatch([{"k": "a", "t": 4, "id": 2}], [4]))
     operator.process_watermark(Watermark(20))
     assert emitted == Counter({"[1, 2]": 1})
-    snapshot = operator.context.snapshot_backends().keyed.by_key_group()
-
-    class Restore:
-        def knows(self, _node):
-            return True
-
-        def keyed_state(self, _node, _range, _max_parallelism):
-            return snapshot
-
-    context = OperatorContext(task=("j", 0), node_id="j", parallelism=1, max_parallelism=8, config={},
-                              side_key_functions=operator.context.side_key_functions, restore=Restore())
-    restored = WindowJoinOperator(operator.node, context)
-    restored.initialize_state()
-    again = Counter()
-    restored.emit = lambda batch: again.update(json.dumps(record) for record in batch)
+    restored, again = restored_from_snapshot(operator)
     restored.process_right(TimestampedBatch([{"k": "a", "t": 5, "id": 3}], [5]))
     restored.process_watermark(MAX_WATERMARK)
     assert again == Counter({"[1, 3]": 1})
@@ -309,21 +302,7 @@ def test_a_restored_left_outer_window_join_does_not_emit_a_fired_windows_unmatch
     operator.process_left(TimestampedBatch([{"k": "a", "t": 3, "id": 1}], [3]))
     operator.process_watermark(Watermark(20))
     assert emitted == Counter({"[1, null]": 1})
-    snapshot = operator.context.snapshot_backends().keyed.by_key_group()
-
-    class Restore:
-        def knows(self, _node):
-            return True
-
-        def keyed_state(self, _node, _range, _max_parallelism):
-            return snapshot
-
-    context = OperatorContext(task=("j", 0), node_id="j", parallelism=1, max_parallelism=8, config={},
-                              side_key_functions=operator.context.side_key_functions, restore=Restore())
-    restored = WindowJoinOperator(operator.node, context)
-    restored.initialize_state()
-    again = Counter()
-    restored.emit = lambda batch: again.update(json.dumps(record) for record in batch)
+    restored, again = restored_from_snapshot(operator)
     restored.process_left(TimestampedBatch([{"k": "a", "t": 4, "id": 2}], [4]))  # a fired window, no right
     assert again == Counter({"[2, null]": 1})
     restored.process_right(TimestampedBatch([{"k": "a", "t": 5, "id": 3}], [5]))  # joins both, retracts nothing
