@@ -27,6 +27,7 @@ import tempfile
 from typing import Callable
 
 from engine.checkpoint.coordinator import CheckpointException
+from engine.cluster.cpu_pinning import HeldCpu, hold_a_free_cpu
 from engine.cluster.job_master import JobHandle, JobMaster, JobResult, RegionAttempt
 from engine.cluster.shuffle import ShuffleNetwork
 from engine.plan.execution_ids import TaskId
@@ -41,7 +42,9 @@ JOIN_TIMEOUT_S = 10.0
 class ThreadDeployer:
     """Deploys region attempts as slots on threads of this process (a ``Deployer``).
 
-    ``config``: ``channel_capacity`` (buffers per channel, default 8) and ``network: "tcp"``.
+    ``config``: ``channel_capacity`` (buffers per channel, default 8), ``network: "tcp"``,
+    ``pin_cpu`` (default True: the job's task threads keep to one CPU no slot on this host
+    holds, see ``engine.cluster.cpu_pinning``) and ``cpu_lock_dir``.
     """
 
     def __init__(self, config: dict | None = None, kill_hook=None):
@@ -50,9 +53,12 @@ class ThreadDeployer:
         self.networks: list = []
         """Every network this deployer created (tests look at their channels afterwards)."""
         self._job_master: JobMaster | None = None
+        self._cpu: HeldCpu | None = None
 
     def open(self, job_master: JobMaster) -> None:
         self._job_master = job_master
+        if self.config.get("pin_cpu", True) and self._cpu is None:
+            self._cpu = hold_a_free_cpu(self.config.get("cpu_lock_dir"))
 
     def capacity(self) -> int | None:
         return None
@@ -65,8 +71,9 @@ class ThreadDeployer:
             blocking = {edge.id for edge in job_master.job_graph.edges if edge.is_blocking}
             networks = [ShuffleNetwork(network, job_master.shuffle, blocking) for network in networks]
         gateway = job_master.gateway_for(attempt)
+        cpu = self._cpu.cpu if self._cpu is not None else None
         slots = [Slot(job_master.job_graph, tasks, gateway, network, job_master.config, restore=attempt.restore,
-                      kill_hook=self.kill_hook)
+                      kill_hook=self.kill_hook, cpu=cpu)
                  for tasks, network in zip(attempt.slots_tasks, networks)]
         attempt.deployment = (slots, networks)
         for index, slot in enumerate(slots):
@@ -90,7 +97,9 @@ class ThreadDeployer:
             network.close()
 
     def close(self) -> None:
-        pass
+        if self._cpu is not None:
+            self._cpu.release()
+            self._cpu = None
 
     def _create_networks(self, assignment: list[list[TaskId]]) -> list:
         """One network per slot: a shared in-memory one, or (``network: "tcp"``) one TcpNetwork

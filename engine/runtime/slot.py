@@ -24,6 +24,8 @@ the asynchronous parts of checkpoints.
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -41,12 +43,15 @@ class Slot(TaskExecutorGateway):
     buffer (default 1024), "buffer_timeout_ms": age at which a partly filled output buffer
     is sent anyway (default 100), ...}``. ``restore``: the metadata of the completed
     checkpoint to restore from (as ``CheckpointStorage.load_metadata`` returns it), or
-    None. ``kill_hook``: test hook (see ``engine.runtime.kill_hooks``).
+    None. ``kill_hook``: test hook (see ``engine.runtime.kill_hooks``). ``cpu``: the CPU each
+    task thread keeps to (``engine.cluster.cpu_pinning``; None: where it starts, which for a
+    Spark slot is its pinned process's CPU).
     """
 
     def __init__(self, job_graph, tasks: list[TaskId], gateway: JobMasterGateway, network, config: dict,
-                 restore: dict | None = None, *, kill_hook=None):
+                 restore: dict | None = None, *, kill_hook=None, cpu: int | None = None):
         self.job_graph = job_graph
+        self.cpu = cpu
         self.gateway = gateway
         self.network = network
         self.config = dict(config)
@@ -67,7 +72,8 @@ class Slot(TaskExecutorGateway):
             raise RuntimeError("a slot starts once")
         self._started = True
         for task in self.tasks.values():
-            thread = threading.Thread(target=task.invoke, name=f"task {task.name}", daemon=True)
+            thread = threading.Thread(target=_run_on_cpu, args=(self.cpu, task.invoke), name=f"task {task.name}",
+                                      daemon=True)
             self._threads.append(thread)
             thread.start()
 
@@ -118,3 +124,11 @@ class Slot(TaskExecutorGateway):
     def close_tap(self, tap_id: str) -> None:
         for task in self.tasks.values():
             task.close_tap(tap_id)
+
+
+def _run_on_cpu(cpu: int | None, invoke) -> None:
+    """A task thread's body: keep to ``cpu`` (only this thread: Linux affinity is per thread), then run."""
+    if cpu is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {cpu})
+    invoke()

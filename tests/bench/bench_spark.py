@@ -4,11 +4,9 @@ Prints, and ends with one JSON line holding at least:
 - ``rps_spark_p2``: records/s of the 4M-record job (map, filter, hash key_by, running sum,
   counting sink, exactly-once checkpoints every second) on ``local[2]``, two slot processes
   (each pinned to a CPU of its own, as every slot is);
-- ``rps_inprocess_p1``: the same job at parallelism 1 in the in-process cluster, left to the
-  OS like any process (both timed from RUNNING to FINISHED: the processing, not the
-  start-up, which ``startup_s`` reports); and, for comparison,
-  ``rps_inprocess_p1_one_cpu``, that job with its threads pinned to one CPU the way a slot
-  is (its threads share one GIL either way);
+- ``rps_inprocess_p1``: the same job at parallelism 1 in the in-process cluster, whose task
+  threads keep to one CPU as a slot's do (both timed from RUNNING to FINISHED: the
+  processing, not the start-up, which ``startup_s`` reports);
 - ``startup_s``: from ``run()`` to every slot running (RUNNING), session already started;
 - ``recovery_s``: from SIGKILL of a slot's Python worker to records flowing again (the
   first checkpoint completed after the restart).
@@ -17,7 +15,6 @@ alike). Figures are printed, never asserted. Run: ``make bench-spark``.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -30,7 +27,6 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.cluster.cpu_pinning import pinned_to_a_free_cpu  # noqa: E402
 from engine.cluster.local import LocalCluster  # noqa: E402
 from engine.cluster.spark_job_master import SparkJobMaster  # noqa: E402
 from engine.cluster.spark_session import create_spark_session  # noqa: E402
@@ -69,11 +65,10 @@ def timed_spark_run(session, definition: dict) -> tuple[float, float]:
     return marks["FINISHED"] - marks["RUNNING"], marks["RUNNING"] - start
 
 
-def in_process_rps(one_cpu: bool = False) -> float:
+def in_process_rps() -> float:
     """Records/s from RUNNING to FINISHED, the interval the Spark run is timed over."""
     marks, on_event = status_marks()
-    with tempfile.TemporaryDirectory() as directory, \
-            pinned_to_a_free_cpu(Path(directory) / "cpus") if one_cpu else contextlib.nullcontext():
+    with tempfile.TemporaryDirectory() as directory:
         result = LocalCluster(checkpoint_dir=directory).run(job(1), on_event=on_event)
     assert result.status == "FINISHED", result.failure
     return RECORDS / (marks["FINISHED"] - marks["RUNNING"])
@@ -116,25 +111,21 @@ def recovery_seconds(session) -> float:
 def main() -> None:
     session = create_spark_session("bench-spark", "local[2]")
     timed_spark_run(session, job(2))  # warm the Python workers and the JIT
-    spark_runs, local_runs, one_cpu_runs = [], [], []
+    spark_runs, local_runs = [], []
     for _ in range(REPEATS):
         spark_runs.append(timed_spark_run(session, job(2)))
         local_runs.append(in_process_rps())
-        one_cpu_runs.append(in_process_rps(one_cpu=True))
     spark_seconds, startup = min(spark_runs)
-    rps_spark, rps_local, rps_one_cpu = RECORDS / spark_seconds, max(local_runs), max(one_cpu_runs)
+    rps_spark, rps_local = RECORDS / spark_seconds, max(local_runs)
     recovery = recovery_seconds(session)
     session.stop()
     print(f"Spark local[2], parallelism 2:        {rps_spark:,.0f} records/s ({spark_seconds:.2f} s running)")
     print(f"in-process, parallelism 1:            {rps_local:,.0f} records/s")
-    print(f"in-process, parallelism 1, one CPU:   {rps_one_cpu:,.0f} records/s")
-    print(f"speed-up:                             {rps_spark / rps_local:.2f}x ({rps_spark / rps_one_cpu:.2f}x "
-          "over the one-CPU run)")
+    print(f"speed-up:                             {rps_spark / rps_local:.2f}x")
     print(f"start-up to all slots running:        {startup:.2f} s (session already started)")
     print(f"recovery after a killed slot:         {recovery:.2f} s to the next completed checkpoint")
     print(json.dumps({"rps_spark_p2": round(rps_spark), "rps_inprocess_p1": round(rps_local),
-                      "speedup": round(rps_spark / rps_local, 2), "rps_inprocess_p1_one_cpu": round(rps_one_cpu),
-                      "speedup_over_one_cpu": round(rps_spark / rps_one_cpu, 2), "startup_s": round(startup, 2),
+                      "speedup": round(rps_spark / rps_local, 2), "startup_s": round(startup, 2),
                       "recovery_s": round(recovery, 2), "records": RECORDS}))
 
 

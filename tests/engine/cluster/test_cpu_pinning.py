@@ -1,4 +1,5 @@
-"""Slots pinned to CPUs of their own: held across processes, released on exit and on death."""
+"""Slots pinned to CPUs of their own: held across processes, released on exit and on death; the
+in-process cluster's task threads too."""
 from __future__ import annotations
 
 import json
@@ -7,10 +8,12 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
 from engine.cluster.cpu_pinning import pinned_to_a_free_cpu
+from engine.cluster.local import LocalCluster
 
 HOLDER = textwrap.dedent("""
     import json, os, sys, threading
@@ -105,3 +108,52 @@ def test_the_timer_thread_started_inside_a_slot_keeps_no_pin_of_it(tmp_path):
                                        text=True, check=True, env={**os.environ, "PYTHONPATH": "."}).stdout)
     assert report["first"] == report["later"] == report["process"]
     assert report["cpu"] is None or len(report["process"]) > 1
+
+
+def _task_thread_cpus() -> dict[str, list[int]]:
+    return {thread.name: sorted(os.sched_getaffinity(thread.native_id))
+            for thread in threading.enumerate() if thread.name.startswith("task ")}
+
+
+def _running_job(lock_dir, pin: bool = True):
+    """A running in-process job (an endless paced source into a keyed sum), the job's two task threads up."""
+    definition = {
+        "format": 1, "name": "pinned", "parallelism": 1,
+        "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": None, "rate": 1000}},
+                  {"id": "sum", "type": "aggregate.reduce", "params": {}},
+                  {"id": "out", "type": "sink.collect", "params": {"max_records": 1}}],
+        "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 10"},
+                  {"id": "e2", "from": "sum", "to": "out"}]}
+    running = threading.Event()
+    handle = LocalCluster(config={"cpu_lock_dir": str(lock_dir), "pin_cpu": pin}).submit(
+        definition, on_event=lambda event: event.get("status") == "RUNNING" and running.set())
+    assert running.wait(30), "the job did not start"
+    return handle
+
+
+def test_an_in_process_job_keeps_its_task_threads_to_one_cpu_no_slot_holds(tmp_path, start_holder):
+    """The threads share one GIL: on one CPU a hand-over is a thread switch, not a wake-up of another CPU."""
+    allowed = sorted(os.sched_getaffinity(0))
+    _, holder = start_holder(tmp_path)
+    handle = _running_job(tmp_path)
+    try:
+        if len(allowed) < 2:  # nothing to choose: nothing pinned
+            assert set(map(tuple, _task_thread_cpus().values())) == {tuple(allowed)}
+            return
+        free = [cpu for cpu in allowed if cpu != holder["cpu"]][0]
+        assert set(map(tuple, _task_thread_cpus().values())) == {(free,)}, "every task thread on the free CPU"
+        assert sorted(os.sched_getaffinity(0)) == allowed, "the calling program's thread is left alone"
+    finally:
+        handle.cancel()
+        handle.wait()
+    with pinned_to_a_free_cpu(tmp_path) as cpu:
+        assert cpu == free, "the job's CPU is released when it ends"
+
+
+def test_an_in_process_job_can_be_left_to_the_os(tmp_path):
+    handle = _running_job(tmp_path, pin=False)
+    try:
+        assert all(cpus == sorted(os.sched_getaffinity(0)) for cpus in _task_thread_cpus().values())
+    finally:
+        handle.cancel()
+        handle.wait()
