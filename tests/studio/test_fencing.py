@@ -8,14 +8,17 @@ so the tests need not wait 15 s of real silence.
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from datetime import timedelta
 
 import psutil
 import pytest
 from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
+from django.db import connection
 from django.utils import timezone
 
 from studio.asgi import application
@@ -82,7 +85,8 @@ def test_a_stopped_driver_declared_lost_is_killed_with_its_spark_processes(celer
     spark = driver.children(recursive=True)
     assert any("java" in process.name() for process in spark)  # the Spark JVM is the driver's child
 
-    driver.send_signal(signal.SIGSTOP)  # hung: no heartbeat, no reports, no reaction to a cancel command
+    # hung: no heartbeat, no reports, no reaction to a cancel command
+    stop_outside_a_write(driver, connection.settings_dict["NAME"])
     assert declare_lost_now() == [run_id]
     wait_until(lambda: not any(process.is_running() and process.status() != psutil.STATUS_ZOMBIE
                                for process in [driver, *spark]), 60, "the driver and its Spark processes to be gone")
@@ -95,8 +99,6 @@ def test_a_stopped_driver_declared_lost_is_killed_with_its_spark_processes(celer
 @pytest.mark.django_db(transaction=True)
 def test_a_resumed_driver_that_was_declared_lost_publishes_nothing_and_stops(api, monkeypatch, studio_data_dir):
     """A driver out of the launching worker's reach (started by hand here): fencing alone must hold."""
-    from django.db import connection
-
     from studio.tasks import launch_run
 
     monkeypatch.setattr(launch_run, "delay", lambda run_id: None)  # this test starts the driver itself
@@ -112,7 +114,7 @@ def test_a_resumed_driver_that_was_declared_lost_publishes_nothing_and_stops(api
     try:
         wait_until(lambda: Run.objects.get(pk=run_id).status == "RUNNING", RUN_START_TIMEOUT, "the run to be RUNNING")
         wait_until(lambda: run_checkpoints(run_id) >= 1, 60, "a completed checkpoint")
-        driver.send_signal(signal.SIGSTOP)
+        stop_outside_a_write(driver, connection.settings_dict["NAME"])
         assert declare_lost_now() == [run_id]
         events_when_lost = RunEvent.objects.filter(run_id=run_id).count()
         driver.send_signal(signal.SIGCONT)  # it wakes up, its job still running
@@ -125,6 +127,29 @@ def test_a_resumed_driver_that_was_declared_lost_publishes_nothing_and_stops(api
     finally:
         stop_process_tree(driver.pid)
         log.close()
+
+
+def stop_outside_a_write(driver: subprocess.Popen | psutil.Process, database: str) -> None:
+    """SIGSTOP the driver at a moment it holds no SQLite write lock.
+
+    Stopped inside a write (it records an event per checkpoint), it would hold the whole
+    database for everyone until resumed -- SQLite's one writer, not what fencing is about --
+    and the heartbeat check would wait out its lock timeout. So: stop, try a write without
+    waiting, and let it go on to stop again when the write lock was held.
+    """
+    for _ in range(200):
+        driver.send_signal(signal.SIGSTOP)
+        probe = sqlite3.connect(database, timeout=0, isolation_level=None)
+        try:
+            probe.execute("BEGIN IMMEDIATE")
+            probe.execute("ROLLBACK")
+            return
+        except sqlite3.OperationalError:
+            driver.send_signal(signal.SIGCONT)
+            time.sleep(0.01)
+        finally:
+            probe.close()
+    raise AssertionError("the driver held the database's write lock at every stop")
 
 
 def run_checkpoints(run_id: int) -> int:
