@@ -252,20 +252,33 @@ def _as_array(values, length: int) -> np.ndarray:
     return values if isinstance(values, np.ndarray) else np.full(length, values, dtype=np.int64)
 
 
-def compile_int_key(source: str, name: str = "x") -> Callable[[np.ndarray], np.ndarray | None] | None:
-    """The key expression ``source`` over an int64 array, or None when it is not in the subset;
-    the function returns None for a batch whose keys could leave ``±LIMIT``."""
-    compiled = compile_int_expression(source, name)
-    if compiled is None:
-        return None
-    values, bounds = compiled.values, compiled.bounds
+class IntKey:
+    """A key expression over int64 arrays (``compile_int_key``)."""
 
-    def keys(batch: np.ndarray) -> np.ndarray | None:
-        if not len(batch) or bounds(int(batch.min()), int(batch.max())) is None:
+    __slots__ = ("_values", "_bounds")
+
+    def __init__(self, values: Callable, bounds: Callable[[int, int], Bounds | None]):
+        self._values, self._bounds = values, bounds
+
+    def __call__(self, batch: np.ndarray) -> np.ndarray | None:
+        """The keys of ``batch``, or None when they could leave ``±LIMIT``."""
+        keyed = self.with_bounds(batch)
+        return None if keyed is None else keyed[0]
+
+    def with_bounds(self, batch: np.ndarray) -> tuple[np.ndarray, Bounds] | None:
+        """The keys of ``batch`` and bounds every key lies within, or None as above (or when empty)."""
+        if not len(batch):
             return None
-        return _as_array(values(batch), len(batch))
+        bounds = self._bounds(int(batch.min()), int(batch.max()))
+        if bounds is None:
+            return None
+        return _as_array(self._values(batch), len(batch)), bounds
 
-    return keys
+
+def compile_int_key(source: str, name: str = "x") -> IntKey | None:
+    """The key expression ``source`` over int64 arrays, or None when it is not in the subset."""
+    compiled = compile_int_expression(source, name)
+    return None if compiled is None else IntKey(compiled.values, compiled.bounds)
 
 
 _GOLDEN_64 = np.uint64(_GOLDEN)
@@ -279,17 +292,61 @@ def key_groups_of(keys: np.ndarray, max_parallelism: int) -> np.ndarray:
     return (scrambled % np.uint64(max_parallelism)).astype(np.intp)
 
 
-def split_by_channel(values: np.ndarray, channels: np.ndarray, number_of_channels: int) -> list[tuple[int, list]]:
-    """``(channel, records as Python ints)`` for each channel that gets any, order kept within each."""
+KEY_TABLE_SPAN = 1 << 16
+"""Widest range of keys whose channels ``ChannelsOfKeys`` keeps in a table."""
+
+
+class ChannelsOfKeys:
+    """The channel of each int64 key: its key group (``key_groups_of``) through the partitioner's
+    group -> channel table, or one lookup where the keys' bounds are a small range seen before.
+
+    Why: hashing a key to its group takes six array operations, and numpy's fixed cost per
+    operation on a batch of a few hundred records is about that of the work itself. Keys of
+    a bounded expression (``x % 1000``: 0..999) have the same bounds batch after batch, so
+    the second batch with those bounds builds the channel of every key in the range once,
+    and every later one is routed by ``table[keys - low]``.
+    """
+
+    _KEPT = 16
+    """Tables (and sightings of bounds without one) kept at most; beyond, they start afresh."""
+
+    def __init__(self, channel_of_group: np.ndarray, max_parallelism: int):
+        self._channel_of_group = channel_of_group
+        self._max_parallelism = max_parallelism
+        self._tables: dict[Bounds, np.ndarray] = {}
+        self._seen: set[Bounds] = set()
+
+    def __call__(self, keys: np.ndarray, bounds: Bounds) -> np.ndarray:
+        low, high = bounds
+        if high - low < KEY_TABLE_SPAN:
+            table = self._tables.get(bounds)
+            if table is None and bounds in self._seen:
+                table = self._table(low, high)
+            if table is not None:
+                return table[keys - low] if low else table[keys]
+            if len(self._seen) >= self._KEPT:
+                self._seen.clear()
+            self._seen.add(bounds)
+        return self._channel_of_group[key_groups_of(keys, self._max_parallelism)]
+
+    def _table(self, low: int, high: int) -> np.ndarray:
+        if len(self._tables) >= self._KEPT:
+            self._tables.clear()
+        keys = np.arange(low, high + 1, dtype=np.int64)
+        table = self._tables[(low, high)] = self._channel_of_group[key_groups_of(keys, self._max_parallelism)]
+        return table
+
+
+def split_by_channel(values: np.ndarray, channels: np.ndarray, number_of_channels: int,
+                     as_arrays: list[bool] | None = None) -> list[tuple]:
+    """``(channel, records)`` for each channel that gets any, order kept within each: the records
+    as Python ints, or as an int64 array for a channel ``as_arrays`` marks."""
     if number_of_channels <= 8:
         parts = ((channel, values[channels == channel]) for channel in range(number_of_channels))
-        return [(channel, part.tolist()) for channel, part in parts if len(part)]
-    order = np.argsort(channels, kind="stable")
-    counts = np.bincount(channels, minlength=number_of_channels)
-    ordered = values[order].tolist()
-    parts, start = [], 0
-    for channel, count in enumerate(counts.tolist()):
-        if count:
-            parts.append((channel, ordered[start:start + count]))
-            start += count
-    return parts
+    else:
+        order = np.argsort(channels, kind="stable")
+        ordered = values[order]
+        bounds = np.cumsum(np.bincount(channels, minlength=number_of_channels)).tolist()
+        parts = ((channel, ordered[start:end]) for channel, (start, end) in enumerate(zip([0, *bounds], bounds)))
+    return [(channel, part if as_arrays is not None and as_arrays[channel] else part.tolist())
+            for channel, part in parts if len(part)]

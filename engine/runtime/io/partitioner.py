@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from engine.runtime.columnar import key_groups_of, split_by_channel
+from engine.runtime.columnar import ChannelsOfKeys, IntKey, split_by_channel
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.state.key_groups import _GOLDEN, _MASK32, key_group_for, key_groups_for
 
@@ -95,7 +95,7 @@ class HashPartitioner(Partitioner):
 
     def __init__(self, number_of_channels: int, key_function: Callable, max_parallelism: int,
                  batch_key_function: Callable[[list], list] | None = None,
-                 router: Callable[[list, dict, list], None] | None = None, columnar_key: Callable | None = None):
+                 router: Callable[[list, dict, list], None] | None = None, columnar_key: IntKey | None = None):
         super().__init__(number_of_channels)
         self.key_function = key_function
         self.columnar_key = columnar_key
@@ -107,7 +107,8 @@ class HashPartitioner(Partitioner):
         self._channel_of_group = [
             group * number_of_channels // max_parallelism for group in range(max_parallelism)]
         self._channel_of_key: dict = {}
-        self._channel_of_group_array = np.array(self._channel_of_group, dtype=np.intp) if columnar_key else None
+        self._channels_of_keys = ChannelsOfKeys(np.array(self._channel_of_group, dtype=np.intp),
+                                                max_parallelism) if columnar_key else None
 
     def partition(self, batch: list) -> list[tuple[int, list]]:
         n = self.number_of_channels
@@ -127,15 +128,15 @@ class HashPartitioner(Partitioner):
             return [(c, TimestampedBatch(outputs[c], stamps[c])) for c in range(n) if outputs[c]]
         return [(c, outputs[c]) for c in range(n) if outputs[c]]
 
-    def partition_columnar(self, batch) -> list[tuple[int, list]] | None:
+    def partition_columnar(self, batch, array_channels: list[bool] | None = None) -> list[tuple[int, list]] | None:
         """``partition`` of an int64 array, routed a whole array at once; the parts are lists of
-        Python ints. None when this partitioner has no columnar key or the batch's keys could leave
-        the exact range (route ``batch.tolist()`` then)."""
-        keys = self.columnar_key(batch) if self.columnar_key is not None else None
-        if keys is None:
+        Python ints, or int64 arrays for the channels ``array_channels`` marks. None when this
+        partitioner has no columnar key or the batch's keys could leave the exact range (route
+        ``batch.tolist()`` then)."""
+        keyed = self.columnar_key.with_bounds(batch) if self.columnar_key is not None else None
+        if keyed is None:
             return None
-        channels = self._channel_of_group_array[key_groups_of(keys, self.max_parallelism)]
-        return split_by_channel(batch, channels, self.number_of_channels)
+        return split_by_channel(batch, self._channels_of_keys(*keyed), self.number_of_channels, array_channels)
 
     def _channels_of(self, keys: list) -> list[int]:
         if len(self._channel_of_key) < ROUTE_CACHE_LIMIT:

@@ -49,6 +49,8 @@ from __future__ import annotations
 import time
 from typing import Callable, Sequence
 
+import numpy as np
+
 from engine.runtime.io.events import TimestampedBatch, Watermark, in_flight_state
 from engine.runtime.io.partitioner import Partitioner
 
@@ -81,6 +83,8 @@ class RecordWriter:
         if self.buffers_output:
             self.emit = self._emit_buffered  # type: ignore[method-assign]
         self.inline_watermarks = inline_watermarks and self.buffers_output
+        self._array_channels = [bool(getattr(channel, "takes_int_arrays", False)) for channel in self.channels]
+        """Channels a full part may be pushed to as an int64 array (to another process: ``tcp_channel``)."""
 
     def pre_aggregate_with(self, partials) -> None:
         """Send ``partials.combine(batch)`` for each batch: the partial aggregates of a window
@@ -115,8 +119,10 @@ class RecordWriter:
 
     def emit_columnar(self, batch) -> bool:
         """Send an int64 array of records, routed a whole array at once; False (nothing sent) when
-        its keys must be computed the Python way (the caller then emits ``batch.tolist()``)."""
-        parts = self.partitioner.partition_columnar(batch)
+        its keys must be computed the Python way (the caller then emits ``batch.tolist()``). A
+        part for a channel to another process that fills a buffer on its own goes as an array
+        (``tcp_channel``'s INTS frames); every other part becomes Python ints here."""
+        parts = self.partitioner.partition_columnar(batch, self._array_channels)
         if parts is None:
             return False
         self._buffer_parts(len(batch), parts)
@@ -135,6 +141,11 @@ class RecordWriter:
         limit = self.buffer_records
         for index, part in parts:
             buffer = buffers[index]
+            if type(part) is np.ndarray:  # for a channel to another process (``emit_columnar``)
+                if buffer is None and len(part) >= limit:
+                    self.channels[index].push(part)
+                    continue
+                part = part.tolist()
             if buffer is None:
                 buffer = part  # the partitioner's own new list: adopted, not copied
             elif type(buffer) is type(part):

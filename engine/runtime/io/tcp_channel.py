@@ -28,7 +28,12 @@ Wire format
     on a connection is HELLO with a msgpack body ``{"slot", "token"}``; the receiver checks
     the token against the one that slot published (``set_peers``) before it unpickles
     anything. OPEN (msgpack channel id) names a channel number; DATA carries one buffer or
-    event pickled with protocol 5 (records are arbitrary Python values); CREDIT (msgpack
+    event pickled with protocol 5 (records are arbitrary Python values); INTS carries a
+    buffer of plain integers that a columnar writer handed over as an int64 array
+    (``engine.runtime.columnar``), as its little-endian bytes, and the receiver hands the
+    consumer the same records as a list of Python ints. Measured on the benchmark job's
+    parts of ~1,400 numbers: pickling and unpickling them as a list cost ~50 ns a record,
+    the array's bytes and ``tolist`` ~17. CREDIT (msgpack
     int) flows back from receiver to sender, and so does BUFFER_SIZE (msgpack int: buffer
     debloating's announced records per buffer, see ``buffer_debloater``). PRIORITY carries an
     unaligned checkpoint barrier (pickled like DATA): it left the sender ahead of the
@@ -56,6 +61,7 @@ from collections import deque
 from typing import Callable
 
 import msgpack
+import numpy as np
 
 from engine.runtime.io.events import ChannelError, EndOfPartition, TimestampedBatch
 from engine.runtime.io.local_channel import DEFAULT_CAPACITY, InputChannelBase, _barrier_index
@@ -65,7 +71,8 @@ from engine.runtime.io.port_range import ANY_PORT, bind_listener
 logger = logging.getLogger(__name__)
 
 _HEADER = struct.Struct(">IBI")
-HELLO, OPEN, DATA, CREDIT, BUFFER_SIZE, PRIORITY = 1, 2, 3, 4, 5, 6
+HELLO, OPEN, DATA, CREDIT, BUFFER_SIZE, PRIORITY, INTS = 1, 2, 3, 4, 5, 6, 7
+_WIRE_INT64 = np.dtype("<i8")
 MAX_FRAME_BYTES = 512 * 1024 * 1024
 PEERS_TIMEOUT_S = 60
 ACCEPT_STOP_TIMEOUT_S = 5
@@ -73,7 +80,12 @@ ACCEPT_STOP_TIMEOUT_S = 5
 
 def _is_buffer(item) -> bool:
     kind = type(item)
-    return kind is list or kind is TimestampedBatch
+    return kind is list or kind is TimestampedBatch or kind is np.ndarray
+
+
+def _as_records(items: list) -> list:
+    """Queued items as channel state holds them: an int64 array's records as a list."""
+    return [item.tolist() if type(item) is np.ndarray else item for item in items]
 
 
 class _Connection:
@@ -132,6 +144,9 @@ class _Connection:
 class RemoteOutputChannel:
     """The producer end of a channel to another process: sends against credit."""
 
+    takes_int_arrays = True
+    """A writer may push int64 arrays of records here (sent as INTS frames)."""
+
     def __init__(self, channel_id: ChannelId, number: int, connection: _Connection, capacity: int):
         self.channel_id = channel_id
         self.number = number
@@ -144,12 +159,14 @@ class RemoteOutputChannel:
         self._bound = False  # guarded by: self._lock; the receiver's first credit arrived
         self._writable_callback: Callable[[], None] | None = None  # guarded by: self._lock
         self.max_queued = 0
+        self.int_arrays_sent = 0
         self.failure: str | None = None
         self.buffer_size: int | None = None
         """Records per buffer the receiver announced (buffer debloating); None: whole batches."""
 
     def push(self, item) -> None:
-        """Queue a buffer or event and send what credit allows. Producer thread."""
+        """Queue a buffer (a list, or an int64 array of records) or an event and send what credit
+        allows. Producer thread."""
         if self.failure is not None:
             raise ConnectionError(f"channel {self.channel_id}: {self.failure}")
         with self._lock:
@@ -169,7 +186,11 @@ class RemoteOutputChannel:
                     return
                 self._credit -= 1
             queue.popleft()
-            self._connection.send(DATA, self.number, pickle.dumps(head, protocol=5))
+            if type(head) is np.ndarray:
+                self._connection.send(INTS, self.number, head.astype(_WIRE_INT64, copy=False).tobytes())
+                self.int_arrays_sent += 1
+            else:
+                self._connection.send(DATA, self.number, pickle.dumps(head, protocol=5))
         self._sent.notify_all()
 
     def push_priority(self, event) -> list:
@@ -178,7 +199,7 @@ class RemoteOutputChannel:
         if self.failure is not None:
             raise ConnectionError(f"channel {self.channel_id}: {self.failure}")
         with self._lock:
-            overtaken = list(self._queue)
+            overtaken = _as_records(list(self._queue))
             if self._bound:
                 self._connection.send(PRIORITY, self.number, pickle.dumps(event, protocol=5))
             else:  # nothing has left yet: at the head it is the first thing the receiver gets
@@ -197,7 +218,7 @@ class RemoteOutputChannel:
             index = _barrier_index(self._queue, barrier.id)
             if index is None:
                 return None
-            overtaken = [self._queue[i] for i in range(index)]
+            overtaken = _as_records([self._queue[i] for i in range(index)])
             del self._queue[index]
             if self._bound:
                 self._connection.send(PRIORITY, self.number, pickle.dumps(barrier, protocol=5))
@@ -467,6 +488,12 @@ class TcpNetwork:
             if channel is None:  # the sender waits for our credit, so this is a protocol error
                 raise ConnectionError(f"data for channel {number}, which this slot never bound")
             channel.receive(pickle.loads(body))
+        elif kind == INTS:
+            with self._lock:
+                channel = self._incoming.get((id(connection), number))
+            if channel is None:
+                raise ConnectionError(f"data for channel {number}, which this slot never bound")
+            channel.receive(np.frombuffer(body, dtype=_WIRE_INT64).tolist())
         elif kind == PRIORITY:
             with self._lock:
                 channel = self._incoming.get((id(connection), number))

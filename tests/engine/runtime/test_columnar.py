@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.runtime.columnar import LIMIT, compile_int_key, compile_int_steps, key_groups_of, split_by_channel
+from engine.runtime.columnar import (KEY_TABLE_SPAN, LIMIT, ChannelsOfKeys, compile_int_key, compile_int_steps,
+                                     key_groups_of, split_by_channel)
 from engine.runtime.io.partitioner import HashPartitioner
 from engine.runtime.io.record_writer import RecordWriter
 from engine.runtime.operator_chain import OperatorChain
@@ -80,6 +81,23 @@ def test_a_batch_that_could_overflow_keeps_the_python_path():
     assert compile_int_key("x * 4")(np.array([2**61], dtype=np.int64)) is None
 
 
+@settings(max_examples=100, deadline=None)
+@given(low=st.one_of(st.integers(-10**6, 10**6), st.integers(-LIMIT + 1, LIMIT - KEY_TABLE_SPAN)),
+       span=st.one_of(st.integers(0, 3000), st.just(KEY_TABLE_SPAN - 1), st.just(KEY_TABLE_SPAN)),
+       picks=st.lists(st.integers(0, 2**31), min_size=1, max_size=60), max_parallelism=st.sampled_from([7, 128]),
+       channels=st.sampled_from([2, 3, 5]))
+def test_channels_from_a_table_of_bounded_keys_are_those_of_their_key_groups(low, span, picks, max_parallelism,
+                                                                              channels):
+    """The first batch with some bounds is hashed, the second builds the table, the rest look it up."""
+    channel_of_group = np.array([group * channels // max_parallelism for group in range(max_parallelism)])
+    channels_of = ChannelsOfKeys(channel_of_group, max_parallelism)
+    keys = np.array([low + pick % (span + 1) for pick in picks], dtype=np.int64)
+    expected = [channel_of_group[group] for group in key_groups_for(keys.tolist(), max_parallelism)]
+    for _ in range(3):
+        assert channels_of(keys, (low, low + span)).tolist() == expected
+    assert bool(channels_of._tables) == (span < KEY_TABLE_SPAN), "a table for a small range only"
+
+
 def test_a_split_keeps_the_order_within_each_channel():
     values = np.arange(40, dtype=np.int64)
     channels = values % 3
@@ -135,7 +153,8 @@ def keyed_chain(key: str = "x % 1000", tap_points=None, parallelism: int = 3):
 def test_a_chain_of_int_arrays_routes_each_record_where_the_python_path_does():
     chain, head, writer, channels = keyed_chain()
     assert head.int_arrays
-    head.emit(np.arange(3000, dtype=np.int64))
+    for start in range(0, 3000, 600):  # the same key bounds batch after batch: a key table routes the later ones
+        head.emit(np.arange(start, start + 600, dtype=np.int64))
     writer.flush()
     python_chain, python_head, python_writer, python_channels = keyed_chain()
     python_head.emit(list(range(3000)))

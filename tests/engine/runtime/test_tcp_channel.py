@@ -6,6 +6,7 @@ import threading
 import time
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from engine.cluster.local import LocalJob
@@ -58,6 +59,46 @@ def test_pair_of_networks_carries_buffers_and_events_in_order():
         assert receiver.max_queued <= 2 + 2  # its credit (capacity 2) plus the events
 
 
+def _received(gate, count: int) -> list:
+    received = []
+    deadline = time.monotonic() + 10
+    while len(received) < count and time.monotonic() < deadline:
+        polled = gate.poll_next()
+        if polled is None:
+            time.sleep(0.001)
+            continue
+        received.append(polled[1])
+    return received
+
+
+def test_int64_arrays_cross_as_buffers_and_arrive_as_lists_of_python_ints():
+    with connected_networks(capacity=2) as networks:
+        channel_id = ChannelId("e", ("a", 0), ("b", 0))
+        output = networks[0].output_channel(channel_id)
+        arrays = [np.array([1, -2, 2**62], dtype=np.int64), np.arange(3, 6, dtype=np.int64),
+                  np.array([-(2**62)], dtype=np.int64)]
+        for array in arrays:
+            output.push(array)
+        output.push(END_OF_PARTITION)
+        gate = InputGate([networks[1].input_channel(channel_id)])
+        assert not output.wait_until_sent(0.2), "an array is a buffer: the third waits for credit"
+        received = _received(gate, 4)
+        assert received == [[1, -2, 2**62], [3, 4, 5], [-(2**62)], END_OF_PARTITION]
+        assert all(type(record) is int for buffer in received[:3] for record in buffer)
+        assert output.int_arrays_sent == 3
+
+
+def test_arrays_waiting_for_credit_become_lists_in_the_output_channel_state():
+    """An unaligned barrier overtakes what waits for credit; that state is stored as records
+    (the state files load data types only, never numpy's)."""
+    with connected_networks(capacity=2) as networks:
+        output = networks[0].output_channel(ChannelId("e", ("a", 0), ("b", 0)))
+        output.push(np.arange(3, dtype=np.int64))
+        output.push([7])
+        overtaken = output.push_priority(CheckpointBarrier(1, 5, {"unaligned": True}))
+        assert overtaken == [[0, 1, 2], [7]] and all(type(item) is list for item in overtaken)
+
+
 def test_keyed_job_across_tcp_channels(tmp_path):
     job, result = run(keyed_job(), tmp_path)
     assert result.status == "FINISHED", result.failure
@@ -66,6 +107,22 @@ def test_keyed_job_across_tcp_channels(tmp_path):
         finals[key] = count
     assert finals == {key: 2000 for key in range(10)}
     assert result.checkpoints["counts"]["completed"] >= 1 or result.duration_s < 0.1
+
+
+def test_a_columnar_keyed_job_sends_its_parts_as_arrays_and_counts_exactly(tmp_path):
+    definition = keyed_job(count=30000)
+    definition["nodes"].insert(1, {"id": "shift", "type": "transform.map", "params": {"expression": "x + 0"}})
+    definition["edges"] = [{"id": "m", "from": "gen", "to": "shift"},
+                           {"id": "h", "from": "shift", "to": "sum", "partitioning": "hash", "key": "x % 10"},
+                           {"id": "o", "from": "sum", "to": "out"}]
+    job, result = run(definition, tmp_path)
+    assert result.status == "FINISHED", result.failure
+    finals = dict(result.collected["out"])
+    assert finals == {key: 3000 for key in range(10)}
+    assert sorted(count for key, count in result.collected["out"] if key == 3) == list(range(1, 3001))
+    outputs = [channel for network in job.deployer.networks for channel in network.remote_channels()
+               if isinstance(channel, RemoteOutputChannel)]
+    assert sum(channel.int_arrays_sent for channel in outputs) > 0, "parts crossed as int64 arrays"
 
 
 def test_slow_sink_keeps_memory_bounded(tmp_path):
