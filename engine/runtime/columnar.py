@@ -20,10 +20,13 @@ arithmetic, and a batch whose bounds could leave ``±LIMIT`` is not computed her
 goes the Python way (``None``), so a record never sees a wrapped number. Nothing here can
 raise: the only divisors are non-zero constants.
 
-Key groups (``channels_of``): the integer hash of ``engine.runtime.state.key_groups``
+Key groups (``key_groups_of``): the integer hash of ``engine.runtime.state.key_groups``
 (``((k * _GOLDEN) & _MASK32) >> 8``) taken on unsigned 64-bit words, whose low 32 bits are
 those of Python's product for negative keys too, so a key reaches the same subtask as on
-the Python path.
+the Python path. Keys whose bounds are a small range seen before take their channel from a
+table of that range instead (``ChannelsOfKeys``). A part for a channel to another slot
+process stays an int64 array (``split_by_channel``'s ``as_arrays``) and crosses as its bytes
+(``engine.runtime.io.tcp_channel``); every other part becomes Python ints here.
 """
 from __future__ import annotations
 
