@@ -113,6 +113,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Studios sharing one Redis (test processes, each with a database of its own) keep their tasks apart.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("STUDIO_CELERY_QUEUE", "celery")
 
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "")  # empty: local[N] sized to the run's slots
 # Driver processes each Celery worker keeps started, and the slots their Spark sessions offer (studio.driver_pool).

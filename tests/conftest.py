@@ -42,6 +42,11 @@ def _isolated_run_dirs(studio_data_dir):
     # of one process would hear run 5 of the other. Drivers and workers they start inherit it.
     os.environ["STUDIO_CHANNEL_PREFIX"] = f"asgi-{os.getpid()}"
     settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = os.environ["STUDIO_CHANNEL_PREFIX"]
+    # Likewise Celery's queue: a worker of one process would launch a run of another's database.
+    from studio.celery import app
+
+    os.environ["STUDIO_CELERY_QUEUE"] = f"celery-{os.getpid()}"
+    settings.CELERY_TASK_DEFAULT_QUEUE = app.conf.task_default_queue = os.environ["STUDIO_CELERY_QUEUE"]
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,14 @@ from tests.support import simple_pipeline
 pytestmark = pytest.mark.django_db(transaction=True)  # the rescale follows events after their commit
 
 
+@pytest.fixture(autouse=True)
+def _no_launches(monkeypatch):
+    """These tests play the drivers themselves: a live worker launching the runs would race them."""
+    from studio.tasks import launch_run
+
+    monkeypatch.setattr(launch_run, "delay", lambda run_id: None)
+
+
 @pytest.fixture
 def run(api):
     pipeline = api.post("/api/pipelines", {"name": "p", "definition": simple_pipeline(parallelism=2, count=None)},
