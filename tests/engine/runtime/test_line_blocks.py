@@ -71,3 +71,9 @@ def test_what_json_loads_refuses_is_refused(text):
 def test_a_block_is_cut_after_its_numbered_line_break_near_or_far_from_its_end(number):
     data = b"".join(b"%d\n" % i for i in range(120))
     assert line_blocks._end_of_line(data, number, 120) == len(b"".join(b"%d\n" % i for i in range(number)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=2000) | st.text(alphabet="\n\r aé€", max_size=500).map(str.encode))
+def test_line_breaks_are_counted_as_bytes_count_counts_them(data):
+    assert line_blocks.count_line_breaks(data) == data.count(b"\n")
