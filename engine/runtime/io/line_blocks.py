@@ -8,10 +8,12 @@ the byte offset right after its last line: the position a source checkpoints.
 :func:`decode_json_lines` decodes such a block with one call into msgspec.
 
 Exactly the values ``json.loads`` gives
-    The block is decoded as one JSON array, ``[line₁,\\nline₂,\\n...]``: so each line must
-    be exactly one JSON value (msgspec's own ``decode_lines`` would take ``[1] [2]`` on one
-    line as two), and a raw line break inside a string stays invalid JSON, as it is for
-    ``json.loads``. Whatever that refuses -- blank lines, and what only the standard
+    The block is decoded as one JSON array, ``[line₁,\\nline₂,\\n...]``, and taken only if
+    the array has as many elements as the block has lines: so each line must be exactly one
+    JSON value (msgspec's own ``decode_lines`` would take ``[1] [2]`` on one line as two,
+    and the array alone would take ``{"a": 1`` and ``"b": 2}`` on two lines as one), and a
+    raw line break inside a string stays invalid JSON, as it is for ``json.loads``.
+    Whatever that refuses -- blank lines, and what only the standard
     library accepts (``NaN``, ``1e400``, lone surrogates) or rejects with its own message --
     is decoded line by line with ``json.loads``, as before.
 """
@@ -99,13 +101,27 @@ def _end_of_line(data: bytes, number: int, lines: int) -> int:
 
 def decode_json_lines(block: bytes) -> list:
     """The JSON value of each non-blank line of ``block``, as ``json.loads`` gives it, in one decode."""
-    body = block[:-1] if block.endswith(b"\n") else block
-    if body:
+    if block.strip():
         try:
-            return _decoder.decode(b"[" + body.replace(b"\n", b",\n") + b"]")
+            values = _decode_as_one_array(block)
         except msgspec.DecodeError:
-            pass  # a blank line, or what only json.loads takes or words its own way: line by line
+            values = None
+        if values is not None and len(values) == count_line_breaks(block) + (not block.endswith(b"\n")):
+            return values
+    # a blank line, a value spread over lines (``[1`` then ``2]`` is one element of the array,
+    # but two lines json.loads refuses), or what only json.loads takes or words its own way
     return decode_json_lines_slowly(block)
+
+
+def _decode_as_one_array(block: bytes) -> list:
+    """The block decoded as ``[line₁,\\nline₂,\\n...]``. A block ending in a line break (the
+    usual case) gets a ``null`` after its last comma, dropped after decoding: two copies of
+    the block instead of the four that cutting the break off and concatenating would make."""
+    if block.endswith(b"\n"):
+        values = _decoder.decode(b"".join((b"[", block.replace(b"\n", b",\n"), b"null]")))
+        values.pop()
+        return values
+    return _decoder.decode(b"".join((b"[", block.replace(b"\n", b",\n"), b"]")))
 
 
 def decode_json_lines_slowly(block: bytes) -> list:

@@ -61,7 +61,8 @@ def test_what_only_json_loads_takes_is_still_taken(text, expected):
     assert repr(decode_json_lines(text.encode())) == repr(expected)
 
 
-@pytest.mark.parametrize("text", ['[1] [2]\n', '"ab\ncd"\n', '{"a": 1,}\n', 'nul\n'])
+@pytest.mark.parametrize("text", ['[1] [2]\n', '"ab\ncd"\n', '{"a": 1,}\n', 'nul\n',
+                                  '[1\n2]\n', '{"a": 1\n"b": 2}', '{"a": 1}\n{"b": [2\n3]}\n'])
 def test_what_json_loads_refuses_is_refused(text):
     with pytest.raises(json.JSONDecodeError):
         decode_json_lines(text.encode())
