@@ -101,7 +101,8 @@ class WindowPartials(StreamOperator):
         end = first - first % self.size + self.size
         if self.size == self.slide and last < end:  # the common case: the whole batch in one window
             return self._one_window(keys, values, end)
-        groups = self._fold(keys, values, stamps)
+        groups = self._fold_tumbling(keys, values, stamps) if self.size == self.slide \
+            else self._fold(keys, values, stamps)
         partials = [(k, end, acc[0], acc[1]) for (k, end), acc in groups.items()]
         return TimestampedBatch(partials, [end - 1 for _, end, _, _ in partials])
 
@@ -141,6 +142,24 @@ class WindowPartials(StreamOperator):
                 else:
                     acc[0] = add(acc[0], v)
                     acc[1] += 1
+        return groups
+
+    def _fold_tumbling(self, keys, values, stamps) -> dict:
+        """``_fold`` for tumbling windows: one window per record, its end computed inline
+        (about a fifth of a batch straddles a window's end in bench-events)."""
+        size = self.size
+        groups: dict = {}
+        get = groups.get
+        summed = self.function in ("sum", "count")
+        add = _ADD[self.function]
+        for k, v, timestamp in zip(keys, values if values is not None else itertools.repeat(1), stamps):
+            group = (k, timestamp - timestamp % size + size)
+            acc = get(group)
+            if acc is None:
+                groups[group] = [v, 1]
+            else:
+                acc[0] = acc[0] + v if summed else add(acc[0], v)
+                acc[1] += 1
         return groups
 
     def _one_per_record(self, keys, values, stamps) -> TimestampedBatch:
