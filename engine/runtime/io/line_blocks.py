@@ -101,14 +101,13 @@ def _end_of_line(data: bytes, number: int, lines: int) -> int:
 
 def decode_json_lines(block: bytes) -> list:
     """The JSON value of each non-blank line of ``block``, as ``json.loads`` gives it, in one decode."""
-    if block.strip():
-        try:
-            values = _decode_as_one_array(block)
-        except msgspec.DecodeError:
-            values = None
-        if values is not None and len(values) == count_line_breaks(block) + (not block.endswith(b"\n")):
-            return values
-    # a blank line, a value spread over lines (``[1`` then ``2]`` is one element of the array,
+    try:
+        values = _decode_as_one_array(block)
+    except msgspec.DecodeError:
+        values = None
+    if values is not None and len(values) == count_line_breaks(block) + (not block.endswith(b"\n")):
+        return values
+    # no line at all, a blank line, a value spread over lines (``[1`` then ``2]`` is one element of the array,
     # but two lines json.loads refuses), or what only json.loads takes or words its own way
     return decode_json_lines_slowly(block)
 

@@ -146,7 +146,7 @@ class WindowPartials(StreamOperator):
 
     def _fold_tumbling(self, keys, values, stamps) -> dict:
         """``_fold`` for tumbling windows: one window per record, its end computed inline
-        (about a fifth of a batch straddles a window's end in bench-events)."""
+        (about a fifth of bench-events' batches straddle a window's end)."""
         size = self.size
         groups: dict = {}
         get = groups.get
