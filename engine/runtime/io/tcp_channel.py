@@ -481,25 +481,22 @@ class TcpNetwork:
             self._connections.append(connection)
         connection.thread.start()
 
+    def _bound_input(self, connection: _Connection, number: int, what: str):
+        """The input channel ``number`` of ``connection``; the sender waits for our credit before
+        it sends, so a frame for a channel this slot never bound is a protocol error."""
+        with self._lock:
+            channel = self._incoming.get((id(connection), number))
+        if channel is None:
+            raise ConnectionError(f"{what} for channel {number}, which this slot never bound")
+        return channel
+
     def _on_frame(self, connection: _Connection, kind: int, number: int, body: bytes) -> None:
         if kind == DATA:
-            with self._lock:
-                channel = self._incoming.get((id(connection), number))
-            if channel is None:  # the sender waits for our credit, so this is a protocol error
-                raise ConnectionError(f"data for channel {number}, which this slot never bound")
-            channel.receive(pickle.loads(body))
+            self._bound_input(connection, number, "data").receive(pickle.loads(body))
         elif kind == INTS:
-            with self._lock:
-                channel = self._incoming.get((id(connection), number))
-            if channel is None:
-                raise ConnectionError(f"data for channel {number}, which this slot never bound")
-            channel.receive(np.frombuffer(body, dtype=_WIRE_INT64).tolist())
+            self._bound_input(connection, number, "data").receive(np.frombuffer(body, dtype=_WIRE_INT64).tolist())
         elif kind == PRIORITY:
-            with self._lock:
-                channel = self._incoming.get((id(connection), number))
-            if channel is None:
-                raise ConnectionError(f"barrier for channel {number}, which this slot never bound")
-            channel.receive_priority(pickle.loads(body))
+            self._bound_input(connection, number, "barrier").receive_priority(pickle.loads(body))
         elif kind == CREDIT:
             with self._lock:
                 channel = self._output_channels.get((id(connection), number))
