@@ -50,14 +50,18 @@ class LineBlockReader:
         self._pending = b""
         self._at_end = False
         self._line_bytes = float(INITIAL_LINE_BYTES)
+        self.block_lines = 0
+        """Lines in the block ``read`` returned last (one without a line break at the file's end counts)."""
 
     def read(self, count: int) -> tuple[bytes, int]:
         data = self._fill(max(1, count))
         if not data:
+            self.block_lines = 0
             return b"", self.offset
         lines = count_line_breaks(data)
         if lines > count:  # more than asked for: cut after the count-th line break
             cut = _end_of_line(data, count, lines)
+            lines = count
         elif self._at_end:
             cut = len(data)  # the last line, even without a line break
             lines += not data.endswith(b"\n")
@@ -65,6 +69,7 @@ class LineBlockReader:
             cut = data.rfind(b"\n") + 1
         block, self._pending = data[:cut], data[cut:]
         self.offset += cut
+        self.block_lines = lines
         if lines:
             self._line_bytes = 0.5 * self._line_bytes + 0.5 * (cut / min(lines, count))
         return block, self.offset
@@ -99,13 +104,16 @@ def _end_of_line(data: bytes, number: int, lines: int) -> int:
     return cut + 1
 
 
-def decode_json_lines(block: bytes) -> list:
-    """The JSON value of each non-blank line of ``block``, as ``json.loads`` gives it, in one decode."""
+def decode_json_lines(block: bytes, lines: int | None = None) -> list:
+    """The JSON value of each non-blank line of ``block``, as ``json.loads`` gives it, in one decode.
+    ``lines``: the block's number of lines when the caller knows it (``LineBlockReader.block_lines``)."""
+    if lines is None:
+        lines = count_line_breaks(block) + (not block.endswith(b"\n"))
     try:
         values = _decode_as_one_array(block)
     except msgspec.DecodeError:
         values = None
-    if values is not None and len(values) == count_line_breaks(block) + (not block.endswith(b"\n")):
+    if values is not None and len(values) == lines:
         return values
     # no line at all, a blank line, a value spread over lines (``[1`` then ``2]`` is one element of the array,
     # but two lines json.loads refuses), or what only json.loads takes or words its own way

@@ -106,7 +106,7 @@ class FileSource(SourceOperator):
         if not block:
             return None
         if self.format == "jsonl":
-            return decode_json_lines(block)
+            return decode_json_lines(block, reader.block_lines)
         header = split["header"]
         return [dict(zip(header, row)) for row in csv.reader(io.StringIO("\n".join(text_lines(block))))]
 

@@ -23,6 +23,7 @@ def read_all(data: bytes, start: int, count: int) -> list[tuple[bytes, int]]:
     blocks = []
     while True:
         block, offset = reader.read(count)
+        assert reader.block_lines == block.count(b"\n") + (bool(block) and not block.endswith(b"\n"))
         if not block:
             return blocks
         blocks.append((block, offset))
