@@ -41,12 +41,17 @@ class LineBlockReader:
     and the offset right after them; ``(b"", offset)`` at the end of the file. Bytes read
     past the last line handed out are kept for the next call, so the offset always sits on
     a line boundary. Blank lines count as lines here (the caller skips them).
+
+    ``end``: the reader stops after the line holding byte ``end - 1`` -- a line belongs to
+    the byte range its first byte is in, so ranges cut anywhere in a file hand out each line
+    exactly once (``engine.runtime.operators.file_splits``). None: the end of the file.
     """
 
-    def __init__(self, handle, offset: int, min_block_bytes: int = MIN_BLOCK_BYTES):
+    def __init__(self, handle, offset: int, min_block_bytes: int = MIN_BLOCK_BYTES, end: int | None = None):
         self._handle = handle
         self._min_block = min_block_bytes
         self.offset = offset
+        self.end = end
         self._pending = b""
         self._at_end = False
         self._line_bytes = float(INITIAL_LINE_BYTES)
@@ -55,24 +60,39 @@ class LineBlockReader:
 
     def read(self, count: int) -> tuple[bytes, int]:
         data = self._fill(max(1, count))
-        if not data:
+        ours, final = self._within_range(data)
+        if not ours:  # the end of the file or of the range: what was read stays for a next range
+            self._pending = data
             self.block_lines = 0
             return b"", self.offset
-        lines = count_line_breaks(data)
+        view = data if ours == len(data) else data[:ours]
+        lines = count_line_breaks(view)
         if lines > count:  # more than asked for: cut after the count-th line break
-            cut = _end_of_line(data, count, lines)
+            cut = _end_of_line(view, count, lines)
             lines = count
-        elif self._at_end:
-            cut = len(data)  # the last line, even without a line break
-            lines += not data.endswith(b"\n")
+        elif final and (lines < count or view.endswith(b"\n")):
+            cut = ours  # the last line, even without a line break
+            lines += not view.endswith(b"\n")
         else:
-            cut = data.rfind(b"\n") + 1
+            cut = view.rfind(b"\n") + 1
         block, self._pending = data[:cut], data[cut:]
         self.offset += cut
         self.block_lines = lines
         if lines:
             self._line_bytes = 0.5 * self._line_bytes + 0.5 * (cut / min(lines, count))
         return block, self.offset
+
+    def _within_range(self, data: bytes) -> tuple[int, bool]:
+        """How many of ``data``'s bytes are lines of the range, and whether those are its last."""
+        if self.end is None:
+            return len(data), self._at_end
+        last = self.end - 1 - self.offset  # index of the range's last byte in ``data``
+        if last < 0:
+            return 0, True
+        stop = data.find(b"\n", last)
+        if stop >= 0:
+            return stop + 1, True
+        return len(data), self._at_end
 
     def _fill(self, count: int) -> bytes:
         """The pending bytes plus enough more for about ``count`` lines, holding at least one whole line."""
