@@ -196,6 +196,8 @@ class PendingCheckpoint:
         """Subtasks that had finished when it was triggered."""
         self.triggered: set[TaskId] = set()
         """Subtasks the trigger went to (the sources of the moment), when the topology is known."""
+        self.coordinator_states: dict = {}
+        """Operator coordinators' snapshots, by node id, taken as the trigger was sent."""
         self.deadline = deadline
         self.future = future
         self.stats = CheckpointStats(checkpoint_id, kind, timestamp, list(tasks), location,
@@ -220,13 +222,16 @@ class CheckpointCoordinator:
     def __init__(self, checkpointing: dict, storage: CheckpointStorage, slots: list[CheckpointParticipants],
                  tasks_to_ack: list[TaskId], on_event: Callable[[dict], None] | None = None, *,
                  vertices: dict | None = None, on_failure: Callable[[str], None] | None = None,
-                 first_checkpoint_id: int = 1, restored_from: dict | None = None):
+                 first_checkpoint_id: int = 1, restored_from: dict | None = None,
+                 operator_coordinators=None):
         self.settings = {**CHECKPOINTING_DEFAULTS, **(checkpointing or {})}
         self.storage = storage
         self._slots = list(slots)
         self._all_tasks = [as_task_id(task) for task in tasks_to_ack]
         self._on_event = on_event
         self._on_failure = on_failure
+        self._operator_coordinators = operator_coordinators
+        """``engine.cluster.operator_coordinators``: snapshotted as a checkpoint's triggers are sent."""
         self._vertices = dict(vertices or {})
         self._topology = TaskTopology(self._vertices)
         self._lock = threading.Lock()
@@ -381,12 +386,15 @@ class CheckpointCoordinator:
             self._stop_pending = checkpoint_id
         self.stats.triggered(pending.stats)
         self._event_locked("triggered", pending)
+        targets = None
         if self._topology.known:
             targets = [task for task in tasks
                        if self._topology.upstream_finished(task, self._finished, self._finished_per_vertex)]
-            self._send_trigger_locked(pending, targets)
+        if self._operator_coordinators:
+            pending.coordinator_states = self._operator_coordinators.checkpoint(
+                checkpoint_id, lambda: self._send_trigger_locked(pending, targets))
         else:
-            self._send_trigger_locked(pending, None)
+            self._send_trigger_locked(pending, targets)
 
     def _alignment_options(self, kind: str) -> dict:
         """Checkpoints go unaligned when configured (right away, or after ``aligned_timeout_ms``);
@@ -621,7 +629,8 @@ class CheckpointCoordinator:
     def _metadata_locked(self, pending: PendingCheckpoint) -> dict:
         return build_metadata(checkpoint_id=pending.id, kind=pending.kind, trigger_timestamp=pending.timestamp,
                               completed_timestamp=_now_ms(), tasks=self._all_tasks, vertices=self._vertices,
-                              finished=pending.finished_before | pending.finished, handles=pending.handles)
+                              finished=pending.finished_before | pending.finished, handles=pending.handles,
+                              coordinators=pending.coordinator_states)
 
     # -- queries --------------------------------------------------------------------------------
     def latest_completed(self) -> dict | None:

@@ -6,7 +6,11 @@
      "trigger_timestamp": ms, "completed_timestamp": ms,
      "vertices": {vertex id: {"parallelism": 2, "max_parallelism": 128,
                               "operators": [node ids, head first], "finished": [subtask indexes]}},
-     "tasks": {"vertex#i": state handle | None}}
+     "tasks": {"vertex#i": state handle | None},
+     "coordinators": {node id: state}}        # only when an operator coordinator has state
+
+``coordinators`` holds what the JobMaster's operator coordinators (a file source's split
+enumerator: its unassigned splits) snapshotted as the checkpoint was triggered.
 
 A state handle (see ``engine.runtime.state.snapshot``) names the subtask's state file
 relative to the checkpoint directory and says which operators, key groups and operator
@@ -24,7 +28,7 @@ METADATA_FORMAT = 1
 
 def build_metadata(*, checkpoint_id: int, kind: str, trigger_timestamp: int, completed_timestamp: int,
                    tasks: list[TaskId], vertices: dict, finished: set[TaskId],
-                   handles: dict[TaskId, dict | None]) -> dict:
+                   handles: dict[TaskId, dict | None], coordinators: dict | None = None) -> dict:
     """The metadata of a checkpoint that every task acknowledged (or finished before)."""
     described: dict[str, dict] = {}
     for vertex, index in tasks:
@@ -44,6 +48,9 @@ def build_metadata(*, checkpoint_id: int, kind: str, trigger_timestamp: int, com
             for node_id in handle.get("operators", {}):
                 if node_id not in operators:
                     operators.append(node_id)
-    return {"format": METADATA_FORMAT, "checkpoint_id": checkpoint_id, "kind": kind,
-            "trigger_timestamp": trigger_timestamp, "completed_timestamp": completed_timestamp,
-            "vertices": described, "tasks": task_handles}
+    metadata = {"format": METADATA_FORMAT, "checkpoint_id": checkpoint_id, "kind": kind,
+                "trigger_timestamp": trigger_timestamp, "completed_timestamp": completed_timestamp,
+                "vertices": described, "tasks": task_handles}
+    if coordinators:
+        metadata["coordinators"] = coordinators
+    return metadata

@@ -138,6 +138,9 @@ class RemoteSlot:
     def close_tap(self, tap_id: str) -> None:
         self._send({"type": "tap_close", "tap": tap_id})
 
+    def deliver_operator_event(self, task, node_id: str, event: dict) -> None:
+        self._send({"type": "op_event", "task": list(task), "node": node_id, "event": event})
+
     def _send(self, message: dict[str, Any]) -> None:
         try:
             self._connection.send(message)
@@ -221,6 +224,8 @@ class ControlServer:
             master.task_failed(tuple(message["task"]), message["error"])
         elif kind == "tap":
             master.report_tap(message["tap"], tuple(message["task"]), message["sample"])
+        elif kind == "op_event":
+            master.send_operator_event(tuple(message["task"]), message["node"], message["event"])
         else:
             logger.warning("unknown control message %r", kind)
 
@@ -286,6 +291,8 @@ class ControlClient:
                     slot.open_tap(message["tap"], message["node"], message["limits"])
                 elif kind == "tap_close":
                     slot.close_tap(message["tap"])
+                elif kind == "op_event":
+                    slot.deliver_operator_event(tuple(message["task"]), message["node"], message["event"])
                 # "peers" of a stage whose slots need no network of their own: nothing to do
         except (ConnectionError, OSError):
             if not self._closing:
@@ -309,6 +316,9 @@ class ControlClient:
 
     def report_tap(self, tap_id: str, task, sample: dict) -> None:
         self._send({"type": "tap", "tap": tap_id, "task": list(task), "sample": sample})
+
+    def send_operator_event(self, task, node_id: str, event: dict) -> None:
+        self._send({"type": "op_event", "task": list(task), "node": node_id, "event": event})
 
     def _send(self, message: dict[str, Any]) -> None:
         try:

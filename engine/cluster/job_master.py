@@ -54,6 +54,7 @@ from typing import Any, Callable
 
 from engine.checkpoint.coordinator import CheckpointCoordinator, CheckpointException
 from engine.checkpoint.storage import CheckpointStorage, join, load_metadata
+from engine.cluster.operator_coordinators import OperatorCoordinators
 from engine.cluster.restart_strategy import create_restart_strategy
 from engine.cluster.shuffle import FileShuffleMaster
 from engine.cluster.taps import TapRegistry, TapSink
@@ -183,6 +184,10 @@ class AttemptGateway:
     def report_tap(self, tap_id: str, task, sample: dict) -> None:
         self._job_master.taps.deliver(tap_id, task_name(as_task_id(task)), sample)
 
+    def send_operator_event(self, task, node_id: str, event: dict) -> None:
+        self._job_master.operator_coordinators.handle_event(
+            as_task_id(task), node_id, event, lambda: self._job_master.is_current(self._attempt))
+
 
 class JobMaster:
     """Drives one job on a deployer; ``run`` in one thread, the rest from any thread."""
@@ -227,6 +232,7 @@ class JobMaster:
         self.status = "CREATED"
         self.result: JobResult | None = None
         self.done = threading.Event()
+        self.operator_coordinators = OperatorCoordinators(self.job_graph, self.initial_restore, self.slot_of)
         self.coordinator = self._create_coordinator()
         self._strategy = None
         self.taps = TapRegistry(definition, self.job_graph)
@@ -238,7 +244,7 @@ class JobMaster:
         coordinator = CheckpointCoordinator(
             section, CheckpointStorage(self.checkpoint_dir), [_Participants(self)], self.all_tasks, self._emit,
             vertices=self._described_vertices(), on_failure=self._on_checkpointing_failure,
-            restored_from=self.initial_restore)
+            restored_from=self.initial_restore, operator_coordinators=self.operator_coordinators)
         coordinator.pause("the job is not running yet")
         return coordinator
 
@@ -334,6 +340,15 @@ class JobMaster:
         """Slots of the regions that start together (the source regions), or of the largest."""
         return slots_needed_at_once(self.plan)
 
+    def slot_of(self, task: TaskId):
+        """The running slot of subtask ``task`` in its region's current attempt, or None."""
+        with self._lock:
+            for attempt in self._attempts.values():
+                for index, tasks in enumerate(attempt.slots_tasks):
+                    if task in tasks:
+                        return attempt.slots.get(index)
+        return None
+
     def slots_of_current_attempts(self) -> list:
         with self._lock:
             return [slot for attempt in self._attempts.values() for slot in attempt.slots.values()]
@@ -354,6 +369,7 @@ class JobMaster:
         if stale:
             slot.cancel()  # a straggler of an attempt that was cancelled
         else:
+            self.operator_coordinators.slot_running(slot, attempt.slots_tasks[index])
             self.taps.open_on(slot)
 
     def on_attempt_failed(self, attempt: RegionAttempt, message: str, task: TaskId | None = None) -> None:
@@ -610,6 +626,7 @@ class JobMaster:
             self._restore = self.coordinator.latest_completed() or self.initial_restore
         else:
             self._restore = None  # regions re-read their blocking inputs
+        self.operator_coordinators.subtasks_reset(restarted, self._restore)
         self._strategy.restart_tasks(sorted(restarted))
         return None
 
@@ -706,6 +723,7 @@ class _Participants:
             slot.trigger_checkpoint(checkpoint_id, timestamp_ms, options)
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        self._job_master.operator_coordinators.checkpoint_complete(checkpoint_id)
         for slot in self._job_master.slots_of_current_attempts():
             slot.notify_checkpoint_complete(checkpoint_id)
 

@@ -37,6 +37,13 @@ Payloads
     ``close_tap(tap_id)``: sample what operator ``node_id`` emits, within ``limits``
     (``TapLimits.as_dict()``, per subtask), or stop.
 
+    ``send_operator_event(task, node_id, event)`` / ``deliver_operator_event(task, node_id,
+    event)``: an event between operator ``node_id`` of subtask ``task`` and the operator's
+    coordinator in the JobMaster (``engine.cluster.operator_coordinators``), e.g. a file
+    source asking its split enumerator for a split (``{"kind": "request"}``) and the answer
+    (``{"kind": "splits", "splits": [...]}``). Delivered into the subtask's mailbox in the
+    order sent, and in order with checkpoint triggers.
+
     ``trigger_checkpoint(checkpoint_id, timestamp_ms, options)``: options are::
 
         {"kind": "checkpoint" | "savepoint", "target": url | None, "location": url,
@@ -90,6 +97,8 @@ class JobMasterGateway(Protocol):
 
     def report_tap(self, tap_id: str, task: TaskId, sample: dict) -> None: ...
 
+    def send_operator_event(self, task: TaskId, node_id: str, event: dict) -> None: ...
+
 
 class TaskExecutorGateway(Protocol):
     """What the JobMaster tells one slot. Thread-safe and non-blocking: calls enqueue mails."""
@@ -105,3 +114,5 @@ class TaskExecutorGateway(Protocol):
     def open_tap(self, tap_id: str, node_id: str, limits: dict) -> None: ...
 
     def close_tap(self, tap_id: str) -> None: ...
+
+    def deliver_operator_event(self, task: TaskId, node_id: str, event: dict) -> None: ...

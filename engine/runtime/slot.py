@@ -30,7 +30,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from engine.runtime.gateway import JobMasterGateway, TaskExecutorGateway, TaskId
+from engine.runtime.gateway import JobMasterGateway, TaskExecutorGateway, TaskId, as_task_id
 from engine.runtime.stream_task import StreamTask
 from engine.runtime.tap import TapLimits, TapSender
 
@@ -124,6 +124,11 @@ class Slot(TaskExecutorGateway):
     def close_tap(self, tap_id: str) -> None:
         for task in self.tasks.values():
             task.close_tap(tap_id)
+
+    def deliver_operator_event(self, task: TaskId, node_id: str, event: dict) -> None:
+        target = self.tasks.get(as_task_id(task))
+        if target is not None:
+            target.deliver_operator_event(node_id, event)
 
 
 def _run_on_cpu(cpu: int | None, invoke) -> None:

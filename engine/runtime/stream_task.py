@@ -97,7 +97,7 @@ from engine.runtime.io.stream_input import (END_OF_DATA_STATUS, END_OF_INPUT_STA
 from engine.runtime.kill_hooks import SimulatedFailure, maybe_kill
 from engine.runtime.mailbox import MailboxClosedError, MailboxProcessor
 from engine.runtime.operator_chain import OperatorChain
-from engine.runtime.operators import OperatorContext, create_operator
+from engine.runtime.operators import OperatorContext, coordinator_factory, create_operator
 from engine.runtime.operators.base import ConfigurationError, compile_expression_function
 from engine.runtime.operators.source import DEFAULT_BATCH_SIZE
 from engine.runtime.operators.window_partials import PARTIAL_KEY, WindowPartials, pre_aggregated_window
@@ -492,7 +492,8 @@ class StreamTask:
             key_group_range=self.key_group_range, key_function=key_function,
             batch_key_function=batch_key_function, key_expression=key_expression, restore=restore,
             mailbox_executor=self.executor, timer_service=self.timer_service, kill_hook=self.kill_hook,
-            pre_aggregated_input=pre_aggregated, side_key_functions=side_keys or None)
+            pre_aggregated_input=pre_aggregated, side_key_functions=side_keys or None,
+            send_operator_event=self._operator_event_sender(node))
 
     def _after_invoke(self) -> None:
         if not self.state.input_finished:
@@ -595,6 +596,25 @@ class StreamTask:
     def _on_close_tap(self, tap_id: str) -> None:
         for point in self.chain.tap_points.values() if self.chain is not None else ():
             point.remove(tap_id)
+
+    def deliver_operator_event(self, node_id: str, event: dict) -> None:
+        """An event from operator ``node_id``'s coordinator in the JobMaster. Any thread."""
+        self._send_mail(lambda: self._on_operator_event(node_id, event), f"operator event for {node_id}")
+
+    def _on_operator_event(self, node_id: str, event: dict) -> None:
+        for operator in self.chain.operators if self.chain is not None else ():
+            if operator.node_id == node_id:
+                operator.handle_operator_event(event)
+
+    def _operator_event_sender(self, node: dict):
+        """How operator ``node`` sends events to its coordinator; None when it has none, or when
+        the gateway carries none (a test's stand-in), so it works without (file sources then
+        deal their files out statically)."""
+        send = getattr(self.gateway, "send_operator_event", None)
+        if send is None or coordinator_factory(node) is None:
+            return None
+        task, node_id = self.task_id, node["id"]
+        return lambda event: send(task, node_id, event)
 
     def cancel(self) -> None:
         """Stop the subtask as soon as possible. Any thread."""

@@ -56,6 +56,12 @@ def awaits_final_checkpoint(node: dict) -> bool:
     return bool(check(node)) if check is not None else False
 
 
+def coordinator_factory(node: dict):
+    """The factory of ``node``'s operator coordinator in the JobMaster (``engine.cluster.operator_coordinators``),
+    or None: a factory names one with a ``coordinator`` attribute (file sources: their split enumerator)."""
+    return getattr(_factory(node), "coordinator", None)
+
+
 def _factory(node: dict):
     target = OPERATOR_FACTORIES.get(node["type"])
     if target is None:
@@ -64,4 +70,5 @@ def _factory(node: dict):
     return getattr(importlib.import_module(module_name), factory_name)
 
 
-__all__ = ["OPERATOR_FACTORIES", "OperatorContext", "StreamOperator", "awaits_final_checkpoint", "create_operator"]
+__all__ = ["OPERATOR_FACTORIES", "OperatorContext", "StreamOperator", "awaits_final_checkpoint", "coordinator_factory",
+           "create_operator"]

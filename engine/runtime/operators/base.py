@@ -56,6 +56,7 @@ class ConfigurationError(ValueError):
 
     def __init__(self, node: dict, cause: str):
         self.node_id = node["id"]
+        self.cause = cause
         super().__init__(f"node '{node['id']}' ({node.get('type')}): {cause}")
 
 
@@ -97,6 +98,10 @@ class StreamOperator:
 
     def process_batch(self, batch: list) -> None:
         raise NotImplementedError(f"{type(self).__name__}.process_batch() must be overridden")
+
+    def handle_operator_event(self, event: dict) -> None:
+        """An event from this operator's coordinator in the JobMaster (``context.send_operator_event``)."""
+        raise TypeError(f"operator '{self.node_id}' has no coordinator, yet got {event.get('kind')!r}")
 
     def emit_int_arrays(self) -> bool:
         """Asked by the chain when what follows takes columnar batches (``engine.runtime.columnar``):
@@ -163,7 +168,8 @@ class OperatorContext:
                  batch_key_function: Callable[[list], list] | None = None, key_expression: str | None = None,
                  restore=None,
                  mailbox_executor=None, timer_service=None, kill_hook: Callable | None = None,
-                 pre_aggregated_input: bool = False, side_key_functions: dict[str, Callable] | None = None):
+                 pre_aggregated_input: bool = False, side_key_functions: dict[str, Callable] | None = None,
+                 send_operator_event: Callable[[dict], None] | None = None):
         self.task = task
         self.vertex_id, self.subtask_index = task
         self.node_id = node_id
@@ -184,6 +190,9 @@ class OperatorContext:
         self.pre_aggregated_input = pre_aggregated_input
         """A window's input edge carries partial aggregates (``window_partials``), not records."""
         self.restore = restore
+        self.send_operator_event = send_operator_event
+        """Sends an event to this operator's coordinator in the JobMaster (answers arrive through
+        ``StreamOperator.handle_operator_event``); None for an operator without one."""
         self.mailbox_executor = mailbox_executor
         self.timer_service = timer_service
         self.kill_hook = kill_hook

@@ -1,0 +1,126 @@
+"""Operator coordinators: the JobMaster's side of operators that need one (split enumerators).
+
+An operator factory with a ``coordinator`` attribute gets, for each of its nodes, one
+coordinator per job run: ``coordinator(node, restored_state, restored_node)``, where
+``restored_state`` is what its ``snapshot`` returned in the checkpoint the job starts from
+(None: none) and ``restored_node`` says whether that checkpoint had the node at all.
+
+A coordinator answers events of its operator's subtasks (``handle_event(subtask, event)``
+returns the answer, or None) and takes part in checkpoints (``snapshot(checkpoint_id)``,
+``checkpoint_complete(checkpoint_id)``) and restarts (``subtasks_reset(subtasks,
+checkpoint_id)``). Subtasks send events through ``JobMasterGateway.send_operator_event``;
+answers go back through the slot's ``TaskExecutorGateway.deliver_operator_event``, into the
+subtask's mailbox.
+
+One lock orders, for every coordinator:
+
+- answering an event, with the check that the asking subtask's attempt is still current
+  (an answer to an attempt being restarted would be given back by nobody);
+- a checkpoint's snapshot, with the sending of its triggers (``checkpoint``): an answer
+  sent before the triggers reaches the subtask's mailbox before its trigger does, so each
+  answer is in exactly one of the coordinator's snapshot and the subtask's;
+- a restart's giving back of what the restarted subtasks got after their checkpoint.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable
+
+from engine.plan.execution_ids import TaskId
+from engine.runtime.operators import coordinator_factory
+
+logger = logging.getLogger(__name__)
+
+
+def restored_node_ids(restore: dict | None) -> set[str]:
+    """The operators a checkpoint's metadata has (a node it lacks starts fresh)."""
+    if not restore:
+        return set()
+    ids = set()
+    for vertex_id, vertex in (restore.get("vertices") or {}).items():
+        ids.add(vertex_id)
+        ids.update(vertex.get("operators", ()))
+    return ids
+
+
+class OperatorCoordinators:
+    """Every coordinator of a job run, by node id, behind one lock."""
+
+    def __init__(self, job_graph, restore: dict | None, slot_of: Callable[[TaskId], Any]):
+        self._slot_of = slot_of
+        self._lock = threading.Lock()
+        self._coordinators: dict[str, Any] = {}  # guarded by: self._lock
+        self._undelivered: dict[TaskId, list[tuple[str, dict]]] = {}  # guarded by: self._lock
+        self._vertex_of: dict[str, str] = {}
+        states = (restore or {}).get("coordinators") or {}
+        known = restored_node_ids(restore)
+        for vertex in job_graph.vertices:
+            for node in vertex.operators:
+                factory = coordinator_factory(node)
+                if factory is not None:
+                    self._coordinators[node["id"]] = factory(node, states.get(node["id"]), node["id"] in known)
+                    self._vertex_of[node["id"]] = vertex.id
+
+    def __bool__(self) -> bool:
+        return bool(self._coordinators)
+
+    def has(self, node_id: str) -> bool:
+        return node_id in self._coordinators
+
+    def handle_event(self, task: TaskId, node_id: str, event: dict, is_current: Callable[[], bool]) -> None:
+        """An event of subtask ``task``'s operator ``node_id``; the answer goes back to that subtask."""
+        with self._lock:
+            coordinator = self._coordinators.get(node_id)
+            if coordinator is None:
+                logger.warning("an event for node %s, which has no coordinator", node_id)
+                return
+            if not is_current():
+                return  # a subtask of an attempt being restarted: whatever it asked for, it will ask again
+            try:
+                answer = coordinator.handle_event(task[1], event)
+            except Exception as error:  # the subtask fails with it; the JobMaster's thread goes on
+                logger.exception("the coordinator of node %s failed on %s", node_id, event.get("kind"))
+                answer = {"kind": "error", "message": f"its coordinator failed: {error!r}"}
+            if answer is None:
+                return
+            slot = self._slot_of(task)
+            if slot is None:  # its slot runs but is not known yet (``slot_running`` delivers), or is going away
+                self._undelivered.setdefault(task, []).append((node_id, answer))
+            else:
+                slot.deliver_operator_event(task, node_id, answer)
+
+    def slot_running(self, slot, tasks) -> None:
+        """The JobMaster knows ``slot`` now: deliver what its subtasks were answered before.
+
+        A Spark slot's subtasks start once every slot of their stage registered, which can be
+        just before the JobMaster records the last one; nothing else reaches the slot before
+        this (checkpoints are triggered once every slot runs)."""
+        with self._lock:
+            for task in tasks:
+                for node_id, answer in self._undelivered.pop(task, ()):
+                    slot.deliver_operator_event(task, node_id, answer)
+
+    def checkpoint(self, checkpoint_id: int, send_triggers: Callable[[], None]) -> dict:
+        """Snapshot every coordinator and send the checkpoint's triggers, with no answer in between."""
+        with self._lock:
+            states = {node_id: coordinator.snapshot(checkpoint_id)
+                      for node_id, coordinator in self._coordinators.items()}
+            send_triggers()
+        return {node_id: state for node_id, state in states.items() if state is not None}
+
+    def checkpoint_complete(self, checkpoint_id: int) -> None:
+        with self._lock:
+            for coordinator in self._coordinators.values():
+                coordinator.checkpoint_complete(checkpoint_id)
+
+    def subtasks_reset(self, tasks, restore: dict | None) -> None:
+        """``tasks`` start again from ``restore`` (a checkpoint's metadata; None: from nothing)."""
+        checkpoint_id = int(restore["checkpoint_id"]) if restore and "checkpoint_id" in restore else None
+        with self._lock:
+            for task in tasks:
+                self._undelivered.pop(task, None)  # answers to the attempt that ended: taken back below
+            for node_id, coordinator in self._coordinators.items():
+                subtasks = {index for vertex, index in tasks if vertex == self._vertex_of[node_id]}
+                if subtasks:
+                    coordinator.subtasks_reset(subtasks, checkpoint_id)
