@@ -158,12 +158,15 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
     ),
     _operator(
         "source.file", "File source",
-        "Reads CSV (one dict per row, header first) or JSON-lines files below a path, split by file; "
-        "the read position is checkpointed.",
+        "Reads CSV (one dict per row, header first) or JSON-lines files below a path, in byte-range splits "
+        "handed to whichever subtask asks next; the read position is checkpointed.",
         _params({
             "path": {"type": "string", "minLength": 1, "x-location": "path",
                      "description": "A file, a directory or a glob; a URL works."},
             "format": {"type": "string", "enum": ["jsonl", "csv"], "default": "jsonl"},
+            "split_bytes": {"type": "integer", "minimum": 1, "maximum": 1 << 40, "default": 4 << 20,
+                            "description": "Bytes per split (about; at most 10,000 splits per source). Subtasks "
+                                           "ask for splits as they go, so a faster one reads more."},
         }, ["path"]),
         inputs=0,
     ),

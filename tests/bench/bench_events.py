@@ -1,7 +1,9 @@
 """Speed on JSON events: file source -> filter -> event time -> key by user -> 10 s tumbling sum -> file sink.
 
 1,000,000 generated JSON events of eight fields each, in four JSON-lines files of
-consecutive time ranges (one split per file, so a second source subtask has work). The job
+consecutive time ranges, read in 4 MiB splits that the source's enumerator hands to
+whichever subtask asks next, earliest first (so at parallelism 2 a subtask on a slower
+CPU simply reads fewer of them, and each subtask reads forward in event time). The job
 keeps the events whose ``kind`` is not ``"scroll"``, takes event time from ``ts`` (1 s
 out-of-orderness, which the generated jitter stays within: nothing is late), keys by the
 string ``user``, sums ``amount`` over 10 s tumbling windows and writes ``[user, window

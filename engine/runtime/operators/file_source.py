@@ -1,11 +1,18 @@
-"""``source.file``: JSON-lines or CSV files below a path, one split per file, offsets in state.
+"""``source.file``: JSON-lines or CSV files below a path, read in byte-range splits, offsets in state.
 
 The path may be a file, a directory (every file below it, hidden ``.``/``_`` files
-excepted) or a glob, on any fsspec filesystem. Files are sorted and dealt to the
-subtasks round robin; each file is one split ``{"path", "offset", "header"}`` in operator
-list state, where ``offset`` is the byte position after the last line emitted. A restore
-seeks every split to its offset, so each line is emitted exactly once per checkpointed
-run; after a rescale the splits are dealt out again.
+excepted) or a glob, on any fsspec filesystem. The files are cut into splits of about
+``split_bytes`` (default 4 MiB), which the node's split enumerator in the JobMaster hands
+out one at a time to the subtask that asks (``engine.runtime.operators.file_splits``): a
+subtask asks for the next one while it still reads one, so it never waits, and faster
+subtasks read more. Each split a subtask holds is an element ``{"path", "start", "end",
+"offset", "header"}`` of its operator list state, where ``offset`` is the byte position
+after the last line emitted. A restore seeks every split to its offset, so each line is
+emitted exactly once per checkpointed run; after a rescale the splits are dealt out again.
+
+Inside a hybrid source (no enumerator) the files are dealt to the subtasks round robin
+when the job starts, one split per whole file, as they were before splits existed; a
+checkpoint of such whole-file splits restores into either form.
 
 Records: a JSON-lines file gives the parsed value of each non-empty line; a CSV file gives
 one dict per row, keyed by the header row, values as strings. Rows are lines, so a CSV
@@ -18,9 +25,13 @@ import io
 
 import fsspec
 
-from engine.runtime.io.line_blocks import LineBlockReader, decode_json_lines, text_lines
+from engine.runtime.io.line_blocks import MIN_BLOCK_BYTES, LineBlockReader, decode_json_lines, text_lines
 from engine.runtime.operators.base import ConfigurationError
+from engine.runtime.operators.file_splits import FileSplitEnumerator
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
+
+AWAITING_SPLIT_POLL_DELAY = 0.001
+"""Seconds between polls while a subtask waits for the enumerator's answer (a round trip)."""
 
 _GLOB_CHARACTERS = set("*?[")
 
@@ -66,6 +77,8 @@ class FileSource(SourceOperator):
     """Reads lines from its splits in turn, ``batch_size`` lines per poll, in blocks
     (``engine.runtime.io.line_blocks``): one read and one decode per poll, not per line."""
 
+    coordinator = FileSplitEnumerator
+
     def __init__(self, node, context):
         super().__init__(node, context)
         self.path = self.params["path"]
@@ -77,30 +90,76 @@ class FileSource(SourceOperator):
         self._handle = None
         self._reader: LineBlockReader | None = None
         self._reader_path = None
+        self._no_more_splits = True  # static splits: what the subtask holds is all it reads
+        self._awaiting_split = False
 
     def initialize_state(self):
-        self.splits = file_splits(self, lambda path: {"path": path, "offset": 0, "header": None})
+        if self.context.send_operator_event is None:
+            splits = file_splits(self, whole_file_split)
+        else:
+            self._state = self.context.operator_state().list_state("splits")
+            splits = list(self._state.get()) if self.context.is_restored else []
+            self._no_more_splits = False
+        # a checkpoint of whole-file splits has neither start nor end
+        self.splits = [{**whole_file_split(split["path"]), **split} for split in splits]
 
     def poll_next(self):
-        while self.splits:
-            split = self.splits[0]
-            records = self._read_records(split, self.batch_size)
+        while True:
+            self._ask_ahead()
+            if not self.splits:
+                return END_OF_INPUT if self._no_more_splits else []
+            records = self._read_records(self.splits[0], self.batch_size)
             if records:
                 return records
-            if records is None:  # the split's file ended
-                self._close_reader()
-                self.splits.pop(0)
-        return END_OF_INPUT
+            if records is None:  # the split ended
+                self._split_done(self.splits.pop(0))
+
+    def next_poll_delay(self) -> float:
+        return AWAITING_SPLIT_POLL_DELAY if self._awaiting_split else super().next_poll_delay()
+
+    def _ask_ahead(self) -> None:
+        """Ask the enumerator for a split while this one is still being read: one in hand, one next."""
+        if len(self.splits) < 2 and not self._no_more_splits and not self._awaiting_split:
+            self._awaiting_split = True
+            self.context.send_operator_event({"kind": "request"})
+
+    def handle_operator_event(self, event: dict) -> None:
+        kind = event.get("kind")
+        self._awaiting_split = False
+        if kind == "splits":
+            self.splits.extend(dict(split, offset=split["start"], header=None) for split in event["splits"])
+        elif kind == "no_more":
+            self._no_more_splits = True
+        elif kind == "error":
+            raise ConfigurationError(self.node, event["message"])
+        else:
+            super().handle_operator_event(event)
+
+    def _split_done(self, split: dict) -> None:
+        """Keep the reader when the next split goes on where this one ended in the same file: it
+        already stands at the next split's first line (the line running past this split's end
+        was read with it), so that split needs neither a seek nor a skipped line."""
+        following = self.splits[0] if self.splits else None
+        if (following is not None and self._reader is not None and split.get("end") is not None
+                and following["path"] == split["path"] and following["start"] == split["end"]
+                and following["offset"] == following["start"]):
+            following["offset"] = self._reader.offset
+            following["header"] = split["header"]
+            self._reader.end = following["end"]
+        else:
+            self._close_reader()
 
     def _read_records(self, split: dict, count: int) -> list | None:
         """The records of up to ``count`` further lines of the split (blank ones skipped, so
         possibly none), or None at its end; the split's offset moves past those lines."""
+        if self.format == "csv" and split["header"] is None and split["start"] > 0:
+            split["header"] = self._header_of(split["path"])
         reader = self._reader_of(split)
         if self.format == "csv" and split["header"] is None:
             block, split["offset"] = reader.read(1)
             if not block:
                 return None
-            split["header"] = next(csv.reader([block.decode("utf-8").rstrip("\r\n")]), [])
+            split["header"] = _csv_header(block)
             return []
         block, split["offset"] = reader.read(count)
         if not block:
@@ -111,13 +170,18 @@ class FileSource(SourceOperator):
         return [dict(zip(header, row)) for row in csv.reader(io.StringIO("\n".join(text_lines(block))))]
 
     def _reader_of(self, split: dict) -> LineBlockReader:
-        if self._reader_path != split["path"]:
+        if self._reader is None or self._reader_path != split["path"]:
             self._close_reader()
             self._handle = fsspec.open(split["path"], "rb").open()
-            self._handle.seek(split["offset"])
-            self._reader = LineBlockReader(self._handle, split["offset"])
+            self._reader = split_reader(self._handle, split)
             self._reader_path = split["path"]
         return self._reader
+
+    @staticmethod
+    def _header_of(path: str) -> list[str]:
+        """A CSV file's header row, for a split that starts after it."""
+        with fsspec.open(path, "rb") as handle:
+            return _csv_header(handle.readline())
 
     def snapshot_state(self, checkpoint_id):
         self._state.update(dict(split) for split in self.splits)
@@ -131,3 +195,28 @@ class FileSource(SourceOperator):
 
     def close(self):
         self._close_reader()
+
+
+def split_reader(handle, split: dict, min_block_bytes: int = MIN_BLOCK_BYTES) -> LineBlockReader:
+    """A reader of ``split``'s lines from its offset on, over the open binary ``handle``.
+
+    A split not started yet whose range begins inside a line begins at the next line: the
+    line holding byte ``start - 1`` belongs to the split before (its rest is empty when that
+    byte is a line break). The split's offset then moves past that rest, to its first line."""
+    offset = split["offset"]
+    if offset == split["start"] and offset > 0:
+        handle.seek(offset - 1)
+        reader = LineBlockReader(handle, offset - 1, min_block_bytes, end=split["end"])
+        _, split["offset"] = reader.read(1)
+        return reader
+    handle.seek(offset)
+    return LineBlockReader(handle, offset, min_block_bytes, end=split["end"])
+
+
+def whole_file_split(path: str) -> dict:
+    """A split of a whole file, not started (static splits; and what a split missing keys defaults to)."""
+    return {"path": path, "start": 0, "end": None, "offset": 0, "header": None}
+
+
+def _csv_header(line: bytes) -> list[str]:
+    return next(csv.reader([line.decode("utf-8").rstrip("\r\n")]), [])

@@ -1,0 +1,207 @@
+"""Byte-range splits of a file source, handed out on request by one enumerator in the JobMaster.
+
+Why: dealing whole files to the subtasks before the job starts makes a run last as long as
+its slowest subtask -- a subtask on a slower CPU, or one dealt the bigger files, holds the
+job up while the others idle. Here (as with Flink's FLIP-27 ``SplitEnumerator``) the files
+are cut into splits of about ``split_bytes`` and a subtask asks for its next split when it
+is about to run out, so faster subtasks simply read more of them.
+
+Splits
+    ``{"path", "start", "end"}``: the lines whose first byte lies in ``[start, end)``. The
+    cuts need not fall on line breaks: a reader of a split starting inside a line skips to
+    the next line, and the reader of the previous split reads that line to its end
+    (``LineBlockReader``'s ``end``). So the enumerator only needs each file's size.
+
+Exactly once (the enumerator's side of a checkpoint)
+    The enumerator's state is its unassigned splits, snapshotted when a checkpoint is
+    triggered, at the same moment and under the same lock as the triggers are sent
+    (``engine.cluster.operator_coordinators``). A split assigned before that moment reaches
+    its reader before the trigger does (both travel the same ordered path into the same
+    mailbox), so it is in the reader's snapshot; one assigned after it is still unassigned
+    in the enumerator's snapshot. Each split is thus in exactly one of the two.
+
+    When subtasks restart from a checkpoint (a region failover), the splits assigned to
+    them after that checkpoint's snapshot are given back: their restored state does not
+    have them (``SplitAssignmentTracker``, as Flink's).
+"""
+from __future__ import annotations
+
+import fsspec
+
+from engine.runtime.operators.base import ConfigurationError
+
+DEFAULT_SPLIT_BYTES = 4 << 20
+MAX_SPLITS = 10_000
+"""Splits of one source at most: bigger splits over a huge input, so that the enumerator's
+state (in every checkpoint's metadata) and its work per request stay small."""
+
+
+def cut_into_splits(files: list[tuple[str, int]], split_bytes: int) -> list[dict]:
+    """Splits of about ``split_bytes`` covering every ``(path, size)``; none for an empty file."""
+    splits = []
+    for path, size in files:
+        if size <= 0:
+            continue
+        pieces = max(1, -(-size // split_bytes))
+        step = -(-size // pieces)  # equal pieces: no runt split at a file's end
+        splits.extend({"path": path, "start": start, "end": min(start + step, size)}
+                      for start in range(0, size, step))
+    return splits
+
+
+def sizes_of(paths: list[str]) -> list[tuple[str, int]]:
+    """Each file's size in bytes, through its fsspec filesystem."""
+    sized = []
+    for path in paths:
+        fs, root = fsspec.core.url_to_fs(path)
+        sized.append((path, int(fs.size(root))))
+    return sized
+
+
+class SplitAssignmentTracker:
+    """Which splits went to which subtask since which checkpoint snapshot.
+
+    ``assigned`` is a log in assignment order; ``snapshot(checkpoint_id)`` marks its current
+    length. A restart of subtasks from checkpoint ``c`` returns what the log holds for them
+    after ``c``'s mark (after the start, for a checkpoint of an earlier run or none). A
+    completed checkpoint drops the entries before its mark: no restart goes back further.
+    """
+
+    def __init__(self):
+        self._log: list[tuple[int, dict]] = []  # (subtask, split), oldest first
+        self._dropped = 0  # entries dropped from the log's front
+        self._marks: dict[int, int] = {}  # checkpoint id -> absolute log position at its snapshot
+
+    def assigned(self, subtask: int, split: dict) -> None:
+        self._log.append((subtask, split))
+
+    def snapshot(self, checkpoint_id: int) -> None:
+        self._marks[checkpoint_id] = self._dropped + len(self._log)
+
+    def checkpoint_complete(self, checkpoint_id: int) -> None:
+        mark = self._marks.get(checkpoint_id)
+        if mark is None:
+            return
+        del self._log[:mark - self._dropped]
+        self._dropped = mark
+        self._marks = {cid: position for cid, position in self._marks.items() if cid >= checkpoint_id}
+
+    def take_back(self, subtasks: set[int], checkpoint_id: int | None) -> dict[int, list[dict]]:
+        """The splits each of ``subtasks`` got after ``checkpoint_id``'s snapshot, removed from the log."""
+        since = max(0, self._marks.get(checkpoint_id, 0) - self._dropped) if checkpoint_id is not None else 0
+        kept, returned = self._log[:since], {}
+        for subtask, split in self._log[since:]:
+            if subtask in subtasks:
+                returned.setdefault(subtask, []).append(split)
+            else:
+                kept.append((subtask, split))
+        self._log = kept
+        return returned
+
+
+class UnassignedSplits:
+    """Splits no subtask holds, handed out earliest first: by path, then by offset.
+
+    Why that order: each subtask then reads its splits forward through the input, as a
+    subtask dealt whole files did. Inputs are usually laid out in event time (a file per
+    hour, appended in order), and a subtask's watermark comes from what it read last, so a
+    subtask going back in the input would make its later records late.
+
+    Splits given back by a restarted subtask go back to that subtask (it asks again at once):
+    it re-reads them in order after its restored splits, and no other subtask has to go back.
+    """
+
+    def __init__(self, splits: list[dict]):
+        self._waiting: list[dict] = []  # the latest first: popped from the end
+        self._given_back: dict[int, list[dict]] = {}  # subtask -> its splits, the latest first
+        self.add(splits)
+
+    def __len__(self) -> int:
+        return len(self._waiting) + sum(len(splits) for splits in self._given_back.values())
+
+    def add(self, splits: list[dict], subtask: int | None = None) -> None:
+        target = self._waiting if subtask is None else self._given_back.setdefault(subtask, [])
+        target.extend(dict(split) for split in splits)
+        target.sort(key=_earliest_first, reverse=True)
+
+    def take(self, subtask: int) -> dict | None:
+        mine = self._given_back.get(subtask)
+        if mine:
+            split = mine.pop()
+            if not mine:
+                del self._given_back[subtask]
+            return split
+        return self._waiting.pop() if self._waiting else None
+
+    def as_list(self) -> list[dict]:
+        """Every split, in file and offset order (a restore hands them to whoever asks)."""
+        splits = self._waiting + [split for given in self._given_back.values() for split in given]
+        return sorted((dict(split) for split in splits), key=_earliest_first)
+
+
+def _earliest_first(split: dict) -> tuple:
+    return split["path"], split["start"]
+
+
+class FileSplitEnumerator:
+    """The JobMaster's side of one ``source.file`` node: its unassigned splits and who took what.
+
+    Events from a reader: ``{"kind": "request"}``. Answers: ``{"kind": "splits", "splits": [split]}``,
+    ``{"kind": "no_more"}`` once nothing is left, ``{"kind": "error", "message": ...}`` when the
+    path cannot be listed (the reader fails naming the node, as a static source did).
+    """
+
+    def __init__(self, node: dict, restored: dict | None, restored_node: bool):
+        self.node = node
+        params = node.get("params") or {}
+        self.path = params.get("path")
+        self.split_bytes = int(params.get("split_bytes") or DEFAULT_SPLIT_BYTES)
+        self.tracker = SplitAssignmentTracker()
+        self.unassigned: UnassignedSplits | None = None  # listed on the first request of a fresh start
+        if restored is not None:
+            splits = restored.get("splits")
+            self.unassigned = None if splits is None else UnassignedSplits(splits)
+        elif restored_node:
+            self.unassigned = UnassignedSplits([])  # a checkpoint of whole-file splits: its readers hold them all
+
+    # -- events ------------------------------------------------------------------------------
+    def handle_event(self, subtask: int, event: dict) -> dict:
+        if event.get("kind") != "request":
+            return {"kind": "error", "message": f"unknown split request {event.get('kind')!r}"}
+        if self.unassigned is None:
+            try:
+                self.unassigned = UnassignedSplits(self._list_splits())
+            except ConfigurationError as error:
+                return {"kind": "error", "message": error.cause}
+        split = self.unassigned.take(subtask)
+        if split is None:
+            return {"kind": "no_more"}
+        self.tracker.assigned(subtask, split)
+        return {"kind": "splits", "splits": [split]}
+
+    def _list_splits(self) -> list[dict]:
+        from engine.runtime.operators.file_source import files_of_node
+
+        try:
+            files = sizes_of(files_of_node(self.node, self.path))
+        except OSError as error:
+            raise ConfigurationError(self.node, f"cannot read the size of a file under {self.path}: {error}") from None
+        total = sum(size for _, size in files)
+        return cut_into_splits(files, max(self.split_bytes, -(-total // MAX_SPLITS)))
+
+    # -- checkpoints and restarts --------------------------------------------------------------
+    def snapshot(self, checkpoint_id: int) -> dict:
+        self.tracker.snapshot(checkpoint_id)
+        if self.unassigned is None:
+            return {"splits": None}  # nothing asked yet: a restore lists the files afresh, as this run would
+        return {"splits": self.unassigned.as_list()}
+
+    def checkpoint_complete(self, checkpoint_id: int) -> None:
+        self.tracker.checkpoint_complete(checkpoint_id)
+
+    def subtasks_reset(self, subtasks: set[int], checkpoint_id: int | None) -> None:
+        """``subtasks`` start again from ``checkpoint_id`` (None: from nothing): what each got
+        since is unassigned again, kept for it."""
+        for subtask, splits in self.tracker.take_back(subtasks, checkpoint_id).items():
+            if self.unassigned is not None:
+                self.unassigned.add(splits, subtask)

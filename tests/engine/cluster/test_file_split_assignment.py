@@ -1,0 +1,211 @@
+"""File sources read byte-range splits handed out by their enumerator in the JobMaster.
+
+Every line of the input must reach the two-phase-commit sink exactly once, whichever subtask
+asked for which split: through subtasks killed at random points (a kill in a job of forward
+edges restarts only the killed subtask's region, so the enumerator must take back the splits
+that subtask got since the checkpoint), through a savepoint and a rescale with splits still
+unassigned, and on Spark with slot processes killed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from engine.cluster.local import LocalCluster
+from engine.runtime.operators.file_splits import FileSplitEnumerator
+from tests.engine.cluster.test_local_exactly_once import KillPlan
+
+FILES, LINES = 4, 2500
+SPLIT_BYTES = 3000  # about 30 splits per file
+
+
+def write_input(directory: Path, files: int = FILES, lines: int = LINES) -> Counter:
+    directory.mkdir(parents=True, exist_ok=True)
+    expected: Counter = Counter()
+    for f in range(files):
+        records = [{"f": f, "i": i, "pad": "x" * (i % 17)} for i in range(lines)]
+        (directory / f"part-{f}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+        expected.update(json.dumps(r, sort_keys=True) for r in records)
+    return expected
+
+
+def definition(input_dir: Path, output_dir: Path, parallelism: int, partitioning: str = "forward",
+               attempts: int = 0) -> dict:
+    return {
+        "format": 1, "name": "file-splits", "parallelism": parallelism, "max_parallelism": 128,
+        "checkpointing": {"interval_ms": 40, "timeout_ms": 20000, "retained": 2},
+        "restart": {"strategy": "fixed_delay", "attempts": attempts, "delay_ms": 5} if attempts
+        else {"strategy": "none"},
+        "nodes": [{"id": "src", "type": "source.file",
+                   "params": {"path": str(input_dir), "split_bytes": SPLIT_BYTES}},
+                  {"id": "sink", "type": "sink.file", "params": {"path": str(output_dir)}}],
+        "edges": [{"id": "e", "from": "src", "to": "sink", "partitioning": partitioning}],
+    }
+
+
+def committed(output_dir: Path) -> Counter:
+    lines: Counter = Counter()
+    for part in output_dir.glob("part-*.jsonl"):
+        lines.update(json.dumps(json.loads(line), sort_keys=True) for line in part.read_text().splitlines())
+    return lines
+
+
+def assert_exactly(lines: Counter, expected: Counter, context: str = "") -> None:
+    missing, doubled = expected - lines, lines - expected
+    assert not missing and not doubled, f"{context}: {sum(missing.values())} lost, {sum(doubled.values())} doubled"
+
+
+def test_both_subtasks_read_splits_and_every_line_arrives_once(tmp_path):
+    expected = write_input(tmp_path / "in")
+    taken: list[int] = []
+    handle_event = FileSplitEnumerator.handle_event
+
+    def noting(self, subtask, event):
+        answer = handle_event(self, subtask, event)
+        if answer["kind"] == "splits":
+            taken.append(subtask)
+        return answer
+
+    cluster = LocalCluster(config={"batch_size": 32})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FileSplitEnumerator, "handle_event", noting)
+        result = cluster.run(definition(tmp_path / "in", tmp_path / "out", 2), timeout=60,
+                             checkpoint_dir=str(tmp_path / "chk"))
+    assert result.status == "FINISHED", result.failure
+    assert_exactly(committed(tmp_path / "out"), expected)
+    total_bytes = sum(path.stat().st_size for path in (tmp_path / "in").iterdir())
+    assert len(taken) >= total_bytes // SPLIT_BYTES  # the files were cut, not dealt whole
+    assert set(taken) == {0, 1}  # the first split goes to each subtask's first request
+
+
+KILL_POINTS = [
+    ("source_poll", "src", None),
+    ("snapshot", "src", None),
+    ("async_upload", "src", None),
+    ("before_ack", "src", None),
+    ("process", "sink", None),
+    ("async_upload", "sink", None),
+    ("before_commit", "sink", None),
+    ("after_commit", "sink", None),
+]
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("partitioning", ["forward", "rebalance"])
+def test_every_line_is_committed_once_despite_kills(tmp_path, monkeypatch, partitioning):
+    """``forward``: two regions, a kill restarts one (the enumerator takes back that subtask's
+    splits since the checkpoint); ``rebalance``: one region, every kill restarts the job."""
+    monkeypatch.setattr("tests.engine.cluster.test_local_exactly_once.KILL_POINTS", KILL_POINTS)
+    expected = write_input(tmp_path / "in", lines=8000)
+    seed = random.randrange(2**32)
+    plan = KillPlan(seed)
+    cluster = LocalCluster(config={"batch_size": 8})
+    kills, run = 12, 0
+    restarts = 0
+    while restarts < kills and run < 40:  # a run ends after a kill or two: then run another
+        plan.limit = len(plan.kills) + kills - restarts
+        plan.rearm()
+        output = tmp_path / f"out-{run}"
+        spec = definition(tmp_path / "in", output, 2, partitioning, attempts=kills + 5)
+        spec["checkpointing"]["interval_ms"] = 20
+        result = cluster.run(spec, kill_hook=plan, timeout=120, checkpoint_dir=str(tmp_path / f"chk-{run}"))
+        context = f"seed {seed}, run {run}, kills {plan.kills}"
+        assert result.status == "FINISHED", f"{context}: {result.failure}"
+        assert_exactly(committed(output), expected, context)
+        restarts += result.restarts
+        run += 1
+    assert restarts >= kills, f"seed {seed}: only {restarts} restarts"
+
+
+def test_a_savepoint_with_splits_unassigned_restores_at_another_parallelism(tmp_path):
+    expected = write_input(tmp_path / "in")
+    definition_2 = definition(tmp_path / "in", tmp_path / "out", 2, "rebalance")
+    handle = LocalCluster(config={"batch_size": 4}).submit(definition_2, checkpoint_dir=str(tmp_path / "c1"))
+    savepoint = handle.trigger_savepoint().result(timeout=30)
+    handle.cancel()
+    handle.wait(30)
+    from engine.checkpoint.storage import load_metadata
+
+    state = load_metadata(savepoint)["coordinators"]["src"]
+    assert state["splits"], "the savepoint was taken with splits still unassigned"
+    definition_3 = definition(tmp_path / "in", tmp_path / "out", 3, "rebalance")
+    result = LocalCluster(config={"batch_size": 64}).run(definition_3, restore=savepoint, timeout=60,
+                                                         checkpoint_dir=str(tmp_path / "c2"))
+    assert result.status == "FINISHED", result.failure
+    assert_exactly(committed(tmp_path / "out"), expected)
+
+
+def test_a_path_that_matches_nothing_fails_the_job_naming_the_node(tmp_path):
+    result = LocalCluster().run(definition(tmp_path / "nothing-here", tmp_path / "out", 2), timeout=30,
+                                checkpoint_dir=str(tmp_path / "chk"))
+    assert result.status == "FAILED"
+    assert "node 'src' (source.file): no file matches" in result.failure
+    assert "Traceback" not in result.failure
+
+
+def test_csv_splits_cut_after_the_header_still_know_the_columns(tmp_path):
+    rows = [f"{i},{'y' * (i % 13)}" for i in range(3000)]
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "t.csv").write_text("n,text\n" + "\n".join(rows) + "\n")
+    spec = definition(tmp_path / "in", tmp_path / "out", 2)
+    spec["nodes"][0]["params"]["format"] = "csv"
+    spec["nodes"][0]["params"]["split_bytes"] = 1000
+    result = LocalCluster(config={"batch_size": 50}).run(spec, timeout=60, checkpoint_dir=str(tmp_path / "chk"))
+    assert result.status == "FINISHED", result.failure
+    got = committed(tmp_path / "out")
+    assert got == Counter(json.dumps({"n": str(i), "text": "y" * (i % 13)}, sort_keys=True) for i in range(3000))
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(300)
+def test_slot_kills_on_spark_leave_every_line_committed_once(spark_session, tmp_path):
+    """Forward edges: each slot is its own region (barrier stage); a SIGKILLed slot's region
+    restarts alone while the other goes on asking for splits."""
+    from engine.cluster.spark_job_master import SparkJobMaster
+    from engine.spec import normalise_definition
+
+    expected = write_input(tmp_path / "in", files=4, lines=100_000)
+    spec = definition(tmp_path / "in", tmp_path / "out", 2, attempts=10)
+    spec["checkpointing"]["interval_ms"] = 100
+    spec["nodes"][0]["params"]["split_bytes"] = 64 * 1024
+    rng = random.Random(int(os.environ.get("KILL_SEED", "20261126")))
+    completed = threading.Event()
+    kills = []
+
+    def on_event(event):
+        if event["type"] == "checkpoint" and event["event"] == "completed":
+            completed.set()
+
+    job_master = SparkJobMaster(normalise_definition(spec), checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=on_event, spark_session=spark_session, config={"batch_size": 16})
+    done = threading.Event()
+
+    def kill_twice():
+        while len(kills) < 2 and not done.is_set():
+            if not completed.wait(0.5):
+                continue
+            completed.clear()
+            done.wait(rng.uniform(0, 0.2))
+            pids = [slot.pid for slot in job_master.spark.registered_slots()]  # one slot in each of two regions
+            if len(pids) == 2 and not done.is_set():
+                os.kill(rng.choice(pids), signal.SIGKILL)
+                kills.append(1)
+                done.wait(1.0)  # let the restart happen before the next one
+
+    killer = threading.Thread(target=kill_twice)
+    killer.start()
+    try:
+        outcome = job_master.run()
+    finally:
+        done.set()
+        killer.join()
+    assert outcome.status == "FINISHED", outcome.failure_cause
+    assert kills, "the job ended before a slot could be killed"
+    assert_exactly(committed(tmp_path / "out"), expected)

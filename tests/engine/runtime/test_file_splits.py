@@ -1,0 +1,169 @@
+"""Byte-range splits of files: each line read exactly once, and the enumerator's bookkeeping."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.runtime.operators.file_source import split_reader
+from engine.runtime.operators.file_splits import FileSplitEnumerator, SplitAssignmentTracker, cut_into_splits
+
+
+def read_split(data: bytes, split: dict, count: int, restart_after: int | None) -> tuple[bytes, "object"]:
+    """Every block of ``split``; after ``restart_after`` reads the reader is rebuilt from the split's
+    offset, as a restore does. Returns the bytes read and the last reader."""
+    handle = io.BytesIO(data)
+    reader = split_reader(handle, split, min_block_bytes=16)  # lines longer than a block too
+    read, reads = [], 0
+    while True:
+        block, split["offset"] = reader.read(count)
+        if not block:
+            return b"".join(read), reader
+        read.append(block)
+        reads += 1
+        if reads == restart_after:
+            reader = split_reader(io.BytesIO(data), split, min_block_bytes=16)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.text(alphabet="ab\r", max_size=60), max_size=30), trailing_break=st.booleans(),
+       cuts=st.lists(st.integers(0, 2000), max_size=8), count=st.integers(1, 5),
+       restart_after=st.none() | st.integers(1, 3), go_on=st.booleans())
+def test_splits_cut_anywhere_hand_out_every_line_once(lines, trailing_break, cuts, count, restart_after, go_on):
+    """Cut points fall anywhere (inside lines, on line breaks, on empty lines); a restored split
+    starts from its offset; ``go_on`` keeps the reader for the next split, as the source does."""
+    data = "\n".join(lines).encode() + (b"\n" if trailing_break and lines else b"")
+    bounds = sorted({0, len(data), *(cut for cut in cuts if cut < len(data))})
+    splits = [{"start": start, "end": end, "offset": start} for start, end in zip(bounds, bounds[1:])]
+    read, reader = [], None
+    for position, split in enumerate(splits):
+        if go_on and reader is not None and split["start"] == splits[position - 1]["end"]:
+            split["offset"], reader.end = reader.offset, split["end"]
+            handle_data, reader = _continue(reader, count)
+            read.append(handle_data)
+            continue
+        got, reader = read_split(data, split, count, restart_after)
+        read.append(got)
+    assert b"".join(read) == data
+
+
+def _continue(reader, count: int):
+    blocks = []
+    while True:
+        block, _ = reader.read(count)
+        if not block:
+            return b"".join(blocks), reader
+        blocks.append(block)
+
+
+def test_a_split_starting_on_a_line_start_keeps_that_line():
+    data = b"one\ntwo\nthree\n"
+    assert read_split(data, {"start": 4, "end": 9, "offset": 4}, 10, None)[0] == b"two\nthree\n"
+    assert read_split(data, {"start": 5, "end": 9, "offset": 5}, 10, None)[0] == b"three\n"
+    assert read_split(data, {"start": 0, "end": 4, "offset": 0}, 10, None)[0] == b"one\n"
+    assert read_split(data, {"start": 0, "end": 5, "offset": 0}, 10, None)[0] == b"one\ntwo\n"
+
+
+@given(sizes=st.lists(st.integers(0, 10_000), max_size=5), split_bytes=st.integers(1, 3000))
+def test_cut_splits_cover_each_file_in_pieces_no_longer_than_asked(sizes, split_bytes):
+    splits = cut_into_splits([(f"f{i}", size) for i, size in enumerate(sizes)], split_bytes)
+    for i, size in enumerate(sizes):
+        mine = [s for s in splits if s["path"] == f"f{i}"]
+        assert [(s["start"], s["end"]) for s in mine] == list(zip([0] + [s["end"] for s in mine[:-1]],
+                                                                  [s["end"] for s in mine]))
+        assert (mine[-1]["end"] if mine else 0) == size
+        assert all(0 < s["end"] - s["start"] <= split_bytes for s in mine)
+
+
+@pytest.fixture
+def files(tmp_path):
+    for name, lines in (("a.jsonl", 100), ("b.jsonl", 300)):
+        (tmp_path / name).write_text("".join(json.dumps({"n": i}) + "\n" for i in range(lines)))
+    return tmp_path
+
+
+def node(path, split_bytes=1000):
+    return {"id": "src", "type": "source.file", "params": {"path": str(path), "split_bytes": split_bytes}}
+
+
+def take(enumerator, subtask):
+    answer = enumerator.handle_event(subtask, {"kind": "request"})
+    return answer["splits"][0] if answer["kind"] == "splits" else answer
+
+
+def test_splits_go_out_earliest_first_whoever_asks(files):
+    """By path, then offset: each subtask reads forward through the input."""
+    enumerator = FileSplitEnumerator(node(files), None, False)
+    taken = []
+    for turn in range(1000):
+        split = take(enumerator, turn % 3)
+        if split == {"kind": "no_more"}:
+            break
+        taken.append(split)
+    assert taken == sorted(taken, key=lambda s: (s["path"], s["start"]))
+    sizes = {str(path): path.stat().st_size for path in files.iterdir()}
+    for path, size in sizes.items():  # every byte of every file, once
+        ranges = [(s["start"], s["end"]) for s in taken if s["path"] == path]
+        assert ranges[0][0] == 0 and ranges[-1][1] == size
+        assert all(end == start for (_, end), (start, _) in zip(ranges, ranges[1:]))
+    assert take(enumerator, 0) == {"kind": "no_more"}
+
+
+def test_a_path_that_matches_nothing_is_an_error_naming_it(tmp_path):
+    answer = FileSplitEnumerator(node(tmp_path / "missing"), None, False).handle_event(0, {"kind": "request"})
+    assert answer["kind"] == "error" and "no file matches" in answer["message"] and "missing" in answer["message"]
+
+
+def test_splits_taken_after_the_restored_checkpoint_go_back_to_their_subtask(files):
+    enumerator = FileSplitEnumerator(node(files, split_bytes=500), None, False)
+    before = [take(enumerator, 0), take(enumerator, 1)]
+    state = enumerator.snapshot(7)
+    after = [take(enumerator, 0), take(enumerator, 1), take(enumerator, 1)]
+    assert not {(s["path"], s["start"]) for s in before} & {(s["path"], s["start"]) for s in state["splits"]}
+    enumerator.subtasks_reset({1}, 7)
+    # subtask 1 gets its two splits since checkpoint 7 again, in order, before anything new
+    assert [take(enumerator, 1), take(enumerator, 1)] == after[1:]
+    following = take(enumerator, 0)
+    assert following not in after and following["start"] > 0
+    enumerator.subtasks_reset({0}, None)  # from nothing: everything subtask 0 ever got
+    assert [take(enumerator, 0) for _ in range(3)] == [before[0], after[0], following]
+
+
+def test_a_restore_starts_from_the_snapshot_and_a_snapshot_before_any_request_lists_afresh(files):
+    enumerator = FileSplitEnumerator(node(files), None, False)
+    assert enumerator.snapshot(1) == {"splits": None}
+    take(enumerator, 0)
+    state = json.loads(json.dumps(enumerator.snapshot(2)))  # as the metadata file holds it
+    restored = FileSplitEnumerator(node(files), state, True)
+    in_order = sorted(state["splits"], key=lambda s: (s["path"], s["start"]))
+    assert sorted((take(restored, 0) for _ in state["splits"]), key=lambda s: (s["path"], s["start"])) == in_order
+    assert take(restored, 0) == {"kind": "no_more"}
+    afresh = FileSplitEnumerator(node(files), {"splits": None}, True)
+    assert take(afresh, 0)["start"] == 0
+    # a checkpoint of whole-file splits (before enumerators): its readers hold every file
+    assert take(FileSplitEnumerator(node(files), None, True), 0) == {"kind": "no_more"}
+
+
+def test_the_tracker_forgets_what_a_completed_checkpoint_covers():
+    tracker = SplitAssignmentTracker()
+    tracker.assigned(0, {"s": 1})
+    tracker.snapshot(1)
+    tracker.assigned(0, {"s": 2})
+    tracker.snapshot(2)
+    tracker.assigned(0, {"s": 3})
+    tracker.checkpoint_complete(2)
+    assert tracker.take_back({0}, 2) == {0: [{"s": 3}]}
+    tracker.assigned(1, {"s": 4})
+    assert tracker.take_back({0}, None) == {} and tracker.take_back({1}, 2) == {1: [{"s": 4}]}
+
+
+def test_a_tiny_split_size_over_a_big_input_is_raised_to_keep_the_split_count_bounded(files, monkeypatch):
+    monkeypatch.setattr("engine.runtime.operators.file_splits.MAX_SPLITS", 10)
+    enumerator = FileSplitEnumerator(node(files, split_bytes=1), None, False)
+    taken = []
+    while (split := take(enumerator, 0)) != {"kind": "no_more"}:
+        taken.append(split)
+    assert 2 <= len(taken) <= 10 + 2  # each file rounds its share up to whole pieces
