@@ -80,7 +80,7 @@ class SplitAssignmentTracker:
 
     def checkpoint_complete(self, checkpoint_id: int) -> None:
         mark = self._marks.get(checkpoint_id)
-        if mark is None:
+        if mark is None or mark < self._dropped:  # an older one than a checkpoint completed before
             return
         del self._log[:mark - self._dropped]
         self._dropped = mark

@@ -155,6 +155,7 @@ def test_the_tracker_forgets_what_a_completed_checkpoint_covers():
     tracker.snapshot(2)
     tracker.assigned(0, {"s": 3})
     tracker.checkpoint_complete(2)
+    tracker.checkpoint_complete(1)  # completing after a newer one: nothing more to forget
     assert tracker.take_back({0}, 2) == {0: [{"s": 3}]}
     tracker.assigned(1, {"s": 4})
     assert tracker.take_back({0}, None) == {} and tracker.take_back({1}, 2) == {1: [{"s": 4}]}
