@@ -24,6 +24,8 @@ import os
 import shutil
 import signal
 import sys
+import time
+import urllib.error
 import urllib.request
 from collections import Counter
 from pathlib import Path
@@ -259,11 +261,19 @@ class NamespacedPostgres(PostgresServer):
 
 
 def api(url: str, token: str, path: str, body: dict | None = None) -> dict:
+    """One API call; a read the studio shed (503 + Retry-After, ``studio.load_shedding``) is retried
+    after the wait it asks for, as a client should -- a loaded CI machine sheds now and then."""
     request = urllib.request.Request(f"{url}{path}", data=None if body is None else json.dumps(body).encode(),
                                      headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
                                      method="GET" if body is None else "POST")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
+    for attempt in range(5):
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            if error.code != 503 or body is not None or attempt == 4:
+                raise
+            time.sleep(float(error.headers.get("Retry-After") or 1))
 
 
 def test_the_studio_runs_a_pipeline_on_the_cluster_from_its_own_host(cluster, tmp_path):
