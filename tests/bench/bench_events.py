@@ -16,7 +16,12 @@ them alike): in process at parallelism 1, and on Spark ``local[2]`` at paralleli
 2. The last line is one JSON object with ``rps_inprocess_p1``, ``rps_spark_p1`` and
 ``rps_spark_p2``. Figures are printed, never asserted.
 
-Run: ``make bench-events`` or ``.venv/bin/python tests/bench/bench_events.py [events] [--no-spark]``.
+``--busy-neighbour`` adds ``rps_spark_p2_busy_neighbour``: the p=2 run again while a busy loop
+pinned to CPU 1 takes half of that CPU from the slot pinned there -- the case the splits handed
+out on request are for (a subtask on a slower CPU reads fewer of them).
+
+Run: ``make bench-events`` or
+``.venv/bin/python tests/bench/bench_events.py [events] [--no-spark] [--busy-neighbour]``.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ import glob
 import json
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -145,6 +151,20 @@ def timed_run(deployment, input_dir: Path, parallelism: int, expected: dict, eve
     return events / (wall_end - wall_start), (cpu_end - cpu_start) / events * 1e6
 
 
+def busy_neighbour_runs(deployment, input_dir: Path, expected: dict, events: int) -> list[float]:
+    """``REPEATS`` p=2 runs while a busy loop pinned to CPU 1 competes with the slot there."""
+    loop = subprocess.Popen([sys.executable, "-c", "import os\nos.sched_setaffinity(0, {1})\nwhile True: pass"])
+    try:
+        runs = []
+        for _ in range(REPEATS):
+            runs.append(timed_run(deployment, input_dir, 2, expected, events)[0])
+            print(f"  spark_p2_busy_neighbour: {runs[-1]:,.0f} events/s", file=sys.stderr)
+        return runs
+    finally:
+        loop.kill()
+        loop.wait()
+
+
 def main() -> None:
     arguments = [argument for argument in sys.argv[1:] if not argument.startswith("--")]
     events = int(arguments[0]) if arguments else EVENTS
@@ -172,11 +192,13 @@ def main() -> None:
                 if name == "inprocess_p1":
                     cpu_us.append(cpu)
                 print(f"  {name}: {rps:,.0f} events/s", file=sys.stderr)
+        if with_spark and "--busy-neighbour" in sys.argv:
+            runs["spark_p2_busy_neighbour"] = busy_neighbour_runs(variants["spark_p2"][0], input_dir, expected, events)
         if session is not None:
             session.stop()
     best = {name: max(figures) for name, figures in runs.items()}
     for name, rps in best.items():
-        print(f"{name:<14} {rps:>12,.0f} events/s (best of {REPEATS}: "
+        print(f"{name:<24} {rps:>12,.0f} events/s (best of {REPEATS}: "
               f"{', '.join(f'{figure:,.0f}' for figure in runs[name])})")
     summary = {f"rps_{name}": round(rps) for name, rps in best.items()}
     if "rps_spark_p2" in summary:
