@@ -29,19 +29,9 @@ from typing import Any, Callable
 
 from engine.plan.execution_ids import TaskId
 from engine.runtime.operators import coordinator_factory
+from engine.runtime.state.restore import TaskRestore
 
 logger = logging.getLogger(__name__)
-
-
-def restored_node_ids(restore: dict | None) -> set[str]:
-    """The operators a checkpoint's metadata has (a node it lacks starts fresh)."""
-    if not restore:
-        return set()
-    ids = set()
-    for vertex_id, vertex in (restore.get("vertices") or {}).items():
-        ids.add(vertex_id)
-        ids.update(vertex.get("operators", ()))
-    return ids
 
 
 class OperatorCoordinators:
@@ -54,12 +44,13 @@ class OperatorCoordinators:
         self._undelivered: dict[TaskId, list[tuple[str, dict]]] = {}  # guarded by: self._lock
         self._vertex_of: dict[str, str] = {}
         states = (restore or {}).get("coordinators") or {}
-        known = restored_node_ids(restore)
+        restored = TaskRestore(restore, 0, 1) if restore else None  # only asked which operators it had
         for vertex in job_graph.vertices:
             for node in vertex.operators:
                 factory = coordinator_factory(node)
                 if factory is not None:
-                    self._coordinators[node["id"]] = factory(node, states.get(node["id"]), node["id"] in known)
+                    known = restored is not None and restored.knows(node["id"])
+                    self._coordinators[node["id"]] = factory(node, states.get(node["id"]), known)
                     self._vertex_of[node["id"]] = vertex.id
 
     def __bool__(self) -> bool:

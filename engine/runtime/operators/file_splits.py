@@ -116,9 +116,6 @@ class UnassignedSplits:
         self._given_back: dict[int, list[dict]] = {}  # subtask -> its splits, the latest first
         self.add(splits)
 
-    def __len__(self) -> int:
-        return len(self._waiting) + sum(len(splits) for splits in self._given_back.values())
-
     def add(self, splits: list[dict], subtask: int | None = None) -> None:
         target = self._waiting if subtask is None else self._given_back.setdefault(subtask, [])
         target.extend(dict(split) for split in splits)
