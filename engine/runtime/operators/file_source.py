@@ -165,7 +165,7 @@ class FileSource(SourceOperator):
         if not block:
             return None
         if self.format == "jsonl":
-            return decode_json_lines(block, reader.block_lines)
+            return decode_json_lines(block)
         header = split["header"]
         return [dict(zip(header, row)) for row in csv.reader(io.StringIO("\n".join(text_lines(block))))]
 
