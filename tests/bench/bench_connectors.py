@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.cluster.local import LocalCluster  # noqa: E402
 
-ROWS = 200_000
+ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
 
 
 def job(source: dict, sink: dict) -> dict:

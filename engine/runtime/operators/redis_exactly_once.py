@@ -25,10 +25,9 @@ Exactly-once sink (``sink.redis_stream``, ``delivery: exactly_once``, the defaul
 """
 from __future__ import annotations
 
-import json
-
 from engine.runtime.operators.redis_stream import (RedisStreamSink, RedisStreamSource, checked_client,
-                                                   entry_record, redis_url, stream_id)
+                                                   encode_record, entries_up_to, entry_records, redis_url,
+                                                   stream_id)
 from engine.runtime.operators.source import END_OF_INPUT
 from engine.runtime.operators.two_phase_commit import TwoPhaseCommitSink
 
@@ -106,8 +105,7 @@ class ConsumerGroupSource(RedisStreamSource):
                 self._acknowledge(covered)
             entries = [(i, f) for i, f in entries if stream_id(i) > stream_id(split["last_id"])]
         elif split["end_id"] is not None:  # bounded: done when nothing new up to the end is left for it
-            end = stream_id(split["end_id"])
-            entries = [(i, f) for i, f in entries if stream_id(i) <= end]
+            entries = entries_up_to(entries, stream_id(split["end_id"]))
             if not entries:
                 return None
         entries = [(i, f) for i, f in entries if f]  # deleted from the stream meanwhile: nothing to emit
@@ -115,7 +113,7 @@ class ConsumerGroupSource(RedisStreamSource):
             return []
         split["last_id"] = entries[-1][0]
         self._unacknowledged.extend(entry_id for entry_id, _ in entries)
-        return [entry_record(fields) for _, fields in entries]
+        return entry_records(entries)
 
     def snapshot_state(self, checkpoint_id):
         super().snapshot_state(checkpoint_id)
@@ -162,8 +160,7 @@ class ExactlyOnceRedisStreamSink(TwoPhaseCommitSink):
         return {"key": key, "records": 0}
 
     def write(self, transaction, batch):
-        dumps = json.dumps
-        self._client.rpush(transaction["key"], *[dumps(record, default=str) for record in batch])
+        self._client.rpush(transaction["key"], *map(encode_record, batch))
         transaction["records"] += len(batch)
 
     def pre_commit(self, transaction, checkpoint_id):

@@ -12,7 +12,8 @@ Source
     ``"$"`` stands for the stream's last entry at the first start.
 
 Sink (``delivery: at_least_once``; the exactly-once one is in ``redis_exactly_once``)
-    ``XADD`` per record, one pipeline per batch. At-least-once: after a restore, the entries
+    ``XADD`` per record, one pipeline per batch (queued as raw commands: ``xadd``'s own
+    argument handling cost a fifth of the sink). At-least-once: after a restore, the entries
     written since the last checkpoint are written again.
 
 Entries and records: the sink writes ``{"value": json(record)}``; the source turns an
@@ -22,8 +23,11 @@ of its fields (strings). The Redis URL is the ``url`` parameter, else the runtim
 """
 from __future__ import annotations
 
+import bisect
 import json
 import os
+
+import msgspec
 
 from engine.runtime.operators.base import ConfigurationError, StreamOperator
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
@@ -73,6 +77,31 @@ def entry_record(fields: dict):
     return dict(fields)
 
 
+_decode_value = msgspec.json.Decoder().decode
+
+encode_record = json.JSONEncoder(default=str).encode
+"""``json.dumps(record, default=str)``, without the encoder that each such call builds anew."""
+
+
+def entry_records(entries: list) -> list:
+    """``entry_record`` of each ``(id, fields)`` entry, a batch at a time: where every entry
+    holds just a ``value`` that msgspec decodes, msgspec mapped over the values (it takes
+    no JSON that ``json.loads`` reads otherwise); else entry by entry."""
+    try:
+        if all(len(fields) == 1 for _, fields in entries):
+            return list(map(_decode_value, [fields["value"] for _, fields in entries]))
+    except (KeyError, msgspec.DecodeError):
+        pass
+    return [entry_record(fields) for _, fields in entries]
+
+
+def entries_up_to(entries: list, end: tuple[int, int]) -> list:
+    """The entries, in id order as XREAD gives them, whose id is at most ``end``: a prefix."""
+    if not entries or stream_id(entries[-1][0]) <= end:
+        return entries
+    return entries[:bisect.bisect_right(entries, end, key=lambda entry: stream_id(entry[0]))]
+
+
 class RedisStreamSource(SourceOperator):
     """Reads a Redis stream from its checkpointed last id."""
 
@@ -117,12 +146,11 @@ class RedisStreamSource(SourceOperator):
             answer = self._client.xread({split["stream"]: split["last_id"]}, count=count)
             entries = answer[0][1] if answer else []
             if split["end_id"] is not None:
-                end = stream_id(split["end_id"])
-                entries = [entry for entry in entries if stream_id(entry[0]) <= end]
+                entries = entries_up_to(entries, stream_id(split["end_id"]))
             if not entries:
                 return []
             split["last_id"] = entries[-1][0]
-            return [entry_record(fields) for _, fields in entries]
+            return entry_records(entries)
         return END_OF_INPUT
 
     def next_poll_delay(self) -> float:
@@ -151,9 +179,9 @@ class RedisStreamSink(StreamOperator):
 
     def process_batch(self, batch):
         pipeline = self._client.pipeline(transaction=False)
-        dumps = json.dumps
-        for record in batch:
-            pipeline.xadd(self.stream, {"value": dumps(record, default=str)})
+        queue, stream = pipeline.execute_command, self.stream
+        for value in map(encode_record, batch):
+            queue("XADD", stream, "*", "value", value)
         pipeline.execute()
 
     def process_watermark(self, watermark):
