@@ -69,18 +69,28 @@ def test_what_json_loads_refuses_is_refused(text):
         decode_json_lines(text.encode())
 
 
+comma_free_values = st.recursive(
+    st.integers(-9, 99) | st.booleans() | st.text(alphabet="ab", max_size=2),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet="k", max_size=2), inner, max_size=2),
+    max_leaves=6)
+
+
 @settings(max_examples=300, deadline=None)
-@given(lines=st.lists(st.text(alphabet='[]{}1,": a', max_size=8), max_size=6))
-def test_fragments_of_json_decode_line_by_line_or_fail_as_json_loads_fails(lines):
-    """Lines that only make JSON together (``[1`` then ``2],3``) are refused, never merged."""
-    block = "\n".join(lines).encode()
+@given(values=st.lists(comma_free_values, min_size=1, max_size=5), breaks=st.lists(st.booleans(), max_size=40))
+def test_json_split_into_lines_at_its_commas_decodes_as_json_loads_decodes_each_line(values, breaks):
+    """Some commas of a JSON array's body become line breaks: ``[[1,2],3]`` gives the lines
+    ``[1`` and ``2],3``, which together look like two values and alone are not JSON."""
+    pieces = json.dumps(values, separators=(",", ":"))[1:-1].split(",")
+    text = pieces[0] + "".join(("\n" if cut else ",") + piece
+                               for cut, piece in zip(breaks + [False] * len(pieces), pieces[1:]))
+    lines = text.split("\n")
     try:
         expected = [json.loads(line) for line in lines if line.strip()]
     except json.JSONDecodeError:
         with pytest.raises(json.JSONDecodeError):
-            decode_json_lines(block)
+            decode_json_lines(text.encode())
     else:
-        assert decode_json_lines(block) == expected
+        assert decode_json_lines(text.encode()) == expected
 
 
 @pytest.mark.parametrize("number", [1, 2, 50, 99, 100])
