@@ -35,12 +35,16 @@ def connector_operators() -> list[dict[str, Any]]:
     return [
         _operator(
             "source.parquet", "Parquet source",
-            "Reads the rows of Parquet files below a path as dicts, split by file; the row position is "
-            "checkpointed. Directories named field=value (as the Parquet sink's partitions) add that field.",
+            "Reads the rows of Parquet files below a path as dicts, in splits of row groups handed to "
+            "whichever subtask asks next; the row position is checkpointed. Directories named field=value "
+            "(as the Parquet sink's partitions) add that field.",
             _params({
                 "path": {"type": "string", "minLength": 1, "x-location": "path",
                          "description": "A file, a directory or a glob; a URL works."},
                 "columns": {**COLUMN_LIST, "description": "Read only these columns (empty: all)."},
+                "split_bytes": {"type": "integer", "minimum": 1, "maximum": 1 << 40, "default": 4 << 20,
+                                "description": "Bytes of row groups per split (about: whole row groups; at most "
+                                               "10,000 splits per source)."},
             }, ["path"]),
             inputs=0,
         ),

@@ -73,35 +73,38 @@ def list_files(path: str) -> list[str]:
     return sorted(prefix + f if prefix and not f.startswith(prefix) else f for f in found)
 
 
-class FileSource(SourceOperator):
-    """Reads lines from its splits in turn, ``batch_size`` lines per poll, in blocks
-    (``engine.runtime.io.line_blocks``): one read and one decode per poll, not per line."""
-
-    coordinator = FileSplitEnumerator
+class SplitReadingSource(SourceOperator):
+    """A source that reads its splits one after the other: asked for one ahead from its split
+    enumerator in the JobMaster, or, without one (inside a hybrid source), its share of whole
+    files dealt at the start. Subclasses read the records (``_read_records``) and say what a
+    split looks like: whole (``whole_file_split``), as received (``assigned_split``)."""
 
     def __init__(self, node, context):
         super().__init__(node, context)
         self.path = self.params["path"]
-        self.format = self.params.get("format", "jsonl")
-        if self.format not in ("jsonl", "csv"):
-            raise ValueError(f"unknown file format '{self.format}'")
         self.splits: list[dict] = []
         self._state = None
-        self._handle = None
-        self._reader: LineBlockReader | None = None
-        self._reader_path = None
         self._no_more_splits = True  # static splits: what the subtask holds is all it reads
         self._awaiting_split = False
 
+    @staticmethod
+    def whole_file_split(path: str) -> dict:
+        raise NotImplementedError
+
+    @staticmethod
+    def assigned_split(split: dict) -> dict:
+        """A split from the enumerator, with the reader's position at its start."""
+        raise NotImplementedError
+
     def initialize_state(self):
         if self.context.send_operator_event is None:
-            splits = file_splits(self, whole_file_split)
+            splits = file_splits(self, self.whole_file_split)
         else:
             self._state = self.context.operator_state().list_state("splits")
             splits = list(self._state.get()) if self.context.is_restored else []
             self._no_more_splits = False
-        # a checkpoint of whole-file splits has neither start nor end
-        self.splits = [{**whole_file_split(split["path"]), **split} for split in splits]
+        # a checkpoint of whole-file splits lacks what later splits have
+        self.splits = [{**self.whole_file_split(split["path"]), **split} for split in splits]
 
     def poll_next(self):
         while True:
@@ -113,6 +116,14 @@ class FileSource(SourceOperator):
                 return records
             if records is None:  # the split ended
                 self._split_done(self.splits.pop(0))
+
+    def _read_records(self, split: dict, count: int) -> list | None:
+        """Up to ``count`` further records of the split (possibly none), or None at its end;
+        the split's position moves past them."""
+        raise NotImplementedError
+
+    def _split_done(self, split: dict) -> None:
+        """``split`` was read to its end (``self.splits`` holds what comes next)."""
 
     def next_poll_delay(self) -> float:
         return AWAITING_SPLIT_POLL_DELAY if self._awaiting_split else super().next_poll_delay()
@@ -127,13 +138,40 @@ class FileSource(SourceOperator):
         kind = event.get("kind")
         self._awaiting_split = False
         if kind == "splits":
-            self.splits.extend(dict(split, offset=split["start"], header=None) for split in event["splits"])
+            self.splits.extend(self.assigned_split(split) for split in event["splits"])
         elif kind == "no_more":
             self._no_more_splits = True
         elif kind == "error":
             raise ConfigurationError(self.node, event["message"])
         else:
             super().handle_operator_event(event)
+
+    def snapshot_state(self, checkpoint_id):
+        self._state.update(dict(split) for split in self.splits)
+
+
+class FileSource(SplitReadingSource):
+    """Reads lines from its splits in turn, ``batch_size`` lines per poll, in blocks
+    (``engine.runtime.io.line_blocks``): one read and one decode per poll, not per line."""
+
+    coordinator = FileSplitEnumerator
+
+    def __init__(self, node, context):
+        super().__init__(node, context)
+        self.format = self.params.get("format", "jsonl")
+        if self.format not in ("jsonl", "csv"):
+            raise ValueError(f"unknown file format '{self.format}'")
+        self._handle = None
+        self._reader: LineBlockReader | None = None
+        self._reader_path = None
+
+    @staticmethod
+    def whole_file_split(path: str) -> dict:
+        return whole_file_split(path)
+
+    @staticmethod
+    def assigned_split(split: dict) -> dict:
+        return dict(split, offset=split["start"], header=None)
 
     def _split_done(self, split: dict) -> None:
         """Keep the reader when the next split goes on where this one ended in the same file: it
@@ -182,9 +220,6 @@ class FileSource(SourceOperator):
         """A CSV file's header row, for a split that starts after it."""
         with fsspec.open(path, "rb") as handle:
             return _csv_header(handle.readline())
-
-    def snapshot_state(self, checkpoint_id):
-        self._state.update(dict(split) for split in self.splits)
 
     def _close_reader(self):
         if self._handle is not None:

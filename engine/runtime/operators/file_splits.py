@@ -6,6 +6,9 @@ job up while the others idle. Here (as with Flink's FLIP-27 ``SplitEnumerator``)
 are cut into splits of about ``split_bytes`` and a subtask asks for its next split when it
 is about to run out, so faster subtasks simply read more of them.
 
+``source.parquet`` hands out row groups the same way (``parquet.ParquetSplitEnumerator``:
+its splits' ``start`` and ``end`` count row groups, not bytes).
+
 Splits
     ``{"path", "start", "end"}``: the lines whose first byte lies in ``[start, end)``. The
     cuts need not fall on line breaks: a reader of a split starting inside a line skips to
@@ -141,7 +144,7 @@ def _earliest_first(split: dict) -> tuple:
 
 
 class FileSplitEnumerator:
-    """The JobMaster's side of one ``source.file`` node: its unassigned splits and who took what.
+    """The JobMaster's side of one file source node: its unassigned splits and who took what.
 
     Events from a reader: ``{"kind": "request"}``. Answers: ``{"kind": "splits", "splits": [split]}``,
     ``{"kind": "no_more"}`` once nothing is left, ``{"kind": "error", "message": ...}`` when the

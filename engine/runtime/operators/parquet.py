@@ -2,9 +2,14 @@
 
 Source
     Like ``source.file``: the path is a file, a directory (every file below it, hidden
-    ``.``/``_`` files excepted) or a glob; files are dealt to the subtasks round robin, each
-    a split ``{"path", "row"}`` in operator list state, ``row`` being the rows emitted so far.
-    A restore skips the row groups before that row and slices the rest. Rows become dicts
+    ``.``/``_`` files excepted) or a glob. The files' row groups are cut into splits of about
+    ``split_bytes`` (by the row groups' sizes in the files' footers), which the node's split
+    enumerator hands out on request as ``source.file``'s are (``file_splits``): so one big
+    file is read by every subtask, and faster subtasks read more. A split ``{"path", "start",
+    "end", "row"}`` is the row groups ``[start, end)`` of a file (``end`` None: to the last)
+    and ``row`` the rows emitted from them so far, in operator list state; a restore skips
+    the row groups before that row and slices the rest. Checkpoints from before splits
+    (``{"path", "row"}``: a whole file) restore as whole-file splits. Rows become dicts
     (``RecordBatch.to_pylist``, in C); ``columns`` reads only some columns. Directories named
     ``field=value`` between the path and a file (Hive-style partitions, as the sink writes
     them) add ``field: "value"`` to its records.
@@ -26,9 +31,9 @@ from urllib.parse import quote, unquote
 import fsspec
 
 from engine.runtime.operators.base import ConfigurationError
-from engine.runtime.operators.file_source import file_splits
+from engine.runtime.operators.file_source import SplitReadingSource, files_of_node
+from engine.runtime.operators.file_splits import MAX_SPLITS, FileSplitEnumerator
 from engine.runtime.operators.file_transactions import FileTransactionSink
-from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
@@ -44,69 +49,109 @@ def partition_fields(root: str, path: str) -> dict[str, str]:
     return fields
 
 
-class ParquetSource(SourceOperator):
-    """Reads its files' rows as dicts, ``batch_size`` rows per poll."""
+def cut_row_groups(files: list[tuple[str, list[int]]], split_bytes: int) -> list[dict]:
+    """Splits of consecutive row groups of about ``split_bytes`` each (at least one group),
+    covering every ``(path, [bytes of each row group])``; none for a file without rows."""
+    splits = []
+    for path, group_bytes in files:
+        start, gathered = 0, 0
+        for index, size in enumerate(group_bytes):
+            gathered += size
+            if gathered >= split_bytes or index == len(group_bytes) - 1:
+                splits.append({"path": path, "start": start, "end": index + 1})
+                start, gathered = index + 1, 0
+    return splits
+
+
+def open_parquet(node: dict, path: str):
+    """``(handle, ParquetFile)``, or a ConfigurationError naming the node and the file."""
+    import pyarrow.parquet as pq
+
+    handle = fsspec.open(path, "rb").open()
+    try:
+        return handle, pq.ParquetFile(handle)
+    except Exception as error:
+        handle.close()
+        raise ConfigurationError(node, f"cannot read {path} as Parquet: {error}") from None
+
+
+class ParquetSplitEnumerator(FileSplitEnumerator):
+    """``FileSplitEnumerator`` over row groups: each file's footer says their sizes."""
+
+    def _list_splits(self) -> list[dict]:
+        files = []
+        for path in files_of_node(self.node, self.path):
+            handle, parquet = open_parquet(self.node, path)
+            with handle:
+                metadata = parquet.metadata
+                files.append((path, [metadata.row_group(index).total_byte_size
+                                     for index in range(metadata.num_row_groups)]))
+        total = sum(sum(sizes) for _, sizes in files)
+        return cut_row_groups(files, max(self.split_bytes, -(-total // MAX_SPLITS)))
+
+
+class ParquetSource(SplitReadingSource):
+    """Reads its splits' rows as dicts, ``batch_size`` rows per poll."""
+
+    coordinator = ParquetSplitEnumerator
 
     def __init__(self, node, context):
         super().__init__(node, context)
-        self.path = self.params["path"]
         self.columns = list(self.params.get("columns") or []) or None
-        self.splits: list[dict] = []
-        self._state = None
-        self._reader = None  # (path, iterator of record batches, fields of the partition directories, file)
+        self._file = None  # (path, handle, ParquetFile, fields of the partition directories)
+        self._batches = None  # the record batches of splits[0], from its row on
 
-    def initialize_state(self):
-        self.splits = file_splits(self, lambda path: {"path": path, "row": 0})
+    @staticmethod
+    def whole_file_split(path: str) -> dict:
+        return {"path": path, "start": 0, "end": None, "row": 0}
 
-    def poll_next(self):
-        while self.splits:
-            split = self.splits[0]
-            reader = self._reader_of(split)
-            batch = next(reader[1], None)
-            if batch is not None and batch.num_rows:
-                records = batch.to_pylist()
-                split["row"] += len(records)
-                if reader[2]:
-                    extra = reader[2]
-                    records = [{**record, **extra} for record in records]
-                return records
-            if batch is None:
-                self._close_reader()
-                self.splits.pop(0)
-        return END_OF_INPUT
+    @staticmethod
+    def assigned_split(split: dict) -> dict:
+        return dict(split, row=0)
 
-    def _reader_of(self, split: dict):
-        if self._reader is not None and self._reader[0] == split["path"]:
-            return self._reader
-        import pyarrow.parquet as pq
+    def _read_records(self, split: dict, count: int) -> list | None:
+        if self._batches is None:
+            self._batches = self._batches_of(split)
+        batch = next(self._batches, None)
+        if batch is None:
+            return None
+        records = batch.to_pylist()
+        split["row"] += len(records)
+        extra = self._file[3]
+        if extra:
+            records = [{**record, **extra} for record in records]
+        return records
 
-        self._close_reader()
-        handle = fsspec.open(split["path"], "rb").open()
-        try:
-            parquet = pq.ParquetFile(handle)
-        except Exception as error:
-            handle.close()
-            raise ConfigurationError(self.node, f"cannot read {split['path']} as Parquet: {error}") from None
+    def _batches_of(self, split: dict):
+        if self._file is None or self._file[0] != split["path"]:
+            self._close_file()
+            handle, parquet = open_parquet(self.node, split["path"])
+            self._file = (split["path"], handle, parquet, partition_fields(self._root(), split["path"]))
+        parquet = self._file[2]
+        end = parquet.num_row_groups if split["end"] is None else split["end"]
         skip, groups = split["row"], []
-        for index in range(parquet.num_row_groups):
+        for index in range(split["start"], end):
             rows = parquet.metadata.row_group(index).num_rows
             if skip >= rows:
                 skip -= rows
             else:
                 groups.append(index)
         batches = parquet.iter_batches(batch_size=self.batch_size, row_groups=groups, columns=self.columns)
-        if skip:
-            batches = _skipping(batches, skip)
-        self._reader = (split["path"], batches, partition_fields(self._root(), split["path"]), handle)
-        return self._reader
+        return _skipping(batches, skip) if skip else batches
 
-    def _close_reader(self) -> None:
-        if self._reader is not None:
-            self._reader[3].close()
-            self._reader = None
+    def _split_done(self, split: dict) -> None:
+        self._batches = None
+        if not self.splits or self.splits[0]["path"] != split["path"]:
+            self._close_file()
+
+    def _close_file(self) -> None:
+        self._batches = None
+        if self._file is not None:
+            self._file[1].close()
+            self._file = None
 
     def close(self):
-        self._close_reader()
+        self._close_file()
 
     def _root(self) -> str:
         """Where partition directories start: the path, the part before a glob, or a file's folder."""
@@ -114,9 +159,6 @@ class ParquetSource(SourceOperator):
         if any(ch in root for ch in "*?["):
             return posixpath.dirname(root.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0])
         return root if fs.isdir(root) else posixpath.dirname(root)
-
-    def snapshot_state(self, checkpoint_id):
-        self._state.update(dict(split) for split in self.splits)
 
 
 def _skipping(batches, rows: int):

@@ -1,7 +1,8 @@
-"""File sources read byte-range splits handed out by their enumerator in the JobMaster.
+"""File sources read splits handed out by their enumerator in the JobMaster: byte ranges of
+JSON-lines files (``source.file``), row groups of Parquet files (``source.parquet``).
 
-Every line of the input must reach the two-phase-commit sink exactly once, whichever subtask
-asked for which split: through subtasks killed at random points (a kill in a job of forward
+Every line (row) of the input must reach the two-phase-commit sink exactly once, whichever
+subtask asked for which split: through subtasks killed at random points (a kill in a job of forward
 edges restarts only the killed subtask's region, so the enumerator must take back the splits
 that subtask got since the checkpoint), through a savepoint and a rescale with splits still
 unassigned, and on Spark with slot processes killed.
@@ -16,6 +17,8 @@ import threading
 from collections import Counter
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from engine.cluster.local import LocalCluster
@@ -23,27 +26,34 @@ from engine.runtime.operators.file_splits import FileSplitEnumerator
 from tests.engine.cluster.test_local_exactly_once import KillPlan
 
 FILES, LINES = 4, 2500
-SPLIT_BYTES = 3000  # about 30 splits per file
+SPLIT_BYTES = 3000  # about 30 splits per JSON-lines file, 9 per Parquet file (three row groups each)
+ROW_GROUP_ROWS = 100
+SOURCES = ["source.file", "source.parquet"]
 
 
-def write_input(directory: Path, files: int = FILES, lines: int = LINES) -> Counter:
+def write_input(directory: Path, files: int = FILES, lines: int = LINES, kind: str = "source.file",
+                row_group_rows: int = ROW_GROUP_ROWS) -> Counter:
     directory.mkdir(parents=True, exist_ok=True)
     expected: Counter = Counter()
     for f in range(files):
         records = [{"f": f, "i": i, "pad": "x" * (i % 17)} for i in range(lines)]
-        (directory / f"part-{f}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+        if kind == "source.parquet":
+            pq.write_table(pa.Table.from_pylist(records), directory / f"part-{f}.parquet",
+                           row_group_size=row_group_rows)
+        else:
+            (directory / f"part-{f}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
         expected.update(json.dumps(r, sort_keys=True) for r in records)
     return expected
 
 
 def definition(input_dir: Path, output_dir: Path, parallelism: int, partitioning: str = "forward",
-               attempts: int = 0) -> dict:
+               attempts: int = 0, kind: str = "source.file") -> dict:
     return {
         "format": 1, "name": "file-splits", "parallelism": parallelism, "max_parallelism": 128,
         "checkpointing": {"interval_ms": 40, "timeout_ms": 20000, "retained": 2},
         "restart": {"strategy": "fixed_delay", "attempts": attempts, "delay_ms": 5} if attempts
         else {"strategy": "none"},
-        "nodes": [{"id": "src", "type": "source.file",
+        "nodes": [{"id": "src", "type": kind,
                    "params": {"path": str(input_dir), "split_bytes": SPLIT_BYTES}},
                   {"id": "sink", "type": "sink.file", "params": {"path": str(output_dir)}}],
         "edges": [{"id": "e", "from": "src", "to": "sink", "partitioning": partitioning}],
@@ -62,8 +72,9 @@ def assert_exactly(lines: Counter, expected: Counter, context: str = "") -> None
     assert not missing and not doubled, f"{context}: {sum(missing.values())} lost, {sum(doubled.values())} doubled"
 
 
-def test_both_subtasks_read_splits_and_every_line_arrives_once(tmp_path):
-    expected = write_input(tmp_path / "in")
+@pytest.mark.parametrize("kind", SOURCES)
+def test_both_subtasks_read_splits_and_every_line_arrives_once(tmp_path, kind):
+    expected = write_input(tmp_path / "in", kind=kind)
     taken: list[int] = []
     handle_event = FileSplitEnumerator.handle_event
 
@@ -76,12 +87,11 @@ def test_both_subtasks_read_splits_and_every_line_arrives_once(tmp_path):
     cluster = LocalCluster(config={"batch_size": 32})
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(FileSplitEnumerator, "handle_event", noting)
-        result = cluster.run(definition(tmp_path / "in", tmp_path / "out", 2), timeout=60,
+        result = cluster.run(definition(tmp_path / "in", tmp_path / "out", 2, kind=kind), timeout=60,
                              checkpoint_dir=str(tmp_path / "chk"))
     assert result.status == "FINISHED", result.failure
     assert_exactly(committed(tmp_path / "out"), expected)
-    total_bytes = sum(path.stat().st_size for path in (tmp_path / "in").iterdir())
-    assert len(taken) >= total_bytes // SPLIT_BYTES  # the files were cut, not dealt whole
+    assert len(taken) >= FILES * 8  # the files were cut (about 30 and 9 splits each), not dealt whole
     assert set(taken) == {0, 1}  # the first split goes to each subtask's first request
 
 
@@ -99,11 +109,12 @@ KILL_POINTS = [
 
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("partitioning", ["forward", "rebalance"])
-def test_every_line_is_committed_once_despite_kills(tmp_path, monkeypatch, partitioning):
+@pytest.mark.parametrize("kind", SOURCES)
+def test_every_line_is_committed_once_despite_kills(tmp_path, monkeypatch, partitioning, kind):
     """``forward``: two regions, a kill restarts one (the enumerator takes back that subtask's
     splits since the checkpoint); ``rebalance``: one region, every kill restarts the job."""
     monkeypatch.setattr("tests.engine.cluster.test_local_exactly_once.KILL_POINTS", KILL_POINTS)
-    expected = write_input(tmp_path / "in", lines=8000)
+    expected = write_input(tmp_path / "in", lines=8000, kind=kind)
     seed = random.randrange(2**32)
     plan = KillPlan(seed)
     cluster = LocalCluster(config={"batch_size": 8})
@@ -113,7 +124,7 @@ def test_every_line_is_committed_once_despite_kills(tmp_path, monkeypatch, parti
         plan.limit = len(plan.kills) + kills - restarts
         plan.rearm()
         output = tmp_path / f"out-{run}"
-        spec = definition(tmp_path / "in", output, 2, partitioning, attempts=kills + 5)
+        spec = definition(tmp_path / "in", output, 2, partitioning, attempts=kills + 5, kind=kind)
         spec["checkpointing"]["interval_ms"] = 20
         result = cluster.run(spec, kill_hook=plan, timeout=120, checkpoint_dir=str(tmp_path / f"chk-{run}"))
         context = f"seed {seed}, run {run}, kills {plan.kills}"
@@ -124,9 +135,10 @@ def test_every_line_is_committed_once_despite_kills(tmp_path, monkeypatch, parti
     assert restarts >= kills, f"seed {seed}: only {restarts} restarts"
 
 
-def test_a_savepoint_with_splits_unassigned_restores_at_another_parallelism(tmp_path):
-    expected = write_input(tmp_path / "in")
-    definition_2 = definition(tmp_path / "in", tmp_path / "out", 2, "rebalance")
+@pytest.mark.parametrize("kind", SOURCES)
+def test_a_savepoint_with_splits_unassigned_restores_at_another_parallelism(tmp_path, kind):
+    expected = write_input(tmp_path / "in", kind=kind)
+    definition_2 = definition(tmp_path / "in", tmp_path / "out", 2, "rebalance", kind=kind)
     handle = LocalCluster(config={"batch_size": 4}).submit(definition_2, checkpoint_dir=str(tmp_path / "c1"))
     savepoint = handle.trigger_savepoint().result(timeout=30)
     handle.cancel()
@@ -135,7 +147,7 @@ def test_a_savepoint_with_splits_unassigned_restores_at_another_parallelism(tmp_
 
     state = load_metadata(savepoint)["coordinators"]["src"]
     assert state["splits"], "the savepoint was taken with splits still unassigned"
-    definition_3 = definition(tmp_path / "in", tmp_path / "out", 3, "rebalance")
+    definition_3 = definition(tmp_path / "in", tmp_path / "out", 3, "rebalance", kind=kind)
     result = LocalCluster(config={"batch_size": 64}).run(definition_3, restore=savepoint, timeout=60,
                                                          checkpoint_dir=str(tmp_path / "c2"))
     assert result.status == "FINISHED", result.failure
@@ -165,14 +177,15 @@ def test_csv_splits_cut_after_the_header_still_know_the_columns(tmp_path):
 
 @pytest.mark.spark
 @pytest.mark.timeout(300)
-def test_slot_kills_on_spark_leave_every_line_committed_once(spark_session, tmp_path):
+@pytest.mark.parametrize("kind", SOURCES)
+def test_slot_kills_on_spark_leave_every_line_committed_once(spark_session, tmp_path, kind):
     """Forward edges: each slot is its own region (barrier stage); a SIGKILLed slot's region
     restarts alone while the other goes on asking for splits."""
     from engine.cluster.spark_job_master import SparkJobMaster
     from engine.spec import normalise_definition
 
-    expected = write_input(tmp_path / "in", files=4, lines=100_000)
-    spec = definition(tmp_path / "in", tmp_path / "out", 2, attempts=10)
+    expected = write_input(tmp_path / "in", files=4, lines=100_000, kind=kind, row_group_rows=2000)
+    spec = definition(tmp_path / "in", tmp_path / "out", 2, attempts=10, kind=kind)
     spec["checkpointing"]["interval_ms"] = 100
     spec["nodes"][0]["params"]["split_bytes"] = 64 * 1024
     rng = random.Random(int(os.environ.get("KILL_SEED", "20261126")))

@@ -1,13 +1,18 @@
 """``source.parquet`` and ``sink.parquet``: files split across subtasks, two-phase commit, partitions."""
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.cluster.local import LocalCluster
+from engine.runtime.operators.parquet import ParquetSource, cut_row_groups
 from tests.engine.connectors.support import KillPlan, expected_sums, sums_job
 
 COUNT = 3000
@@ -88,8 +93,6 @@ def test_the_source_resumes_mid_file_after_a_savepoint_at_another_parallelism(tm
     result = LocalCluster(config={"batch_size": 64}).run(definition, restore=savepoint, timeout=60,
                                                          checkpoint_dir=str(tmp_path / "c2"))
     assert result.status == "FINISHED", result.failure
-    import json
-
     lines = [json.loads(line) for path in (tmp_path / "out").glob("part-*.jsonl") for line in path.read_text().splitlines()]
     assert sorted((r["f"], r["i"]) for r in lines) == [(f, i) for f in range(3) for i in range(2000)]
 
@@ -104,3 +107,46 @@ def test_a_path_matching_nothing_fails_the_run_naming_node_and_path(tmp_path):
         assert result.status == "FAILED", kind
         assert f"node 'in' ({kind}): no file matches {tmp_path / 'nothing-here'}" in result.failure
         assert "Traceback" not in result.failure
+
+
+@settings(max_examples=200, deadline=None)
+@given(files=st.lists(st.lists(st.integers(0, 50), max_size=8), max_size=4), split_bytes=st.integers(1, 120))
+def test_row_groups_are_cut_into_consecutive_splits_of_at_least_the_split_size(files, split_bytes):
+    named = [(f"f{number}", sizes) for number, sizes in enumerate(files)]
+    splits = cut_row_groups(named, split_bytes)
+    for path, sizes in named:
+        mine = [split for split in splits if split["path"] == path]
+        assert [index for split in mine for index in range(split["start"], split["end"])] == list(range(len(sizes)))
+        assert all(split["end"] > split["start"] for split in mine)
+        assert all(sum(sizes[split["start"]:split["end"]]) >= split_bytes for split in mine[:-1])
+
+
+@pytest.mark.parametrize("parallelism", [1, 3])
+def test_a_checkpoint_of_whole_files_from_before_splits_restores_into_splits(tmp_path, monkeypatch, parallelism):
+    """A savepoint taken without an enumerator (``{"path", "row"}`` per file, as before splits
+    existed) goes on where it was, and nothing is read twice or left out."""
+    source_dir = tmp_path / "in"
+    source_dir.mkdir()
+    for f in range(3):
+        pq.write_table(pa.table({"f": [f] * 2000, "i": list(range(2000))}), source_dir / f"part-{f}.parquet",
+                       row_group_size=300)
+    definition = {
+        "format": 1, "name": "old-savepoint", "parallelism": 2, "checkpointing": {"interval_ms": 50},
+        "nodes": [{"id": "in", "type": "source.parquet", "params": {"path": str(source_dir), "split_bytes": 1}},
+                  {"id": "out", "type": "sink.file", "params": {"path": str(tmp_path / "out")}}],
+        "edges": [{"id": "e", "from": "in", "to": "out", "partitioning": "rebalance"}]}
+    with monkeypatch.context() as before_splits:
+        before_splits.setattr(ParquetSource, "coordinator", None)
+        handle = LocalCluster(config={"batch_size": 5}).submit(definition, checkpoint_dir=str(tmp_path / "c1"))
+        savepoint = handle.trigger_savepoint().result(timeout=30)
+        handle.cancel()
+        handle.wait(30)
+    from engine.checkpoint.storage import load_metadata
+
+    assert "in" not in (load_metadata(savepoint).get("coordinators") or {})
+    definition["parallelism"] = parallelism
+    result = LocalCluster(config={"batch_size": 64}).run(definition, restore=savepoint, timeout=60,
+                                                         checkpoint_dir=str(tmp_path / "c2"))
+    assert result.status == "FINISHED", result.failure
+    lines = [json.loads(line) for path in (tmp_path / "out").glob("part-*.jsonl") for line in path.read_text().splitlines()]
+    assert sorted((r["f"], r["i"]) for r in lines) == [(f, i) for f in range(3) for i in range(2000)]
