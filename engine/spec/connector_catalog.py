@@ -43,8 +43,8 @@ def connector_operators() -> list[dict[str, Any]]:
                          "description": "A file, a directory or a glob; a URL works."},
                 "columns": {**COLUMN_LIST, "description": "Read only these columns (empty: all)."},
                 "split_bytes": {"type": "integer", "minimum": 1, "maximum": 1 << 40, "default": 4 << 20,
-                                "description": "Bytes of row groups per split (about: whole row groups; at most "
-                                               "10,000 splits per source)."},
+                                "description": "Bytes per split, counted as the row groups' uncompressed sizes "
+                                               "(about: splits hold whole row groups; at most 10,000 per source)."},
             }, ["path"]),
             inputs=0,
         ),
