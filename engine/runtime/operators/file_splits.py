@@ -16,8 +16,8 @@ Splits
     (``LineBlockReader``'s ``end``). So the enumerator only needs each file's size.
 
 Exactly once (the enumerator's side of a checkpoint)
-    The enumerator's state is its unassigned splits, snapshotted when a checkpoint is
-    triggered, at the same moment and under the same lock as the triggers are sent
+    The enumerator's state is its unassigned splits (``files_of_splits``), snapshotted when a
+    checkpoint is triggered, at the same moment and under the same lock as the triggers are sent
     (``engine.cluster.operator_coordinators``). A split assigned before that moment reaches
     its reader before the trigger does (both travel the same ordered path into the same
     mailbox), so it is in the reader's snapshot; one assigned after it is still unassigned
@@ -59,6 +59,23 @@ def sizes_of(paths: list[str]) -> list[tuple[str, int]]:
         fs, root = fsspec.core.url_to_fs(path)
         sized.append((path, int(fs.size(root))))
     return sized
+
+
+def files_of_splits(splits: list[dict]) -> list[list]:
+    """``[[path, [start, end, start, end, ...]], ...]``: splits in path order as the checkpoint
+    metadata holds them, each path once (a third of the bytes of a list of split dicts)."""
+    files: list[list] = []
+    for split in splits:
+        if not files or files[-1][0] != split["path"]:
+            files.append([split["path"], []])
+        files[-1][1].extend((split["start"], split["end"]))
+    return files
+
+
+def splits_of_files(files: list[list]) -> list[dict]:
+    """The splits ``files_of_splits`` made ``files`` of."""
+    return [{"path": path, "start": start, "end": end}
+            for path, bounds in files for start, end in zip(bounds[::2], bounds[1::2])]
 
 
 class SplitAssignmentTracker:
@@ -159,7 +176,8 @@ class FileSplitEnumerator:
         self.tracker = SplitAssignmentTracker()
         self.unassigned: UnassignedSplits | None = None  # listed on the first request of a fresh start
         if restored is not None:
-            splits = restored.get("splits")
+            # {"files": ...}, or before that form {"splits": [split, ...]}; {"splits": None}: none listed yet
+            splits = splits_of_files(restored["files"]) if "files" in restored else restored.get("splits")
             self.unassigned = None if splits is None else UnassignedSplits(splits)
         elif restored_node:
             self.unassigned = UnassignedSplits([])  # a checkpoint of whole-file splits: its readers hold them all
@@ -194,7 +212,7 @@ class FileSplitEnumerator:
         self.tracker.snapshot(checkpoint_id)
         if self.unassigned is None:
             return {"splits": None}  # nothing asked yet: a restore lists the files afresh, as this run would
-        return {"splits": self.unassigned.as_list()}
+        return {"files": files_of_splits(self.unassigned.as_list())}
 
     def checkpoint_complete(self, checkpoint_id: int) -> None:
         self.tracker.checkpoint_complete(checkpoint_id)

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.runtime.operators.file_source import split_reader
-from engine.runtime.operators.file_splits import FileSplitEnumerator, SplitAssignmentTracker, cut_into_splits
+from engine.runtime.operators.file_splits import (FileSplitEnumerator, SplitAssignmentTracker, cut_into_splits,
+                                                 files_of_splits, splits_of_files)
 
 
 def read_split(data: bytes, split: dict, count: int, restart_after: int | None) -> tuple[bytes, "object"]:
@@ -122,7 +123,8 @@ def test_splits_taken_after_the_restored_checkpoint_go_back_to_their_subtask(fil
     before = [take(enumerator, 0), take(enumerator, 1)]
     state = enumerator.snapshot(7)
     after = [take(enumerator, 0), take(enumerator, 1), take(enumerator, 1)]
-    assert not {(s["path"], s["start"]) for s in before} & {(s["path"], s["start"]) for s in state["splits"]}
+    unassigned = splits_of_files(state["files"])
+    assert not {(s["path"], s["start"]) for s in before} & {(s["path"], s["start"]) for s in unassigned}
     enumerator.subtasks_reset({1}, 7)
     # subtask 1 gets its two splits since checkpoint 7 again, in order, before anything new
     assert [take(enumerator, 1), take(enumerator, 1)] == after[1:]
@@ -137,14 +139,28 @@ def test_a_restore_starts_from_the_snapshot_and_a_snapshot_before_any_request_li
     assert enumerator.snapshot(1) == {"splits": None}
     take(enumerator, 0)
     state = json.loads(json.dumps(enumerator.snapshot(2)))  # as the metadata file holds it
-    restored = FileSplitEnumerator(node(files), state, True)
-    in_order = sorted(state["splits"], key=lambda s: (s["path"], s["start"]))
-    assert sorted((take(restored, 0) for _ in state["splits"]), key=lambda s: (s["path"], s["start"])) == in_order
-    assert take(restored, 0) == {"kind": "no_more"}
+    in_order = sorted(splits_of_files(state["files"]), key=lambda s: (s["path"], s["start"]))
+    assert len(in_order) > 1
+    # and the form before the compact one: a list of split dicts
+    for restored_state in (state, {"splits": in_order}):
+        restored = FileSplitEnumerator(node(files), restored_state, True)
+        assert [take(restored, 0) for _ in in_order] == in_order
+        assert take(restored, 0) == {"kind": "no_more"}
     afresh = FileSplitEnumerator(node(files), {"splits": None}, True)
     assert take(afresh, 0)["start"] == 0
     # a checkpoint of whole-file splits (before enumerators): its readers hold every file
     assert take(FileSplitEnumerator(node(files), None, True), 0) == {"kind": "no_more"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(bounds=st.lists(st.tuples(st.sampled_from(["a", "b/c", "d"]), st.integers(0, 10**12), st.integers(0, 10**12)),
+                       max_size=12))
+def test_the_compact_form_of_splits_gives_them_back(bounds):
+    splits = sorted(({"path": path, "start": start, "end": end} for path, start, end in bounds),
+                    key=lambda s: (s["path"], s["start"]))
+    compact = json.loads(json.dumps(files_of_splits(splits)))
+    assert splits_of_files(compact) == splits
+    assert len({path for path, _ in compact}) == len(compact)  # each path once
 
 
 def test_the_tracker_forgets_what_a_completed_checkpoint_covers():
