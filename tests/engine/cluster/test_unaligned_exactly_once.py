@@ -113,14 +113,18 @@ def test_committed_output_is_exact_despite_kills_with_unaligned_checkpoints(tmp_
 
 
 def rescalable(sink_dir, parallelism: int, interval_ms: int = 86_400_000, *, rate: float = 0,
-               slow: str = VERY_SLOW) -> dict:
+               slow: str = VERY_SLOW, pause_s: float | None = None) -> dict:
     """The pipeline with its source at parallelism 2 whatever the rest runs at: each key's
     numbers keep coming from one source subtask, in order, so the running sums stay fixed.
-    By default checkpoints come only when the test asks for one."""
+    By default checkpoints come only when the test asks for one. ``pause_s``: the slow node is
+    a Python function that passes each record on after that pause instead (slow on any CPU)."""
     spec = definition(sink_dir, parallelism, {"unaligned": True}, slow=slow)
     spec["checkpointing"]["interval_ms"] = interval_ms
     spec["nodes"][0]["params"]["rate"] = rate
     spec["nodes"][0]["parallelism"] = 2
+    if pause_s is not None:
+        code = f"import time\n\ndef process(records):\n    time.sleep({pause_s} * len(records))\n    return records\n"
+        spec["nodes"][2] = {"id": "slow", "type": "transform.python", "params": {"code": code}}
     return spec
 
 
@@ -130,8 +134,11 @@ def test_an_unaligned_checkpoint_restores_its_in_flight_data_at_a_new_parallelis
 
     cluster = LocalCluster(config={"batch_size": 64})
     events: list[dict] = []
-    handle = cluster.submit(rescalable(tmp_path / "out", before), checkpoint_dir=str(tmp_path / "c1"),
-                            on_event=events.append)
+    # paced, and 2 ms per record downstream: the sources still emit, backpressured, at the checkpoint
+    # (unpaced, they emit their 6,000 numbers in one poll and finish, and on a fast machine the
+    # checkpoint came after that, with nothing in flight)
+    handle = cluster.submit(rescalable(tmp_path / "out", before, rate=2000, pause_s=0.002),
+                            checkpoint_dir=str(tmp_path / "c1"), on_event=events.append)
     wait_until(lambda: sum(m.get("records_in", 0) for task, m in handle.metrics().items()
                            if task.startswith("sum")) > 300, 60, "records reaching the bottleneck")
     location = handle.trigger_checkpoint().result(60)
@@ -140,8 +147,8 @@ def test_an_unaligned_checkpoint_restores_its_in_flight_data_at_a_new_parallelis
     [taken] = [e for e in completed_checkpoints_of(events) if e["external_path"] == location]
     assert taken["unaligned"] and taken["persisted_data"] > 0, "the checkpoint held no in-flight data"
 
-    result = cluster.run(rescalable(tmp_path / "out", after, interval_ms=100), restore=location, timeout=120,
-                         checkpoint_dir=str(tmp_path / "c2"))
+    result = cluster.run(rescalable(tmp_path / "out", after, interval_ms=100, pause_s=0), restore=location,
+                         timeout=120, checkpoint_dir=str(tmp_path / "c2"))
     assert result.status == "FINISHED", result.failure
     lines = committed_lines(tmp_path / "out")
     missing, doubled = expected_lines() - lines, lines - expected_lines()
