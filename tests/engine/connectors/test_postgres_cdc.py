@@ -10,6 +10,7 @@ import pytest
 
 import psycopg
 
+from engine.checkpoint.coordinator import CheckpointException
 from engine.cluster.local import LocalCluster
 from tests.engine.connectors.support import KillPlan
 from tests.support import wait_until
@@ -79,6 +80,19 @@ def as_changes(records: list[dict]) -> list[tuple]:
     return [(r["op"], r["key"]["id"], (r["values"] or {}).get("v")) for r in ordered]
 
 
+def stop_with_savepoint_through_failovers(handle, attempts: int = 5) -> None:
+    """Stop with a savepoint, asking again when a failover aborted it: a kill that fired just
+    before ``plan.stop()`` can restart the region after the job was seen RUNNING."""
+    for attempt in range(attempts):
+        wait_until(lambda: handle.job.status == "RUNNING", 30, "the job to run")
+        try:
+            handle.stop_with_savepoint(drain=False).result(timeout=60)
+            return
+        except CheckpointException as error:
+            if "failover" not in str(error) or attempt == attempts - 1:
+                raise
+
+
 def test_every_change_arrives_exactly_once_in_order_despite_kills(postgres_dsn, slot, tmp_path):
     make_table(postgres_dsn)
     seed = random.randrange(2**32)
@@ -97,8 +111,7 @@ def test_every_change_arrives_exactly_once_in_order_despite_kills(postgres_dsn, 
     wait_until(lambda: len(committed_changes(tmp_path / "out")) >= len(log) or handle.job.status == "FAILED",
                90, "every change committed")
     plan.stop()
-    wait_until(lambda: handle.job.status == "RUNNING", 30, "the job to run again")
-    handle.stop_with_savepoint(drain=False).result(timeout=60)
+    stop_with_savepoint_through_failovers(handle)
     result = handle.wait(60)
     assert result.status == "FINISHED", f"seed {seed}: {result.failure}"
     assert plan.kills, "the job was killed on the way"
@@ -262,8 +275,7 @@ def test_kills_during_the_initial_snapshot_resume_it_without_losing_or_doubling_
     wait_until(lambda: replay(committed_changes(tmp_path / "out")) == final or handle.job.status == "FAILED",
                90, "the committed changes to rebuild the table")
     plan.stop()
-    wait_until(lambda: handle.job.status == "RUNNING", 30, "the job to run")
-    handle.stop_with_savepoint(drain=False).result(timeout=60)
+    stop_with_savepoint_through_failovers(handle)
     result = handle.wait(60)
     assert result.status == "FINISHED", f"seed {seed}: {result.failure}"
     assert plan.kills, seed
