@@ -19,6 +19,8 @@ from tests.engine.lifecycle.support import checkpoint_events, committed, edge, n
 
 HISTORY = 1500
 TOTAL = 3000
+MORE_LIVE = 6000
+"""Live entries the kill test adds, so that its job runs for seconds."""
 
 
 @pytest.fixture
@@ -69,10 +71,16 @@ def test_history_then_live_exactly_once(stream, tmp_path, parallelism):
 def test_history_then_live_exactly_once_at_parallelism_2_with_a_kill(deployment, stream, tmp_path):
     """The switch from files to the stream, on both deployments: a slot dies after a
     checkpoint; the restored sources resume in their phase, nothing lost or doubled. The map
-    is slow enough (``work``) that the job still runs when the first checkpoint completed,
-    also in a warm test process."""
+    is slow enough (``work``) and the live data long enough that the job still runs when the
+    first checkpoint completed, also in a warm test process on a fast, loaded machine (with
+    the fixture's 3,000 records the job ran 1.2 s and its first checkpoint completed after
+    0.25-0.7 s)."""
     from tests.engine.deployers import KillAfterCheckpoints
 
+    pipe = stream["client"].pipeline(transaction=False)
+    for n in range(TOTAL, TOTAL + MORE_LIVE):  # before the start: the bounded stream ends after them
+        pipe.xadd(stream["name"], {"value": json.dumps(n)})
+    pipe.execute()
     killer = KillAfterCheckpoints(kills=1, seed=3, tasks=[("src", 0), ("src", 1)], max_delay_s=0.05)
     handle = deployment.submit(hybrid_job(stream, tmp_path / "out", parallelism=2, interval_ms=50, work=6),
                                checkpoint_dir=str(tmp_path / "c"), on_event=killer.on_event, timeout=180)
@@ -83,7 +91,7 @@ def test_history_then_live_exactly_once_at_parallelism_2_with_a_kill(deployment,
         killer.join()
     assert result.status == "FINISHED", result.failure
     assert killer.killed and result.restarts == 1
-    assert sorted(committed(tmp_path / "out")) == list(range(TOTAL))
+    assert sorted(committed(tmp_path / "out")) == list(range(TOTAL + MORE_LIVE))
 
 
 class KillInPhase:
