@@ -27,8 +27,6 @@ COUNT = 60_000
 KEYS = 11
 SLOW = "x[1] * 0 + (sum([x[1]] * 40000) + sum([x[1]] * 40000)) // 80000"
 """About 0.6 ms per record, leaving the running sum unchanged."""
-SLOWEST = "x[1] * 0 + (sum([x[1]] * 49000) + sum([x[1]] * 49000)) // 98000"
-"""About 1.5 ms per record (an expression may build lists of 100,000 items in all)."""
 
 
 def pipeline(output_dir) -> dict:
@@ -99,8 +97,9 @@ def test_an_unaligned_checkpoint_restores_its_in_flight_data_at_a_new_parallelis
     from tests.support import wait_until
 
     events: list[dict] = []
-    # paced, and 1.5 ms per record downstream: the source is still emitting, and backpressured, at the checkpoint
-    first = SparkJobMaster(normalise_definition(rescalable(tmp_path / "out", before, rate=2000, slow=SLOWEST)),
+    # paced, and 2 ms per record downstream on any CPU: the source still emits, backpressured, at the
+    # checkpoint (1.5 ms of list sums per record was too little on a fast machine)
+    first = SparkJobMaster(normalise_definition(rescalable(tmp_path / "out", before, rate=2000, pause_s=0.002)),
                            checkpoint_dir=str(tmp_path / "c1"), on_event=events.append,
                            spark_session=spark_session, config={"batch_size": 64})
     handle = first.start()
@@ -112,7 +111,7 @@ def test_an_unaligned_checkpoint_restores_its_in_flight_data_at_a_new_parallelis
     [taken] = [e for e in completed_checkpoints_of(events) if e["external_path"] == location]
     assert taken["unaligned"] and taken["persisted_data"] > 0, "the checkpoint held no in-flight data"
 
-    second = SparkJobMaster(normalise_definition(rescalable(tmp_path / "out", after, interval_ms=200, slow=SLOW)),
+    second = SparkJobMaster(normalise_definition(rescalable(tmp_path / "out", after, interval_ms=200, pause_s=0)),
                             checkpoint_dir=str(tmp_path / "c2"), restore=location, spark_session=spark_session,
                             config={"batch_size": 64})
     outcome = second.run()
