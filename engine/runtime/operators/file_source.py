@@ -89,6 +89,8 @@ class SplitReadingSource(SourceOperator):
 
     @staticmethod
     def whole_file_split(path: str) -> dict:
+        """A split of a whole file, not started: what static splits are, and what a restored
+        split lacking keys (one from before byte ranges or row groups) defaults to."""
         raise NotImplementedError
 
     @staticmethod
