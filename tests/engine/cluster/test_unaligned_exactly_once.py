@@ -1,10 +1,10 @@
 """Exactly-once with unaligned checkpoints under backpressure, in-process, despite kills.
 
 The pipeline of ``test_local_exactly_once`` (datagen -> hash -> keyed running sum -> 2PC
-file sink) with a slow map chained in front of the sink: the sink's subtask is the
-bottleneck, so the hash channels are always full and every checkpoint's barriers overtake
-buffers. Checkpoints are unaligned, every 100 ms. A kill hook crashes subtasks at random
-points -- while collecting an unaligned checkpoint's channel state, in the snapshot, the
+file sink), paced, with a slow node chained in front of the sink: the sink's subtask is the
+bottleneck, so the hash channels are full and the checkpoints' barriers overtake buffers.
+Checkpoints are unaligned, every 100 ms. A kill hook crashes subtasks at random points --
+while collecting an unaligned checkpoint's channel state, in the snapshot, the
 upload, before the acknowledgement, around the commit -- and the job restarts from its
 latest checkpoint, replaying the persisted in-flight buffers first. The committed output
 must equal that of a failure-free run, and the checkpoints must really have been
@@ -20,8 +20,13 @@ from engine.cluster.local import LocalCluster
 from tests.engine.cluster.test_local_exactly_once import KillPlan, committed_lines, expected_lines
 
 KILLS = 12
-SLOW = "x[1] * 0 + (sum([x[1]] * 3000) + sum([x[1]] * 3000)) // 6000"
-"""About 0.1 ms of work per record that leaves the running sum unchanged."""
+RATE = 4000
+PAUSE_S = 0.001
+"""The sources emit 4,000 records/s and the node before the sink pauses 1 ms per record: at
+parallelism 2 or 3 it passes on at most 3,000/s, on any CPU, so the hash channels fill while
+the sources still emit and barriers enter from them. (Unpaced, datagen emits its 6,000 numbers
+in a poll or two and finishes; on a fast machine the checkpoints then all came after that, with
+nothing in flight, and a slowness made of arithmetic was too little.)"""
 KILL_POINTS = [
     ("source_poll", "gen", None),
     ("process", "sum", None),
@@ -35,11 +40,11 @@ KILL_POINTS = [
 ]
 
 
-VERY_SLOW = "x[1] * 0 + (sum([x[1]] * 30000) + sum([x[1]] * 30000)) // 60000"
-"""About 1 ms per record: the job runs for seconds, long enough to checkpoint it mid-way."""
-
-
-def definition(sink_dir, parallelism: int, unaligned: dict, slow: str = SLOW) -> dict:
+def definition(sink_dir, parallelism: int, unaligned: dict, *, rate: float = RATE,
+               pause_s: float = PAUSE_S) -> dict:
+    """``pause_s``: the node before the sink is a Python function that passes each batch on
+    after ``pause_s`` per record (records unchanged)."""
+    code = f"import time\n\ndef process(records):\n    time.sleep({pause_s} * len(records))\n    return records\n"
     return {
         "format": 1, "name": "unaligned-exactly-once", "mode": "streaming", "parallelism": parallelism,
         "max_parallelism": 128,
@@ -47,9 +52,9 @@ def definition(sink_dir, parallelism: int, unaligned: dict, slow: str = SLOW) ->
                           **unaligned},
         "restart": {"strategy": "fixed_delay", "attempts": KILLS + 5, "delay_ms": 5},
         "nodes": [
-            {"id": "gen", "type": "source.datagen", "params": {"count": 6000, "rate": 0}},
+            {"id": "gen", "type": "source.datagen", "params": {"count": 6000, "rate": rate}},
             {"id": "sum", "type": "aggregate.reduce", "params": {"function": "sum", "value": "x"}},
-            {"id": "slow", "type": "transform.map", "params": {"expression": f"[x[0], {slow}]"}},
+            {"id": "slow", "type": "transform.python", "params": {"code": code}},
             {"id": "sink", "type": "sink.file", "params": {"path": str(sink_dir)}},
         ],
         "edges": [
@@ -113,18 +118,13 @@ def test_committed_output_is_exact_despite_kills_with_unaligned_checkpoints(tmp_
 
 
 def rescalable(sink_dir, parallelism: int, interval_ms: int = 86_400_000, *, rate: float = 0,
-               slow: str = VERY_SLOW, pause_s: float | None = None) -> dict:
+               pause_s: float = 0) -> dict:
     """The pipeline with its source at parallelism 2 whatever the rest runs at: each key's
     numbers keep coming from one source subtask, in order, so the running sums stay fixed.
-    By default checkpoints come only when the test asks for one. ``pause_s``: the slow node is
-    a Python function that passes each record on after that pause instead (slow on any CPU)."""
-    spec = definition(sink_dir, parallelism, {"unaligned": True}, slow=slow)
+    By default checkpoints come only when the test asks for one."""
+    spec = definition(sink_dir, parallelism, {"unaligned": True}, rate=rate, pause_s=pause_s)
     spec["checkpointing"]["interval_ms"] = interval_ms
-    spec["nodes"][0]["params"]["rate"] = rate
     spec["nodes"][0]["parallelism"] = 2
-    if pause_s is not None:
-        code = f"import time\n\ndef process(records):\n    time.sleep({pause_s} * len(records))\n    return records\n"
-        spec["nodes"][2] = {"id": "slow", "type": "transform.python", "params": {"code": code}}
     return spec
 
 
