@@ -16,7 +16,8 @@ measured from the per-second metrics (so +-1 s).
 Figures are printed, never asserted. The last line is one JSON object with the ``rps_*``
 figures and ``load_average``.
 
-Run: ``make bench-connectors`` or ``.venv/bin/python tests/bench/bench_connectors.py``.
+Run: ``make bench-connectors`` or ``.venv/bin/python tests/bench/bench_connectors.py [rows]``
+(``rows``: default 200,000; the Redis and upsert jobs take half).
 """
 from __future__ import annotations
 
