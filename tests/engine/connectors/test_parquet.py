@@ -74,27 +74,43 @@ def test_partitioned_files_read_back_with_their_partition_field(tmp_path):
     assert all(r["even"] == str(r["total"] % 2 == 0) for r in records)
 
 
-def test_the_source_resumes_mid_file_after_a_savepoint_at_another_parallelism(tmp_path):
+def numbered_rows_job(tmp_path, name: str, **params) -> dict:
+    """Three Parquet files of rows ``{"f": file, "i": 0..1999}`` (row groups of 300), copied to a
+    file sink at parallelism 2."""
     source_dir = tmp_path / "in"
     source_dir.mkdir()
     for f in range(3):
         pq.write_table(pa.table({"f": [f] * 2000, "i": list(range(2000))}), source_dir / f"part-{f}.parquet",
                        row_group_size=300)
-    definition = {
-        "format": 1, "name": "resume", "parallelism": 2, "checkpointing": {"interval_ms": 50},
-        "nodes": [{"id": "in", "type": "source.parquet", "params": {"path": str(source_dir), "columns": ["f", "i"]}},
+    return {
+        "format": 1, "name": name, "parallelism": 2, "checkpointing": {"interval_ms": 50},
+        "nodes": [{"id": "in", "type": "source.parquet", "params": {"path": str(source_dir), **params}},
                   {"id": "out", "type": "sink.file", "params": {"path": str(tmp_path / "out")}}],
         "edges": [{"id": "e", "from": "in", "to": "out", "partitioning": "rebalance"}]}
-    handle = LocalCluster(config={"batch_size": 5}).submit(definition, checkpoint_dir=str(tmp_path / "c1"))
+
+
+def savepoint_of_running(definition: dict, checkpoint_dir) -> str:
+    """A savepoint of the job just after it started (small polls: it is still reading), then cancel it."""
+    handle = LocalCluster(config={"batch_size": 5}).submit(definition, checkpoint_dir=str(checkpoint_dir))
     savepoint = handle.trigger_savepoint().result(timeout=30)
     handle.cancel()
     handle.wait(30)
+    return savepoint
+
+
+def committed_numbered_rows(out_dir) -> list[tuple[int, int]]:
+    lines = [json.loads(line) for path in out_dir.glob("part-*.jsonl") for line in path.read_text().splitlines()]
+    return sorted((r["f"], r["i"]) for r in lines)
+
+
+def test_the_source_resumes_mid_file_after_a_savepoint_at_another_parallelism(tmp_path):
+    definition = numbered_rows_job(tmp_path, "resume", columns=["f", "i"])
+    savepoint = savepoint_of_running(definition, tmp_path / "c1")
     definition["parallelism"] = 3
     result = LocalCluster(config={"batch_size": 64}).run(definition, restore=savepoint, timeout=60,
                                                          checkpoint_dir=str(tmp_path / "c2"))
     assert result.status == "FINISHED", result.failure
-    lines = [json.loads(line) for path in (tmp_path / "out").glob("part-*.jsonl") for line in path.read_text().splitlines()]
-    assert sorted((r["f"], r["i"]) for r in lines) == [(f, i) for f in range(3) for i in range(2000)]
+    assert committed_numbered_rows(tmp_path / "out") == [(f, i) for f in range(3) for i in range(2000)]
 
 
 def test_a_path_matching_nothing_fails_the_run_naming_node_and_path(tmp_path):
@@ -125,22 +141,10 @@ def test_row_groups_are_cut_into_consecutive_splits_of_at_least_the_split_size(f
 def test_a_checkpoint_of_whole_files_from_before_splits_restores_into_splits(tmp_path, monkeypatch, parallelism):
     """A savepoint taken without an enumerator (``{"path", "row"}`` per file, as before splits
     existed) goes on where it was, and nothing is read twice or left out."""
-    source_dir = tmp_path / "in"
-    source_dir.mkdir()
-    for f in range(3):
-        pq.write_table(pa.table({"f": [f] * 2000, "i": list(range(2000))}), source_dir / f"part-{f}.parquet",
-                       row_group_size=300)
-    definition = {
-        "format": 1, "name": "old-savepoint", "parallelism": 2, "checkpointing": {"interval_ms": 50},
-        "nodes": [{"id": "in", "type": "source.parquet", "params": {"path": str(source_dir), "split_bytes": 1}},
-                  {"id": "out", "type": "sink.file", "params": {"path": str(tmp_path / "out")}}],
-        "edges": [{"id": "e", "from": "in", "to": "out", "partitioning": "rebalance"}]}
+    definition = numbered_rows_job(tmp_path, "old-savepoint", split_bytes=1)
     with monkeypatch.context() as before_splits:
         before_splits.setattr(ParquetSource, "coordinator", None)
-        handle = LocalCluster(config={"batch_size": 5}).submit(definition, checkpoint_dir=str(tmp_path / "c1"))
-        savepoint = handle.trigger_savepoint().result(timeout=30)
-        handle.cancel()
-        handle.wait(30)
+        savepoint = savepoint_of_running(definition, tmp_path / "c1")
     from engine.checkpoint.storage import load_metadata
 
     assert "in" not in (load_metadata(savepoint).get("coordinators") or {})
@@ -148,5 +152,4 @@ def test_a_checkpoint_of_whole_files_from_before_splits_restores_into_splits(tmp
     result = LocalCluster(config={"batch_size": 64}).run(definition, restore=savepoint, timeout=60,
                                                          checkpoint_dir=str(tmp_path / "c2"))
     assert result.status == "FINISHED", result.failure
-    lines = [json.loads(line) for path in (tmp_path / "out").glob("part-*.jsonl") for line in path.read_text().splitlines()]
-    assert sorted((r["f"], r["i"]) for r in lines) == [(f, i) for f in range(3) for i in range(2000)]
+    assert committed_numbered_rows(tmp_path / "out") == [(f, i) for f in range(3) for i in range(2000)]
