@@ -204,8 +204,11 @@ class FileSplitEnumerator:
             files = sizes_of(files_of_node(self.node, self.path))
         except OSError as error:
             raise ConfigurationError(self.node, f"cannot read the size of a file under {self.path}: {error}") from None
-        total = sum(size for _, size in files)
-        return cut_into_splits(files, max(self.split_bytes, -(-total // MAX_SPLITS)))
+        return cut_into_splits(files, self.split_size(sum(size for _, size in files)))
+
+    def split_size(self, total_bytes: int) -> int:
+        """``split_bytes``, raised where a tiny value over a huge input would pass ``MAX_SPLITS``."""
+        return max(self.split_bytes, -(-total_bytes // MAX_SPLITS))
 
     # -- checkpoints and restarts --------------------------------------------------------------
     def snapshot(self, checkpoint_id: int) -> dict:

@@ -32,7 +32,7 @@ import fsspec
 
 from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.file_source import SplitReadingSource, files_of_node
-from engine.runtime.operators.file_splits import MAX_SPLITS, FileSplitEnumerator
+from engine.runtime.operators.file_splits import FileSplitEnumerator
 from engine.runtime.operators.file_transactions import FileTransactionSink
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
@@ -86,8 +86,7 @@ class ParquetSplitEnumerator(FileSplitEnumerator):
                 metadata = parquet.metadata
                 files.append((path, [metadata.row_group(index).total_byte_size
                                      for index in range(metadata.num_row_groups)]))
-        total = sum(sum(sizes) for _, sizes in files)
-        return cut_row_groups(files, max(self.split_bytes, -(-total // MAX_SPLITS)))
+        return cut_row_groups(files, self.split_size(sum(sum(sizes) for _, sizes in files)))
 
 
 class ParquetSource(SplitReadingSource):
