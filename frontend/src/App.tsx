@@ -7,8 +7,8 @@ import { JobsPage } from './jobs/JobsPage';
 import { PipelinesPage } from './pipelines/PipelinesPage';
 import { navigate, parseRoute, paths, usePathname } from './router';
 import { RunPage } from './run/RunPage';
-import { useAuthStore } from './state/authStore';
-import { useCatalogStore } from './state/catalogStore';
+import { useAuthStore } from './state/shared/authStore';
+import { useCatalogStore } from './state/shared/catalogStore';
 import { AppBar } from './ui/AppBar';
 import { Link } from './ui/Link';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { emptyDefinition } from '../state/definition';
+import { emptyDefinition } from '../state/shared/definition';
 import { api, ApiError, isAuthenticationError, MAX_READ_RETRIES, rowsOf, setUnauthorizedHandler } from './client';
 
 function respond(status: number, body: unknown) {

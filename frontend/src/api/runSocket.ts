@@ -11,7 +11,7 @@
  * stream quietly instead.
  */
 import type { RunEvent } from './types';
-import { DEFAULT_BACKOFF, reconnectDelay, runEventsUrl, takeNewEvents, type BackoffPolicy } from '../state/eventSequence';
+import { DEFAULT_BACKOFF, reconnectDelay, runEventsUrl, takeNewEvents, type BackoffPolicy } from '../state/run/eventSequence';
 
 export type ConnectionState = 'connecting' | 'open' | 'disconnected' | 'closed';
 

@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { navigate, safeNext } from '../router';
-import { useAuthStore } from '../state/authStore';
-import { useCatalogStore } from '../state/catalogStore';
+import { useAuthStore } from '../state/shared/authStore';
+import { useCatalogStore } from '../state/shared/catalogStore';
 
 /** Sign in with the studio's user; then back to the page that asked for it (?next=). */
 export function LoginPage() {

@@ -1,8 +1,8 @@
 import { Panel, useReactFlow } from '@xyflow/react';
 import { useShallow } from 'zustand/react/shallow';
-import { useEditorStore, type EditorState } from '../state/editorStore';
-import { useEditorViewStore, type EditorViewState } from '../state/editorViewStore';
-import { canRedo, canUndo } from '../state/history';
+import { useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { useEditorViewStore, type EditorViewState } from '../state/editor/editorViewStore';
+import { canRedo, canUndo } from '../state/editor/history';
 import { classNames } from '../ui/classNames';
 
 const selectEditing = (state: EditorState) => ({

@@ -1,10 +1,10 @@
 import { Background, BackgroundVariant, BaseEdge, Controls, EdgeLabelRenderer, getBezierPath, MarkerType, MiniMap, Panel, ReactFlow, ReactFlowProvider, type EdgeProps, type EdgeTypes, type Node } from '@xyflow/react';
 import { memo, useMemo } from 'react';
 import { diffNodeTypes } from '../nodes';
-import { layeredPositions } from '../state/definition';
-import { describeChange } from '../state/diff';
-import { useEditorViewStore, type DiffView } from '../state/editorViewStore';
-import { edgeLabel, type DiffEdge as DiffEdgeType, type DiffNode } from '../state/graph';
+import { layeredPositions } from '../state/shared/definition';
+import { describeChange } from '../state/editor/diff';
+import { useEditorViewStore, type DiffView } from '../state/editor/editorViewStore';
+import { edgeLabel, type DiffEdge as DiffEdgeType, type DiffNode } from '../state/shared/graph';
 import { classNames } from '../ui/classNames';
 import { ReadableFit } from '../ui/ReadableFit';
 

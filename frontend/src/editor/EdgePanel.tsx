@@ -1,7 +1,7 @@
 import type { Exchange, Partitioning } from '../api/types';
-import { useEditorStore, type EditorState } from '../state/editorStore';
-import { EXCHANGES, PARTITIONINGS, type PipelineEdgeData } from '../state/graph';
-import { fieldMessages, generalMessages } from '../state/problems';
+import { useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { EXCHANGES, PARTITIONINGS, type PipelineEdgeData } from '../state/shared/graph';
+import { fieldMessages, generalMessages } from '../state/editor/problems';
 import { classNames } from '../ui/classNames';
 import { FieldMessages } from './FieldMessages';
 import { useDraftText } from '../ui/useDraftText';

@@ -1,6 +1,6 @@
 import { ReactFlowProvider } from '@xyflow/react';
 import { useEffect } from 'react';
-import { useEditorViewStore } from '../state/editorViewStore';
+import { useEditorViewStore } from '../state/editor/editorViewStore';
 import { EditorSidebar } from './EditorSidebar';
 import { EditorToolbar } from './EditorToolbar';
 import { Palette } from './Palette';

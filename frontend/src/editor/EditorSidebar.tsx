@@ -1,4 +1,4 @@
-import { useEditorViewStore, type EditorViewState, type SidePanel } from '../state/editorViewStore';
+import { useEditorViewStore, type EditorViewState, type SidePanel } from '../state/editor/editorViewStore';
 import { classNames } from '../ui/classNames';
 import { HistoryPanel } from './HistoryPanel';
 import { Inspector } from './Inspector';

@@ -1,8 +1,8 @@
 import { useRef, useState, type ChangeEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { PipelineMode } from '../api/types';
-import { canRun, currentDefinition, isDirty, mayDo, useEditorStore, type EditorState } from '../state/editorStore';
-import { exportFileName, exportText, parseImportedDefinition } from '../state/importExport';
+import { canRun, currentDefinition, isDirty, mayDo, useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { exportFileName, exportText, parseImportedDefinition } from '../state/editor/importExport';
 import { IntegerInput } from '../ui/IntegerInput';
 import { classNames } from '../ui/classNames';
 import { runPipeline, savePipeline } from './pipelineActions';

@@ -2,9 +2,9 @@ import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { api } from '../api/client';
 import type { PipelineDefinition, VersionSummary } from '../api/types';
-import { diffDefinitions, diffGraph, isEmptyDiff } from '../state/diff';
-import { currentDefinition, isDirty, useEditorStore, type EditorState } from '../state/editorStore';
-import { useEditorViewStore } from '../state/editorViewStore';
+import { diffDefinitions, diffGraph, isEmptyDiff } from '../state/editor/diff';
+import { currentDefinition, isDirty, useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { useEditorViewStore } from '../state/editor/editorViewStore';
 
 const DRAFT = 'draft';
 const selectHistory = (state: EditorState) => ({ pipelineId: state.pipelineId, version: state.version, dirty: isDirty(state) });

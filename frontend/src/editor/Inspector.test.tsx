@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useEditorStore } from '../state/editorStore';
-import type { OperatorNode, PipelineEdge } from '../state/graph';
+import { useEditorStore } from '../state/editor/editorStore';
+import type { OperatorNode, PipelineEdge } from '../state/shared/graph';
 import { Inspector } from './Inspector';
 
 const NODES: OperatorNode[] = [

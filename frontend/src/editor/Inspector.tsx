@@ -1,4 +1,4 @@
-import { useEditorStore, type EditorState } from '../state/editorStore';
+import { useEditorStore, type EditorState } from '../state/editor/editorStore';
 import { EdgePanel } from './EdgePanel';
 import { NodeParamsPanel } from './NodeParamsPanel';
 

@@ -1,9 +1,9 @@
 import { useCallback, useMemo } from 'react';
-import { useCatalogStore, type CatalogState } from '../state/catalogStore';
-import { useEditorStore, type EditorState } from '../state/editorStore';
-import type { OperatorNode } from '../state/graph';
-import { paramFields, withParam, type ParsedInput } from '../state/paramFields';
-import { fieldMessages, generalMessages, paramMessages } from '../state/problems';
+import { useCatalogStore, type CatalogState } from '../state/shared/catalogStore';
+import { useEditorStore, type EditorState } from '../state/editor/editorStore';
+import type { OperatorNode } from '../state/shared/graph';
+import { paramFields, withParam, type ParsedInput } from '../state/editor/paramFields';
+import { fieldMessages, generalMessages, paramMessages } from '../state/editor/problems';
 import { IntegerInput } from '../ui/IntegerInput';
 import { FieldMessages } from './FieldMessages';
 import { ParamInput } from './ParamInput';

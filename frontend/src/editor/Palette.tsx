@@ -1,10 +1,10 @@
 import { useReactFlow } from '@xyflow/react';
 import { useMemo, useState, type DragEvent } from 'react';
 import type { Operator } from '../api/types';
-import { useCatalogStore, type CatalogState } from '../state/catalogStore';
-import { useEditorStore, type EditorState } from '../state/editorStore';
-import { paletteGroups } from '../state/palette';
-import { MIN_READABLE_ZOOM } from '../state/viewport';
+import { useCatalogStore, type CatalogState } from '../state/shared/catalogStore';
+import { useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { paletteGroups } from '../state/editor/palette';
+import { MIN_READABLE_ZOOM } from '../state/shared/viewport';
 
 /** The drag-and-drop payload type of a palette item: the operator type. */
 export const PALETTE_DRAG_TYPE = 'application/x-pipeline-operator';

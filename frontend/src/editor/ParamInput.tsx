@@ -7,7 +7,7 @@ import {
   parseParamInput,
   type ParamField,
   type ParsedInput,
-} from '../state/paramFields';
+} from '../state/editor/paramFields';
 import { classNames } from '../ui/classNames';
 import { FieldMessages } from './FieldMessages';
 import { ExpressionEditor } from '../ui/ExpressionEditor';

@@ -14,11 +14,11 @@ import {
 import { useCallback, type DragEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { editorNodeTypes } from '../nodes';
-import { operatorOf } from '../state/catalogStore';
-import { useEditorStore, type EditorState } from '../state/editorStore';
-import { useEditorViewStore, type EditorViewState } from '../state/editorViewStore';
-import { connectionProblem } from '../state/graphEdits';
-import { REGION_COLOURS } from '../state/planOverlay';
+import { operatorOf } from '../state/shared/catalogStore';
+import { useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { useEditorViewStore, type EditorViewState } from '../state/editor/editorViewStore';
+import { connectionProblem } from '../state/editor/graphEdits';
+import { REGION_COLOURS } from '../state/shared/planOverlay';
 import { CanvasToolbar } from './CanvasToolbar';
 import { DiffCanvas } from './DiffCanvas';
 import { ReadableFit } from '../ui/ReadableFit';

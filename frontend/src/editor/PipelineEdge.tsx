@@ -1,8 +1,8 @@
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from '@xyflow/react';
 import { memo } from 'react';
-import { useEditorStore, type EditorState } from '../state/editorStore';
-import { useEditorViewStore } from '../state/editorViewStore';
-import { edgeLabel, type PipelineEdge as PipelineEdgeType } from '../state/graph';
+import { useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { useEditorViewStore } from '../state/editor/editorViewStore';
+import { edgeLabel, type PipelineEdge as PipelineEdgeType } from '../state/shared/graph';
 import { classNames } from '../ui/classNames';
 
 const selectEdgeProblems = (state: EditorState) => state.problems.byEdge;

@@ -1,7 +1,7 @@
 import { useShallow } from 'zustand/react/shallow';
-import { canRun, useEditorStore, type EditorState } from '../state/editorStore';
-import { useEditorViewStore, type EditorViewState } from '../state/editorViewStore';
-import { foldedSchedule, REGION_COLOURS, regionLabel, scheduleSteps } from '../state/planOverlay';
+import { canRun, useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { useEditorViewStore, type EditorViewState } from '../state/editor/editorViewStore';
+import { foldedSchedule, REGION_COLOURS, regionLabel, scheduleSteps } from '../state/shared/planOverlay';
 
 const selectPlanPanel = (state: EditorViewState) => ({
   enabled: state.planEnabled,

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { api } from '../api/client';
-import { currentDefinition, useEditorStore, type EditorState } from '../state/editorStore';
-import { useEditorViewStore, type EditorViewState } from '../state/editorViewStore';
-import { formatRecord } from '../state/format';
+import { currentDefinition, useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { useEditorViewStore, type EditorViewState } from '../state/editor/editorViewStore';
+import { formatRecord } from '../state/shared/format';
 import { classNames } from '../ui/classNames';
 
 const selectPreview = (state: EditorViewState) => ({

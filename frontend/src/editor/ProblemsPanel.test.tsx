@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canRun, useEditorStore } from '../state/editorStore';
-import type { OperatorNode } from '../state/graph';
+import { canRun, useEditorStore } from '../state/editor/editorStore';
+import type { OperatorNode } from '../state/shared/graph';
 import { ProblemsPanel } from './ProblemsPanel';
 
 const NODES: OperatorNode[] = [

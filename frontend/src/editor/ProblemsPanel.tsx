@@ -1,8 +1,8 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { Problem } from '../api/types';
-import { useEditorStore, type EditorState } from '../state/editorStore';
-import { problemLocation, problemsOfLiveElements } from '../state/problems';
+import { useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { problemLocation, problemsOfLiveElements } from '../state/editor/problems';
 
 const selectProblemsPanel = (state: EditorState) => ({
   problems: state.problems.all,

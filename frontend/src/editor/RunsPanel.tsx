@@ -2,10 +2,10 @@ import { useEffect, useState } from 'react';
 import { api, rowsOf } from '../api/client';
 import type { Run } from '../api/types';
 import { paths } from '../router';
-import { reconnectDelay } from '../state/eventSequence';
-import { useEditorStore, type EditorState } from '../state/editorStore';
-import { pipelineRunsUrl, runOfMessage, upsertRunSummary, type RunSummary } from '../state/pipelineRuns';
-import { runStatusTone } from '../state/runStatus';
+import { reconnectDelay } from '../state/run/eventSequence';
+import { useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { pipelineRunsUrl, runOfMessage, upsertRunSummary, type RunSummary } from '../state/run/pipelineRuns';
+import { runStatusTone } from '../state/run/runStatus';
 import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
 

@@ -2,7 +2,7 @@
 import { api, ApiError } from '../api/client';
 import type { Pipeline, Run } from '../api/types';
 import { navigate, paths } from '../router';
-import { currentDefinition, isDirty, useEditorStore } from '../state/editorStore';
+import { currentDefinition, isDirty, useEditorStore } from '../state/editor/editorStore';
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
-import { useEditorStore } from '../state/editorStore';
-import { useEditorViewStore } from '../state/editorViewStore';
+import { useEditorStore } from '../state/editor/editorStore';
+import { useEditorViewStore } from '../state/editor/editorViewStore';
 
 /** True when the key goes to a text field, which keeps its own undo, copy and paste. */
 function typingInField(target: EventTarget | null): boolean {

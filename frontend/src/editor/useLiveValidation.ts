@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { api } from '../api/client';
-import { currentDefinition, useEditorStore, type EditorState } from '../state/editorStore';
+import { currentDefinition, useEditorStore, type EditorState } from '../state/editor/editorStore';
 
 export const VALIDATION_DEBOUNCE_MS = 400;
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api/client';
-import { useEditorStore } from '../state/editorStore';
+import { useEditorStore } from '../state/editor/editorStore';
 
 export interface PipelineLoad {
   loading: boolean;

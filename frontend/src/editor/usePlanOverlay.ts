@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { api } from '../api/client';
-import { canRun, currentDefinition, useEditorStore, type EditorState } from '../state/editorStore';
-import { useEditorViewStore, type EditorViewState } from '../state/editorViewStore';
+import { canRun, currentDefinition, useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { useEditorViewStore, type EditorViewState } from '../state/editor/editorViewStore';
 
 const PLAN_DEBOUNCE_MS = 300;
 const selectValidRevision = (state: EditorState) => (canRun(state) ? state.revision : 0);

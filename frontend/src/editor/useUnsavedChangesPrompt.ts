@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { setLeaveGuard } from '../router';
-import { useEditorStore } from '../state/editorStore';
-import { unsavedWarning } from '../state/unsavedChanges';
+import { useEditorStore } from '../state/editor/editorStore';
+import { unsavedWarning } from '../state/editor/unsavedChanges';
 
 /**
  * While the editor is open, leaving it with unsaved edits asks first: in-app links and Back

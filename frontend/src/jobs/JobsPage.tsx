@@ -2,9 +2,9 @@ import { useEffect, useState } from 'react';
 import { api, rowsOf } from '../api/client';
 import type { Run } from '../api/types';
 import { paths } from '../router';
-import { formatClock } from '../state/format';
-import { formatUptime, jobsInOrder, uptimeMs } from '../state/jobsOverview';
-import { runStatusTone } from '../state/runStatus';
+import { formatClock } from '../state/shared/format';
+import { formatUptime, jobsInOrder, uptimeMs } from '../state/run/jobsOverview';
+import { runStatusTone } from '../state/run/runStatus';
 import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
 

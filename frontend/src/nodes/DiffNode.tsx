@@ -1,7 +1,7 @@
 import { Handle, Position, type NodeProps } from '@xyflow/react';
 import { memo } from 'react';
-import { useCatalogStore, type CatalogState } from '../state/catalogStore';
-import type { DiffNode as DiffNodeType } from '../state/graph';
+import { useCatalogStore, type CatalogState } from '../state/shared/catalogStore';
+import type { DiffNode as DiffNodeType } from '../state/shared/graph';
 import { classNames } from '../ui/classNames';
 import PortHandles from './PortHandles';
 import SideHandles from './SideHandles';

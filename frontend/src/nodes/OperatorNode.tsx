@@ -1,11 +1,11 @@
 import { Handle, Position, type NodeProps } from '@xyflow/react';
 import { memo, type CSSProperties } from 'react';
-import { useCatalogStore, type CatalogState } from '../state/catalogStore';
-import { useEditorStore, type EditorState } from '../state/editorStore';
-import { useEditorViewStore } from '../state/editorViewStore';
-import type { OperatorNode as OperatorNodeType } from '../state/graph';
-import { paramSummary } from '../state/paramFields';
-import { REGION_COLOURS, regionLabel } from '../state/planOverlay';
+import { useCatalogStore, type CatalogState } from '../state/shared/catalogStore';
+import { useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { useEditorViewStore } from '../state/editor/editorViewStore';
+import type { OperatorNode as OperatorNodeType } from '../state/shared/graph';
+import { paramSummary } from '../state/editor/paramFields';
+import { REGION_COLOURS, regionLabel } from '../state/shared/planOverlay';
 import { classNames } from '../ui/classNames';
 import PortHandles from './PortHandles';
 import SideHandles from './SideHandles';

@@ -1,13 +1,13 @@
 import { Handle, Position, type NodeProps } from '@xyflow/react';
 import { memo, type CSSProperties } from 'react';
-import { useCatalogStore, type CatalogState } from '../state/catalogStore';
-import type { VertexNode } from '../state/graph';
+import { useCatalogStore, type CatalogState } from '../state/shared/catalogStore';
+import type { VertexNode } from '../state/shared/graph';
 import PortHandles from './PortHandles';
 import SideHandles from './SideHandles';
-import { failureIsCurrent, failureOfNode } from '../state/runFailures';
-import { useRunStore } from '../state/runStore';
-import { formatWatermark, nodeFigures } from '../state/nodeMetrics';
-import { activityColour, activityOf, activityRatios, activityTextColour, formatPercent, formatRate, ratesOf } from '../state/vertexMetrics';
+import { failureIsCurrent, failureOfNode } from '../state/run/runFailures';
+import { useRunStore } from '../state/run/runStore';
+import { formatWatermark, nodeFigures } from '../state/run/nodeMetrics';
+import { activityColour, activityOf, activityRatios, activityTextColour, formatPercent, formatRate, ratesOf } from '../state/run/vertexMetrics';
 import { classNames } from '../ui/classNames';
 
 const selectOperators = (state: CatalogState) => state.byType;

@@ -7,8 +7,8 @@ import DiffNode from './DiffNode';
 import OperatorNode from './OperatorNode';
 import RunVertexNode from './RunVertexNode';
 
-export type { OperatorNode as OperatorNodeType, PipelineNode, VertexNode, OperatorNodeData } from '../state/graph';
-export { isOperatorNode, isVertexNode } from '../state/graph';
+export type { OperatorNode as OperatorNodeType, PipelineNode, VertexNode, OperatorNodeData } from '../state/shared/graph';
+export { isOperatorNode, isVertexNode } from '../state/shared/graph';
 
 /** The editor canvas. */
 export const editorNodeTypes = { operator: OperatorNode } satisfies NodeTypes;

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react';
 import { api, rowsOf } from '../api/client';
-import { runStatusTone } from '../state/runStatus';
+import { runStatusTone } from '../state/run/runStatus';
 import { StatusBadge } from '../ui/StatusBadge';
 import type { PipelineSummary } from '../api/types';
 import { paths } from '../router';
-import { useEditorStore } from '../state/editorStore';
+import { useEditorStore } from '../state/editor/editorStore';
 import { Link } from '../ui/Link';
 
 type Load = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'ready'; pipelines: PipelineSummary[] };

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import type { CheckpointDetails } from '../api/types';
-import { ganttOf, PHASE_LABELS, PHASES, ticks } from '../state/checkpointTimeline';
-import { formatBytes, formatDuration } from '../state/format';
+import { ganttOf, PHASE_LABELS, PHASES, ticks } from '../state/run/checkpointTimeline';
+import { formatBytes, formatDuration } from '../state/shared/format';
 import { classNames } from '../ui/classNames';
 
 function percent(value: number, span: number): string {

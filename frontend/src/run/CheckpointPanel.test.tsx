@@ -2,8 +2,8 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CheckpointStats } from '../api/types';
-import { INITIAL_RUN_STATE } from '../state/runState';
-import { useRunStore } from '../state/runStore';
+import { INITIAL_RUN_STATE } from '../state/run/runState';
+import { useRunStore } from '../state/run/runStore';
 import { CheckpointPanel } from './CheckpointPanel';
 
 function row(id: number, extra: Partial<CheckpointStats> = {}): CheckpointStats {

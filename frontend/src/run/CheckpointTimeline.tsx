@@ -1,6 +1,6 @@
 import type { CheckpointStats } from '../api/types';
-import { timelineBars, type TimelineTone } from '../state/checkpointTimeline';
-import { formatBytes, formatDuration } from '../state/format';
+import { timelineBars, type TimelineTone } from '../state/run/checkpointTimeline';
+import { formatBytes, formatDuration } from '../state/shared/format';
 import { classNames } from '../ui/classNames';
 
 const TONE_LABEL: Record<TimelineTone, string> = {

@@ -1,6 +1,6 @@
 import type { PipelineDefinition } from '../api/types';
-import { formatRecord } from '../state/format';
-import { useRunStore, type RunStoreState } from '../state/runStore';
+import { formatRecord } from '../state/shared/format';
+import { useRunStore, type RunStoreState } from '../state/run/runStore';
 
 const selectCollected = (state: RunStoreState) => state.collected;
 const MAX_SHOWN = 200;

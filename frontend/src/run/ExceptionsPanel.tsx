@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { TaskException } from '../api/types';
-import { formatClock } from '../state/format';
-import { useRunStore, type RunStoreState } from '../state/runStore';
+import { formatClock } from '../state/shared/format';
+import { useRunStore, type RunStoreState } from '../state/run/runStore';
 
 const selectFailures = (state: RunStoreState) => ({
   exceptions: state.exceptions,

@@ -4,9 +4,9 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { NodeMetrics, PipelineDefinition, RunEvent, SubtaskMetrics } from '../api/types';
 import RunVertexNode from '../nodes/RunVertexNode';
-import type { VertexNode } from '../state/graph';
-import { applyRunEvent, INITIAL_RUN_STATE } from '../state/runState';
-import { useRunStore } from '../state/runStore';
+import type { VertexNode } from '../state/shared/graph';
+import { applyRunEvent, INITIAL_RUN_STATE } from '../state/run/runState';
+import { useRunStore } from '../state/run/runStore';
 import { NodeDrillDown } from './NodeDrillDown';
 import { RunGraph } from './RunGraph';
 

@@ -1,7 +1,7 @@
-import { formatBytes, formatDuration } from '../state/format';
-import { formatWatermark } from '../state/nodeMetrics';
-import { useRunStore, type RunStoreState } from '../state/runStore';
-import { formatPercent, formatRate } from '../state/vertexMetrics';
+import { formatBytes, formatDuration } from '../state/shared/format';
+import { formatWatermark } from '../state/run/nodeMetrics';
+import { useRunStore, type RunStoreState } from '../state/run/runStore';
+import { formatPercent, formatRate } from '../state/run/vertexMetrics';
 
 const selectNodeId = (state: RunStoreState) => state.selectedNode;
 const selectClose = (state: RunStoreState) => state.selectNode;

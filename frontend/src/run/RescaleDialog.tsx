@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api } from '../api/client';
 import type { Rescale, Run } from '../api/types';
 import { paths } from '../router';
-import { useRunStore } from '../state/runStore';
+import { useRunStore } from '../state/run/runStore';
 import { Link } from '../ui/Link';
 
 function messageOf(failure: unknown): string {

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import type { CheckpointStats, RestoreFrom, Run, SavepointRequest } from '../api/types';
-import { isSavepoint, restorePoints } from '../state/checkpointTimeline';
-import { formatBytes, formatClock } from '../state/format';
+import { isSavepoint, restorePoints } from '../state/run/checkpointTimeline';
+import { formatBytes, formatClock } from '../state/shared/format';
 import { restartFrom } from './runActions';
 
 interface Option {

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { PipelineDefinition } from '../api/types';
-import { useRunStore } from '../state/runStore';
+import { useRunStore } from '../state/run/runStore';
 import { classNames } from '../ui/classNames';
 import { CollectedPanel } from './CollectedPanel';
 import { ExceptionsPanel } from './ExceptionsPanel';

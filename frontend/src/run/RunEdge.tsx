@@ -1,6 +1,6 @@
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from '@xyflow/react';
 import { memo } from 'react';
-import { edgeLabel, type PipelineEdge } from '../state/graph';
+import { edgeLabel, type PipelineEdge } from '../state/shared/graph';
 import { classNames } from '../ui/classNames';
 
 /** An edge of a run's read-only graph: its partitioning as a label, dashed when blocking. */

@@ -1,10 +1,10 @@
 import { Background, BackgroundVariant, Controls, MarkerType, Panel, ReactFlow, ReactFlowProvider, type DefaultEdgeOptions, type EdgeTypes } from '@xyflow/react';
 import { useMemo } from 'react';
-import { useRunStore, type RunStoreState } from '../state/runStore';
+import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import type { PipelineDefinition, PlanSummary } from '../api/types';
 import { runNodeTypes } from '../nodes';
-import { definitionToGraph } from '../state/definition';
-import { nodeVertexIndex } from '../state/planOverlay';
+import { definitionToGraph } from '../state/shared/definition';
+import { nodeVertexIndex } from '../state/shared/planOverlay';
 import { ReadableFit } from '../ui/ReadableFit';
 import RunEdge from './RunEdge';
 

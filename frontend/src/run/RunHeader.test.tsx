@@ -2,8 +2,8 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Run, SavepointRequest } from '../api/types';
-import { applyRunEvent, INITIAL_RUN_STATE } from '../state/runState';
-import { useRunStore } from '../state/runStore';
+import { applyRunEvent, INITIAL_RUN_STATE } from '../state/run/runState';
+import { useRunStore } from '../state/run/runStore';
 import { RunHeader } from './RunHeader';
 
 const RUN = {

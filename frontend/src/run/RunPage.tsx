@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useRunStore, type RunStoreState } from '../state/runStore';
+import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { CheckpointPanel } from './CheckpointPanel';
 import { NodeDrillDown } from './NodeDrillDown';
 import { RunGraph } from './RunGraph';

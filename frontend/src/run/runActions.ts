@@ -8,9 +8,9 @@
 import { api } from '../api/client';
 import type { RestoreFrom, Run, SavepointRequest } from '../api/types';
 import { navigate, paths } from '../router';
-import { useRunStore } from '../state/runStore';
-import { runLoaded } from '../state/runState';
-import { upsertSavepoint } from '../state/savepoints';
+import { useRunStore } from '../state/run/runStore';
+import { runLoaded } from '../state/run/runState';
+import { upsertSavepoint } from '../state/run/savepoints';
 
 const POLL_MS = 1000;
 const POLL_LIMIT = 600;

@@ -2,9 +2,9 @@ import { useEffect } from 'react';
 import { api, ApiError } from '../api/client';
 import { RunEventStream } from '../api/runSocket';
 import type { RunEvent } from '../api/types';
-import { useRunStore } from '../state/runStore';
-import { applyRunEvent, checkpointHistoryLoaded, metricsSampled, nodeMetricsReported, runLoaded, savepointRequestsLoaded } from '../state/runState';
-import { isRunEnded } from '../state/runStatus';
+import { useRunStore } from '../state/run/runStore';
+import { applyRunEvent, checkpointHistoryLoaded, metricsSampled, nodeMetricsReported, runLoaded, savepointRequestsLoaded } from '../state/run/runState';
+import { isRunEnded } from '../state/run/runStatus';
 
 /** While the WebSocket is down, the page refreshes from REST this often. */
 export const REST_FALLBACK_MS = 3000;

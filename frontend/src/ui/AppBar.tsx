@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { api } from '../api/client';
 import { navigate, paths } from '../router';
-import { useAuthStore, type AuthState } from '../state/authStore';
-import { useEditorStore } from '../state/editorStore';
+import { useAuthStore, type AuthState } from '../state/shared/authStore';
+import { useEditorStore } from '../state/editor/editorStore';
 import { Link } from './Link';
 import { NotificationsBell } from './NotificationsBell';
 

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api/client';
 import { socketUrl, type Notification, type NotificationMessage } from '../api/operations';
-import { useAuthStore } from '../state/authStore';
+import { useAuthStore } from '../state/shared/authStore';
 
 const RECONNECT_MS = 3000;
 

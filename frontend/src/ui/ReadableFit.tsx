@@ -1,6 +1,6 @@
 import { useNodesInitialized, useReactFlow, useStoreApi } from '@xyflow/react';
 import { useEffect, useRef } from 'react';
-import { fitPlacement } from '../state/viewport';
+import { fitPlacement } from '../state/shared/viewport';
 
 /**
  * Fits a graph into view when it opens, but never below the zoom at which node text stays

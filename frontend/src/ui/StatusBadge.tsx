@@ -1,5 +1,5 @@
 import type { HTMLAttributes } from 'react';
-import type { Tone } from '../state/runStatus';
+import type { Tone } from '../state/run/runStatus';
 
 interface StatusBadgeProps extends HTMLAttributes<HTMLSpanElement> {
   tone: Tone;

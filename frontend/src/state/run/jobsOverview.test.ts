@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import type { Run } from '../../api/types';
+import { formatUptime, jobsInOrder, uptimeMs } from './jobsOverview';
+
+function run(id: number, status: Run['status'], started: string | null, ended: string | null = null): Run {
+  return { id, pipeline: 1, pipeline_name: 'p', version: 1, mode: 'streaming', status, failure_cause: null, created_at: '2026-01-01T00:00:00Z', started_at: started, ended_at: ended, collected: {} };
+}
+
+describe('jobs overview', () => {
+  it('lists running runs first, newest start first, then ended ones by their end', () => {
+    const runs = [
+      run(1, 'FINISHED', '2026-01-01T00:00:00Z', '2026-01-01T01:00:00Z'),
+      run(2, 'RUNNING', '2026-01-01T00:10:00Z'),
+      run(3, 'FAILED', '2026-01-01T00:20:00Z', '2026-01-01T02:00:00Z'),
+      run(4, 'RESTARTING', '2026-01-01T00:30:00Z'),
+      run(5, 'SCHEDULING', null),
+    ];
+    expect(jobsInOrder(runs).map((entry) => entry.id)).toEqual([4, 2, 5, 3, 1]);
+  });
+
+  it('measures uptime until now, or until the end', () => {
+    const now = Date.parse('2026-01-01T00:12:05Z');
+    expect(uptimeMs(run(2, 'RUNNING', '2026-01-01T00:10:00Z'), now)).toBe(125_000);
+    expect(uptimeMs(run(1, 'FINISHED', '2026-01-01T00:00:00Z', '2026-01-01T01:00:00Z'), now)).toBe(3_600_000);
+    expect(uptimeMs(run(5, 'SCHEDULING', null), now)).toBeNull();
+    expect([formatUptime(37_000), formatUptime(125_000), formatUptime(7_500_000), formatUptime(null)]).toEqual(['37 s', '2 m 05 s', '2 h 05 m', '–']);
+  });
+});

@@ -1,0 +1,32 @@
+/** Flink's jobs overview as data: running runs first (newest start first), then the ended ones (newest end first). */
+import type { Run } from '../../api/types';
+import { isRunEnded } from './runStatus';
+
+function time(iso: string | null | undefined): number {
+  return iso ? Date.parse(iso) : 0;
+}
+
+export function jobsInOrder(runs: Run[]): Run[] {
+  const active = runs.filter((run) => !isRunEnded(run.status));
+  const ended = runs.filter((run) => isRunEnded(run.status));
+  active.sort((a, b) => time(b.started_at ?? b.created_at) - time(a.started_at ?? a.created_at) || b.id - a.id);
+  ended.sort((a, b) => time(b.ended_at) - time(a.ended_at) || b.id - a.id);
+  return [...active, ...ended];
+}
+
+/** How long a run has been up (until `now`), or ran; null before it started. */
+export function uptimeMs(run: Run, now: number): number | null {
+  if (!run.started_at) return null;
+  const end = run.ended_at ? time(run.ended_at) : now;
+  return Math.max(0, end - time(run.started_at));
+}
+
+/** "2 h 05 m", "4 m 12 s", "37 s". */
+export function formatUptime(ms: number | null): string {
+  if (ms === null) return '–';
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} m ${String(seconds % 60).padStart(2, '0')} s`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} m`;
+}

@@ -1,0 +1,39 @@
+/** The run page's state (see runState.ts for the transitions) plus the live connection. */
+import { create } from 'zustand';
+import type { ConnectionState } from '../../api/runSocket';
+import { INITIAL_RUN_STATE, type RunState } from './runState';
+
+export interface RunStoreState extends RunState {
+  runId: number | null;
+  connection: ConnectionState;
+  loadError: string | null;
+  /** The checkpoint whose details are open (null: the newest). */
+  selectedCheckpoint: number | null;
+  /** The node whose subtasks the drill-down shows (null: closed). */
+  selectedNode: string | null;
+  reset: (runId: number) => void;
+  selectCheckpoint: (id: number | null) => void;
+  selectNode: (id: string | null) => void;
+  /** Open the drill-down of node `id`, or close it when it is open. */
+  toggleNode: (id: string) => void;
+  /** Apply a pure transition of runState.ts. */
+  update: (transition: (state: RunState) => RunState) => void;
+  setConnection: (connection: ConnectionState) => void;
+  setLoadError: (message: string | null) => void;
+}
+
+export const useRunStore = create<RunStoreState>()((set) => ({
+  ...INITIAL_RUN_STATE,
+  runId: null,
+  connection: 'connecting',
+  loadError: null,
+  selectedCheckpoint: null,
+  selectedNode: null,
+  reset: (runId) => set({ ...INITIAL_RUN_STATE, runId, connection: 'connecting', loadError: null, selectedCheckpoint: null, selectedNode: null }),
+  selectCheckpoint: (selectedCheckpoint) => set({ selectedCheckpoint }),
+  selectNode: (selectedNode) => set({ selectedNode }),
+  toggleNode: (id) => set((state) => ({ selectedNode: state.selectedNode === id ? null : id })),
+  update: (transition) => set((state) => transition(state)),
+  setConnection: (connection) => set({ connection }),
+  setLoadError: (loadError) => set({ loadError }),
+}));

@@ -1,0 +1,70 @@
+/**
+ * The React Flow elements of a pipeline graph. A node's data is the definition node minus
+ * its id and position (React Flow owns those); an edge's data is the exchange between two nodes.
+ */
+import type { Edge, Node } from '@xyflow/react';
+import type { Exchange, Partitioning } from '../../api/types';
+
+export type OperatorNodeData = {
+  /** Operator type from the catalog, e.g. "source.datagen". */
+  type: string;
+  params: Record<string, unknown>;
+  /** Overrides the pipeline's parallelism when set. */
+  parallelism?: number;
+};
+
+/** A node of the editable canvas. */
+export type OperatorNode = Node<OperatorNodeData, 'operator'>;
+export type VertexNodeData = OperatorNodeData & {
+  /** The job vertex (operator chain) the node runs in; it shares the vertex's busy/idle/backpressured time. */
+  vertex?: string;
+  /** All nodes of that chain, in order. */
+  chain?: string[];
+  vertexParallelism?: number;
+};
+
+/** A node of a run's read-only graph, showing live metrics. */
+export type VertexNode = Node<VertexNodeData, 'vertex'>;
+export type PipelineNode = OperatorNode | VertexNode;
+export type PipelineNodeKind = PipelineNode['type'];
+
+export type PipelineEdgeData = {
+  partitioning: Partitioning;
+  /** Key selector expression; used only with hash partitioning. */
+  key?: string;
+  exchange: Exchange;
+};
+
+export type PipelineEdge = Edge<PipelineEdgeData, 'pipeline'>;
+
+export const PARTITIONINGS: Partitioning[] = ['forward', 'rebalance', 'rescale', 'hash', 'broadcast'];
+export const EXCHANGES: Exchange[] = ['pipelined', 'blocking'];
+
+export function isOperatorNode(node: Node): node is OperatorNode {
+  return node.type === 'operator';
+}
+
+export function isVertexNode(node: Node): node is VertexNode {
+  return node.type === 'vertex';
+}
+
+/** The short text drawn on an edge: how records are partitioned and exchanged. */
+export function edgeLabel(data: PipelineEdgeData, port?: string | null): string {
+  const partitioning = data.partitioning === 'hash' ? `hash(${data.key?.trim() || '?'})` : data.partitioning;
+  const label = data.exchange === 'blocking' ? `${partitioning} · blocking` : partitioning;
+  return port ? `${port} · ${label}` : label;
+}
+
+export type DiffStatus = 'added' | 'removed' | 'changed' | 'same';
+
+export type DiffNodeData = OperatorNodeData & {
+  status: DiffStatus;
+  /** "params.expression: "x" → "x * 2"", one per changed field. */
+  changes: string[];
+};
+
+/** A node of a version diff: both versions in one drawing. */
+export type DiffNode = Node<DiffNodeData, 'diff'>;
+
+export type DiffEdgeData = PipelineEdgeData & { status: DiffStatus; changes: string[] };
+export type DiffEdge = Edge<DiffEdgeData, 'diff'>;
