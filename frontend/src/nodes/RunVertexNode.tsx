@@ -1,16 +1,27 @@
 import { Handle, Position, type NodeProps } from '@xyflow/react';
 import { memo, type CSSProperties } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { useCatalogStore, type CatalogState } from '../state/shared/catalogStore';
 import type { VertexNode } from '../state/shared/graph';
 import PortHandles from './PortHandles';
 import SideHandles from './SideHandles';
 import { failureIsCurrent, failureOfNode } from '../state/run/runFailures';
-import { useRunStore } from '../state/run/runStore';
+import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { formatWatermark, nodeFigures } from '../state/run/nodeMetrics';
 import { activityColour, activityOf, activityRatios, activityTextColour, formatPercent, formatRate, ratesOf } from '../state/run/vertexMetrics';
 import { classNames } from '../ui/classNames';
 
 const selectOperators = (state: CatalogState) => state.byType;
+/** What every node of the run graph reads; each indexes it by its own id and vertex. */
+const selectRunGraph = (state: RunStoreState) => ({
+  vertices: state.vertices,
+  nodes: state.nodes,
+  derivedRates: state.rates,
+  exceptions: state.exceptions,
+  selectedNode: state.selectedNode,
+  runFailed: failureIsCurrent(state.status),
+  toggleNode: state.toggleNode,
+});
 
 function formatCount(value: unknown): string {
   return typeof value === 'number' ? value.toLocaleString() : '–';
@@ -25,14 +36,12 @@ function formatCount(value: unknown): string {
 function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
   const operator = useCatalogStore(selectOperators)[data.type];
   const vertexId = data.vertex ?? id;
-  const vertexMetrics = useRunStore((state) => state.vertices[vertexId]);
-  const nodeMetrics = useRunStore((state) => state.nodes[id]);
-  const selected = useRunStore((state) => state.selectedNode === id);
-  const toggleNode = useRunStore((state) => state.toggleNode);
+  const { vertices, nodes, derivedRates, exceptions, selectedNode, runFailed, toggleNode } = useRunStore(useShallow(selectRunGraph));
+  const vertexMetrics = vertices[vertexId];
+  const nodeMetrics = nodes[id];
+  const selected = selectedNode === id;
   const metrics = nodeFigures(nodeMetrics, vertexMetrics);
-  const derived = useRunStore((state) => (nodeMetrics ? undefined : state.rates[vertexId]));
-  const exceptions = useRunStore((state) => state.exceptions);
-  const runFailed = useRunStore((state) => failureIsCurrent(state.status));
+  const derived = nodeMetrics ? undefined : derivedRates[vertexId];
   const failure = failureOfNode(exceptions, id, vertexId);
   const failedNow = failure !== null && runFailed && exceptions[0]?.seq === failure.latest.seq;
   const category = operator?.category ?? data.type.split('.')[0];

@@ -19,7 +19,7 @@ import { definitionToGraph, graphToDefinition, newPipelineSettings, type Pipelin
 import type { OperatorNode, OperatorNodeData, PipelineEdge, PipelineEdgeData } from '../shared/graph';
 import { copySelection, pasteElements, PASTE_OFFSET, type Clipboard } from './clipboard';
 import { connectionProblem, defaultEdgeData, freePosition, nextEdgeId, nextNodeId, type Point } from './graphEdits';
-import { EMPTY_HISTORY, record, redo as redoHistory, undo as undoHistory, type History, type Snapshot } from './history';
+import { EMPTY_HISTORY, record, step, type Direction, type History, type Snapshot } from './history';
 import { autoLayout as layoutPositions } from './layout';
 import { indexProblems, NO_PROBLEMS, type ProblemIndex } from './problems';
 
@@ -141,6 +141,22 @@ export function nodeChangesHistoryKey(changes: NodeChange<OperatorNode>[], nodes
 
 function deselected<T extends { selected?: boolean }>(items: T[]): T[] {
   return items.map((item) => (item.selected ? { ...item, selected: false } : item));
+}
+
+/**
+ * Undo or redo as one edit: the other stack's snapshot replaces the graph and settings. With
+ * nothing that way it returns `state` itself, which zustand treats as no change at all.
+ */
+function travel(state: EditorState, direction: Direction): EditorState | Partial<EditorState> {
+  const taken = step(state.history, snapshotOf(state), direction);
+  if (!taken) return state;
+  return {
+    ...taken.snapshot,
+    history: taken.history,
+    revision: state.revision + 1,
+    layoutRevision: state.layoutRevision + 1,
+    notice: null,
+  };
 }
 
 function freshState() {
@@ -326,31 +342,8 @@ export const useEditorStore = create<EditorState>()((set, get) => ({
       edges: state.edges.map((edge) => (edge.selected ? edge : { ...edge, selected: true })),
     })),
 
-  undo: () => {
-    const state = get();
-    const step = undoHistory(state.history, snapshotOf(state));
-    if (!step) return;
-    set({
-      ...step.snapshot,
-      history: step.history,
-      revision: state.revision + 1,
-      layoutRevision: state.layoutRevision + 1,
-      notice: null,
-    });
-  },
-
-  redo: () => {
-    const state = get();
-    const step = redoHistory(state.history, snapshotOf(state));
-    if (!step) return;
-    set({
-      ...step.snapshot,
-      history: step.history,
-      revision: state.revision + 1,
-      layoutRevision: state.layoutRevision + 1,
-      notice: null,
-    });
-  },
+  undo: () => set((state) => travel(state, 'undo')),
+  redo: () => set((state) => travel(state, 'redo')),
 
   copy: () => {
     const clipboard = copySelection(get().nodes, get().edges);

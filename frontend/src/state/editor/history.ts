@@ -57,22 +57,28 @@ export function canRedo(history: History): boolean {
   return history.future.length > 0;
 }
 
-/** Step back: the snapshot to restore and the history with `current` on the redo stack; null when there is none. */
-export function undo(history: History, current: Snapshot): { history: History; snapshot: Snapshot } | null {
-  const top = history.past[history.past.length - 1];
+/** Which stack a step takes its snapshot from: undo takes the past's top, redo the future's. */
+export type Direction = 'undo' | 'redo';
+
+/**
+ * Undo or redo: the snapshot to restore, and the history with `current` moved onto the other
+ * stack; null when there is nothing that way. One body for both: they are mirror images.
+ */
+export function step(history: History, current: Snapshot, direction: Direction): { history: History; snapshot: Snapshot } | null {
+  const [from, to] = direction === 'undo' ? [history.past, history.future] : [history.future, history.past];
+  const top = from[from.length - 1];
   if (!top) return null;
-  return {
-    snapshot: top.snapshot,
-    history: { past: history.past.slice(0, -1), future: [...history.future, { snapshot: current, key: null, at: 0 }] },
-  };
+  const taken = from.slice(0, -1);
+  const given = [...to, { snapshot: current, key: null, at: 0 }];
+  return { snapshot: top.snapshot, history: direction === 'undo' ? { past: taken, future: given } : { past: given, future: taken } };
+}
+
+/** Step back; null when there is nothing to undo. */
+export function undo(history: History, current: Snapshot): { history: History; snapshot: Snapshot } | null {
+  return step(history, current, 'undo');
 }
 
 /** Step forward again after an undo; null when there is nothing to redo. */
 export function redo(history: History, current: Snapshot): { history: History; snapshot: Snapshot } | null {
-  const top = history.future[history.future.length - 1];
-  if (!top) return null;
-  return {
-    snapshot: top.snapshot,
-    history: { past: [...history.past, { snapshot: current, key: null, at: 0 }], future: history.future.slice(0, -1) },
-  };
+  return step(history, current, 'redo');
 }

@@ -74,6 +74,13 @@ describe('undo/redo in the editor', () => {
     expect(editor().revision).toBe(revision + 2);
   });
 
+  it('changes nothing, not even the revision, when there is nothing to undo or redo', () => {
+    const before = editor();
+    editor().undo();
+    editor().redo();
+    expect(editor()).toBe(before);
+  });
+
   it('makes one step of a quick run of typing into one field', () => {
     editor().addOperatorNode(MAP);
     for (const text of ['x', 'x ', 'x *', 'x * 2']) {
