@@ -21,7 +21,8 @@ import type {
   RunExceptions,
   RunMetrics,
   RunPage,
-  SavepointRequest,
+  RunSummary,
+  SavepointRequestRow,
   StateCompatibility,
   StartRunRequest,
   User,
@@ -187,8 +188,8 @@ export const api = {
 
   startRun: (pipelineId: number, options: PipelineMode | StartRunRequest = {}) =>
     request<Run>('POST', `/api/pipelines/${pipelineId}/runs`, typeof options === 'string' ? { mode: options } : options),
-  listRuns: (pipelineId: number) => request<Run[] | RunPage>('GET', `/api/pipelines/${pipelineId}/runs`),
-  searchRuns: (params: { pipeline?: number; status?: string; page_size?: number }) => request<RunPage | Run[]>('GET', `/api/runs${query(params)}`),
+  listRuns: (pipelineId: number) => request<RunSummary[] | RunPage>('GET', `/api/pipelines/${pipelineId}/runs`),
+  searchRuns: (params: { pipeline?: number; status?: string; page_size?: number }) => request<RunPage | RunSummary[]>('GET', `/api/runs${query(params)}`),
   getRun: (id: number) => request<Run>('GET', `/api/runs/${id}`),
   cancelRun: (id: number) => request<Run>('POST', `/api/runs/${id}/cancel`),
   stopRun: (id: number, drain: boolean, targetDirectory?: string) =>
@@ -197,8 +198,8 @@ export const api = {
     request<Rescale>('POST', `/api/runs/${id}/rescale`, body),
   triggerSavepoint: (id: number, targetDirectory?: string) =>
     request<{ request_id: string }>('POST', `/api/runs/${id}/savepoints`, targetDirectory ? { target_directory: targetDirectory } : {}),
-  listSavepoints: (id: number) => request<SavepointRequest[]>('GET', `/api/runs/${id}/savepoints`),
-  getSavepoint: (id: number, requestId: string) => request<SavepointRequest>('GET', `/api/runs/${id}/savepoints/${encodeURIComponent(requestId)}`),
+  listSavepoints: (id: number) => request<SavepointRequestRow[]>('GET', `/api/runs/${id}/savepoints`),
+  getSavepoint: (id: number, requestId: string) => request<SavepointRequestRow>('GET', `/api/runs/${id}/savepoints/${encodeURIComponent(requestId)}`),
   getCheckpoints: (runId: number) => request<CheckpointHistory>('GET', `/api/runs/${runId}/checkpoints`),
   getCheckpoint: (runId: number, checkpointId: number) =>
     request<CheckpointDetails>('GET', `/api/runs/${runId}/checkpoints/${checkpointId}`),

@@ -1,14 +1,36 @@
 /**
- * Types of the studio's REST and WebSocket API, exactly as the server sends them.
- * Field names stay snake_case so that what we read is what the server documents.
+ * Types of the studio's REST and WebSocket API, derived from the OpenAPI schema's generated types
+ * (schema.gen.ts, `make api-types`; tests/test_api_types.py fails when they drift from the
+ * serializers). Field names stay snake_case: what we read is what the server documents.
+ *
+ * Each REST type is a schema component, sometimes refined where the schema is looser than what the
+ * server sends: a JSON field it documents as an open object (a definition, a plan, params' JSON
+ * Schema), or a field with a server default, which the schema calls optional even in a response.
+ * The WebSocket's event payloads are not in the OpenAPI schema; their types below reuse the REST
+ * components they carry.
  */
 import type { components } from './schema.gen';
 
+type Schemas = components['schemas'];
+
+/** `T` with the fields of `R` in place of its own: where the schema leaves a field open and the browser reads its shape. */
+type Refine<T, R> = Omit<T, keyof R> & R;
+
+/**
+ * `T` with the fields `K` always present: drf-spectacular calls a field with a server default
+ * optional in responses too, where DRF always writes it.
+ */
+type Sent<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], undefined> };
+
+// ---------------------------------------------------------------------------------------------
+// The operator catalog (GET /api/operators)
+
+/** An operator's category; the catalog may grow new ones. */
 export type Category = 'source' | 'transform' | 'aggregate' | 'window' | 'sink' | (string & {});
 
 export type JsonSchemaType = 'integer' | 'number' | 'string' | 'boolean' | 'null';
 
-/** One property of an operator's params JSON Schema. */
+/** One property of an operator's params JSON Schema (the schema documents `params_schema` as an open object). */
 export interface ParamSchema {
   type?: JsonSchemaType | JsonSchemaType[];
   enum?: Array<string | number | boolean | null>;
@@ -28,179 +50,92 @@ export interface ParamsSchema {
   additionalProperties?: boolean;
 }
 
-export interface Operator {
-  type: string;
-  category: Category;
-  title: string;
-  description: string;
-  inputs: 0 | 1 | 'many' | number;
-  outputs: 0 | 1 | number;
-  source: boolean;
-  sink: boolean;
-  keyed: boolean;
-  stateful: boolean;
-  params_schema: ParamsSchema;
-  /** Named output ports besides the main output (event-time windows: "late"). */
-  output_ports?: OutputPort[];
-  /** Named inputs of a two-input operator (joins: ["left", "right"]); an edge into one says its `side`. */
-  input_sides?: string[];
-}
-
+/** A named output port besides the main output (event-time windows: "late"). */
 export interface OutputPort {
   name: string;
   description: string;
 }
 
-export type Partitioning = 'forward' | 'rebalance' | 'rescale' | 'hash' | 'broadcast';
-export type Exchange = 'pipelined' | 'blocking';
-export type PipelineMode = 'streaming' | 'batch';
+export type Operator = Refine<
+  Schemas['Operator'],
+  {
+    category: Category;
+    /** How many inputs: 0, 1, 2 or "many". */
+    inputs: number | 'many';
+    params_schema: ParamsSchema;
+    output_ports?: OutputPort[];
+  }
+>;
 
-export interface DefinitionNode {
-  id: string;
-  type: string;
-  params: Record<string, unknown>;
-  parallelism?: number;
-  ui?: { x: number; y: number };
-}
+// ---------------------------------------------------------------------------------------------
+// The pipeline definition, as the API's request bodies describe it (from its JSON Schema)
 
-export interface DefinitionEdge {
-  id: string;
-  from: string;
-  /** The named output port of `from` the edge leaves; absent for the main output. */
-  from_port?: string | null;
-  to: string;
-  /** Which named input of `to` the edge feeds (joins: "left" | "right"); absent for other operators. */
-  side?: string | null;
-  partitioning: Partitioning;
-  key?: string;
-  exchange: Exchange;
-}
+type DefinitionSchema = Schemas['PipelineWriteRequest']['definition'];
+type NodeSchema = DefinitionSchema['nodes'][number];
+type EdgeSchema = DefinitionSchema['edges'][number];
+type CheckpointingSchema = NonNullable<DefinitionSchema['checkpointing']>;
 
-export interface CheckpointingConfig {
-  interval_ms: number;
-  mode: 'exactly_once' | 'at_least_once' | (string & {});
-  [setting: string]: unknown;
-}
+export type Partitioning = NonNullable<EdgeSchema['partitioning']>;
+export type Exchange = NonNullable<EdgeSchema['exchange']>;
+export type PipelineMode = Schemas['RunStartModeEnum'];
 
-/** Everything of a definition except its graph. */
-export interface PipelineSettings {
-  format: 1;
-  name: string;
-  mode: PipelineMode;
-  parallelism: number;
-  max_parallelism: number;
-  checkpointing: CheckpointingConfig;
-  /** Settings the editor does not edit yet (restart strategy, ...) travel through unchanged. */
-  [setting: string]: unknown;
-}
+export type DefinitionNode = Refine<
+  NodeSchema,
+  {
+    params: Record<string, unknown>;
+    /** Where the editor drew it. */
+    ui?: { x: number; y: number };
+  }
+>;
 
-export interface PipelineDefinition extends PipelineSettings {
-  nodes: DefinitionNode[];
-  edges: DefinitionEdge[];
-}
+export type DefinitionEdge = Refine<
+  EdgeSchema,
+  {
+    partitioning: Partitioning;
+    exchange: Exchange;
+    /** Which named input of `to` the edge feeds (joins: "left" | "right"); absent for other operators. */
+    side?: string | null;
+    key?: string;
+  }
+>;
+
+/** The checkpointing section, with what the editor always writes. */
+export type CheckpointingConfig = Refine<CheckpointingSchema, { interval_ms: number; mode: NonNullable<CheckpointingSchema['mode']> }>;
+
+/** Everything of a definition except its graph: the editor always writes these. */
+export type PipelineSettings = Refine<
+  Omit<DefinitionSchema, 'nodes' | 'edges'>,
+  {
+    name: string;
+    mode: PipelineMode;
+    parallelism: number;
+    max_parallelism: number;
+    checkpointing: CheckpointingConfig;
+  }
+>;
+
+export type PipelineDefinition = PipelineSettings & { nodes: DefinitionNode[]; edges: DefinitionEdge[] };
 
 /** A validation problem: all of them come back at once, never only the first. */
-export interface Problem {
-  node: string | null;
-  edge: string | null;
-  field: string | null;
-  message: string;
-}
+export type Problem = Schemas['Problem'];
+export type ValidationResult = Schemas['ValidationResult'];
 
-export interface ValidationResult {
-  valid: boolean;
-  errors: Problem[];
-  /** Allowed but likely wrong (a file source matching no file yet); only for a definition without errors. */
-  warnings?: Problem[];
-}
+// ---------------------------------------------------------------------------------------------
+// Pipelines and their versions
 
-export interface PipelineSummary {
-  id: number;
-  name: string;
-  version: number;
-  updated_at: string;
-  owner?: string;
-  permissions?: string[];
-  /** The newest run, for the list's status column. */
-  latest_run?: { id: number; status: RunStatus } | null;
-}
+export type PipelineSummary = Schemas['PipelineList'];
+export type Pipeline = Refine<Schemas['Pipeline'], { definition: PipelineDefinition }>;
+export type VersionSummary = Schemas['Version'];
+export type PipelineVersion = Refine<Schemas['VersionDetail'], { definition: PipelineDefinition }>;
 
-export interface Pipeline {
-  id: number;
-  name: string;
-  version: number;
-  owner?: string;
-  /** What the signed-in user may do: a subset of view, edit, run, own. */
-  permissions?: string[];
-  definition: PipelineDefinition;
-  created_at: string;
-  updated_at: string;
-}
+export type FieldChange = Schemas['Change'];
+export type ElementDiff = Schemas['ItemsDiff'];
+export type DefinitionDiff = Schemas['Diff'];
 
-export type RunStatus =
-  | 'CREATED'
-  | 'SCHEDULING'
-  | 'RUNNING'
-  | 'FINISHING'
-  | 'FINISHED'
-  | 'CANCELING'
-  | 'CANCELED'
-  | 'FAILING'
-  | 'FAILED'
-  | 'RESTARTING';
+export type PreviewResult = Schemas['Preview'];
 
-export type CollectedRecords = Record<string, unknown[]>;
-
-export interface Run {
-  id: number;
-  pipeline: number;
-  pipeline_name: string;
-  version: number;
-  mode: PipelineMode;
-  status: RunStatus;
-  failure_cause: string | null;
-  created_at: string;
-  started_at: string | null;
-  ended_at: string | null;
-  /** How often it restarted (RESTARTING transitions). */
-  restarts?: number;
-  /** The newest completed checkpoint (#id as users see it). */
-  last_checkpoint?: { id: number; kind: string; trigger_timestamp: number } | null;
-  collected: CollectedRecords;
-  /** The definition of the version that runs. */
-  definition?: PipelineDefinition;
-  /** The planner's summary, written when the run is scheduled (null before). */
-  plan?: PlanSummary | null;
-  status_history?: Array<{ status: RunStatus; ts: string | number }>;
-  restored_from?: RestoredFrom | null;
-  savepoint_requests?: SavepointRequest[];
-}
-
-export interface RestoredFrom {
-  checkpoint?: number | null;
-  path?: string | null;
-  run?: number | null;
-  checkpoint_id?: number | null;
-  kind?: CheckpointKind | null;
-  [field: string]: unknown;
-}
-
-export interface RunPage {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: Run[];
-}
-
-/** A checkpoint by the id users see (#7) and its run, a checkpoint row by pk, or a directory. */
-export type RestoreFrom = { checkpoint: number; run?: number } | { pk: number } | { path: string };
-
-export interface StartRunRequest {
-  version?: number;
-  mode?: PipelineMode;
-  restore_from?: RestoreFrom;
-  allow_non_restored_state?: boolean;
-}
+// ---------------------------------------------------------------------------------------------
+// The planner's summary (the schema documents its vertices, edges and compact lists as open objects)
 
 /** A list of subtask indices or region ids, or its compact form for huge parallelisms. */
 export type CompactList<T> = T[] | { count: number; ranges: Array<[number, number]> };
@@ -226,229 +161,181 @@ export interface PlanJobEdge {
   key?: string | null;
 }
 
-export interface PlanRegion {
-  id: string;
-  vertices?: Record<string, CompactList<number>>;
-  job_vertices: string[];
-  depends_on: CompactList<string>;
-  size: number;
-}
+export type PlanRegion = Refine<Schemas['PlanRegion'], { vertices?: Record<string, CompactList<number>>; depends_on: CompactList<string> }>;
 
-export interface PlanSummary {
-  job_vertices: PlanJobVertex[];
-  job_edges: PlanJobEdge[];
-  regions: PlanRegion[];
-  node_regions: Record<string, CompactList<string>>;
-  schedule: string[];
-  counts?: Record<string, number>;
-}
+export type PlanSummary = Refine<
+  Schemas['Plan'],
+  {
+    job_vertices: PlanJobVertex[];
+    job_edges: PlanJobEdge[];
+    regions: PlanRegion[];
+    node_regions: Record<string, CompactList<string>>;
+    counts?: Record<string, number>;
+  }
+>;
 
-export interface VersionSummary {
-  number: number;
-  message: string;
-  created_at: string;
-  created_by?: string | null;
-}
+// ---------------------------------------------------------------------------------------------
+// Runs
 
-export interface PipelineVersion extends VersionSummary {
-  definition: PipelineDefinition;
-}
+export type RunStatus = Schemas['RunStatusEnum'];
 
-export interface FieldChange {
-  path: string;
-  from: unknown;
-  to: unknown;
-}
+/** What each sink.collect node collected, by node id. */
+export type CollectedRecords = Record<string, unknown[]>;
 
-export interface ElementDiff {
-  added: string[];
-  removed: string[];
-  changed: Array<{ id: string; changes: FieldChange[] }>;
-}
+export type RestoredFrom = Schemas['RestoredFrom'];
 
-export interface DefinitionDiff {
-  from?: number | null;
-  to?: number | null;
-  nodes: ElementDiff;
-  edges: ElementDiff;
-  settings: { changed: FieldChange[] };
-}
+export type Run = Refine<
+  Sent<Schemas['Run'], 'status'>,
+  {
+    mode: PipelineMode;
+    /** The definition of the version that runs. */
+    definition?: PipelineDefinition;
+    /** The planner's summary, written when the run is scheduled (null before). */
+    plan?: PlanSummary | null;
+    collected: CollectedRecords;
+    savepoint_requests: SavepointRequestRow[];
+  }
+>;
 
-export interface PreviewResult {
-  nodes: Record<string, { records: unknown[]; count: number }>;
-  status: string;
-  failure?: string | null;
-}
+/** A run without its definition, plan and records: what lists and the pipelines' stream show. */
+export type RunSummary = Refine<Sent<Schemas['RunSummary'], 'status'>, { mode: PipelineMode }>;
 
-export type SavepointStatus = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
-export type SavepointTrigger = 'manual' | 'scheduled' | 'stop';
+export type RunPage = Refine<Schemas['PaginatedRunSummaryList'], { results: RunSummary[] }>;
 
-export interface SavepointRequest {
-  request_id: string;
-  status: SavepointStatus;
-  location?: string | null;
-  failure_cause?: string | null;
-  checkpoint_id?: number | null;
-  /** The checkpoint row of the finished savepoint: what restore_from and DELETE /api/savepoints/<pk> take. */
-  checkpoint_pk?: number | null;
-  triggered_at?: string | number | null;
-  completed_at?: string | number | null;
-  kind?: 'savepoint' | 'sync-savepoint' | (string & {});
-  /** Who asked for it. */
-  trigger?: SavepointTrigger;
-  /** Progress: subtasks that acknowledged the savepoint so far, of how many (null before it was triggered). */
-  acknowledged_subtasks?: number | null;
-  total_subtasks?: number | null;
-  /** Only on requests this page made: whether it was a stop-with-savepoint and with drain. */
-  stop?: boolean;
-  drain?: boolean;
-}
+type RestoreFromRequest = Schemas['RestoreFromRequest'];
 
-export interface User {
-  id: number;
-  username: string;
-}
+/** A checkpoint by the id users see (#7) and its run, a checkpoint row by pk, or a directory. */
+export type RestoreFrom =
+  | (Required<Pick<RestoreFromRequest, 'checkpoint'>> & Pick<RestoreFromRequest, 'run'>)
+  | Required<Pick<RestoreFromRequest, 'pk'>>
+  | Required<Pick<RestoreFromRequest, 'path'>>;
 
-export interface ApiToken {
-  id: number;
-  name: string;
-  /** The first characters of the key, to tell tokens apart. */
-  prefix?: string;
-  key?: string;
-  created?: string;
-  created_at?: string;
-  last_used_at?: string | null;
-}
+export type StartRunRequest = Partial<Refine<Schemas['RunStartRequest'], { restore_from?: RestoreFrom }>>;
 
-export type CheckpointKind = 'checkpoint' | 'savepoint' | (string & {});
-export type CheckpointStatus = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+/** GET /api/runs/<id>/state-compatibility?version=N: whether the run's state fits version N. */
+export type StateCompatibility = Schemas['StateCompatibility'];
 
-export interface CheckpointStats {
-  id: number;
-  kind: CheckpointKind;
-  status: CheckpointStatus;
-  trigger_timestamp: number;
-  latest_ack_timestamp: number | null;
-  end_to_end_duration: number | null;
-  state_size: number | null;
-  num_acknowledged_subtasks: number;
-  num_subtasks: number;
-  external_path: string | null;
-  failure_message: string | null;
-  /** True once a newer checkpoint subsumed this one and its files were removed. */
-  discarded?: boolean;
-  /** The row id (for restore pickers); `id` is the checkpoint id within the run. */
-  pk?: number;
-  is_savepoint?: boolean;
-  subtasks?: SubtaskCheckpointStats[];
-  alignment_duration?: number | null;
-  /** Some subtask took it on its first barrier (unaligned checkpoint, or an aligned one that timed out). */
-  unaligned?: boolean | null;
-  /** Bytes of in-flight data (channel state) an unaligned checkpoint persisted. */
-  persisted_data?: number | null;
-  /** Savepoints: who asked for it (null for checkpoints). */
-  trigger?: SavepointTrigger | null;
-}
+/** A one-click rescale: stop with savepoint, then the rescaled version from it (POST /api/runs/<id>/rescale). */
+export type Rescale = Schemas['Rescale'];
 
-export interface SubtaskCheckpointStats {
-  index: number;
-  status?: string;
-  ack_timestamp?: number | null;
-  end_to_end_duration?: number | null;
-  start_delay?: number | null;
-  alignment_duration?: number | null;
-  sync_duration?: number | null;
-  async_duration?: number | null;
-  state_size?: number | null;
-  persisted_data?: number | null;
-  unaligned?: boolean | null;
-  /** Some engines report which vertex a subtask belongs to on flat lists. */
-  vertex?: string;
-  task?: [string, number] | string;
-}
+export type User = Schemas['User'];
 
-export interface CheckpointVertexStats {
-  id: string;
-  name?: string;
-  num_subtasks?: number;
-  num_acknowledged_subtasks?: number;
-  state_size?: number | null;
-  end_to_end_duration?: number | null;
-  alignment_duration?: number | null;
-  subtasks: SubtaskCheckpointStats[];
-}
+/** A token as listed; `key` only in the answer that created it. */
+export type ApiToken = Schemas['Token'] & Partial<Pick<Schemas['NewToken'], 'key'>>;
 
-export interface CheckpointDetails extends CheckpointStats {
-  vertices?: CheckpointVertexStats[];
-}
+// ---------------------------------------------------------------------------------------------
+// Savepoints
 
-export interface DistributionSummary {
-  min: number | null;
-  max: number | null;
-  avg: number | null;
-  p50?: number | null;
-  p90?: number | null;
-  p99?: number | null;
-}
+export type SavepointStatus = Schemas['SavepointStatusEnum'];
+export type SavepointTrigger = Schemas['SavepointTriggerEnum'];
 
-export interface CheckpointCounts {
-  restored?: number;
-  total: number;
-  in_progress: number;
-  completed: number;
-  failed: number;
-}
+/** A savepoint request as GET /api/runs/<id>/savepoints and a run's `savepoint_requests` list it. */
+export type SavepointRequestRow = Sent<Schemas['SavepointRequest'], 'status'>;
 
-export interface CheckpointHistory {
-  counts: CheckpointCounts;
-  /** Newest first. */
-  history: CheckpointStats[];
-  summary?: Record<string, DistributionSummary>;
-  latest?: Record<string, CheckpointStats | null>;
-}
+/**
+ * A savepoint request as the run page knows it: the REST row, or as much of it as the WebSocket's
+ * events told so far (an event carries some of its fields).
+ */
+export type SavepointRequest = Pick<SavepointRequestRow, 'request_id'> & { status: SavepointStatus } & Partial<Omit<SavepointRequestRow, 'request_id' | 'status'>> & {
+    /** Only on requests this page made: whether it was a stop-with-savepoint. */
+    stop?: boolean;
+  };
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoints
+
+export type CheckpointKind = Schemas['CheckpointKindEnum'];
+export type CheckpointStatus = Schemas['CheckpointStatusEnum'];
+/** A subtask's part of a checkpoint; in an event's flat list it says its vertex and task ("vertex#i"). */
+export type SubtaskCheckpointStats = Schemas['SubtaskStats'] & { vertex?: string; task?: string | [string, number] };
+export type CheckpointVertexStats = Schemas['VertexCheckpoint'];
+export type DistributionSummary = Schemas['Statistic'];
+export type CheckpointCounts = Schemas['CheckpointCounts'];
+
+/** One row of a run's checkpoint history, as REST sends it. */
+export type CheckpointRow = Schemas['CheckpointRow'];
+
+/** The fields every checkpoint event can fill; the others only the REST history has. */
+type CheckpointEventFields =
+  | 'trigger_timestamp'
+  | 'latest_ack_timestamp'
+  | 'end_to_end_duration'
+  | 'num_acknowledged_subtasks'
+  | 'num_subtasks'
+  | 'external_path'
+  | 'failure_message';
+
+/**
+ * A row of a run's checkpoint list: from the REST history, or built from the WebSocket's
+ * checkpoint events, which do not carry the row id, the kind of trigger and the alignment figures.
+ */
+export type CheckpointStats = Pick<CheckpointRow, 'id' | 'kind' | 'status' | CheckpointEventFields> &
+  Partial<Omit<CheckpointRow, 'id' | 'kind' | 'status' | 'state_size' | CheckpointEventFields>> & {
+    /** null until it completes, in a row built from events. */
+    state_size: number | null;
+    subtasks?: SubtaskCheckpointStats[];
+  };
+
+/**
+ * One checkpoint with its subtasks: GET /api/runs/<id>/checkpoints/<checkpoint id> (grouped by
+ * vertex), or the live row's flat list from events until those details arrive.
+ */
+export type CheckpointDetails = CheckpointStats & Partial<Pick<Schemas['CheckpointDetail'], 'vertices'>>;
+
+/** GET /api/runs/<id>/checkpoints: counts, summary, latest and the history, newest first. */
+export type CheckpointHistory = Schemas['CheckpointOverview'];
+
+// ---------------------------------------------------------------------------------------------
+// Exceptions and metrics
+
+export type TaskException = Schemas['TaskException'];
+export type RestartEntry = Schemas['Restart'];
+export type RunExceptions = Schemas['Exceptions'];
+
+/**
+ * One job vertex's metrics. The engine's raw time shares (ms per second, summed over the vertex's
+ * subtasks) come along with the ratios the studio derives from them.
+ */
+export type VertexMetrics = Schemas['VertexMetrics'] & {
+  busy_ms_per_second?: number;
+  idle_ms_per_second?: number;
+  backpressured_ms_per_second?: number;
+};
+
+/** One node's metrics from its operator's own counters, with its subtasks. */
+export type NodeMetrics = Schemas['NodeMetrics'];
+export type SubtaskMetrics = Schemas['SubtaskMetrics'];
+export type SubtaskCheckpoint = Schemas['SubtaskCheckpoint'];
+
+export type RunMetrics = Refine<Schemas['Metrics'], { vertices: Record<string, VertexMetrics> }>;
+
+// ---------------------------------------------------------------------------------------------
+// The run's WebSocket events (ws/runs/<id>/): not in the OpenAPI schema; stored events are
+// GET /api/runs/<id>/events, the schema's `Event` with an open `data`.
 
 /** The lifecycle events; the server may send more (e.g. "discarded" when a checkpoint is subsumed). */
 export type CheckpointEventKind = 'triggered' | 'acknowledged' | 'completed' | 'failed' | (string & {});
 
-export interface CheckpointEventData {
-  event: CheckpointEventKind;
-  id: number;
-  /** The checkpoint's status after the event; sent lower-case over the WebSocket ("in_progress"). */
-  status?: string;
-  discarded?: boolean;
-  kind: CheckpointKind;
-  trigger_timestamp?: number;
-  end_to_end_duration?: number | null;
-  state_size?: number | null;
-  num_acknowledged_subtasks?: number;
-  num_subtasks?: number;
-  external_path?: string | null;
-  failure_message?: string | null;
-  latest_ack_timestamp?: number | null;
-  subtasks?: SubtaskCheckpointStats[];
-  is_savepoint?: boolean;
-  pk?: number;
-}
+/** The coordinator's statistics of one checkpoint after a lifecycle event. */
+export type CheckpointEventData = Partial<Pick<CheckpointStats, CheckpointEventFields | 'state_size' | 'subtasks' | 'discarded' | 'is_savepoint' | 'pk'>> &
+  Pick<CheckpointStats, 'id' | 'kind'> & {
+    event: CheckpointEventKind;
+    /** The checkpoint's status after the event; sent lower-case over the WebSocket ("in_progress"). */
+    status?: string;
+  };
 
-export interface SavepointEventData {
-  request_id: string;
+/** A savepoint request changed status; a failed one says why, a completed one where it is. */
+export type SavepointEventData = Pick<SavepointRequestRow, 'request_id'> & Partial<Pick<SavepointRequestRow, 'location' | 'failure_cause' | 'checkpoint_id' | 'kind'>> & {
   status: SavepointStatus | (string & {});
-  location?: string | null;
-  failure_cause?: string | null;
-  checkpoint_id?: number | null;
-  kind?: string;
-}
+};
 
 /** A savepoint request's progress, after each checkpoint event of its savepoint. */
-export interface SavepointProgressEventData {
-  request_id: string;
+export type SavepointProgressEventData = Pick<SavepointRequestRow, 'request_id' | 'kind' | 'trigger'> & {
   status: SavepointStatus;
-  kind?: string;
-  trigger?: SavepointTrigger;
   checkpoint_id: number;
   acknowledged: number;
   total: number;
-}
+};
 
 export interface StatusEventData {
   status: RunStatus;
@@ -459,80 +346,7 @@ export interface StatusEventData {
 }
 
 /** A subtask failed: `task` is "vertex#subtask"; `error` the message, then the traceback's last frames. */
-export interface TaskFailedEventData {
-  task: string | null;
-  region?: string | null;
-  attempt?: number | null;
-  error: string;
-}
-
-/** One entry of GET /api/runs/<id>/exceptions. */
-export interface TaskException {
-  seq: number;
-  ts: number;
-  task: string | null;
-  vertex: string | null;
-  subtask: number | null;
-  operator: string | null;
-  region: string | null;
-  attempt: number | null;
-  message: string;
-  traceback: string | null;
-}
-
-export interface RestartEntry {
-  seq: number;
-  ts: number;
-  cause: string | null;
-  regions: string[];
-  delay_ms: number | null;
-}
-
-/** GET /api/runs/<id>/state-compatibility?version=N: whether the run's state fits version N. */
-export interface StateCompatibility {
-  from: number;
-  to: number;
-  compatible: boolean;
-  needs_allow_non_restored_state: boolean;
-  kept: string[];
-  dropped: string[];
-  added: string[];
-  changed_type: string[];
-  message: string;
-}
-
-export interface RunExceptions {
-  root: string | null;
-  exceptions: TaskException[];
-  restarts: RestartEntry[];
-}
-
-export interface VertexMetrics {
-  records_in?: number;
-  records_out?: number;
-  records_in_per_second?: number;
-  records_out_per_second?: number;
-  busy_ratio?: number;
-  idle_ratio?: number;
-  backpressured_ratio?: number;
-  /** What the engine's tasks report, summed over the vertex's subtasks. */
-  busy_ms_per_second?: number;
-  idle_ms_per_second?: number;
-  backpressured_ms_per_second?: number;
-  operators?: string[];
-  [metric: string]: unknown;
-}
-
-/** One node's metrics from its operator's own counters, with its subtasks (generated from the OpenAPI schema). */
-export type NodeMetrics = components['schemas']['NodeMetrics'];
-export type SubtaskMetrics = components['schemas']['SubtaskMetrics'];
-export type SubtaskCheckpoint = components['schemas']['SubtaskCheckpoint'];
-
-export interface RunMetrics {
-  vertices: Record<string, VertexMetrics>;
-  nodes?: Record<string, NodeMetrics>;
-  samples?: Array<{ ts: number; vertices: Record<string, VertexMetrics> }>;
-}
+export type TaskFailedEventData = Pick<TaskException, 'task'> & Partial<Pick<TaskException, 'region' | 'attempt'>> & { error: string };
 
 export interface MetricsEventData {
   vertices?: Record<string, VertexMetrics>;
@@ -547,42 +361,20 @@ export interface LogEventData {
   [field: string]: unknown;
 }
 
-interface RunEventBase<T extends string, D> {
-  seq: number;
-  type: T;
-  ts: number;
-  data: D;
-}
-
 export interface FinishedEventData {
   collected?: CollectedRecords;
   [field: string]: unknown;
 }
 
-export type RunEvent =
-  | RunEventBase<'status', StatusEventData>
-  | RunEventBase<'checkpoint', CheckpointEventData>
-  | RunEventBase<'metrics', MetricsEventData>
-  | RunEventBase<'savepoint', SavepointEventData>
-  | RunEventBase<'savepoint_progress', SavepointProgressEventData>
-  | RunEventBase<'log', LogEventData>
-  | RunEventBase<'finished', FinishedEventData>
-  | RunEventBase<'task_failed', TaskFailedEventData>
-  | RunEventBase<'rescale', Rescale>;
+type RunEventOf<T extends string, D> = Refine<Schemas['Event'], { type: T; data: D }>;
 
-/** A one-click rescale: stop with savepoint, then the rescaled version from it (POST /api/runs/<id>/rescale). */
-export interface Rescale {
-  id: number;
-  run: number;
-  status: 'STOPPING' | 'STARTING' | 'COMPLETED' | 'ROLLED_BACK' | 'FAILED';
-  message: string;
-  from_version: number;
-  to_version: number;
-  parallelism: number | null;
-  nodes: Record<string, number>;
-  savepoint_request_id: string | null;
-  /** The run at the new parallelism, once started. */
-  new_run: number | null;
-  /** The run at the old parallelism, when the new one failed. */
-  rollback_run: number | null;
-}
+export type RunEvent =
+  | RunEventOf<'status', StatusEventData>
+  | RunEventOf<'checkpoint', CheckpointEventData>
+  | RunEventOf<'metrics', MetricsEventData>
+  | RunEventOf<'savepoint', SavepointEventData>
+  | RunEventOf<'savepoint_progress', SavepointProgressEventData>
+  | RunEventOf<'log', LogEventData>
+  | RunEventOf<'finished', FinishedEventData>
+  | RunEventOf<'task_failed', TaskFailedEventData>
+  | RunEventOf<'rescale', Rescale>;

@@ -98,7 +98,7 @@ export function TokensPage() {
                 <td>
                   <code>{token.prefix ? `${token.prefix}…` : '–'}</code>
                 </td>
-                <td>{new Date(token.created_at ?? token.created ?? '').toLocaleString()}</td>
+                <td>{new Date(token.created_at).toLocaleString()}</td>
                 <td>{token.last_used_at ? new Date(token.last_used_at).toLocaleString() : '–'}</td>
                 <td>
                   <button type="button" className="link-button danger" data-testid="token-revoke" onClick={() => void revoke(token)}>

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react';
 import { api, rowsOf } from '../api/client';
-import type { Run } from '../api/types';
+import type { RunSummary } from '../api/types';
 import { paths } from '../router';
 import { reconnectDelay } from '../state/run/eventSequence';
 import { useEditorStore, type EditorState } from '../state/editor/editorStore';
-import { pipelineRunsUrl, runOfMessage, upsertRunSummary, type RunSummary } from '../state/run/pipelineRuns';
+import { pipelineRunsUrl, runOfMessage, upsertRunSummary } from '../state/run/pipelineRuns';
 import { runStatusTone } from '../state/run/runStatus';
 import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
@@ -27,7 +27,7 @@ function usePipelineRuns(pipelineId: number | null): { runs: RunSummary[]; error
       api.listRuns(pipelineId).then(
         (answer) => {
           if (stopped) return;
-          setRuns((current) => rowsOf<Run>(answer).reduce<RunSummary[]>((list, run) => upsertRunSummary(list, run), current));
+          setRuns((current) => rowsOf<RunSummary>(answer).reduce<RunSummary[]>((list, run) => upsertRunSummary(list, run), current));
           setError(null);
         },
         (failure: unknown) => !stopped && setError(failure instanceof Error ? failure.message : String(failure)),

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, rowsOf } from '../api/client';
-import type { Run, StateCompatibility, VersionSummary } from '../api/types';
+import type { RunSummary, StateCompatibility, VersionSummary } from '../api/types';
 import { navigate, paths } from '../router';
 import { upgradeWithState } from './upgradeWithState';
 
@@ -23,7 +23,7 @@ function Nodes({ label, ids, testId }: { label: string; ids: string[]; testId: s
  * version rolls back the same way.
  */
 export function UpgradeDialog({ pipelineId, latestVersion, onClose }: { pipelineId: number; latestVersion: number; onClose: () => void }) {
-  const [runs, setRuns] = useState<Run[] | null>(null);
+  const [runs, setRuns] = useState<RunSummary[] | null>(null);
   const [versions, setVersions] = useState<VersionSummary[]>([]);
   const [version, setVersion] = useState(latestVersion);
   const [check, setCheck] = useState<StateCompatibility | null>(null);
@@ -33,7 +33,7 @@ export function UpgradeDialog({ pipelineId, latestVersion, onClose }: { pipeline
   const run = runs?.[0] ?? null;
 
   useEffect(() => {
-    api.searchRuns({ pipeline: pipelineId, status: 'RUNNING' }).then((answer) => setRuns(rowsOf<Run>(answer)), (failure: unknown) => setError(messageOf(failure)));
+    api.searchRuns({ pipeline: pipelineId, status: 'RUNNING' }).then((answer) => setRuns(rowsOf<RunSummary>(answer)), (failure: unknown) => setError(messageOf(failure)));
     api.listVersions(pipelineId).then(setVersions, () => setVersions([]));
   }, [pipelineId]);
   useEffect(() => {

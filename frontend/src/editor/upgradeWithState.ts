@@ -3,7 +3,7 @@
  * run with a savepoint, then start the chosen version restored from that savepoint.
  */
 import { api } from '../api/client';
-import type { RestoreFrom, Run, SavepointRequest } from '../api/types';
+import type { RestoreFrom, Run, RunSummary, SavepointRequest } from '../api/types';
 
 const POLL_MS = 500;
 const SAVEPOINT_TIMEOUT_MS = 180_000;
@@ -24,7 +24,7 @@ export function restoreOf(request: SavepointRequest): RestoreFrom | null {
   return request.location ? { path: request.location } : null;
 }
 
-export async function upgradeWithState(run: Run, version: number, allowNonRestoredState: boolean, onStep: (step: string) => void = () => {}): Promise<Run> {
+export async function upgradeWithState(run: RunSummary, version: number, allowNonRestoredState: boolean, onStep: (step: string) => void = () => {}): Promise<Run> {
   onStep(`Stopping run #${run.id} with a savepoint…`);
   const { request_id: requestId } = await api.stopRun(run.id, false);
   const request = await savepointOutcome(run.id, requestId);

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, rowsOf } from '../api/client';
-import type { Run } from '../api/types';
+import type { RunSummary } from '../api/types';
 import { paths } from '../router';
 import { formatClock } from '../state/shared/format';
 import { formatUptime, jobsInOrder, uptimeMs } from '../state/run/jobsOverview';
@@ -23,7 +23,7 @@ function useNow(intervalMs: number): number {
 
 /** Every running and recent run: status, uptime, last checkpoint, restarts (Flink's jobs overview). */
 export function JobsPage() {
-  const [runs, setRuns] = useState<Run[] | null>(null);
+  const [runs, setRuns] = useState<RunSummary[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const now = useNow(1000);
   useEffect(() => {
@@ -32,7 +32,7 @@ export function JobsPage() {
       api.searchRuns({ page_size: JOBS_SHOWN }).then(
         (answer) => {
           if (cancelled) return;
-          setRuns(jobsInOrder(rowsOf<Run>(answer)));
+          setRuns(jobsInOrder(rowsOf<RunSummary>(answer)));
           setError(null);
         },
         (failure: unknown) => !cancelled && setError(failure instanceof Error ? failure.message : String(failure)),

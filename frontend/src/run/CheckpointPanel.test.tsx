@@ -31,7 +31,7 @@ describe('CheckpointPanel', () => {
       row(2, { kind: 'savepoint', is_savepoint: true, trigger: 'scheduled' }),
       row(1, { status: 'FAILED', failure_message: 'expired' }),
     ];
-    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, checkpoints: { counts: { total: 3, in_progress: 1, completed: 1, failed: 1 }, rows } });
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, checkpoints: { counts: { restored: 0, total: 3, in_progress: 1, completed: 1, failed: 1 }, rows } });
     render(<CheckpointPanel />);
     const shown = screen.getAllByTestId('checkpoint-row');
     expect(shown.map((element) => element.dataset.id)).toEqual(['3', '2', '1']);
@@ -46,7 +46,7 @@ describe('CheckpointPanel', () => {
       row(2, { unaligned: true, persisted_data: 4096, alignment_duration: 0.5 }),
       row(1, { unaligned: false, persisted_data: 0, alignment_duration: 2500 }),
     ];
-    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, checkpoints: { counts: { total: 2, in_progress: 0, completed: 2, failed: 0 }, rows } });
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, checkpoints: { counts: { restored: 0, total: 2, in_progress: 0, completed: 2, failed: 0 }, rows } });
     render(<CheckpointPanel />);
     const cells = screen.getAllByTestId('checkpoint-alignment');
     expect(cells.map((cell) => cell.dataset.unaligned)).toEqual(['true', 'false']);
@@ -58,7 +58,7 @@ describe('CheckpointPanel', () => {
   it('names the trigger of a live savepoint row from its request', () => {
     useRunStore.setState({
       ...INITIAL_RUN_STATE, runId: 7,
-      checkpoints: { counts: { total: 1, in_progress: 0, completed: 1, failed: 0 }, rows: [row(8, { kind: 'savepoint' })] },
+      checkpoints: { counts: { restored: 0, total: 1, in_progress: 0, completed: 1, failed: 0 }, rows: [row(8, { kind: 'savepoint' })] },
       savepoints: [{ request_id: 'r', status: 'COMPLETED', checkpoint_id: 8, trigger: 'scheduled' }],
     });
     render(<CheckpointPanel />);
@@ -66,7 +66,7 @@ describe('CheckpointPanel', () => {
   });
 
   it('selects a checkpoint when its row is clicked', () => {
-    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, checkpoints: { counts: { total: 1, in_progress: 0, completed: 1, failed: 0 }, rows: [row(5)] } });
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, checkpoints: { counts: { restored: 0, total: 1, in_progress: 0, completed: 1, failed: 0 }, rows: [row(5)] } });
     render(<CheckpointPanel />);
     fireEvent.click(screen.getByTestId('checkpoint-row'));
     expect(useRunStore.getState().selectedCheckpoint).toBe(5);

@@ -146,9 +146,9 @@ export function RunHeader({ runId }: { runId: number }) {
           run #{runId}
           {run && ` · v${run.version} · ${run.mode}`}
           {restoredFrom && (
-            <span data-testid="restored-from" className="run-title__restored" title={restoredFrom.path ?? undefined}>
+            <span data-testid="restored-from" className="run-title__restored" title={restoredFrom.path || undefined}>
               {' '}
-              · restored from {restoredFrom.path ?? (restoredFrom.checkpoint_id != null ? `#${restoredFrom.checkpoint_id}` : `checkpoint ${restoredFrom.checkpoint ?? ''}`)}
+              · restored from {restoredFrom.path || (restoredFrom.checkpoint_id != null ? `#${restoredFrom.checkpoint_id}` : 'a checkpoint')}
               {restoredFrom.run != null && ` of run #${restoredFrom.run}`}
             </span>
           )}

@@ -48,14 +48,14 @@ export async function refreshRun(runId: number): Promise<Run | null> {
 
 export async function triggerSavepoint(runId: number, targetDirectory?: string): Promise<string> {
   const { request_id } = await api.triggerSavepoint(runId, targetDirectory || undefined);
-  upsert(runId, { request_id, status: 'IN_PROGRESS', kind: 'savepoint', triggered_at: Date.now() });
+  upsert(runId, { request_id, status: 'IN_PROGRESS', kind: 'savepoint', triggered_at: new Date().toISOString() });
   void follow(runId, request_id);
   return request_id;
 }
 
 export async function stopWithSavepoint(runId: number, drain: boolean, targetDirectory?: string): Promise<string> {
   const { request_id } = await api.stopRun(runId, drain, targetDirectory || undefined);
-  upsert(runId, { request_id, status: 'IN_PROGRESS', kind: 'sync-savepoint', stop: true, drain, triggered_at: Date.now() });
+  upsert(runId, { request_id, status: 'IN_PROGRESS', kind: 'sync-savepoint', stop: true, drain, triggered_at: new Date().toISOString() });
   void follow(runId, request_id);
   void refreshRun(runId);
   return request_id;

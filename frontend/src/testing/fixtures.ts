@@ -1,5 +1,5 @@
 /** Test data shaped like the server's: a slice of engine/spec/catalog.py and a small pipeline. */
-import type { Operator, PipelineDefinition } from '../api/types';
+import type { CheckpointHistory, CheckpointRow, CheckpointVertexStats, Operator, Pipeline, PipelineDefinition, Run, SubtaskCheckpointStats } from '../api/types';
 
 const EXPRESSION = { type: 'string', format: 'expression', minLength: 1 } as const;
 
@@ -76,5 +76,59 @@ export function sampleDefinition(): PipelineDefinition {
       { id: 'e2', from: 'map-2', to: 'reduce-3', partitioning: 'hash', key: 'x["user"]', exchange: 'pipelined' },
       { id: 'e3', from: 'reduce-3', to: 'collect-4', partitioning: 'forward', exchange: 'blocking' },
     ],
+  };
+}
+
+/** A run as GET /api/runs/<id> answers, with `fields` over quiet defaults. */
+export function runOf(fields: Partial<Run> = {}): Run {
+  return {
+    id: 1, pipeline: 1, pipeline_name: 'demo', version: 1, mode: 'streaming', status: 'RUNNING', failure_cause: null,
+    created_by: 'admin', created_at: '2025-01-01T00:00:00Z', started_at: '2025-01-01T00:00:01Z', ended_at: null,
+    restarts: 0, last_checkpoint: null, collected: {}, status_history: [], restored_from: null, savepoint_requests: [],
+    ...fields,
+  };
+}
+
+/** A saved pipeline as GET /api/pipelines/<id> answers: the sample definition, owned by the caller. */
+export function savedPipelineOf(fields: Partial<Pipeline> = {}): Pipeline {
+  return {
+    id: 3, name: 'clicks-per-user', version: 2, definition: sampleDefinition(), owner: 'admin', permissions: ['view', 'edit', 'run', 'own'],
+    created_at: '2025-01-01T00:00:00Z', updated_at: '2025-01-02T00:00:00Z', ...fields,
+  };
+}
+
+/** One row of GET /api/runs/<id>/checkpoints, with `fields` over an aligned checkpoint's defaults. */
+export function checkpointRowOf(fields: Pick<CheckpointRow, 'id' | 'status'> & Partial<CheckpointRow>): CheckpointRow {
+  return {
+    pk: fields.id, kind: 'checkpoint', is_savepoint: false, trigger_timestamp: 0, latest_ack_timestamp: null, end_to_end_duration: null,
+    alignment_duration: null, unaligned: false, persisted_data: 0, state_size: 0, num_acknowledged_subtasks: 0, num_subtasks: 0,
+    external_path: null, failure_message: null, discarded: false, trigger: null, ...fields,
+  };
+}
+
+/** GET /api/runs/<id>/checkpoints for `rows`: no summary figures, no latest ones. */
+export function checkpointHistoryOf(rows: CheckpointRow[], counts: Omit<CheckpointHistory['counts'], 'restored'>): CheckpointHistory {
+  const none = { min: null, max: null, avg: null, p50: null, p90: null, p99: null };
+  return {
+    counts: { restored: 0, ...counts },
+    summary: { end_to_end_duration: none, state_size: none, alignment_duration: none, persisted_data: none },
+    latest: { completed: null, savepoint: null, failed: null, restored: null },
+    history: rows,
+  };
+}
+
+/** A subtask's part of a checkpoint, with `fields` over "nothing measured yet". */
+export function subtaskStatsOf(fields: Pick<SubtaskCheckpointStats, 'index'> & Partial<SubtaskCheckpointStats>): SubtaskCheckpointStats {
+  return {
+    status: 'pending', ack_timestamp: null, end_to_end_duration: null, start_delay: null, alignment_duration: null, sync_duration: null,
+    async_duration: null, state_size: null, ...fields,
+  };
+}
+
+/** A vertex's part of a checkpoint's details, named after its id unless `fields` say otherwise. */
+export function vertexCheckpointOf(id: string, subtasks: SubtaskCheckpointStats[], fields: Partial<CheckpointVertexStats> = {}): CheckpointVertexStats {
+  return {
+    id, name: id, operators: [id], num_subtasks: subtasks.length, num_acknowledged_subtasks: 0, state_size: 0, latest_ack_timestamp: null,
+    end_to_end_duration: null, alignment_duration: null, start_delay: null, sync_duration: null, async_duration: null, subtasks, ...fields,
   };
 }

@@ -64,6 +64,8 @@ function settingsOf(definition: PipelineDefinition): Record<string, unknown> {
 
 export function diffDefinitions(from: PipelineDefinition, to: PipelineDefinition): DefinitionDiff {
   return {
+    from: null,
+    to: null,
     nodes: diffElements(from.nodes ?? [], to.nodes ?? [], nodeContent),
     edges: diffElements(from.edges ?? [], to.edges ?? [], edgeContent),
     settings: { changed: fieldChanges(settingsOf(from), settingsOf(to)) },

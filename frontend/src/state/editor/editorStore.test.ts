@@ -1,20 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Pipeline } from '../../api/types';
-import { COLLECT, DATAGEN, MAP, OPERATORS, REDUCE, sampleDefinition } from '../../testing/fixtures';
+import { COLLECT, DATAGEN, MAP, OPERATORS, REDUCE, sampleDefinition, savedPipelineOf } from '../../testing/fixtures';
 import { useCatalogStore } from '../shared/catalogStore';
 import { canRun, currentDefinition, isDirty, useEditorStore } from './editorStore';
 
 const editor = () => useEditorStore.getState();
 
 function savedPipeline(): Pipeline {
-  return {
-    id: 3,
-    name: 'clicks-per-user',
-    version: 2,
-    definition: sampleDefinition(),
-    created_at: '2025-01-01T00:00:00Z',
-    updated_at: '2025-01-02T00:00:00Z',
-  };
+  return savedPipelineOf({ id: 3, version: 2 });
 }
 
 beforeEach(() => {

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { COLLECT, DATAGEN, MAP, OPERATORS, REDUCE, sampleDefinition } from '../../testing/fixtures';
+import { COLLECT, DATAGEN, MAP, OPERATORS, REDUCE, sampleDefinition, savedPipelineOf } from '../../testing/fixtures';
 import { useCatalogStore } from '../shared/catalogStore';
 import { currentDefinition, nodeChangesHistoryKey, useEditorStore } from './editorStore';
 import { canRedo, canUndo, COALESCE_MS } from './history';
@@ -157,12 +157,10 @@ describe('permissions of a loaded pipeline', () => {
   it('allows everything on a new pipeline and only what the server granted on a loaded one', async () => {
     const { mayDo } = await import('./editorStore');
     expect(mayDo(editor(), 'run')).toBe(true);
-    editor().loadPipeline({
-      id: 1, name: 'shared', version: 1, definition: sampleDefinition(), created_at: '', updated_at: '', permissions: ['view', 'run'], owner: 'bob',
-    });
+    editor().loadPipeline(savedPipelineOf({ id: 1, name: 'shared', version: 1, permissions: ['view', 'run'], owner: 'bob' }));
     expect(mayDo(editor(), 'run')).toBe(true);
     expect(mayDo(editor(), 'edit')).toBe(false);
-    editor().loadPipeline({ id: 2, name: 'mine', version: 1, definition: sampleDefinition(), created_at: '', updated_at: '', permissions: ['own'] });
+    editor().loadPipeline(savedPipelineOf({ id: 2, name: 'mine', version: 1, permissions: ['own'] }));
     expect(mayDo(editor(), 'edit')).toBe(true);
   });
 });

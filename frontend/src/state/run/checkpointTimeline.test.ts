@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointDetails, CheckpointStats } from '../../api/types';
+import { subtaskStatsOf, vertexCheckpointOf } from '../../testing/fixtures';
 import { checkpointSummary, distribution, ganttOf, restorePoints, ticks, timelineBars, timelineTone } from './checkpointTimeline';
 
 function row(id: number, status: CheckpointStats['status'], extra: Partial<CheckpointStats> = {}): CheckpointStats {
@@ -48,15 +49,11 @@ describe('checkpoint timeline', () => {
       ...row(7, 'COMPLETED'),
       end_to_end_duration: 90,
       vertices: [
-        {
-          id: 'g',
-          name: 'g -> m',
-          subtasks: [
-            { index: 1, status: 'completed', start_delay: 5, alignment_duration: 0, sync_duration: 3, async_duration: 40, end_to_end_duration: 60, state_size: 10 },
-            { index: 0, status: 'completed', start_delay: 2, alignment_duration: 10, sync_duration: 1, async_duration: 20, end_to_end_duration: 35 },
-          ],
-        },
-        { id: 'c', subtasks: [{ index: 0, status: 'pending' }] },
+        vertexCheckpointOf('g', [
+          subtaskStatsOf({ index: 1, status: 'completed', start_delay: 5, alignment_duration: 0, sync_duration: 3, async_duration: 40, end_to_end_duration: 60, state_size: 10 }),
+          subtaskStatsOf({ index: 0, status: 'completed', start_delay: 2, alignment_duration: 10, sync_duration: 1, async_duration: 20, end_to_end_duration: 35 }),
+        ], { name: 'g -> m' }),
+        vertexCheckpointOf('c', [subtaskStatsOf({ index: 0, status: 'pending' })]),
       ],
     };
     const gantt = ganttOf(details);

@@ -1,32 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckpointEventData, CheckpointHistory, CheckpointStats } from '../../api/types';
+import type { CheckpointEventData, CheckpointHistory, CheckpointRow } from '../../api/types';
+import { checkpointHistoryOf, checkpointRowOf } from '../../testing/fixtures';
 import { applyCheckpointEvent, checkpointsFromHistory, EMPTY_CHECKPOINTS, statusAfterEvent } from './checkpoints';
 
-function stats(id: number, status: CheckpointStats['status'], extra: Partial<CheckpointStats> = {}): CheckpointStats {
-  return {
+function stats(id: number, status: CheckpointRow['status'], extra: Partial<CheckpointRow> = {}): CheckpointRow {
+  return checkpointRowOf({
     id,
-    kind: 'checkpoint',
     status,
     trigger_timestamp: 1_000 * id,
     latest_ack_timestamp: status === 'IN_PROGRESS' ? null : 1_000 * id + 50,
     end_to_end_duration: status === 'COMPLETED' ? 50 : null,
-    state_size: status === 'COMPLETED' ? 2048 : null,
+    state_size: status === 'COMPLETED' ? 2048 : 0,
     num_acknowledged_subtasks: status === 'COMPLETED' ? 4 : 1,
     num_subtasks: 4,
     external_path: status === 'COMPLETED' ? `/ckpt/chk-${id}` : null,
     failure_message: null,
     ...extra,
-  };
+  });
 }
 
 function event(kind: CheckpointEventData['event'], id: number, extra: Partial<CheckpointEventData> = {}): CheckpointEventData {
   return { event: kind, id, kind: 'checkpoint', trigger_timestamp: 1_000 * id, num_subtasks: 4, ...extra };
 }
 
-const history: CheckpointHistory = {
-  counts: { total: 3, in_progress: 1, completed: 2, failed: 0 },
-  history: [stats(3, 'IN_PROGRESS'), stats(2, 'COMPLETED'), stats(1, 'COMPLETED')],
-};
+const history: CheckpointHistory = checkpointHistoryOf(
+  [stats(3, 'IN_PROGRESS'), stats(2, 'COMPLETED'), stats(1, 'COMPLETED')],
+  { total: 3, in_progress: 1, completed: 2, failed: 0 },
+);
 
 describe('checkpoint list', () => {
   it('starts from the REST history, newest first', () => {
@@ -38,7 +38,7 @@ describe('checkpoint list', () => {
   it('adds a triggered checkpoint on top as in progress', () => {
     const list = applyCheckpointEvent(checkpointsFromHistory(history), event('triggered', 4, { num_acknowledged_subtasks: 0 }), 4_000);
     expect(list.rows[0]).toMatchObject({ id: 4, status: 'IN_PROGRESS', num_acknowledged_subtasks: 0, num_subtasks: 4, trigger_timestamp: 4_000 });
-    expect(list.counts).toEqual({ total: 4, in_progress: 2, completed: 2, failed: 0 });
+    expect(list.counts).toEqual({ restored: 0, total: 4, in_progress: 2, completed: 2, failed: 0 });
   });
 
   it('upserts acknowledgements and completion into the same row', () => {
@@ -52,13 +52,13 @@ describe('checkpoint list', () => {
     );
     expect(list.rows).toHaveLength(3);
     expect(list.rows[0]).toMatchObject({ id: 3, status: 'COMPLETED', num_acknowledged_subtasks: 4, end_to_end_duration: 75, state_size: 4096, external_path: '/ckpt/chk-3' });
-    expect(list.counts).toEqual({ total: 3, in_progress: 0, completed: 3, failed: 0 });
+    expect(list.counts).toEqual({ restored: 0, total: 3, in_progress: 0, completed: 3, failed: 0 });
   });
 
   it('records failures with their message', () => {
     const list = applyCheckpointEvent(checkpointsFromHistory(history), event('failed', 3, { failure_message: 'expired before completing' }));
     expect(list.rows[0]).toMatchObject({ status: 'FAILED', failure_message: 'expired before completing' });
-    expect(list.counts).toEqual({ total: 3, in_progress: 0, completed: 2, failed: 1 });
+    expect(list.counts).toEqual({ restored: 0, total: 3, in_progress: 0, completed: 2, failed: 1 });
   });
 
   it('never moves a finished checkpoint backwards when older events are replayed', () => {
@@ -74,7 +74,7 @@ describe('checkpoint list', () => {
     const once = applyCheckpointEvent(EMPTY_CHECKPOINTS, done, 5_012);
     const twice = applyCheckpointEvent(once, done, 5_012);
     expect(twice).toEqual(once);
-    expect(twice.counts).toEqual({ total: 1, in_progress: 0, completed: 1, failed: 0 });
+    expect(twice.counts).toEqual({ restored: 0, total: 1, in_progress: 0, completed: 1, failed: 0 });
   });
 
   it('orders by id whatever order events arrive in, savepoints included', () => {

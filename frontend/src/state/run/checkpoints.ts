@@ -13,7 +13,7 @@ export interface CheckpointList {
 }
 
 export const EMPTY_CHECKPOINTS: CheckpointList = {
-  counts: { total: 0, in_progress: 0, completed: 0, failed: 0 },
+  counts: { restored: 0, total: 0, in_progress: 0, completed: 0, failed: 0 },
   rows: [],
 };
 

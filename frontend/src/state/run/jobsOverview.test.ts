@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Run } from '../../api/types';
+import type { RunSummary } from '../../api/types';
+import { runOf } from '../../testing/fixtures';
 import { formatUptime, jobsInOrder, uptimeMs } from './jobsOverview';
 
-function run(id: number, status: Run['status'], started: string | null, ended: string | null = null): Run {
-  return { id, pipeline: 1, pipeline_name: 'p', version: 1, mode: 'streaming', status, failure_cause: null, created_at: '2026-01-01T00:00:00Z', started_at: started, ended_at: ended, collected: {} };
+function run(id: number, status: RunSummary['status'], started: string | null, ended: string | null = null): RunSummary {
+  return runOf({ id, status, created_at: '2026-01-01T00:00:00Z', started_at: started, ended_at: ended });
 }
 
 describe('jobs overview', () => {

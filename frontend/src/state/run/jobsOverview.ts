@@ -1,12 +1,12 @@
 /** Flink's jobs overview as data: running runs first (newest start first), then the ended ones (newest end first). */
-import type { Run } from '../../api/types';
+import type { RunSummary } from '../../api/types';
 import { isRunEnded } from './runStatus';
 
 function time(iso: string | null | undefined): number {
   return iso ? Date.parse(iso) : 0;
 }
 
-export function jobsInOrder(runs: Run[]): Run[] {
+export function jobsInOrder(runs: RunSummary[]): RunSummary[] {
   const active = runs.filter((run) => !isRunEnded(run.status));
   const ended = runs.filter((run) => isRunEnded(run.status));
   active.sort((a, b) => time(b.started_at ?? b.created_at) - time(a.started_at ?? a.created_at) || b.id - a.id);
@@ -15,7 +15,7 @@ export function jobsInOrder(runs: Run[]): Run[] {
 }
 
 /** How long a run has been up (until `now`), or ran; null before it started. */
-export function uptimeMs(run: Run, now: number): number | null {
+export function uptimeMs(run: RunSummary, now: number): number | null {
   if (!run.started_at) return null;
   const end = run.ended_at ? time(run.ended_at) : now;
   return Math.max(0, end - time(run.started_at));

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../api/types';
 import { pipelineRunsUrl, runOfMessage, upsertRunSummary } from './pipelineRuns';
 
 describe('runs of a pipeline', () => {
   it('keeps runs newest first and updates them in place', () => {
-    let runs = upsertRunSummary([], { id: 1, status: 'RUNNING' });
+    let runs: Array<Pick<RunSummary, 'id' | 'status'>> = [];
+    runs = upsertRunSummary(runs, { id: 1, status: 'RUNNING' });
     runs = upsertRunSummary(runs, { id: 3, status: 'CREATED' });
     runs = upsertRunSummary(runs, { id: 2, status: 'FINISHED' });
     runs = upsertRunSummary(runs, { id: 3, status: 'RUNNING' });
@@ -15,7 +17,7 @@ describe('runs of a pipeline', () => {
   });
 
   it('never reopens an ended run', () => {
-    const runs = upsertRunSummary([{ id: 1, status: 'CANCELED' }], { id: 1, status: 'RUNNING' });
+    const runs = upsertRunSummary<Pick<RunSummary, 'id' | 'status'>>([{ id: 1, status: 'CANCELED' }], { id: 1, status: 'RUNNING' });
     expect(runs[0].status).toBe('CANCELED');
   });
 

@@ -3,12 +3,13 @@
  * by ws/pipelines/<id>/, which sends a run's summary whenever one is created or changes status.
  * An ended run never changes status again, whatever arrives late.
  */
-import type { Run } from '../../api/types';
+import type { RunSummary } from '../../api/types';
 import { isRunEnded } from './runStatus';
 
-export type RunSummary = Pick<Run, 'id' | 'status'> & Partial<Run>;
+/** What upsertRunSummary needs of a run: any summary with an id and a status. */
+type Summary = Pick<RunSummary, 'id' | 'status'>;
 
-export function upsertRunSummary(list: RunSummary[], update: RunSummary): RunSummary[] {
+export function upsertRunSummary<T extends Summary>(list: T[], update: T): T[] {
   const index = list.findIndex((run) => run.id === update.id);
   if (index === -1) return [...list, update].sort((a, b) => b.id - a.id);
   const current = list[index];

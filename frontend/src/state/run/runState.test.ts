@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Run, RunEvent } from '../../api/types';
+import { checkpointHistoryOf, checkpointRowOf, runOf } from '../../testing/fixtures';
 import { applyRunEvent, checkpointHistoryLoaded, INITIAL_RUN_STATE, MAX_LOG_LINES, mergeCollected, nextStatus, runLoaded } from './runState';
 import { isRunEnded, runStatusTone } from './runStatus';
 
-const run: Run = {
-  id: 4,
-  pipeline: 1,
-  pipeline_name: 'demo',
-  version: 2,
-  mode: 'streaming',
-  status: 'RUNNING',
-  failure_cause: null,
-  created_at: '2025-01-01T00:00:00Z',
-  started_at: '2025-01-01T00:00:01Z',
-  ended_at: null,
-  collected: { 'collect-3': [1, 2] },
-};
+const run: Run = runOf({ id: 4, version: 2, collected: { 'collect-3': [1, 2] } });
 
 function at(seq: number, event: Omit<RunEvent, 'seq' | 'ts'>): RunEvent {
   return { seq, ts: seq * 100, ...event } as RunEvent;
@@ -24,10 +13,10 @@ function at(seq: number, event: Omit<RunEvent, 'seq' | 'ts'>): RunEvent {
 describe('run state', () => {
   it('starts from the REST run and checkpoint history', () => {
     let state = runLoaded(INITIAL_RUN_STATE, run);
-    state = checkpointHistoryLoaded(state, {
-      counts: { total: 1, in_progress: 0, completed: 1, failed: 0 },
-      history: [{ id: 1, kind: 'checkpoint', status: 'COMPLETED', trigger_timestamp: 1, latest_ack_timestamp: 2, end_to_end_duration: 1, state_size: 1, num_acknowledged_subtasks: 1, num_subtasks: 1, external_path: null, failure_message: null }],
-    });
+    state = checkpointHistoryLoaded(state, checkpointHistoryOf(
+      [checkpointRowOf({ id: 1, status: 'COMPLETED', trigger_timestamp: 1, latest_ack_timestamp: 2, end_to_end_duration: 1, state_size: 1, num_acknowledged_subtasks: 1, num_subtasks: 1 })],
+      { total: 1, in_progress: 0, completed: 1, failed: 0 },
+    ));
     expect(state.status).toBe('RUNNING');
     expect(state.collected).toEqual({ 'collect-3': [1, 2] });
     expect(state.checkpoints.rows).toHaveLength(1);
