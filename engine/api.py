@@ -16,7 +16,11 @@ a ``ClusterClient`` and never through the scheduler's internals:
 - warm drivers: :func:`start_warm_session` (a Spark session whose executors already run,
   before the job is known), :func:`session_for` (use it for a job, or None when the job
   needs more slots) and :func:`slots_needed` (slots a job needs at once);
-- snapshots: :func:`load_checkpoint_metadata`, :func:`discard_checkpoint`;
+- snapshots: :func:`load_checkpoint_metadata`, :func:`discard_checkpoint`; a
+  :class:`SnapshotSigner` signs what a job writes and verifies what it restores
+  (:class:`SnapshotRefused` names a snapshot it refuses);
+- trust at the boundaries: :class:`Grants` lists where a job's connectors may read, write
+  and connect, checked by each connector at the moment of use (``engine.runtime.grants``);
 - live taps: ``JobHandle.open_tap(edge_id, sink, limits)`` samples the records on an edge
   of the running job into ``sink`` (rate- and size-limited, dropped rather than ever
   slowing the job; ``engine.cluster.taps``), ``JobHandle.close_tap(tap_id)`` stops it;
@@ -38,6 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from engine.checkpoint.signing import SnapshotRefused, SnapshotSigner
 from engine.checkpoint.storage import CheckpointStorage
 from engine.checkpoint.storage import discard as discard_checkpoint
 from engine.checkpoint.storage import load_metadata as load_checkpoint_metadata
@@ -47,6 +52,7 @@ from engine.cluster.spark_job_master import SparkJobMaster
 from engine.cluster.taps import TapError
 from engine.cluster.warm_session import session_for, start_warm_session
 from engine.plan.plan_summary import plan_pipeline
+from engine.runtime.grants import Grants
 from engine.spec import OPERATOR_CATALOG, ValidationError, normalise_definition, validate_definition
 from engine.spec.catalog import expression_fields, operator_spec
 from engine.spec.expressions import check_expression
@@ -85,15 +91,19 @@ Deployment = InProcess | Spark
 
 
 def submit(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,
-           on_event: EventSink | None = None, timeout: float | None = None) -> JobHandle:
+           on_event: EventSink | None = None, timeout: float | None = None, grants: Grants | None = None,
+           signer: SnapshotSigner | None = None) -> JobHandle:
     """Start a job in the background; the handle controls it. ``restore``: a checkpoint or
-    savepoint directory (or its loaded metadata) to start from."""
+    savepoint directory (or its loaded metadata) to start from. ``grants``: where its
+    connectors may go (None: anywhere); ``signer``: signs its snapshots and refuses to
+    restore one it did not sign (None: no signatures)."""
     return job_master_for(definition, deployment, checkpoint_dir=checkpoint_dir, restore=restore,
-                          on_event=on_event).start(timeout)
+                          on_event=on_event, grants=grants, signer=signer).start(timeout)
 
 
 def job_master_for(definition: dict, deployment: Deployment, *, checkpoint_dir: str,
-                   restore: str | dict | None = None, on_event: EventSink | None = None, kill_hook=None) -> JobMaster:
+                   restore: str | dict | None = None, on_event: EventSink | None = None, kill_hook=None,
+                   grants: Grants | None = None, signer: SnapshotSigner | None = None) -> JobMaster:
     """The JobMaster of ``definition`` over the deployer of ``deployment`` (not started yet).
 
     ``kill_hook`` (in-process only) injects failures for tests (``engine.runtime.kill_hooks``)."""
@@ -101,21 +111,23 @@ def job_master_for(definition: dict, deployment: Deployment, *, checkpoint_dir: 
     if isinstance(deployment, InProcess):
         return JobMaster(definition, ThreadDeployer(deployment.config, kill_hook), checkpoint_dir=checkpoint_dir,
                          restore=restore, on_event=on_event, config=deployment.config,
-                         shuffle_root=deployment.config.get("shuffle_dir"))
+                         shuffle_root=deployment.config.get("shuffle_dir"), grants=grants, signer=signer)
     if isinstance(deployment, Spark):
         if kill_hook is not None:
             raise ValueError("kill hooks run in this process only: on Spark, kill the slot's process")
         return SparkJobMaster(definition, checkpoint_dir=checkpoint_dir, on_event=on_event,
                               spark_master=deployment.master, spark_session=deployment.session, restore=restore,
-                              advertised_host=deployment.advertised_host, pin_slots=deployment.pin_slots)
+                              advertised_host=deployment.advertised_host, pin_slots=deployment.pin_slots,
+                              grants=grants, signer=signer)
     raise TypeError(f"unknown deployment {deployment!r}: use InProcess(...) or Spark(...)")
 
 
 def run(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,
-        on_event: EventSink | None = None, timeout: float | None = None) -> JobResult:
+        on_event: EventSink | None = None, timeout: float | None = None, grants: Grants | None = None,
+        signer: SnapshotSigner | None = None) -> JobResult:
     """Run a job to its end; a ``timeout`` cancels it (status CANCELED)."""
     return submit(definition, deployment, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
-                  timeout=timeout).wait()
+                  timeout=timeout, grants=grants, signer=signer).wait()
 
 
 def latest_checkpoint(checkpoint_dir: str) -> dict | None:
@@ -141,7 +153,8 @@ def describe_vertices(definition: dict) -> dict:
 
 __all__ = [
     "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "OPERATOR_CATALOG", "check_expression", "expression_fields",
-    "operator_spec", "Deployment", "InProcess", "JobHandle", "JobResult", "Spark", "TapError",
+    "operator_spec", "Deployment", "Grants", "InProcess", "JobHandle", "JobResult", "SnapshotRefused",
+    "SnapshotSigner", "Spark", "TapError",
     "ValidationError", "describe_vertices", "discard_checkpoint", "job_master_for", "latest_checkpoint",
     "load_checkpoint_metadata", "normalise_definition", "plan_pipeline", "run", "session_for", "slots_needed",
     "start_warm_session", "submit", "validate_definition",

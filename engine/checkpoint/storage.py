@@ -8,7 +8,11 @@ work through their fsspec plugins)::
     <savepoint target or url/savepoints>/savepoint-<id>-<suffix>/...   same layout
 
 A checkpoint directory is self-contained: ``_metadata`` names the state files relative to
-its own directory, so a savepoint can be moved or copied and still be restored.
+its own directory, so a savepoint can be moved or copied and still be restored. A restore
+reads nothing else: a state file's name is a plain file name of that directory, never a
+path, and a local state file that is a symlink is refused (``read_state_file``). With a
+:class:`~engine.checkpoint.signing.SnapshotSigner` the metadata is signed when written and
+verified when loaded (``engine.checkpoint.signing``).
 ``_metadata`` is JSON (plain data, readable by people and by the studio) and is written
 through a temporary name and a rename where the filesystem supports it, so a half-written
 one is never mistaken for a completed checkpoint.
@@ -19,13 +23,17 @@ the coordinator (metadata, discards).
 """
 from __future__ import annotations
 
+import errno
 import json
+import os
 import posixpath
 import re
 import uuid
 from typing import Any
 
 import fsspec
+
+from engine.checkpoint.signing import SnapshotRefused, SnapshotSigner, check_digest
 
 METADATA_FILE = "_metadata"
 _CHECKPOINT_DIR = re.compile(r"^chk-(\d+)$")
@@ -59,8 +67,43 @@ def read_file(directory: str, name: str) -> bytes:
         return handle.read()
 
 
-def write_metadata(directory: str, metadata: dict[str, Any]) -> str:
-    """Write ``_metadata`` into ``directory`` atomically where possible; return its URL."""
+def read_state_file(directory: str, handle: dict) -> bytes:
+    """The bytes of the state file ``handle`` names in snapshot ``directory``, as they were written.
+
+    The name must be a plain name of a file in the directory, a local one no symlink, and
+    its bytes must have the digest the handle holds; :class:`SnapshotRefused` otherwise."""
+    name = handle.get("path")
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or "\0" in name \
+            or name in (".", "..") or name.startswith("."):
+        raise SnapshotRefused(directory, f"its metadata names the state file {name!r}, which is not a file of "
+                                         "the snapshot's own directory")
+    fs, path = _filesystem(join(directory, name))
+    try:
+        if is_local(fs):
+            descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with os.fdopen(descriptor, "rb") as file:
+                data = file.read()
+        else:
+            with fs.open(path, "rb") as file:
+                data = file.read()
+    except OSError as error:
+        reason = "is a symlink" if error.errno == errno.ELOOP else f"cannot be read: {error.strerror or error}"
+        raise SnapshotRefused(directory, f"its state file {name!r} {reason}") from None
+    check_digest(directory, handle, data)
+    return data
+
+
+def is_local(fs) -> bool:
+    """Whether an fsspec filesystem is this machine's (where symlinks exist)."""
+    protocols = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
+    return bool({"file", "local"} & set(protocols))
+
+
+def write_metadata(directory: str, metadata: dict[str, Any], signer: SnapshotSigner | None = None) -> str:
+    """Write ``_metadata`` into ``directory`` atomically where possible (signed by ``signer``, in place, when
+    given); return its URL."""
+    if signer is not None:
+        signer.sign(metadata)
     fs, path = _filesystem(directory)
     fs.makedirs(path, exist_ok=True)
     # compact: json's C encoder (any indent takes the pure-Python one, 8x slower: 100 ms a
@@ -79,8 +122,9 @@ def write_metadata(directory: str, metadata: dict[str, Any]) -> str:
     return join(directory, METADATA_FILE)
 
 
-def load_metadata(path_or_url: str) -> dict[str, Any]:
-    """Read a completed checkpoint's metadata from its directory or its ``_metadata`` file.
+def load_metadata(path_or_url: str, signer: SnapshotSigner | None = None) -> dict[str, Any]:
+    """Read a completed checkpoint's metadata from its directory or its ``_metadata`` file; with ``signer``,
+    only metadata it signed (:class:`SnapshotRefused` otherwise).
 
     The returned dict gets ``"location"``: the checkpoint directory, against which the
     state handles' relative paths resolve.
@@ -92,8 +136,15 @@ def load_metadata(path_or_url: str) -> dict[str, Any]:
     if not fs.exists(path):
         raise FileNotFoundError(f"no completed checkpoint at {path_or_url} (no {METADATA_FILE})")
     with fs.open(path, "rb") as handle:
-        metadata = json.loads(handle.read().decode("utf-8"))
+        try:
+            metadata = json.loads(handle.read().decode("utf-8"))
+        except ValueError as error:
+            raise SnapshotRefused(location, f"its {METADATA_FILE} is not JSON: {error}") from None
+    if not isinstance(metadata, dict):
+        raise SnapshotRefused(location, f"its {METADATA_FILE} is not a JSON object")
     metadata["location"] = location
+    if signer is not None:
+        signer.verify(metadata, location)
     return metadata
 
 
@@ -115,9 +166,10 @@ def is_completed(directory: str) -> bool:
 class CheckpointStorage:
     """The checkpoint directories of one job below ``url``."""
 
-    def __init__(self, url: str, savepoint_url: str | None = None):
+    def __init__(self, url: str, savepoint_url: str | None = None, signer: SnapshotSigner | None = None):
         self.url = url.rstrip("/") or "/"
         self.savepoint_url = (savepoint_url or join(self.url, "savepoints")).rstrip("/")
+        self.signer = signer
 
     def checkpoint_directory(self, checkpoint_id: int) -> str:
         return join(self.url, f"chk-{checkpoint_id}")
@@ -131,7 +183,7 @@ class CheckpointStorage:
         return self.checkpoint_directory(checkpoint_id)
 
     def write_metadata(self, location: str, metadata: dict[str, Any]) -> str:
-        return write_metadata(location, metadata)
+        return write_metadata(location, metadata, self.signer)
 
     def discard(self, location: str) -> None:
         discard(location)
@@ -152,8 +204,7 @@ class CheckpointStorage:
     def latest_completed(self) -> dict[str, Any] | None:
         """The metadata of the newest completed checkpoint below the URL, or None."""
         completed = self.completed_checkpoints()
-        return load_metadata(completed[-1][1]) if completed else None
+        return load_metadata(completed[-1][1], self.signer) if completed else None
 
-    @staticmethod
-    def load_metadata(path_or_url: str) -> dict[str, Any]:
-        return load_metadata(path_or_url)
+    def load_metadata(self, path_or_url: str) -> dict[str, Any]:
+        return load_metadata(path_or_url, self.signer)

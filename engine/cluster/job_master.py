@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from engine.checkpoint.coordinator import CheckpointCoordinator, CheckpointException
+from engine.checkpoint.signing import SnapshotRefused, SnapshotSigner
 from engine.checkpoint.storage import CheckpointStorage, join, load_metadata
 from engine.cluster.operator_coordinators import OperatorCoordinators
 from engine.cluster.restart_strategy import create_restart_strategy
@@ -61,6 +62,7 @@ from engine.cluster.taps import TapRegistry, TapSink
 from engine.plan.compiler import compile_job_graph
 from engine.plan.execution_ids import ExecutionState, ExecutionVertexID, TaskId, as_task_id, task_name
 from engine.plan.job_graph import build_job_graph
+from engine.runtime.grants import GRANTS, Grants
 from engine.runtime.io.network import output_channel_ids
 from engine.runtime.operators import awaits_final_checkpoint
 
@@ -71,6 +73,10 @@ METRICS_EVENT_INTERVAL_S = 1.0
 CAPACITY_WAIT_S = 120.0
 """How long a region waits for the slots it needs before the job fails (a worker may come back)."""
 NO_SAVEPOINTS = "this job takes no savepoints: it runs in batch mode or has blocking exchanges"
+
+
+class RestoreRefused(Exception):
+    """The job was asked to restore a snapshot that is refused: it ends FAILED before anything runs."""
 
 
 @dataclass
@@ -148,12 +154,17 @@ def slots_needed_at_once(plan) -> int:
     return max(largest, sum(len(region_slots(region)) for region in regions if not region.number_of_inputs))
 
 
-def task_config(definition: dict, job_graph, checkpoint_dir: str, extra: dict | None = None) -> dict:
+def task_config(definition: dict, job_graph, checkpoint_dir: str, extra: dict | None = None,
+                grants: Grants | None = None) -> dict:
     """The configuration every slot of the job gets (plain data: it travels to Spark executors)."""
-    return {"checkpoint_storage": checkpoint_dir, "checkpointing": definition.get("checkpointing") or {},
-            "checkpointing_enabled": job_graph.takes_checkpoints,
-            "max_parallelism": definition.get("max_parallelism", 128), "mode": job_graph.mode,
-            "debloat": definition.get("debloat") or {}, **(extra or {})}
+    config = {"checkpoint_storage": checkpoint_dir, "checkpointing": definition.get("checkpointing") or {},
+              "checkpointing_enabled": job_graph.takes_checkpoints,
+              "max_parallelism": definition.get("max_parallelism", 128), "mode": job_graph.mode,
+              "debloat": definition.get("debloat") or {}, **(extra or {})}
+    config.pop(GRANTS, None)  # only the client's grants, never a deployment's setting
+    if grants is not None:
+        config[GRANTS] = grants.to_config()
+    return config
 
 
 class AttemptGateway:
@@ -194,15 +205,19 @@ class JobMaster:
 
     def __init__(self, definition: dict, deployer, *, checkpoint_dir: str, restore: str | dict | None = None,
                  on_event: EventSink | None = None, config: dict | None = None, shuffle_root: str | None = None,
-                 capacity_wait_s: float = CAPACITY_WAIT_S):
+                 capacity_wait_s: float = CAPACITY_WAIT_S, grants: Grants | None = None,
+                 signer: SnapshotSigner | None = None):
         self.definition = definition
         self.capacity_wait_s = capacity_wait_s
         self.deployer = deployer
         self.job_graph = build_job_graph(definition)
         self.plan = compile_job_graph(self.job_graph)
         self.checkpoint_dir = checkpoint_dir
-        self.config = task_config(definition, self.job_graph, checkpoint_dir, config)
-        self.initial_restore = load_metadata(restore) if isinstance(restore, str) else restore
+        self.config = task_config(definition, self.job_graph, checkpoint_dir, config, grants)
+        self.signer = signer  # driver side only: the key never goes into ``config``
+        self.refused_restore: str | None = None
+        """Why the snapshot to restore was refused: the job fails with it before anything runs."""
+        self.initial_restore = self._verified_restore(restore)
         self.all_tasks = [ExecutionVertexID(vertex.id, index) for vertex in self.job_graph.vertices
                           for index in range(vertex.parallelism)]
         self.shuffle = FileShuffleMaster.for_new_run(shuffle_root or join(checkpoint_dir, "shuffle")) \
@@ -242,11 +257,25 @@ class JobMaster:
         if not self.job_graph.takes_checkpoints:
             section["interval_ms"] = 0  # savepoints only (if any)
         coordinator = CheckpointCoordinator(
-            section, CheckpointStorage(self.checkpoint_dir), [_Participants(self)], self.all_tasks, self._emit,
+            section, CheckpointStorage(self.checkpoint_dir, signer=self.signer), [_Participants(self)], self.all_tasks,
+            self._emit,
             vertices=self._described_vertices(), on_failure=self._on_checkpointing_failure,
             restored_from=self.initial_restore, operator_coordinators=self.operator_coordinators)
         coordinator.pause("the job is not running yet")
         return coordinator
+
+    def _verified_restore(self, restore: str | dict | None) -> dict | None:
+        """The metadata to restore from, loaded (and, with a signer, verified); a refused snapshot
+        leaves none and sets ``refused_restore``, so the job fails naming it instead of starting."""
+        try:
+            if isinstance(restore, str):
+                return load_metadata(restore, self.signer)
+            if restore is not None and self.signer is not None:
+                return self.signer.verify(restore)
+            return restore
+        except SnapshotRefused as refused:
+            self.refused_restore = str(refused)
+            return None
 
     def _described_vertices(self) -> dict:
         """``JobGraph.describe`` plus, per vertex, whether it waits for a final checkpoint
@@ -434,12 +463,16 @@ class JobMaster:
         deadline = None if timeout is None else started + timeout
         status, failure = "FAILED", None
         try:
+            if self.refused_restore is not None:
+                raise RestoreRefused(self.refused_restore)
             self.deployer.open(self)
             self.coordinator.start()
             self.plan.execution_graph.reset_partition_states()
             self._strategy = self.plan.scheduling_strategy(self._ready.append)
             self._strategy.start_scheduling()
             status, failure = self._drive(deadline, timeout)
+        except RestoreRefused as refused:
+            status, failure = "FAILED", str(refused)
         except Exception as error:  # a deployer that cannot start, a bug: the job fails, loudly
             logger.exception("the JobMaster of %s failed", self.definition.get("name"))
             status, failure = "FAILED", str(error) or type(error).__name__

@@ -261,11 +261,11 @@ class SparkJobMaster(JobMaster):
     def __init__(self, definition: dict[str, Any], *, checkpoint_dir: str, on_event=None,
                  spark_master: str | None = None, spark_session=None, restore: str | dict | None = None,
                  advertised_host: str | None = None, shuffle_root: str | None = None, pin_slots: bool = True,
-                 cpu_lock_dir: str | None = None, config: dict | None = None):
+                 cpu_lock_dir: str | None = None, config: dict | None = None, grants=None, signer=None):
         self.spark = SparkDeployer(spark_master=spark_master, spark_session=spark_session,
                                    advertised_host=advertised_host, pin_slots=pin_slots, cpu_lock_dir=cpu_lock_dir)
         super().__init__(definition, self.spark, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
-                         shuffle_root=shuffle_root, config=config)
+                         shuffle_root=shuffle_root, config=config, grants=grants, signer=signer)
 
     @property
     def job_group(self) -> str:

@@ -8,7 +8,8 @@
 2. the barrier goes downstream on every output channel, behind all records before it;
 3. the synchronous snapshot: each operator's ``snapshot_state`` (sources store their
    positions, 2PC sinks pre-commit), then a copy of its registered state;
-4. the asynchronous part in a snapshot thread: serialise, write the state file, then
+4. the asynchronous part in a snapshot thread: serialise, write the state file (its
+   SHA-256 goes into the handle, ``engine.checkpoint.signing``), then
    ``acknowledge_checkpoint`` with the metrics (start delay, alignment, sync, async, size),
    or ``decline_checkpoint`` with a reason code when it failed.
 
@@ -34,6 +35,7 @@ import logging
 import time
 
 from engine.checkpoint import storage
+from engine.checkpoint.signing import DIGEST, digest
 from engine.runtime.io.events import CancelCheckpointMarker, CheckpointBarrier
 from engine.runtime.kill_hooks import SimulatedFailure, maybe_kill
 from engine.runtime.state.snapshot import TaskStateSnapshot
@@ -211,5 +213,5 @@ class SubtaskCheckpointCoordinator:
         name = f"{_safe_name(self.task_id[0])}-{self.task_id[1]}.state"
         size = storage.write_file(location, name, data)
         handle = {"path": name, "size": size, "key_group_range": self.key_group_range.as_list(),
-                  "operators": described, "persisted_data": persisted}
+                  "operators": described, "persisted_data": persisted, DIGEST: digest(data)}
         return handle, size, persisted

@@ -55,18 +55,19 @@ class InProcessDeployment:
         self.config = dict(config or {})
 
     def submit(self, definition: dict, *, checkpoint_dir: str, restore=None, on_event=None,
-               timeout: float | None = None, kill_hook=None) -> JobHandle:
+               timeout: float | None = None, kill_hook=None, **options) -> JobHandle:
         killer = SlotKiller()
         hooks = [hook for hook in (killer, kill_hook) if hook is not None]
         job_master = job_master_for(definition, InProcess(self.config), checkpoint_dir=checkpoint_dir, restore=restore,
-                                    on_event=on_event, kill_hook=lambda *args: any(hook(*args) for hook in hooks))
+                                    on_event=on_event, kill_hook=lambda *args: any(hook(*args) for hook in hooks),
+                                    **options)
         job_master.slot_killer = killer
         return job_master.start(timeout)
 
     def run(self, definition: dict, *, checkpoint_dir: str, restore=None, on_event=None,
-            timeout: float = DEFAULT_TIMEOUT_S) -> JobResult:
+            timeout: float = DEFAULT_TIMEOUT_S, **options) -> JobResult:
         return self.submit(definition, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
-                           timeout=timeout).wait()
+                           timeout=timeout, **options).wait()
 
     def kill(self, handle: JobHandle, task: tuple) -> None:
         """Fail the slot that runs ``task`` (every subtask of it, at its next kill point)."""
@@ -83,15 +84,15 @@ class SparkDeployment:
         self.session = session
 
     def submit(self, definition: dict, *, checkpoint_dir: str, restore=None, on_event=None,
-               timeout: float | None = None) -> JobHandle:
+               timeout: float | None = None, **options) -> JobHandle:
         job_master = job_master_for(definition, Spark(session=self.session), checkpoint_dir=checkpoint_dir,
-                                    restore=restore, on_event=on_event)
+                                    restore=restore, on_event=on_event, **options)
         return job_master.start(timeout)
 
     def run(self, definition: dict, *, checkpoint_dir: str, restore=None, on_event=None,
-            timeout: float = DEFAULT_TIMEOUT_S) -> JobResult:
+            timeout: float = DEFAULT_TIMEOUT_S, **options) -> JobResult:
         return self.submit(definition, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
-                           timeout=timeout).wait()
+                           timeout=timeout, **options).wait()
 
     def kill(self, handle: JobHandle, task: tuple) -> None:
         """SIGKILL the Spark Python worker that runs ``task``'s slot."""

@@ -19,12 +19,17 @@ subtask may run at another parallelism than the one that wrote the checkpoint:
   source that was done), the new subtask starts finished instead of starting over.
 
 State is matched by operator (node) id, so changing the chaining between runs is fine.
+State files are read only from the checkpoint's own directory, and only as they were
+written (``storage.read_state_file``: a plain name, no symlink, the digest of the handle).
+What an operator finds in its state is still data it checks against its own configuration
+before acting on it (``engine.runtime.restored_state``).
 
 Threading model: created and used by one subtask's thread while it restores.
 """
 from __future__ import annotations
 
 from engine.checkpoint import storage
+from engine.checkpoint.signing import SnapshotRefused
 from engine.runtime.state.key_groups import KeyGroupRange
 from engine.runtime.state.operator_state import BROADCAST_PREFIX, UNION_PREFIX
 from engine.runtime.io.network import ChannelId
@@ -75,7 +80,12 @@ class TaskRestore:
         path = handle["path"]
         contents = self._files.get(path)
         if contents is None:
-            contents = self._files[path] = deserialise_task_state(storage.read_file(self.location, path))
+            data = storage.read_state_file(self.location, handle)
+            try:
+                contents = deserialise_task_state(data)
+            except Exception as error:  # not what the engine writes: refused, naming the snapshot
+                raise SnapshotRefused(self.location, f"its state file {path!r} cannot be read: {error}") from None
+            self._files[path] = contents
         return contents
 
     def old_parallelism(self, vertex_id: str) -> int | None:
@@ -94,7 +104,7 @@ class TaskRestore:
             handle = self._tasks.get(f"{vertex_id}#{old_index}")
             if not handle or not handle.get("persisted_data"):
                 continue
-            state = deserialise_channel_state(storage.read_file(self.location, handle["path"]))
+            state = deserialise_channel_state(storage.read_state_file(self.location, handle))
             for side in ("input", "output"):
                 for cid, items in state.get(side, []):
                     result[side][ChannelId.from_list(cid)] = items
