@@ -59,11 +59,11 @@ from engine.cluster.operator_coordinators import OperatorCoordinators
 from engine.cluster.restart_strategy import create_restart_strategy
 from engine.cluster.shuffle import FileShuffleMaster
 from engine.cluster.taps import TapRegistry, TapSink
+from engine.plan.channels import output_channel_ids
 from engine.plan.compiler import compile_job_graph
 from engine.plan.execution_ids import ExecutionState, ExecutionVertexID, TaskId, as_task_id, task_name
 from engine.plan.job_graph import build_job_graph
 from engine.runtime.grants import GRANTS, Grants
-from engine.runtime.io.network import output_channel_ids
 from engine.runtime.operators import awaits_final_checkpoint
 
 logger = logging.getLogger(__name__)

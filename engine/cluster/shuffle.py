@@ -30,9 +30,9 @@ import uuid
 import fsspec
 
 from engine.checkpoint.storage import join
+from engine.plan.channels import ChannelId
 from engine.runtime.io.events import CancelCheckpointMarker, CheckpointBarrier, EndOfPartition
 from engine.runtime.io.local_channel import DEFAULT_CAPACITY, InputChannelBase
-from engine.runtime.io.network import ChannelId
 
 logger = logging.getLogger(__name__)
 

@@ -38,15 +38,15 @@ PRELOADED_MODULES = (
     "engine.runtime.slot",
     "engine.runtime.io.network",
     "engine.runtime.io.tcp_channel",
-    "engine.runtime.operators.datagen",
+    "engine.runtime.operators.connectors.datagen",
     "engine.runtime.operators.transform",
     "engine.runtime.operators.watermark",
     "engine.runtime.operators.aggregate",
-    "engine.runtime.operators.window",
-    "engine.runtime.operators.collect_sink",
-    "engine.runtime.operators.file_source",
-    "engine.runtime.operators.file_sink",
-    "engine.runtime.operators.hybrid_source",
+    "engine.runtime.operators.windows.window",
+    "engine.runtime.operators.connectors.collect_sink",
+    "engine.runtime.operators.connectors.file_source",
+    "engine.runtime.operators.connectors.file_sink",
+    "engine.runtime.operators.connectors.hybrid_source",
 )
 """What a slot of the common pipelines imports between its fork and its registration."""
 

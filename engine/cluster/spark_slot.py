@@ -146,7 +146,7 @@ def _advertised_host(barrier_context, slot_index: int) -> str:
 
 def _crosses_slots(job_graph, slots_tasks, blocking_edges: set[str]) -> bool:
     """True when a pipelined edge connects subtasks of this stage placed in different slots."""
-    from engine.runtime.io.network import output_channel_ids
+    from engine.plan.channels import output_channel_ids
 
     slot_of = {tuple(task): index for index, tasks in enumerate(slots_tasks) for task in tasks}
     for edge in job_graph.edges:

@@ -19,7 +19,7 @@ Pointwise, producers < consumers
     ``[⌈i·m/n⌉, ⌈(i+1)·m/n⌉)``; consumer ``j`` reads partition ``⌊j·n/m⌋``.
 
 This is the wiring the runtime builds its channels from (:func:`pointwise_consumers`,
-used by ``engine.runtime.io.network``), so the plan's regions and failover sets describe
+used by ``engine.plan.channels``), so the plan's regions and failover sets describe
 the channels that really exist. In both pointwise cases every partition has at least one
 consumer and every consumer at least one partition, which the region computation relies
 on.

@@ -80,6 +80,7 @@ import threading
 import time
 import traceback
 
+from engine.plan.channels import input_channel_ids, output_channel_ids
 from engine.runtime.gateway import JobMasterGateway, TaskId
 from engine.runtime.gc_tuning import collector_tuned_for_batches
 from engine.runtime.io.barrier_handler import create_barrier_handler
@@ -89,7 +90,6 @@ from engine.runtime.io.events import (END_OF_DATA, END_OF_DATA_NO_DRAIN, END_OF_
                                       is_buffer)
 from engine.runtime.io.external_sort import DEFAULT_MEMORY_RECORDS, KeyGroupingSorter
 from engine.runtime.io.input_gate import InputGate
-from engine.runtime.io.network import input_channel_ids, output_channel_ids
 from engine.runtime.io.partitioner import create_partitioner
 from engine.runtime.io.record_writer import RecordWriter
 from engine.runtime.io.stream_input import (END_OF_DATA_STATUS, END_OF_INPUT_STATUS, MORE_AVAILABLE,
@@ -100,7 +100,7 @@ from engine.runtime.operator_chain import OperatorChain
 from engine.runtime.operators import OperatorContext, coordinator_factory, create_operator
 from engine.runtime.operators.base import ConfigurationError, compile_expression_function
 from engine.runtime.operators.source import DEFAULT_BATCH_SIZE
-from engine.runtime.operators.window_partials import PARTIAL_KEY, WindowPartials, pre_aggregated_window
+from engine.runtime.operators.windows.window_partials import PARTIAL_KEY, WindowPartials, pre_aggregated_window
 from engine.runtime.state.key_groups import KeyGroupRange, key_group_for
 from engine.runtime.state.restore import TaskRestore
 from engine.runtime.tap import TapLimits, TapPoint, TapSender
@@ -411,7 +411,7 @@ class StreamTask:
         mode both sides are sorted together by key, each record tagged with its side."""
         sides = self._channel_sides()
         if self.batch_mode:
-            from engine.runtime.operators.join import LEFT, RIGHT
+            from engine.runtime.operators.joins.two_input import LEFT, RIGHT
 
             tags = [LEFT if side == "left" else RIGHT for side in sides]
             keys = {LEFT: compile_expression_function(self._side_edge("left").key),

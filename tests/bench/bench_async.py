@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.cluster.local import LocalCluster  # noqa: E402
 from engine.runtime.operators import OPERATOR_FACTORIES  # noqa: E402
-from engine.runtime.operators.lookup_http import HttpLookupOperator  # noqa: E402
+from engine.runtime.operators.connectors.lookup_http import HttpLookupOperator  # noqa: E402
 
 LATENCY_S = 0.020
 CAPACITIES = (10, 100, 500)

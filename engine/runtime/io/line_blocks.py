@@ -44,7 +44,7 @@ class LineBlockReader:
 
     ``end``: the reader stops after the line holding byte ``end - 1`` -- a line belongs to
     the byte range its first byte is in, so ranges cut anywhere in a file hand out each line
-    exactly once (``engine.runtime.operators.file_splits``). None: the end of the file.
+    exactly once (``engine.runtime.operators.connectors.file_splits``). None: the end of the file.
     """
 
     def __init__(self, handle, offset: int, min_block_bytes: int = MIN_BLOCK_BYTES, end: int | None = None):

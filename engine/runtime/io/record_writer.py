@@ -88,7 +88,7 @@ class RecordWriter:
 
     def pre_aggregate_with(self, partials) -> None:
         """Send ``partials.combine(batch)`` for each batch: the partial aggregates of a window
-        behind this edge instead of its records (``engine.runtime.operators.window_partials``)."""
+        behind this edge instead of its records (``engine.runtime.operators.windows.window_partials``)."""
         send, combine = self.emit, partials.combine
 
         def emit_partials(batch: list) -> None:

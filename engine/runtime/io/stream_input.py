@@ -43,7 +43,10 @@ from engine.runtime.io.events import (WATERMARK_ACTIVE, WATERMARK_IDLE, CancelCh
 from engine.runtime.io.external_sort import KeyGroupingSorter, key_groups_in_pieces
 from engine.runtime.io.watermark_valve import WatermarkValve
 from engine.runtime.kill_hooks import maybe_kill
-from engine.runtime.operators.source import END_OF_INPUT
+
+END_OF_INPUT = object()
+"""What a source's ``poll_next`` returns once it is exhausted (:mod:`engine.runtime.operators.source`);
+:class:`SourceInput` then reports ``END_OF_INPUT_STATUS``."""
 
 
 class InputStatus(Enum):

@@ -63,9 +63,10 @@ from typing import Callable
 import msgpack
 import numpy as np
 
+from engine.plan.channels import ChannelId
 from engine.runtime.io.events import ChannelError, EndOfPartition, TimestampedBatch
 from engine.runtime.io.local_channel import DEFAULT_CAPACITY, InputChannelBase, _barrier_index
-from engine.runtime.io.network import ChannelId, LocalNetwork
+from engine.runtime.io.network import LocalNetwork
 from engine.runtime.io.port_range import ANY_PORT, bind_listener
 
 logger = logging.getLogger(__name__)

@@ -22,10 +22,10 @@ one step of output is part of the data in flight in front of a barrier.
 """
 from __future__ import annotations
 
+from engine.runtime.io.stream_input import END_OF_INPUT
 from engine.runtime.operators.base import StreamOperator
 
-END_OF_INPUT = object()
-"""What ``poll_next`` returns when the source is exhausted."""
+__all__ = ["DEFAULT_BATCH_SIZE", "END_OF_INPUT", "IDLE_POLL_DELAY", "SourceOperator"]
 
 DEFAULT_BATCH_SIZE = 1024
 IDLE_POLL_DELAY = 0.05

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from engine.checkpoint import storage
 from engine.checkpoint.signing import SnapshotRefused
+from engine.plan.channels import ChannelId
 from engine.runtime.state.key_groups import KeyGroupRange
 from engine.runtime.state.operator_state import BROADCAST_PREFIX, UNION_PREFIX
-from engine.runtime.io.network import ChannelId
 from engine.runtime.state.snapshot import deserialise_channel_state, deserialise_task_state
 
 

@@ -15,7 +15,7 @@ from engine.runtime.io.events import TimestampedBatch, Watermark
 from engine.runtime.operators.async_io import (AsyncCallFailed, AsyncCallTimeout, AsyncFunctionOperator,
                                                AsyncWaitInterrupted)
 from engine.runtime.operators.async_io.event_loop import TaskEventLoop
-from engine.runtime.operators.lookup_http import HttpLookupOperator
+from engine.runtime.operators.connectors.lookup_http import HttpLookupOperator
 from tests.engine.async_io.support import ModelQueue, OperatorHarness
 
 

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from engine.cluster.local import LocalCluster
-from engine.runtime.operators.lookup_redis import RedisLookupOperator
+from engine.runtime.operators.connectors.lookup_redis import RedisLookupOperator
 from tests.engine.async_io.support import OperatorHarness
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from engine.cluster.local import LocalCluster
-from engine.runtime.operators.file_splits import FileSplitEnumerator
+from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator
 from tests.engine.cluster.test_local_exactly_once import KillPlan
 
 FILES, LINES = 4, 2500

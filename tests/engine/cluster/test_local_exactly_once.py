@@ -161,7 +161,7 @@ def test_committed_output_equals_a_failure_free_run_despite_30_kills(tmp_path):
 
 
 def test_the_columnar_path_is_taken_and_commits_the_same_lines(tmp_path, monkeypatch):
-    from engine.runtime.operators.datagen import DatagenSource
+    from engine.runtime.operators.connectors.datagen import DatagenSource
 
     answers = []
     asked = DatagenSource.emit_int_arrays

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from engine.cluster.local import LocalCluster
-from engine.runtime.operators.file_source import list_files
+from engine.runtime.operators.connectors.file_listing import list_files
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
 

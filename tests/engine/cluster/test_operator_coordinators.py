@@ -8,7 +8,7 @@ import pytest
 from engine.cluster.operator_coordinators import OperatorCoordinators
 from engine.plan.execution_ids import ExecutionVertexID
 from engine.plan.job_graph import build_job_graph
-from engine.runtime.operators.file_splits import splits_of_files
+from engine.runtime.operators.connectors.file_splits import splits_of_files
 
 
 class RecordingSlot:
@@ -83,7 +83,7 @@ def test_answers_to_restarted_subtasks_are_dropped_with_the_splits_given_back(jo
 
 
 def test_a_failing_coordinator_answers_with_an_error_and_the_job_master_goes_on(job_graph, monkeypatch):
-    from engine.runtime.operators.file_splits import FileSplitEnumerator
+    from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator
 
     def broken(self, subtask, event):
         raise RuntimeError("broken listing")

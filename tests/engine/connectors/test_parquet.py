@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cluster.local import LocalCluster
-from engine.runtime.operators.parquet import ParquetSource, cut_row_groups
+from engine.runtime.operators.connectors.parquet import ParquetSource, cut_row_groups
 from tests.engine.connectors.support import KillPlan, expected_sums, sums_job
 
 COUNT = 3000

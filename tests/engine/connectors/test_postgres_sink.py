@@ -135,7 +135,7 @@ def test_a_write_waiting_on_a_row_lock_fails_after_the_lock_timeout_instead_of_h
         postgres_dsn, tmp_path, monkeypatch):
     """A key held by an uncommitted transaction (in insert mode, typically the sink's own prepared
     one, which only the waiting subtask could commit): the sink fails naming the cause."""
-    from engine.runtime.operators import postgres_sink as sink_module
+    from engine.runtime.operators.connectors import postgres_sink as sink_module
 
     monkeypatch.setattr(sink_module, "LOCK_TIMEOUT_MS", 300)
     create_sums_table(postgres_dsn, key=True)

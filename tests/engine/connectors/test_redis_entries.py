@@ -7,7 +7,7 @@ import redis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.runtime.operators.redis_stream import (encode_record, entries_up_to, entry_record, entry_records,
+from engine.runtime.operators.connectors.redis_stream import (encode_record, entries_up_to, entry_record, entry_records,
                                                    stream_id)
 
 json_values = st.recursive(

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import pytest
 
+from engine.plan.channels import ChannelId
 from engine.plan.job_graph import build_job_graph
 from engine.runtime.io.events import (END_OF_DATA, END_OF_DATA_NO_DRAIN, END_OF_PARTITION, MAX_WATERMARK,
                                       CheckpointBarrier, EndOfData)
 from engine.runtime.io.input_gate import InputGate
-from engine.runtime.io.network import ChannelId, LocalNetwork
+from engine.runtime.io.network import LocalNetwork
 from engine.runtime.operators import OPERATOR_FACTORIES
 from engine.runtime.stream_task import StreamTask
 from tests.engine.lifecycle.support import Recorder

@@ -1,6 +1,8 @@
 """Connection patterns and partition groups: pairs described by groups, counted by groups."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -57,13 +59,15 @@ def test_groups_of_a_partition_range_are_the_groups_of_its_members(producers, co
 
 
 def test_groups_match_the_channels_the_runtime_wires():
-    from engine.runtime.io import network
+    from engine.plan.channels import output_channel_ids
+    edge = SimpleNamespace(id="e", source="a", target="b", distribution=DistributionPattern.POINTWISE)
     for producers in range(1, 13):
         for consumers in range(1, 13):
             pattern = connection_pattern(DistributionPattern.POINTWISE, producers, consumers)
             for partition in range(producers):
                 readers = pattern.consumers_of_group(pattern.group_of_partition(partition))
-                assert list(readers) == network.pointwise_consumers(partition, producers, consumers)
+                wired = output_channel_ids(edge, partition, producers, consumers)
+                assert list(readers) == [channel.consumer[1] for channel in wired]
 
 
 def two_vertex_graph(producers, consumers, partitioning, exchange="pipelined"):

@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from engine.cluster.local import LocalCluster, LocalJob
+from engine.plan.channels import ChannelId
 from engine.runtime.io.buffer_debloater import BufferDebloater, DebloatSettings
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.local_channel import LocalChannel
-from engine.runtime.io.network import ChannelId
 from engine.runtime.io.partitioner import RoundRobinPartitioner
 from engine.runtime.io.record_writer import RecordWriter
 from tests.support import connected_networks, wait_until

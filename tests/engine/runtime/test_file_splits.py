@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.runtime.operators.file_source import split_reader
-from engine.runtime.operators.file_splits import (FileSplitEnumerator, SplitAssignmentTracker, cut_into_splits,
+from engine.runtime.operators.connectors.file_source import split_reader
+from engine.runtime.operators.connectors.file_splits import (FileSplitEnumerator, SplitAssignmentTracker, cut_into_splits,
                                                  files_of_splits, splits_of_files)
 
 
@@ -178,7 +178,7 @@ def test_the_tracker_forgets_what_a_completed_checkpoint_covers():
 
 
 def test_a_tiny_split_size_over_a_big_input_is_raised_to_keep_the_split_count_bounded(files, monkeypatch):
-    monkeypatch.setattr("engine.runtime.operators.file_splits.MAX_SPLITS", 10)
+    monkeypatch.setattr("engine.runtime.operators.connectors.file_splits.MAX_SPLITS", 10)
     enumerator = FileSplitEnumerator(node(files, split_bytes=1), None, False)
     taken = []
     while (split := take(enumerator, 0)) != {"kind": "no_more"}:

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from engine.cluster.local import LocalCluster
 from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch, Watermark
 from engine.runtime.operators.base import OperatorContext
-from engine.runtime.operators.join import IntervalJoinOperator, WindowJoinOperator
+from engine.runtime.operators.joins.interval_join import IntervalJoinOperator
+from engine.runtime.operators.joins.window_join import WindowJoinOperator
 from engine.spec.expressions import compile_batch_expression
 from tests.engine.joins_reference import interval_reference, late_reference, window_ends, window_reference
 from tests.engine.lifecycle.support import as_counter, edge, node, pipeline

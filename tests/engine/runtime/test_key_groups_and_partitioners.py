@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.plan.connection_patterns import pointwise_consumers, pointwise_producers
 from engine.runtime.io.events import TimestampedBatch
-from engine.runtime.io.network import pointwise_consumers, pointwise_producers
 from engine.runtime.io.partitioner import HashPartitioner, RoundRobinPartitioner, create_partitioner
 from engine.runtime.state.key_groups import (KeyGroupRange, key_group_for, key_groups_for, stable_hash,
                                              subtask_for_key_group)

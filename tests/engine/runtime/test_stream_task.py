@@ -5,7 +5,8 @@ from engine.plan.job_graph import build_job_graph
 from engine.runtime.io.events import (END_OF_PARTITION, MAX_WATERMARK, CancelCheckpointMarker, CheckpointBarrier,
                                       EndOfData)
 from engine.runtime.io.input_gate import InputGate
-from engine.runtime.io.network import ChannelId, LocalNetwork
+from engine.plan.channels import ChannelId
+from engine.runtime.io.network import LocalNetwork
 from engine.runtime.stream_task import StreamTask
 
 

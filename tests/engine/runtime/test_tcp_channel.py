@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from engine.cluster.local import LocalJob
+from engine.plan.channels import ChannelId
 from engine.runtime.io.events import END_OF_PARTITION, CheckpointBarrier
 from engine.runtime.io.input_gate import InputGate
-from engine.runtime.io.network import ChannelId
 from engine.runtime.io.tcp_channel import RemoteInputChannel, RemoteOutputChannel
 from tests.support import connected_networks, wait_until
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import time
 
+from engine.plan.channels import ChannelId
 from engine.runtime.io.barrier_handler import (AlignedBarrierHandler, CollectingBarriers, CollectingUnaligned,
                                                WaitingForFirstBarrier)
 from engine.runtime.io.events import CheckpointBarrier, Watermark, in_flight_state
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.local_channel import LocalChannel
-from engine.runtime.io.network import ChannelId
 from engine.runtime.io.record_writer import RecordWriter
 from engine.runtime.io.tcp_channel import TcpNetwork
 

@@ -13,8 +13,8 @@ from engine.cluster.local import LocalCluster
 from engine.plan.job_graph import build_job_graph
 from engine.runtime.io.events import TimestampedBatch, Watermark
 from engine.runtime.operators.base import OperatorContext
-from engine.runtime.operators.window import WindowOperator
-from engine.runtime.operators.window_partials import WindowPartials, pre_aggregated_window
+from engine.runtime.operators.windows.window import WindowOperator
+from engine.runtime.operators.windows.window_partials import WindowPartials, pre_aggregated_window
 from engine.spec.expressions import compile_batch_expression
 from engine.spec import normalise_definition
 from tests.engine.lifecycle.support import as_counter, edge, node, pipeline

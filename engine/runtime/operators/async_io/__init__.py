@@ -14,8 +14,8 @@ The pieces
         the one asyncio event loop thread per subtask that the calls run on.
 
 The catalog's operators built on it: ``lookup.redis``
-(:mod:`engine.runtime.operators.lookup_redis`) and ``lookup.http``
-(:mod:`engine.runtime.operators.lookup_http`).
+(:mod:`engine.runtime.operators.connectors.lookup_redis`) and ``lookup.http``
+(:mod:`engine.runtime.operators.connectors.lookup_http`).
 
 How it sits on the runtime
     Completions come back as mails (:meth:`MailboxExecutor.execute`); a full queue makes

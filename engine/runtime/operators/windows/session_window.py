@@ -42,7 +42,7 @@ from __future__ import annotations
 import itertools
 
 from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch
-from engine.runtime.operators.window import KeyedEventTimeWindow
+from engine.runtime.operators.windows.window import KeyedEventTimeWindow
 
 
 class SessionWindowOperator(KeyedEventTimeWindow):

@@ -43,7 +43,7 @@ import struct
 import uuid
 
 from engine.runtime.operators.base import ConfigurationError
-from engine.runtime.operators.postgres import connect, server_label, table_columns, table_identifier
+from engine.runtime.operators.connectors.postgres import connect, server_label, table_columns, table_identifier
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 
 IDLE_DELAY = 0.1

@@ -32,6 +32,7 @@ from __future__ import annotations
 import fsspec
 
 from engine.runtime.operators.base import ConfigurationError
+from engine.runtime.operators.connectors.file_listing import files_of_node
 
 DEFAULT_SPLIT_BYTES = 4 << 20
 MAX_SPLITS = 10_000
@@ -198,8 +199,6 @@ class FileSplitEnumerator:
         return {"kind": "splits", "splits": [split]}
 
     def _list_splits(self) -> list[dict]:
-        from engine.runtime.operators.file_source import files_of_node
-
         try:
             files = sizes_of(files_of_node(self.node, self.path))
         except OSError as error:

@@ -25,7 +25,7 @@ Exactly-once sink (``sink.redis_stream``, ``delivery: exactly_once``, the defaul
 """
 from __future__ import annotations
 
-from engine.runtime.operators.redis_stream import (RedisStreamSink, RedisStreamSource, checked_client,
+from engine.runtime.operators.connectors.redis_stream import (RedisStreamSink, RedisStreamSource, checked_client,
                                                    encode_record, entries_up_to, entry_records, redis_url,
                                                    stream_id)
 from engine.runtime.operators.source import END_OF_INPUT

@@ -2,7 +2,7 @@
 
 Records are appended to the subtask's current *transaction*: a hidden in-progress file in
 the target directory. Readers see only committed files (``part-*.jsonl``); hidden files
-are not output. Names and renames are those of ``engine.runtime.operators.file_transactions``;
+are not output. Names and renames are those of ``engine.runtime.operators.connectors.file_transactions``;
 when they happen is ``engine.runtime.operators.two_phase_commit``:
 
 1. *pre-commit* (snapshot of checkpoint n): the in-progress file is closed and renamed to a
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from engine.runtime.operators.file_transactions import FileTransactionSink
+from engine.runtime.operators.connectors.file_transactions import FileTransactionSink
 from engine.runtime.operators.two_phase_commit import CommitError
 
 __all__ = ["CommitError", "TwoPhaseCommitFileSink", "encode_lines"]

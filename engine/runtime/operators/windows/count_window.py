@@ -29,7 +29,7 @@ from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.operators.aggregate import AGGREGATE_FUNCTIONS, batch_value_function
 from engine.runtime.operators.base import StreamOperator
 from engine.runtime.operators.state_ttl import KeyStateTtl
-from engine.runtime.operators.window import _ADD
+from engine.runtime.operators.windows.window import _ADD
 
 _MISSING = object()
 _COMBINE = {"sum": sum, "count": len, "min": min, "max": max}

@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 
 from engine.runtime.operators.base import ConfigurationError
-from engine.runtime.operators.postgres import connect, server_label, table_columns, table_identifier
+from engine.runtime.operators.connectors.postgres import connect, server_label, table_columns, table_identifier
 from engine.runtime.operators.two_phase_commit import CommitError, TwoPhaseCommitSink
 
 logger = logging.getLogger(__name__)

@@ -31,9 +31,10 @@ from urllib.parse import quote, unquote
 import fsspec
 
 from engine.runtime.operators.base import ConfigurationError
-from engine.runtime.operators.file_source import SplitReadingSource, files_of_node
-from engine.runtime.operators.file_splits import FileSplitEnumerator
-from engine.runtime.operators.file_transactions import FileTransactionSink
+from engine.runtime.operators.connectors.file_listing import files_of_node
+from engine.runtime.operators.connectors.file_source import SplitReadingSource
+from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator
+from engine.runtime.operators.connectors.file_transactions import FileTransactionSink
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 

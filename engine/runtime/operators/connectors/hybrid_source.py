@@ -30,8 +30,8 @@ State and the switch
 """
 from __future__ import annotations
 
-from engine.runtime.operators.file_source import FileSource
-from engine.runtime.operators.redis_stream import RedisStreamSource
+from engine.runtime.operators.connectors.file_source import FileSource
+from engine.runtime.operators.connectors.redis_stream import RedisStreamSource
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 
 FILE_PARAMS = ("path", "format")

@@ -3,7 +3,7 @@
 The path may be a file, a directory (every file below it, hidden ``.``/``_`` files
 excepted) or a glob, on any fsspec filesystem. The files are cut into splits of about
 ``split_bytes`` (default 4 MiB), which the node's split enumerator in the JobMaster hands
-out one at a time to the subtask that asks (``engine.runtime.operators.file_splits``): a
+out one at a time to the subtask that asks (``engine.runtime.operators.connectors.file_splits``): a
 subtask asks for the next one while it still reads one, so it never waits, and faster
 subtasks read more. Each split a subtask holds is an element ``{"path", "start", "end",
 "offset", "header"}`` of its operator list state, where ``offset`` is the byte position
@@ -27,13 +27,12 @@ import fsspec
 
 from engine.runtime.io.line_blocks import MIN_BLOCK_BYTES, LineBlockReader, decode_json_lines, text_lines
 from engine.runtime.operators.base import ConfigurationError
-from engine.runtime.operators.file_splits import FileSplitEnumerator
+from engine.runtime.operators.connectors.file_listing import files_of_node
+from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 
 AWAITING_SPLIT_POLL_DELAY = 0.001
 """Seconds between polls while a subtask waits for the enumerator's answer (a round trip)."""
-
-_GLOB_CHARACTERS = set("*?[")
 
 
 def file_splits(source, fresh_split) -> list[dict]:
@@ -44,33 +43,6 @@ def file_splits(source, fresh_split) -> list[dict]:
         return [dict(split) for split in source._state.get()]
     files = files_of_node(source.node, source.path)
     return [fresh_split(path) for path in files[source.context.subtask_index::source.context.parallelism]]
-
-
-def files_of_node(node: dict, path: str) -> list[str]:
-    """``list_files``, but a path that matches nothing (or cannot be read) fails naming the node:
-    a source over a wrong path must not look like an empty input."""
-    try:
-        files = list_files(path)
-    except (OSError, ValueError, ImportError) as error:
-        raise ConfigurationError(node, f"cannot list {path}: {error}") from None
-    if not files:
-        raise ConfigurationError(node, f"no file matches {path}")
-    return files
-
-
-def list_files(path: str) -> list[str]:
-    """The files a path names, sorted, as URLs/paths usable with ``fsspec.open``."""
-    fs, root = fsspec.core.url_to_fs(path)
-    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
-    if _GLOB_CHARACTERS & set(root):
-        found = fs.glob(root)
-    elif fs.isdir(root):
-        found = fs.find(root)
-    else:
-        found = [root] if fs.exists(root) else []
-    found = [f for f in found if not f.rsplit("/", 1)[-1].startswith((".", "_")) and not fs.isdir(f)]
-    prefix = "" if protocol in ("file", "local") else f"{protocol}://"
-    return sorted(prefix + f if prefix and not f.startswith(prefix) else f for f in found)
 
 
 class SplitReadingSource(SourceOperator):

@@ -18,7 +18,7 @@ import json
 
 from engine.runtime.operators.async_io.lookup import LookupOperator
 from engine.runtime.operators.base import compile_expression_function
-from engine.runtime.operators.redis_stream import redis_url
+from engine.runtime.operators.connectors.redis_stream import redis_url
 
 COMMANDS = ("get", "hgetall")
 DECODINGS = ("string", "json")
