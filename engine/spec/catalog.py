@@ -14,91 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-EXPRESSION = {"type": "string", "format": "expression", "minLength": 1}
-REDIS_URL = {"type": "string", "x-location": "redis", "description": "Redis URL; the studio's Redis when empty."}
-"""Parameters naming a location carry ``"x-location"``: ``path`` | ``url`` | ``redis`` | ``postgres``,
-so that the studio can check them against what the user may reach. A sink's parameter that
-names what it writes inside a server's location (a Redis stream, a PostgreSQL table) carries
-``"x-sink-target": true``: the studio lets one pipeline own it."""
-AGGREGATE_FUNCTIONS = ["sum", "count", "min", "max"]
-
-# Every number a parameter takes has a maximum: a definition is untrusted input, and a
-# count of 10^30 or a window of 10^30 ms is a mistake or an attack, never a pipeline.
-DAY_MS = 86_400_000
-YEAR_MS = 365 * DAY_MS
-SAFE_INTEGER = 2 ** 53 - 1
-"""The largest integer a browser holds exactly (JavaScript numbers are doubles)."""
-MAX_COUNT = 10 ** 12
-MAX_RATE = 10_000_000
-MAX_BATCH = 100_000
-
-
-def _params(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    """A closed JSON Schema object: unknown parameters are errors, not silently ignored."""
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required or [],
-        "additionalProperties": False,
-    }
-
-
-def _operator(
-    type_: str,
-    title: str,
-    description: str,
-    params_schema: dict[str, Any],
-    *,
-    inputs: int | str = 1,
-    outputs: int = 1,
-    keyed: bool = False,
-    stateful: bool = False,
-    output_ports: list[dict[str, str]] | None = None,
-) -> dict[str, Any]:
-    category = type_.split(".", 1)[0]
-    return {
-        "type": type_,
-        "category": category,
-        "title": title,
-        "description": description,
-        "inputs": inputs,
-        "outputs": outputs,
-        "source": category == "source",
-        "sink": category == "sink",
-        "keyed": keyed,
-        "stateful": stateful or keyed or category in ("source", "sink"),
-        "params_schema": params_schema,
-        "output_ports": list(output_ports or []),
-    }
-
-
-LATE_PORT = {"name": "late", "description": "Records too late for their window: the watermark passed "
-                                            "the window's end (plus the allowed lateness) before they came."}
-"""The second, named output port of event-time windows and joins. An edge leaves it with
-``"from_port": "late"``; its records are the late input records, unchanged, with their event time.
-Operators without ports emit only on their main output (an edge without ``from_port``)."""
-
-
-def output_port_names(spec: dict[str, Any]) -> list[str]:
-    """The names of an operator's extra output ports (the main output has none)."""
-    return [port["name"] for port in spec.get("output_ports", ())]
-
-
-ALLOWED_LATENESS = {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0,
-                    "description": "A window that fired keeps its state this long (in event time) after its "
-                                   "end: a record for it meanwhile updates it and it fires again. Later records "
-                                   "are late: counted, and sent to the late port when an edge leaves it."}
-
-STATE_TTL = {"type": "integer", "minimum": 0, "maximum": YEAR_MS,
-             "description": "A key's state expires this long (in event time) after its latest record: a later "
-                            "record starts afresh, and keys that stop appearing are removed when the watermark "
-                            "passes (counted as expired_keys). Needs event time. Empty or 0: never."}
-
-_AGGREGATION = {
-    "function": {"type": "string", "enum": AGGREGATE_FUNCTIONS, "default": "sum",
-                 "description": "How values of one key are combined."},
-    "value": {**EXPRESSION, "default": "x", "description": "The value aggregated per record."},
-}
+from engine.spec.catalog_schema import (AGGREGATION, ALLOWED_LATENESS, DAY_MS, EXPRESSION, LATE_PORT, MAX_BATCH,
+                                        MAX_COUNT, MAX_RATE, REDIS_URL, SAFE_INTEGER, STATE_TTL, YEAR_MS,
+                                        operator_entry, params_object)
+from engine.spec.connector_catalog import connector_operators
+from engine.spec.join_catalog import join_operators
+from engine.spec.python_catalog import python_operators
+from engine.spec.window_catalog import window_operators
 
 _FAILURE_POLICY = {"type": "string", "enum": ["fail", "drop", "default"], "default": "fail"}
 
@@ -141,11 +63,11 @@ _LOOKUP_OUTPUT = ("Each record leaves enriched: a dict record as {**x, field: va
                   "record is emitted exactly once.")
 
 OPERATOR_CATALOG: list[dict[str, Any]] = [
-    _operator(
+    operator_entry(
         "source.datagen", "Sequence generator",
         "Emits the numbers start, start+1, ... split across subtasks; bounded when `count` is set, "
         "rate-limited when `rate` is set. An optional expression turns each number x into a record.",
-        _params({
+        params_object({
             "count": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_COUNT, "default": 1000,
                       "description": "Total records over all subtasks; empty for an unbounded stream."},
             "rate": {"type": "number", "minimum": 0, "maximum": MAX_RATE, "default": 0,
@@ -156,11 +78,11 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         }),
         inputs=0,
     ),
-    _operator(
+    operator_entry(
         "source.file", "File source",
         "Reads CSV (one dict per row, header first) or JSON-lines files below a path, in byte-range splits "
         "handed to whichever subtask asks next; the read position is checkpointed.",
-        _params({
+        params_object({
             "path": {"type": "string", "minLength": 1, "x-location": "path",
                      "description": "A file, a directory or a glob; a URL works."},
             "format": {"type": "string", "enum": ["jsonl", "csv"], "default": "jsonl"},
@@ -170,12 +92,12 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         }, ["path"]),
         inputs=0,
     ),
-    _operator(
+    operator_entry(
         "source.redis_stream", "Redis Streams source",
         "Reads entries of a Redis stream; the last stream id read is checkpointed. With a consumer group, "
         "every subtask is a consumer and entries are acknowledged (XACK) when a checkpoint covering them "
         "completes.",
-        _params({
+        params_object({
             "stream": {"type": "string", "minLength": 1},
             "url": REDIS_URL,
             "group": {"type": "string", "minLength": 1,
@@ -187,12 +109,12 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         }, ["stream"]),
         inputs=0,
     ),
-    _operator(
+    operator_entry(
         "source.hybrid", "Hybrid source (files, then Redis Streams)",
         "Backfill, then live: reads the history from files (like the file source), then continues with a "
         "Redis stream right after the recorded position `start_id`. Both positions are checkpointed, so the "
         "switch happens exactly once, also across a restore in either phase.",
-        _params({
+        params_object({
             "path": {"type": "string", "minLength": 1, "x-location": "path",
                      "description": "History: a file, a directory or a glob; a URL works."},
             "format": {"type": "string", "enum": ["jsonl", "csv"], "default": "jsonl"},
@@ -207,27 +129,27 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         }, ["path", "stream"]),
         inputs=0,
     ),
-    _operator(
+    operator_entry(
         "transform.map", "Map", "Replaces each record by the value of an expression over x.",
-        _params({"expression": {**EXPRESSION, "description": "For example x * 2 or {\"user\": x % 10}."}},
+        params_object({"expression": {**EXPRESSION, "description": "For example x * 2 or {\"user\": x % 10}."}},
                 ["expression"]),
     ),
-    _operator(
+    operator_entry(
         "transform.filter", "Filter", "Keeps the records for which the predicate is true.",
-        _params({"predicate": {**EXPRESSION, "description": "For example x % 3 != 0."}}, ["predicate"]),
+        params_object({"predicate": {**EXPRESSION, "description": "For example x % 3 != 0."}}, ["predicate"]),
     ),
-    _operator(
+    operator_entry(
         "transform.flat_map", "Flat map", "Replaces each record by the elements of a list expression.",
-        _params({"expression": {**EXPRESSION, "description": "For example [x, x + 1]."}}, ["expression"]),
+        params_object({"expression": {**EXPRESSION, "description": "For example [x, x + 1]."}}, ["expression"]),
     ),
-    _operator(
+    operator_entry(
         "transform.union", "Union", "Merges several inputs of the same kind into one stream.",
-        _params({}), inputs="many",
+        params_object({}), inputs="many",
     ),
-    _operator(
+    operator_entry(
         "transform.watermark", "Watermarks",
         "Assigns event time from an expression and emits watermarks with bounded out-of-orderness.",
-        _params({
+        params_object({
             "timestamp": {**EXPRESSION, "description": "Event time in milliseconds, for example x[\"ts\"]."},
             "max_out_of_orderness_ms": {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0},
             "idle_timeout_ms": {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0,
@@ -235,47 +157,47 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
                                                "event time back downstream (0: never)."},
         }, ["timestamp"]),
     ),
-    _operator(
+    operator_entry(
         "aggregate.reduce", "Keyed running aggregate",
         "Per key (from the hash edge feeding it), emits [key, aggregate] after every record.",
-        _params({**_AGGREGATION, "state_ttl_ms": STATE_TTL}), keyed=True,
+        params_object({**AGGREGATION, "state_ttl_ms": STATE_TTL}), keyed=True,
     ),
-    _operator(
+    operator_entry(
         "window.tumbling", "Tumbling window",
         "Per key, aggregates event-time windows of a fixed size; emits [key, window_end, aggregate] "
         "when the watermark passes the window's end.",
-        _params({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS}, **_AGGREGATION,
+        params_object({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS}, **AGGREGATION,
                  "allowed_lateness_ms": ALLOWED_LATENESS}, ["size_ms"]),
         keyed=True, output_ports=[LATE_PORT],
     ),
-    _operator(
+    operator_entry(
         "window.sliding", "Sliding window",
         "Per key, aggregates event-time windows of `size_ms` starting every `slide_ms`; emits "
         "[key, window_end, aggregate] when the watermark passes the window's end.",
-        _params({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
+        params_object({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
                  "slide_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
-                 **_AGGREGATION, "allowed_lateness_ms": ALLOWED_LATENESS}, ["size_ms", "slide_ms"]), keyed=True,
+                 **AGGREGATION, "allowed_lateness_ms": ALLOWED_LATENESS}, ["size_ms", "slide_ms"]), keyed=True,
         output_ports=[LATE_PORT],
     ),
-    _operator(
+    operator_entry(
         "sink.collect", "Collect (preview)", "Keeps the last N records of each subtask for preview.",
-        _params({"max_records": {"type": "integer", "minimum": 1, "maximum": MAX_BATCH, "default": 100}}),
+        params_object({"max_records": {"type": "integer", "minimum": 1, "maximum": MAX_BATCH, "default": 100}}),
         outputs=0,
     ),
-    _operator(
+    operator_entry(
         "sink.file", "File sink (exactly-once)",
         "Writes JSON lines with two-phase commit: files become visible when the checkpoint that "
         "covers them completes.",
-        _params({"path": {"type": "string", "minLength": 1, "x-location": "path",
+        params_object({"path": {"type": "string", "minLength": 1, "x-location": "path",
                           "description": "Target directory; a URL works."}},
                 ["path"]),
         outputs=0,
     ),
-    _operator(
+    operator_entry(
         "sink.redis_stream", "Redis Streams sink",
         "Appends each record as a stream entry. Exactly once by default: a checkpoint's entries are staged "
         "beside the stream and appended when it completes.",
-        _params({
+        params_object({
             "stream": {"type": "string", "minLength": 1, "x-sink-target": True},
             "url": REDIS_URL,
             "delivery": {"type": "string", "enum": ["exactly_once", "at_least_once"], "default": "exactly_once",
@@ -284,10 +206,10 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         }, ["stream"]),
         outputs=0,
     ),
-    _operator(
+    operator_entry(
         "lookup.redis", "Redis lookup",
         "Looks up a Redis key per record (GET, or HGETALL for a hash) with an async client. " + _LOOKUP_OUTPUT,
-        _params({
+        params_object({
             "key": {**EXPRESSION, "description": "The Redis key, for example f\"user:{x['user']}\"."},
             "command": {"type": "string", "enum": ["get", "hgetall"], "default": "get",
                         "description": "get: a string value; hgetall: a hash, as a dict."},
@@ -298,11 +220,11 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         }, ["key"]),
         stateful=True,
     ),
-    _operator(
+    operator_entry(
         "lookup.http", "HTTP lookup",
         "Calls an HTTP service per record (GET, or POST with a JSON body) with an async client; the answer "
         "(JSON or text) is the value, 404 means not found, other error statuses are errors. " + _LOOKUP_OUTPUT,
-        _params({
+        params_object({
             "url": {**EXPRESSION, "x-location": "url", "description": "The address, usually an f-string: "
                                                  "f\"http://users.internal/profiles/{x['user']}\"."},
             "method": {"type": "string", "enum": ["GET", "POST"], "default": "GET"},
@@ -317,23 +239,15 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
     ),
 ]
 
-from engine.spec.connector_catalog import connector_operators  # noqa: E402  (uses the helpers above)
-
-OPERATOR_CATALOG.extend(connector_operators())
-
-from engine.spec.window_catalog import window_operators  # noqa: E402  (uses the helpers above)
-
-OPERATOR_CATALOG.extend(window_operators())
-
-from engine.spec.join_catalog import join_operators  # noqa: E402  (uses the helpers above)
-
-OPERATOR_CATALOG.extend(join_operators())
-
-from engine.spec.python_catalog import python_operators  # noqa: E402  (uses the helpers above)
-
-OPERATOR_CATALOG.extend(python_operators())
+for family in (connector_operators, window_operators, join_operators, python_operators):
+    OPERATOR_CATALOG.extend(family())
 
 _BY_TYPE = {spec["type"]: spec for spec in OPERATOR_CATALOG}
+
+
+def output_port_names(spec: dict[str, Any]) -> list[str]:
+    """The names of an operator's extra output ports (the main output has none)."""
+    return [port["name"] for port in spec.get("output_ports", ())]
 
 
 def operator_spec(type_: str) -> dict[str, Any] | None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.spec.catalog_schema import EXPRESSION, operator_entry, params_object
+
 POSTGRES_URL = {"type": "string", "minLength": 1, "x-location": "postgres",
                 "description": "Connection URL, for example postgresql://user:password@host:5432/database."}
 TABLE = {"type": "string", "minLength": 1, "maxLength": 127,
@@ -16,9 +18,7 @@ COLUMN_LIST = {"type": "array", "items": {"type": "string", "minLength": 1}, "mi
 
 
 def connector_operators() -> list[dict[str, Any]]:
-    from engine.spec.catalog import EXPRESSION, _operator, _params
-
-    postgres_sink = _params({
+    postgres_sink = params_object({
         "url": POSTGRES_URL,
         "table": {**TABLE, "x-sink-target": True},
         "mode": {"type": "string", "enum": ["insert", "upsert"], "default": "insert",
@@ -33,12 +33,12 @@ def connector_operators() -> list[dict[str, Any]]:
     postgres_sink["if"] = {"properties": {"mode": {"const": "upsert"}}, "required": ["mode"]}
     postgres_sink["then"] = {"required": ["key"]}
     return [
-        _operator(
+        operator_entry(
             "source.parquet", "Parquet source",
             "Reads the rows of Parquet files below a path as dicts, in splits of row groups handed to "
             "whichever subtask asks next; the row position is checkpointed. Directories named field=value "
             "(as the Parquet sink's partitions) add that field.",
-            _params({
+            params_object({
                 "path": {"type": "string", "minLength": 1, "x-location": "path",
                          "description": "A file, a directory or a glob; a URL works."},
                 "columns": {**COLUMN_LIST, "description": "Read only these columns (empty: all)."},
@@ -48,11 +48,11 @@ def connector_operators() -> list[dict[str, Any]]:
             }, ["path"]),
             inputs=0,
         ),
-        _operator(
+        operator_entry(
             "sink.parquet", "Parquet sink (exactly-once)",
             "Writes dict records as Parquet rows with two-phase commit: files become visible when the "
             "checkpoint that covers them completes. Optionally partitioned by a field (field=value folders).",
-            _params({
+            params_object({
                 "path": {"type": "string", "minLength": 1, "x-location": "path",
                          "description": "Target directory; a URL works."},
                 "partition_by": {"type": "string", "minLength": 1,
@@ -62,13 +62,13 @@ def connector_operators() -> list[dict[str, Any]]:
             }, ["path"]),
             outputs=0,
         ),
-        _operator(
+        operator_entry(
             "source.postgres_cdc", "PostgreSQL change data capture",
             "Emits inserts, updates and deletes of tables through logical decoding (pgoutput) as records "
             "{op, table, key, values, lsn}, optionally after a snapshot of the rows consistent with the slot's "
             "start. The LSN is checkpointed; the replication slot advances when a checkpoint completes. The "
             "server needs wal_level = logical.",
-            _params({
+            params_object({
                 "url": POSTGRES_URL,
                 "tables": {"type": "array", "items": TABLE, "minItems": 1, "uniqueItems": True,
                            "description": "The tables whose changes are read."},
@@ -83,7 +83,7 @@ def connector_operators() -> list[dict[str, Any]]:
             }, ["url", "tables"]),
             inputs=0,
         ),
-        _operator(
+        operator_entry(
             "sink.postgres", "PostgreSQL sink (exactly-once)",
             "Writes rows into a table with two-phase commit: each subtask's rows of a checkpoint are a "
             "prepared transaction (PREPARE TRANSACTION), committed when the checkpoint completes; after a "

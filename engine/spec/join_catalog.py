@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.spec.catalog_schema import EXPRESSION, YEAR_MS, operator_entry, params_object
+
 INPUT_SIDES = ("left", "right")
 """The input ports of a two-input operator, in the order the editor shows them."""
 JOIN_NAMES = ("left", "right")
@@ -24,8 +26,6 @@ JOIN_NAMES = ("left", "right")
 
 
 def join_operators() -> list[dict[str, Any]]:
-    from engine.spec.catalog import EXPRESSION, YEAR_MS, _operator, _params
-
     late_ports = [{"name": f"late_{side}", "description": f"{side.capitalize()} records too late to join: the "
                                                           "watermark passed their time plus the allowed lateness "
                                                           "(window join: their windows' ends plus it)."}
@@ -39,14 +39,14 @@ def join_operators() -> list[dict[str, Any]]:
                                "that much longer. Later records leave through the late_left / late_right "
                                "ports (or are dropped) and are counted (late_records)."}
     join_type = {"type": "string", "enum": ["inner", "left_outer"], "default": "inner"}
-    interval = _operator(
+    interval = operator_entry(
         "join.interval", "Interval join",
         "Per key, joins each left record with every right record whose event time lies in "
         "[left time + lower_ms, left time + upper_ms]; a pair leaves when its second record arrives, stamped "
         "with the later of the two times. Left outer: a left record that matched nothing leaves with right = "
         "null once the watermark passes its interval. Each side keeps its records only as long as a later "
         "record of the other side can still match them.",
-        _params({
+        params_object({
             "lower_ms": {"type": "integer", "minimum": -YEAR_MS, "maximum": YEAR_MS,
                          "description": "Start of the interval relative to the left record's time (may be negative)."},
             "upper_ms": {"type": "integer", "minimum": -YEAR_MS, "maximum": YEAR_MS,
@@ -58,14 +58,14 @@ def join_operators() -> list[dict[str, Any]]:
         }, ["lower_ms", "upper_ms"]),
         inputs=2, keyed=True, output_ports=late_ports,
     )
-    window = _operator(
+    window = operator_entry(
         "join.window", "Window join",
         "Per key and event-time window (tumbling, or sliding when slide_ms is set), joins every left record "
         "with every right record of the same window when the watermark passes the window's end; each pair is "
         "stamped with the window's end - 1. Left outer: a left record with no right record in a window leaves "
         "with right = null when that window fires. With allowed lateness a fired window keeps its records "
         "that much longer, and a record for it joins the other side at once (only the new pairs leave).",
-        _params({
+        params_object({
             "size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
             "slide_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS,
                          "description": "Sliding windows: a window starts every slide_ms; empty for tumbling."},

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from engine.spec.catalog_schema import operator_entry, params_object
+
 PYTHON_TYPE = "transform.python"
 HOOKS = ("open", "process", "snapshot", "restore")
 MAX_CODE_CHARACTERS = 100_000
@@ -45,9 +47,7 @@ def restore(states):
 
 
 def python_operators() -> list[dict[str, Any]]:
-    from engine.spec.catalog import _operator, _params
-
-    return [_operator(
+    return [operator_entry(
         PYTHON_TYPE, "Python function",
         "Runs Python code written here on every batch: process(records) returns the records that leave. "
         "Optional hooks: open(context) once per subtask, snapshot() at every checkpoint (plain data: "
@@ -55,7 +55,7 @@ def python_operators() -> list[dict[str, Any]]:
         "snapshots this subtask takes over. Records keep "
         "their event times when process returns one record per input, else they take the batch's newest. "
         "Only users with the permission to run Python code may save or run a pipeline containing it.",
-        _params({"code": {"type": "string", "format": "python", "minLength": 1, "maxLength": MAX_CODE_CHARACTERS,
+        params_object({"code": {"type": "string", "format": "python", "minLength": 1, "maxLength": MAX_CODE_CHARACTERS,
                           "default": EXAMPLE,
                           "description": "Python defining process(records) and optionally open, snapshot and "
                                          "restore."}}, ["code"]),

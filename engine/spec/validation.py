@@ -15,8 +15,9 @@ from typing import Any, Iterable, Iterator
 from jsonschema import Draft202012Validator
 
 from engine.plan.strongly_connected import strongly_connected_components
-from engine.spec.catalog import (DAY_MS, expression_fields, expression_map_fields, expression_names, operator_spec,
+from engine.spec.catalog import (expression_fields, expression_map_fields, expression_names, operator_spec,
                                  output_port_names, params_with_defaults)
+from engine.spec.catalog_schema import DAY_MS
 from engine.spec.expressions import check_expression
 from engine.spec.event_time import nodes_without_event_time
 from engine.spec.join_catalog import INPUT_SIDES

@@ -11,6 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.spec import expressions
+from engine.spec.expressions import builtins, codegen, constant_parts
+from engine.spec.expressions import compile as compiling
 from engine.spec.expressions import (
     MAX_LENGTH,
     Expression,
@@ -586,7 +588,7 @@ def test_compiled_code_is_verified_even_if_the_tree_checks_had_a_hole(forged):
     """Defence in depth: code that bypassed the checker is still refused after compilation."""
     body = ast.parse(forged, mode="eval").body
     with pytest.raises(ExpressionError):
-        expressions._make_function(body, ("x",), "<forged>")
+        codegen.make_function(body, ("x",), "<forged>")
 
 
 @pytest.mark.parametrize("forged", ["x.__class__", "open", "(lambda: 1)", "[y for y in x]"])
@@ -595,9 +597,9 @@ def test_batch_code_is_verified_even_if_the_tree_checks_had_a_hole(forged):
     and a router (a plain loop) allows none."""
     body = ast.parse(forged, mode="eval").body
     with pytest.raises(ExpressionError):
-        expressions._make_batch_function(body, "x", "<forged>")
+        codegen.make_batch_function(body, "x", "<forged>")
     with pytest.raises(ExpressionError):
-        expressions._make_router(ast.parse(forged, mode="eval").body, "x", "<forged>")
+        codegen.make_router(ast.parse(forged, mode="eval").body, "x", "<forged>")
 
 
 def test_the_router_reaches_no_builtins():
@@ -752,13 +754,13 @@ def test_products_of_ordinary_numbers_keep_python_semantics():
 
 
 def test_constant_folding_stops_at_its_cpu_budget_and_leaves_the_rest_to_the_guards(monkeypatch):
-    monkeypatch.setattr(expressions, "FOLD_CPU_SECONDS", 0.0)
-    expressions._compile.cache_clear()
+    monkeypatch.setattr(constant_parts, "FOLD_CPU_SECONDS", 0.0)
+    compiling._compile.cache_clear()
     function = compile_expression("x + len('a' * 10 ** 10)").function  # not folded: no budget left
     with pytest.raises(ResultTooLarge):
         function(1)
     monkeypatch.undo()
-    expressions._compile.cache_clear()
+    compiling._compile.cache_clear()
     with pytest.raises(ExpressionError):
         compile_expression("x + len('a' * 10 ** 10)")
 
@@ -770,9 +772,9 @@ def test_folding_never_interrupts_code_that_is_not_the_expression(monkeypatch):
     calls = []
     callback = lambda phase, info: calls.append(sum(range(1000)))  # noqa: E731 - Python code run by the gc
     gc.callbacks.append(callback)
-    monkeypatch.setattr(expressions, "FOLD_CPU_SECONDS", 0.0)
+    monkeypatch.setattr(constant_parts, "FOLD_CPU_SECONDS", 0.0)
     try:
-        expressions._compile.cache_clear()
+        compiling._compile.cache_clear()
         compile_expression("x + len(str([[0] * 1000] * 100))")
         gc.collect()
     finally:
@@ -833,7 +835,7 @@ def test_scalars_are_written_out_after_a_type_test_not_a_call():
 
 
 def _written_size(value) -> int:
-    return expressions._expanded_size(value, 10 ** 9)
+    return builtins.expanded_size(value, 10 ** 9)
 
 
 @pytest.mark.parametrize("source", [
