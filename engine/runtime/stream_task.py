@@ -380,59 +380,51 @@ class StreamTask:
         return share
 
     def _create_network_input(self, head):
-        if getattr(head, "input_sides", None):
-            return self._create_two_input(head)
-        if self.batch_mode and head.context.key_function is not None:
-            sorter = KeyGroupingSorter(head.context.key_function,
-                                       int(self.config.get("sort_buffer_records", DEFAULT_MEMORY_RECORDS)),
-                                       self.config.get("spill_directory"))
+        """The input of a task that reads channels, built one way for one input and two.
 
-            def keys_finished() -> None:
-                head.finish_keys()
-                head.context.clear_keyed_state()
-
-            batch_size = int(self.config.get("batch_size", DEFAULT_BATCH_SIZE))
-            return SortingInput(self.gate, head.process_batch, head.process_watermark, keys_finished, sorter,
-                                batch_size, kill_hook=self.kill_hook, task=self.task_id)
+        A two-input head (a join) gets each channel's batches on its side's ``process_<side>``.
+        In batch mode a keyed head reads its whole input sorted by key first (a join's two
+        sides together, each record tagged with its side); otherwise batches are read as they
+        come, through the checkpointing mode's barrier handler."""
+        sides = self._channel_sides() if getattr(head, "input_sides", None) else None
+        if self.batch_mode and (sides is not None or head.context.key_function is not None):
+            return self._create_sorting_input(head, sides)
         checkpointing = self.config.get("checkpointing") or {}
         handler = create_barrier_handler(checkpointing.get("mode", "exactly_once"), self, self.gate.number_of_channels,
                                          max_aligned_bytes=int(checkpointing.get("max_aligned_bytes") or 0))
         return NetworkInput(self.gate, handler, head.process_batch, head.process_watermark,
                             self._on_barrier_arrival, kill_hook=self.kill_hook, task=self.task_id,
-                            process_watermark_status=head.process_watermark_status)
+                            process_watermark_status=head.process_watermark_status,
+                            channel_targets=None if sides is None else [getattr(head, f"process_{side}")
+                                                                         for side in sides])
+
+    def _create_sorting_input(self, head, sides: list[str] | None):
+        key_function, tags = head.context.key_function, None
+        if sides is not None:
+            key_function, tags = self._tagged_keys(sides)
+        sorter = KeyGroupingSorter(key_function, int(self.config.get("sort_buffer_records", DEFAULT_MEMORY_RECORDS)),
+                                   self.config.get("spill_directory"))
+
+        def keys_finished() -> None:
+            head.finish_keys()
+            head.context.clear_keyed_state()
+
+        batch_size = int(self.config.get("batch_size", DEFAULT_BATCH_SIZE))
+        return SortingInput(self.gate, head.process_batch, head.process_watermark, keys_finished, sorter,
+                            batch_size, kill_hook=self.kill_hook, task=self.task_id, channel_tags=tags)
+
+    def _tagged_keys(self, sides: list[str]):
+        """A join sorted in batch mode: the key of a ``(side tag, record)``, and each channel's side tag."""
+        from engine.runtime.operators.joins.two_input import LEFT, RIGHT
+
+        keys = {LEFT: compile_expression_function(self._side_edge("left").key),
+                RIGHT: compile_expression_function(self._side_edge("right").key)}
+        return (lambda tagged: keys[tagged[0]](tagged[1])), [LEFT if side == "left" else RIGHT for side in sides]
 
     def _channel_sides(self) -> list[str]:
         """Per input channel, the side of its edge (two-input head operators)."""
         side_of_edge = {edge.id: edge.side for edge in self.job_graph.inputs_of(self.vertex.id)}
         return [side_of_edge[info.edge] for info in self.gate.channel_infos]
-
-    def _create_two_input(self, head):
-        """A join's input: each channel's batches go to its side's ``process_<side>``; in batch
-        mode both sides are sorted together by key, each record tagged with its side."""
-        sides = self._channel_sides()
-        if self.batch_mode:
-            from engine.runtime.operators.joins.two_input import LEFT, RIGHT
-
-            tags = [LEFT if side == "left" else RIGHT for side in sides]
-            keys = {LEFT: compile_expression_function(self._side_edge("left").key),
-                    RIGHT: compile_expression_function(self._side_edge("right").key)}
-            sorter = KeyGroupingSorter(lambda tagged: keys[tagged[0]](tagged[1]),
-                                       int(self.config.get("sort_buffer_records", DEFAULT_MEMORY_RECORDS)),
-                                       self.config.get("spill_directory"))
-
-            def keys_finished() -> None:
-                head.finish_keys()
-                head.context.clear_keyed_state()
-
-            batch_size = int(self.config.get("batch_size", DEFAULT_BATCH_SIZE))
-            return SortingInput(self.gate, head.process_batch, head.process_watermark, keys_finished, sorter,
-                                batch_size, kill_hook=self.kill_hook, task=self.task_id, channel_tags=tags)
-        mode = (self.config.get("checkpointing") or {}).get("mode", "exactly_once")
-        handler = create_barrier_handler(mode, self, self.gate.number_of_channels)
-        return NetworkInput(self.gate, handler, head.process_batch, head.process_watermark,
-                            self._on_barrier_arrival, kill_hook=self.kill_hook, task=self.task_id,
-                            process_watermark_status=head.process_watermark_status,
-                            channel_targets=[getattr(head, f"process_{side}") for side in sides])
 
     def _side_edge(self, side: str):
         for edge in self.job_graph.inputs_of(self.vertex.id):

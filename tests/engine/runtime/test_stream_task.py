@@ -1,11 +1,15 @@
 """StreamTask driven step by step (``run_mailbox_step``): alignment, checkpoints, notifications."""
 from __future__ import annotations
 
+import time
+
+import pytest
+
+from engine.plan.channels import ChannelId
 from engine.plan.job_graph import build_job_graph
 from engine.runtime.io.events import (END_OF_PARTITION, MAX_WATERMARK, CancelCheckpointMarker, CheckpointBarrier,
-                                      EndOfData)
+                                      EndOfData, TimestampedBatch)
 from engine.runtime.io.input_gate import InputGate
-from engine.plan.channels import ChannelId
 from engine.runtime.io.network import LocalNetwork
 from engine.runtime.stream_task import StreamTask
 
@@ -93,6 +97,56 @@ def test_cancel_marker_aborts_the_alignment_and_declines(tmp_path):
     assert gateway.declines and gateway.declines[0][0] == 3 and gateway.declines[0][1].startswith("canceled")
     assert not task.gate.is_blocked(0) and list(task.chain.operators[-1].records) == [[0, 2]]
     second.push(CheckpointBarrier(3, 0, {}))  # late barrier of the aborted checkpoint: ignored
+    steps(task)
+    assert gateway.acks == []
+
+
+def join_definition():
+    return {"format": 1, "parallelism": 1, "max_parallelism": 16, "checkpointing": {"interval_ms": 1000},
+            "nodes": [{"id": "left", "type": "source.datagen", "params": {"count": 10}},
+                      {"id": "right", "type": "source.datagen", "params": {"count": 10}},
+                      {"id": "join", "type": "join.interval", "params": {"lower_ms": 0, "upper_ms": 0}},
+                      {"id": "out", "type": "sink.collect", "params": {"max_records": 1000}}],
+            "edges": [{"id": "lt", "from": "left", "to": "join", "partitioning": "hash", "key": "x", "side": "left"},
+                      {"id": "rt", "from": "right", "to": "join", "partitioning": "hash", "key": "x",
+                       "side": "right"},
+                      {"id": "o", "from": "join", "to": "out"}]}
+
+
+def capped_task(tmp_path, inputs: str, max_aligned_bytes: int):
+    """A keyed task of one input (``sum``, two channels of one edge) or two (``join``, one channel
+    per side), aligning with ``max_aligned_bytes``; with its two input channels."""
+    job_graph = build_job_graph(definition({"id": "out", "type": "sink.collect", "params": {}}) if inputs == "one"
+                                else join_definition())
+    vertex = "sum" if inputs == "one" else "join"
+    network, gateway = LocalNetwork(), RecordingGateway()
+    checkpointing = {"interval_ms": 1000, "max_aligned_bytes": max_aligned_bytes}
+    task = StreamTask(job_graph=job_graph, vertex=job_graph.vertex(vertex), index=0, network=network,
+                      gateway=gateway, config={"checkpoint_storage": str(tmp_path / "chk"),
+                                               "checkpointing": checkpointing, "batch_size": 4})
+    task.before_invoke()
+    if inputs == "one":
+        return task, gateway, (channel(network, 0), channel(network, 1))
+    return task, gateway, (channel(network, 0, edge="lt", source="left", target="join"),
+                           channel(network, 0, edge="rt", source="right", target="join"))
+
+
+@pytest.mark.parametrize("inputs", ["one", "two"])
+def test_an_alignment_holding_back_more_than_max_aligned_bytes_is_declined_and_its_channel_released(tmp_path,
+                                                                                                    inputs):
+    """The cap holds for every task: a join's alignment too (its inputs were once built without it)."""
+    task, gateway, (first, second) = capped_task(tmp_path, inputs, max_aligned_bytes=2_000)
+    first.push(CheckpointBarrier(1, int(time.time() * 1000), {}))
+    for start in range(0, 1000, 100):  # behind the barrier: held back while channel 0 is blocked
+        first.push(TimestampedBatch(list(range(start, start + 100)), list(range(start, start + 100))))
+    task.run_mailbox_step()
+    assert task.gate.is_blocked(0) and task.held_back_bytes() > 2_000
+    deadline = time.monotonic() + 10
+    while not gateway.declines and time.monotonic() < deadline:  # the alignment check is a timer mail
+        task.run_mailbox_step()
+    assert [(checkpoint, reason.split(":")[0]) for checkpoint, reason in gateway.declines] == [(1, "alignment_limit")]
+    assert not task.gate.is_blocked(0) and task.held_back_bytes() <= 2_000
+    second.push(CheckpointBarrier(1, 0, {}))  # the declined checkpoint's late barrier: ignored
     steps(task)
     assert gateway.acks == []
 
