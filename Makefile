@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 .PHONY: up test setup python frontend browser postgres api-types bench-engine bench-windows bench-plan bench-spark bench-events bench-async bench-debloat bench-unaligned bench-batch bench-studio bench-expressions bench-budget bench-connectors bench-frontend bench-scale clean
 
 up: setup
-	$(PY) -m studio.launcher
+	$(PY) -m studio.processes.supervisor
 
 test: setup browser postgres
 	cd frontend && npm test

@@ -11,8 +11,8 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from studio.budget import warm_pools  # noqa: E402
 from studio.load_shedding import LoadSheddingMiddleware  # noqa: E402
+from studio.processes.budget import warm_pools  # noqa: E402
 from studio.realtime.auth import StudioAuthMiddlewareStack  # noqa: E402
 from studio.realtime.routing import websocket_urlpatterns  # noqa: E402
 

@@ -70,7 +70,7 @@ class PipelineQuerySet(models.QuerySet):
 class RunQuerySet(models.QuerySet):
     """Runs: ``update()`` (even with no values), ``bulk_create()`` and ``delete()`` move the tokens.
 
-    Lock order: the runs' rows, then their pipelines' (as ``studio.realtime.events.record_event``
+    Lock order: the runs' rows, then their pipelines' (as ``studio.runs.events.record_event``
     holds its run's row before anything else), so two writers never wait for each other in a circle.
     """
 

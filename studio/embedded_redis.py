@@ -6,7 +6,7 @@ When ``REDIS_URL`` is not set, the first process that needs Redis starts the
 every child process shares it, and stops it when it exits. The server dies with its
 owner even on SIGKILL (``PR_SET_PDEATHSIG``), so it never outlives the studio.
 
-The owner may supervise it (``studio.launcher`` does): ``embedded_server()`` is the running
+The owner may supervise it (``studio.processes.supervisor`` does): ``embedded_server()`` is the running
 server, and ``restart_if_dead()`` starts a dead one again on the same port, so every
 client's ``REDIS_URL`` stays right. The server appends every write to a file in its
 directory (``appendfsync everysec``), so a restart brings back the Celery queue, the runs'

@@ -19,7 +19,7 @@ The rules, NiFi's restricted components and Nussknacker's categories being the m
   to (libpq's query parameters included) and must match a grant;
 - sinks need a grant that allows writing.
 
-Django-free on purpose: the budgeted worker processes (``studio.budgeted_worker``) that
+Django-free on purpose: the budgeted worker processes (``studio.processes.budgeted_worker``) that
 validate and preview untrusted definitions run it with the policy they are handed as JSON.
 """
 from __future__ import annotations

@@ -134,7 +134,7 @@ class Run(models.Model):
     allow_non_restored_state = models.BooleanField(default=False)
     driver_pid = models.IntegerField(null=True, blank=True)
     # The fencing token of the driver that may report for this run; a driver declared lost
-    # gets a new one written here, so whatever it still reports is refused (studio.liveness)
+    # gets a new one written here, so whatever it still reports is refused (studio.runs.liveness)
     driver_token = models.CharField(max_length=64, blank=True, default="")
     spark_app_id = models.CharField(max_length=200, blank=True, default="")
     checkpoint_dir = models.CharField(max_length=1000, blank=True, default="")

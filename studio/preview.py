@@ -6,7 +6,7 @@ capped at ``limit`` records and rate limits dropped, sources with side effects r
 them (a Redis consumer group's stream plainly, a CDC source's tables once, with no slot); every
 sink replaced by a collecting sink (a preview writes nothing anywhere) and a collecting *tap*
 added after every other node. The engine runs it in process (``engine.api.InProcess``) with a time limit, in a
-worker process of ``studio.budget`` that is killed if it overruns the preview's budget
+worker process of ``studio.processes.budget`` that is killed if it overruns the preview's budget
 (at most two previews run at once; more are refused rather than queued).
 """
 from __future__ import annotations

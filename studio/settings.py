@@ -13,7 +13,7 @@ worker, while the wait has stood above it for the second, gets 503 too; 100 and 
 savepoint targets may name; default local paths and object stores, never http),
 ``STUDIO_VALIDATION_BUDGET_S`` (2), ``STUDIO_PREVIEW_BUDGET_S`` (10) and
 ``STUDIO_BUDGET_MEMORY_MB`` (1024): the limits of the worker processes that validate, plan
-and preview definitions (``studio.budget``), ``STUDIO_WORKSPACE_ROOT`` (each pipeline's
+and preview definitions (``studio.processes.budget``), ``STUDIO_WORKSPACE_ROOT`` (each pipeline's
 directory for relative paths; default ``var/workspaces``, see ``studio.locations``).
 """
 import os
@@ -117,7 +117,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("STUDIO_CELERY_QUEUE", "celery")
 
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "")  # empty: local[N] sized to the run's slots
-# Driver processes each Celery worker keeps started, and the slots their Spark sessions offer (studio.driver_pool).
+# Driver processes each Celery worker keeps started, and the slots their Spark sessions offer (studio.processes.driver_pool).
 WARM_DRIVERS = int(os.environ.get("STUDIO_WARM_DRIVERS", "1"))
 WARM_DRIVER_SLOTS = int(os.environ.get("STUDIO_WARM_DRIVER_SLOTS", str(max(4, os.cpu_count() or 1))))
 CHECKPOINT_ROOT = os.environ.get("STUDIO_CHECKPOINT_ROOT", str(DATA_DIR / "checkpoints"))
@@ -142,7 +142,7 @@ STUDIO_THROTTLE_RATES = {"login": os.environ.get("STUDIO_LOGIN_RATE", "30/min"),
                          "preview": os.environ.get("STUDIO_PREVIEW_RATE", "60/min")}
 STUDIO_STORAGE_PROTOCOLS = frozenset(os.environ.get(
     "STUDIO_STORAGE_PROTOCOLS", "file,local,s3,s3a,gs,gcs,hdfs,abfs,abfss,az,memory").split(","))
-# Validating, planning and previewing run in worker processes within these budgets (studio.budget).
+# Validating, planning and previewing run in worker processes within these budgets (studio.processes.budget).
 STUDIO_VALIDATION_BUDGET_S = float(os.environ.get("STUDIO_VALIDATION_BUDGET_S", "2"))
 STUDIO_PREVIEW_BUDGET_S = float(os.environ.get("STUDIO_PREVIEW_BUDGET_S", "10"))
 STUDIO_BUDGET_MEMORY_MB = int(os.environ.get("STUDIO_BUDGET_MEMORY_MB", "1024"))

@@ -24,7 +24,7 @@ from studio.api.permissions import PipelineAccess
 from studio.api.runs import int_param
 from studio.api.schema import bounded_int, responses
 from studio.api.serializers import StrictModelSerializer
-from studio.realtime.fanout import broadcast
+from studio.fanout import broadcast
 
 TAG = ["alerts"]
 NEEDS_THRESHOLD = {AlertKind.CHECKPOINT_FAILURES: (1, 10_000), AlertKind.CHECKPOINT_DURATION: (0, 86_400_000),

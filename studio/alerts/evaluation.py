@@ -1,6 +1,6 @@
 """Evaluating alert rules against a run's events, as they are recorded.
 
-``on_event`` is called for every stored event (``studio.realtime.events``), after it was
+``on_event`` is called for every stored event (``studio.runs.events``), after it was
 fanned out, in whichever process recorded it (the run's driver, the studio). It costs one
 indexed query when the run's pipeline has no enabled rule.
 

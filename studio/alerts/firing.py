@@ -8,8 +8,8 @@ from typing import Any
 from django.db import transaction
 
 from studio.alerts.models import AlertRule, Notification, WebhookDelivery
+from studio.fanout import broadcast
 from studio.models import Run, now_ms
-from studio.realtime.fanout import broadcast
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Checkpoint statistics of a run, with Flink's field names (``studio.checkpoint_stats``)."""
+"""Checkpoint statistics of a run, with Flink's field names (``studio.runs.checkpoint_stats``)."""
 from __future__ import annotations
 
 from functools import partial
@@ -9,7 +9,6 @@ from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from studio import checkpoint_stats
 from studio.access import VIEW, access_to_run
 from studio.api.caching import cached_answer, canonical_int
 from studio.api.nested import RunNestedMixin
@@ -17,6 +16,7 @@ from studio.api.runs import int_param
 from studio.api.schema import responses
 from studio.api.serializers import CheckpointConfigSerializer, CheckpointDetailSerializer, CheckpointOverviewSerializer
 from studio.models import Checkpoint
+from studio.runs import checkpoint_stats
 
 RUN_PK = OpenApiParameter("run_pk", int, OpenApiParameter.PATH, description="The run's id.")
 

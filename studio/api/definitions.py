@@ -7,10 +7,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine.api import OPERATOR_CATALOG
-from studio import budget
 from studio.access import pipelines_visible_to
 from studio.api.exceptions import InvalidDefinition, ServiceBusy
 from studio.api.schema import responses
+from studio.processes import budget
 from studio.api.serializers import (
     DiffSerializer, DraftDiffSerializer, OperatorSerializer, PlanRequestSerializer, PlanSerializer,
     PreviewRequestSerializer, PreviewSerializer, ValidateSerializer, ValidationResultSerializer,

@@ -24,9 +24,9 @@ from studio.api.serializers import (
 )
 from studio.locations import claim_sinks, policy_for, sink_uses
 from studio.models import Pipeline, PipelineShare
-from studio.restore import RestoreError
-from studio.run_overview import with_last_checkpoint, with_latest_run
-from studio.run_start import DefinitionProblems, start_run
+from studio.runs.overview import with_last_checkpoint, with_latest_run
+from studio.runs.restore import RestoreError
+from studio.runs.start import DefinitionProblems, start_run
 from studio.trusted_code import require_code_permission
 from studio.versions_diff import diff_definitions
 

@@ -22,13 +22,13 @@ from studio.api.serializers import (
     RescaleRequestSerializer, RescaleSerializer, StopSerializer,
 )
 from studio.models import RunEvent
-from studio.realtime.events import serialise_event
-from studio.rescale import RescaleRefused, as_dict, request_rescale
-from studio.run_control import RunStateConflict, cancel, stop_with_savepoint
-from studio.run_exceptions import exceptions_of
+from studio.runs.control import RunStateConflict, cancel, stop_with_savepoint
+from studio.runs.events import serialise_event
+from studio.runs.exception_history import exceptions_of
+from studio.runs.metrics import metrics_of
+from studio.runs.overview import with_last_checkpoint
+from studio.runs.rescale import RescaleRefused, as_dict, request_rescale
 from studio.state_compatibility import state_compatibility
-from studio.run_metrics import metrics_of
-from studio.run_overview import with_last_checkpoint
 from studio.storage_urls import StorageUrlError
 
 EVENTS_PAGE = 1000

@@ -19,7 +19,7 @@ from studio.api.permissions import PipelineAccess
 from studio.api.schema import responses
 from studio.api.serializers import RequestIdSerializer, SavepointRequestSerializer, SavepointTriggerSerializer
 from studio.models import TERMINAL_STATUSES, Checkpoint, SavepointRequest
-from studio.run_control import RunStateConflict, trigger_savepoint
+from studio.runs.control import RunStateConflict, trigger_savepoint
 from studio.storage_urls import StorageUrlError
 
 RUN_PK = OpenApiParameter("run_pk", int, OpenApiParameter.PATH, description="The run's id.")

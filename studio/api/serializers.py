@@ -417,7 +417,7 @@ class RunSummarySerializer(StrictModelSerializer):
 
     @extend_schema_field(LastCheckpointSerializer(allow_null=True))
     def get_last_checkpoint(self, run: Run) -> dict | None:
-        from studio.run_overview import last_checkpoint_of
+        from studio.runs.overview import last_checkpoint_of
 
         return last_checkpoint_of(run)
 

@@ -26,8 +26,8 @@ from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 
 from studio import access_epoch
+from studio.fanout import broadcast
 from studio.models import ApiToken, Pipeline, PipelineShare, Run
-from studio.realtime.fanout import broadcast
 
 ACCESS_CHANGED = {"type": "access.changed"}
 

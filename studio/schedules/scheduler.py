@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from engine.api import discard_checkpoint
 from studio.models import TERMINAL_STATUSES, Checkpoint, SavepointRequest, SavepointStatus, SavepointTrigger
-from studio.run_control import RunStateConflict, trigger_savepoint
+from studio.runs.control import RunStateConflict, trigger_savepoint
 from studio.schedules.models import SavepointSchedule
 
 logger = logging.getLogger(__name__)

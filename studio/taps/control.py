@@ -5,8 +5,8 @@ import logging
 
 from django.utils import timezone
 
-from studio.realtime.fanout import broadcast
-from studio.run_commands import send_command
+from studio.fanout import broadcast
+from studio.runs.commands import send_command
 from studio.taps.models import Tap
 
 logger = logging.getLogger(__name__)

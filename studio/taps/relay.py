@@ -5,7 +5,7 @@ The engine calls the sink on its tap-delivery thread, never on a thread the job 
 """
 from __future__ import annotations
 
-from studio.realtime.fanout import broadcast
+from studio.fanout import broadcast
 from studio.taps.control import tap_group
 
 

@@ -71,7 +71,7 @@ class Studio:
         env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
         env.update(STUDIO_DATA_DIR=self.data_dir.name, STUDIO_PORT=str(port), PYTHONPATH=str(ROOT),
                    STUDIO_ADMIN_PASSWORD=self.password)
-        self.process = subprocess.Popen([sys.executable, "-m", "studio.launcher"], cwd=ROOT, env=env,
+        self.process = subprocess.Popen([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
         while not _answers(self.url):

@@ -1,6 +1,6 @@
 """``make bench-studio``'s start-and-cancel phase: how long a user waits for a run, and for a cancel.
 
-The whole studio as ``make up`` starts it (``studio.launcher``: embedded Redis, SQLite, the
+The whole studio as ``make up`` starts it (``studio.processes.supervisor``: embedded Redis, SQLite, the
 Celery worker, the web server) in a fresh data directory; every run is a real driver
 process on local Spark. A client (``studio.cli.Studio``, token auth) plays the browser:
 
@@ -10,7 +10,7 @@ process on local Spark. A client (``studio.cli.Studio``, token auth) plays the b
 - ``cancel_scheduling_s``: the same for a run cancelled as soon as it is SCHEDULING;
 - ``*_stuck``: cancels after which the run had not ended within ``CANCEL_TIMEOUT_S``.
 
-Each run gets a warm driver (``studio.driver_pool``): a driver process that started its Spark
+Each run gets a warm driver (``studio.processes.driver_pool``): a driver process that started its Spark
 session before the click. Before each click the bench waits until the worker's replacement
 driver is ready (its log says so), as it is for a user who started the previous run more than
 a few seconds ago; ``cold_start_s`` is the first run's start right after the studio came up,
@@ -95,7 +95,7 @@ def measure() -> dict:
     port = _free_port()
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
     env.update(STUDIO_DATA_DIR=data_dir, STUDIO_PORT=str(port), STUDIO_ADMIN_PASSWORD=PASSWORD, PYTHONPATH=str(ROOT))
-    launcher = subprocess.Popen([sys.executable, "-m", "studio.launcher"], cwd=ROOT, env=env,
+    launcher = subprocess.Popen([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         studio = Studio(f"http://127.0.0.1:{port}")

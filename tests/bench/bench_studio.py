@@ -2,7 +2,7 @@
 
 Run with ``make bench-studio`` (``.venv/bin/python tests/bench/bench_studio.py``). It
 starts what ``make up`` starts for these paths, in a fresh data directory: the embedded
-Redis (channel layer), SQLite, and the ASGI server (``studio.launcher.web_server_command``:
+Redis (channel layer), SQLite, and the ASGI server (``studio.processes.supervisor.web_server_command``:
 uvicorn with its worker processes) serving HTTP and WebSockets on a loopback port.
 
 WebSocket latency
@@ -46,7 +46,7 @@ Live tap
     A driver stand-in process runs an endless datagen → map → collect job (in-process
     slots: the same task, tap and JobMaster code as on Spark, without the control
     channel's loopback hop) and follows the run's Redis command list with the runner's own
-    command handling (``studio.runner``). A client opens a tap on the job's first edge over
+    command handling (``studio.runs.driver``). A client opens a tap on the job's first edge over
     REST and follows its WebSocket; the tap's samples travel as in production: tap point →
     tap sender → JobMaster → tap delivery → Redis → web worker → socket. Latency is from the
     moment a sample's records passed the tap point on the edge (their ``ts``, epoch ms, the
@@ -119,7 +119,7 @@ def seed() -> dict:
     from django.contrib.auth import get_user_model
 
     from studio.models import ApiToken, Checkpoint, Pipeline, PipelineVersion, Run
-    from studio.realtime.events import set_status
+    from studio.runs.events import set_status
     from tests.support import simple_pipeline
 
     user = get_user_model().objects.create_user("bench", password="bench")
@@ -162,8 +162,8 @@ def free_port() -> int:
 
 
 def start_web_server(port: int) -> subprocess.Popen:
-    """The ASGI server exactly as ``make up`` starts it (``studio.launcher``)."""
-    from studio.launcher import web_server_command
+    """The ASGI server exactly as ``make up`` starts it (``studio.processes.supervisor``)."""
+    from studio.processes.supervisor import web_server_command
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen(web_server_command("127.0.0.1", port), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
@@ -183,7 +183,7 @@ def start_web_server(port: int) -> subprocess.Popen:
 
 def wait_until_settled(server: subprocess.Popen, timeout: float = 60) -> None:
     """Wait until the server's start-up is over: it answers health before its worker processes
-    (``studio.budget``'s pools, a dozen on this machine) have imported the engine, seconds of
+    (``studio.processes.budget``'s pools, a dozen on this machine) have imported the engine, seconds of
     CPU that would otherwise land in the first measurements. Settled: the server's processes
     used under a tenth of a core over half a second."""
     import psutil
@@ -230,7 +230,7 @@ def measure_rest(port: int, key: str, path: str) -> list[float]:
 
 def publish(run_id: int) -> None:
     """The publisher process: ``record_event`` as the driver's event sink calls it, EVENTS times."""
-    from studio.realtime.events import record_event
+    from studio.runs.events import record_event
 
     for number in range(EVENTS):
         checkpoint_id = number + 1
@@ -270,7 +270,7 @@ async def measure_websocket(port: int, key: str, run_id: int) -> list[float]:
 
 def publish_load(run_id: int) -> None:
     """The load phase's publisher: ``LOAD_EVENT_RATE`` checkpoint events a second for ``LOAD_SECONDS``."""
-    from studio.realtime.events import record_event
+    from studio.runs.events import record_event
 
     started = time.monotonic()
     for number in range(LOAD_EVENT_RATE * LOAD_SECONDS):
@@ -410,12 +410,12 @@ async def measure_load(port: int, key: str, run_id: int, pipeline_id: int) -> di
 
 
 def drive_tapped_run(run_id: int) -> None:
-    """The live tap's driver stand-in: run the job, follow the run's commands as ``studio.runner`` does."""
+    """The live tap's driver stand-in: run the job, follow the run's commands as ``studio.runs.driver`` does."""
     import threading
 
     from engine.api import InProcess, submit
     from studio.models import Run
-    from studio.runner import SavepointReporter, _follow_commands
+    from studio.runs.driver import SavepointReporter, _follow_commands
 
     run = Run.objects.select_related("version").get(pk=run_id)
     handle = submit(run.version.definition, InProcess(), checkpoint_dir=tempfile.mkdtemp(prefix="bench-tap-"))

@@ -1,4 +1,4 @@
-"""The real studio (`python -m studio.launcher`, as `make up` runs it) and a headless Chromium."""
+"""The real studio (`python -m studio.processes.supervisor`, as `make up` runs it) and a headless Chromium."""
 from __future__ import annotations
 
 import os
@@ -33,7 +33,7 @@ def live_studio(tmp_path_factory):
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
     env.update(STUDIO_DATA_DIR=str(tmp_path_factory.mktemp("live-studio")), STUDIO_PORT=str(port),
                PYTHONPATH=str(ROOT))
-    launcher = subprocess.Popen([sys.executable, "-m", "studio.launcher"], cwd=ROOT, env=env)
+    launcher = subprocess.Popen([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
     wait_until(lambda: launcher.poll() is not None or _answers(url), 120, "the studio to answer")
     assert launcher.poll() is None, "the studio launcher exited during start-up"

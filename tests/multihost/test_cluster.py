@@ -295,7 +295,7 @@ def test_the_studio_runs_a_pipeline_on_the_cluster_from_its_own_host(cluster, tm
                "STUDIO_DATA_DIR": str(data_dir), "STUDIO_ADMIN_PASSWORD": "multihost-admin",
                "STUDIO_WEB_WORKERS": "1", "DJANGO_ALLOWED_HOSTS": studio_host.address,
                "DJANGO_SETTINGS_MODULE": "studio.settings"}
-        launcher = studio_host.start([sys.executable, "-m", "studio.launcher", "--host", studio_host.address,
+        launcher = studio_host.start([sys.executable, "-m", "studio.processes.supervisor", "--host", studio_host.address,
                                       "--port", str(port)], env, tmp_path / "studio.log")
         url = f"http://{studio_host.address}:{port}"
         try:

@@ -14,7 +14,7 @@ from studio.alerts import evaluation, webhooks
 from studio.alerts.models import AlertRule, Notification, WebhookDelivery
 from studio.asgi import application
 from studio.models import ApiToken, Pipeline, PipelineShare, PipelineVersion, Run
-from studio.realtime.events import record_event, set_status
+from studio.runs.events import record_event, set_status
 from tests.support import simple_pipeline, wait_until, ws_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)  # alerts are evaluated after each event commits

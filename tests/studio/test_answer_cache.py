@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from studio.api.caching import Entry, LocalEntries
 from studio.models import Checkpoint, Pipeline, PipelineShare, PipelineVersion, Run, SavepointRequest
-from studio.realtime.events import record_event, set_status
+from studio.runs.events import record_event, set_status
 from studio.schedules.models import SavepointSchedule
 from tests.support import simple_pipeline, token_client, wait_until
 
@@ -241,8 +241,8 @@ def test_a_process_keeps_the_answers_it_used_last_within_its_byte_budget():
 
 @pytest.mark.django_db(transaction=True)
 def test_requests_for_an_answer_being_built_wait_for_it_instead_of_building_it_too(user, run, monkeypatch):
-    from studio import checkpoint_stats
     from studio.api import caching
+    from studio.runs import checkpoint_stats
 
     builds, release = [], threading.Event()
     overview = checkpoint_stats.overview

@@ -6,8 +6,8 @@ import redis
 from django.conf import settings
 
 from studio.models import Run, RunStatus
-from studio.realtime.events import set_status
-from studio.run_commands import command_key
+from studio.runs.commands import command_key
+from studio.runs.events import set_status
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.django_db
@@ -92,7 +92,7 @@ def test_malformed_request_bodies_are_4xx_not_500(api):
 
 
 def test_start_run_creates_a_run_with_a_created_event(api, django_capture_on_commit_callbacks, monkeypatch):
-    from studio.tasks import launch_run
+    from studio.runs.tasks import launch_run
 
     launched = []
     monkeypatch.setattr(launch_run, "delay", launched.append)
@@ -137,7 +137,7 @@ def test_terminal_status_is_final(api):
 def test_checkpoint_events_fill_the_history(api):
     pipeline = create_pipeline(api)
     run_id = api.post(f"/api/pipelines/{pipeline['id']}/runs", {}, format="json").json()["id"]
-    from studio.realtime.events import record_event
+    from studio.runs.events import record_event
 
     record_event(run_id, "checkpoint", {"event": "triggered", "id": 1, "kind": "checkpoint",
                                         "trigger_timestamp": 1000, "num_subtasks": 3})

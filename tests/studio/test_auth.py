@@ -4,7 +4,7 @@ from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
 from studio.models import ApiToken, Checkpoint
-from studio.realtime.events import record_event, set_status
+from studio.runs.events import record_event, set_status
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from studio import budget
+from studio.processes import budget
 from tests.support import simple_pipeline, token_client
 
 COSTLY = "x + len(str([[{}] * 1000] * 99))"  # valid; its constant part takes the whole 50 ms folding budget
@@ -101,7 +101,7 @@ def test_the_worker_limits_its_own_cpu_time_and_memory():
     import subprocess
     import sys
 
-    script = ("import resource; from studio import budgeted_worker as w; w._limit_cpu(2); "
+    script = ("import resource; from studio.processes import budgeted_worker as w; w._limit_cpu(2); "
               "resource.setrlimit(resource.RLIMIT_DATA, (2**30, 2**30)); "
               "print(resource.getrlimit(resource.RLIMIT_CPU)[0], resource.getrlimit(resource.RLIMIT_DATA)[0]); "
               "b = bytearray(2**31)")

@@ -1,7 +1,7 @@
 """REST: checkpoint counts, summary with percentiles, latest, history, details per vertex and subtask, config."""
 import pytest
 
-from studio.realtime.events import record_event, set_status
+from studio.runs.events import record_event, set_status
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ import pytest
 
 from studio.cli import main
 from studio.models import SavepointRequest
-from studio.realtime.events import record_event, set_status
+from studio.runs.events import record_event, set_status
 from tests.conftest import ROOT
 from tests.support import simple_pipeline, token_client, wait_until
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def cli(live_server, user, monkeypatch):
-    from studio.tasks import launch_run
+    from studio.runs.tasks import launch_run
 
     monkeypatch.setattr(launch_run, "delay", lambda run_id: None)  # no driver: the test plays its part
     key = token_client(user).token_key

@@ -42,7 +42,7 @@ def test_a_run_takes_a_warm_driver_and_the_worker_starts_a_replacement(celery_wo
 
 @pytest.mark.spark
 def test_a_warm_driver_whose_worker_goes_away_exits_with_its_spark_session(tmp_path, settings):
-    from studio.driver_pool import DriverPool
+    from studio.processes.driver_pool import DriverPool
 
     settings.RUN_LOG_DIR = tmp_path
     pool = DriverPool(1)
@@ -64,7 +64,7 @@ def test_a_dead_warm_driver_is_not_handed_a_run(tmp_path, settings):
     import subprocess
     import sys
 
-    from studio.driver_pool import DriverPool, WarmDriver
+    from studio.processes.driver_pool import DriverPool, WarmDriver
 
     settings.RUN_LOG_DIR = tmp_path
     pool = DriverPool(0)  # starts no replacements
@@ -76,7 +76,7 @@ def test_a_dead_warm_driver_is_not_handed_a_run(tmp_path, settings):
 
 @pytest.mark.django_db
 def test_a_run_cancelled_while_its_driver_started_ends_canceled_without_a_job(user):
-    from studio.runner import run_driver
+    from studio.runs.driver import run_driver
 
     pipeline = Pipeline.objects.create(name="p", owner=user)
     version = pipeline.versions.create(number=1, definition=simple_pipeline(count=None, rate=10), created_by=user)

@@ -14,8 +14,9 @@ from channels.testing import WebsocketCommunicator
 
 from studio.asgi import application
 from studio.models import ApiToken, Pipeline, PipelineVersion, Run
-from studio.realtime import consumers, events
-from studio.realtime.events import record_event, set_status
+from studio.realtime import consumers
+from studio.runs import events
+from studio.runs.events import record_event, set_status
 from tests.support import simple_pipeline, ws_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)

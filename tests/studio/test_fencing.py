@@ -22,9 +22,9 @@ from django.db import connection
 from django.utils import timezone
 
 from studio.asgi import application
-from studio.liveness import check_heartbeats
 from studio.models import Pipeline, PipelineVersion, Run, RunEvent
-from studio.realtime.events import DriverFenced, record_event, set_status
+from studio.runs.events import DriverFenced, record_event, set_status
+from studio.runs.liveness import check_heartbeats
 from tests.conftest import ROOT, stop_process_tree
 from tests.support import simple_pipeline, wait_until, ws_headers
 
@@ -99,7 +99,7 @@ def test_a_stopped_driver_declared_lost_is_killed_with_its_spark_processes(celer
 @pytest.mark.django_db(transaction=True)
 def test_a_resumed_driver_that_was_declared_lost_publishes_nothing_and_stops(api, monkeypatch, studio_data_dir):
     """A driver out of the launching worker's reach (started by hand here): fencing alone must hold."""
-    from studio.tasks import launch_run
+    from studio.runs.tasks import launch_run
 
     monkeypatch.setattr(launch_run, "delay", lambda run_id: None)  # this test starts the driver itself
     pipeline = api.post("/api/pipelines", {"name": "resumed", "definition": simple_pipeline(
@@ -109,7 +109,7 @@ def test_a_resumed_driver_that_was_declared_lost_publishes_nothing_and_stops(api
            "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}"}
     env.pop("STUDIO_DRIVER_TOKEN", None)
     log = open(studio_data_dir / f"fencing-driver-{run_id}.log", "wb")
-    driver = subprocess.Popen([sys.executable, "-m", "studio.runner", str(run_id)], cwd=ROOT, env=env, stdout=log,
+    driver = subprocess.Popen([sys.executable, "-m", "studio.runs.driver", str(run_id)], cwd=ROOT, env=env, stdout=log,
                               stderr=subprocess.STDOUT)
     try:
         wait_until(lambda: Run.objects.get(pk=run_id).status == "RUNNING", RUN_START_TIMEOUT, "the run to be RUNNING")

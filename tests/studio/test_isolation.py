@@ -379,7 +379,7 @@ def test_restore_by_path_is_allowed_for_pipelines_one_may_run(api, user, other_a
 def test_savepoint_targets_must_be_granted(api, places):
     pipeline = api.post("/api/pipelines", {"name": "a", "definition": simple_pipeline()}, format="json").json()
     run = api.post(f"/api/pipelines/{pipeline['id']}/runs", {}, format="json").json()
-    from studio.realtime.events import set_status
+    from studio.runs.events import set_status
 
     set_status(run["id"], "RUNNING")
     for target in (str(places["bob"]), str(places["alice"] / "link"), f"{places['alice']}/../bob"):
@@ -396,7 +396,7 @@ def test_savepoint_targets_must_be_granted(api, places):
 
 def run_driver_for(pipeline_id: int, user) -> Run:
     """Start a run's driver in this process, as the launch task would (it refuses before Spark starts)."""
-    from studio.runner import main
+    from studio.runs.driver import main
 
     pipeline = Pipeline.objects.get(pk=pipeline_id)
     run = Run.objects.create(pipeline=pipeline, version=pipeline.latest_version(), created_by=user,

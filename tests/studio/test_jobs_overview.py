@@ -4,7 +4,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from studio.models import Checkpoint
-from studio.realtime.events import set_status
+from studio.runs.events import set_status
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.django_db

@@ -69,7 +69,7 @@ def studio(tmp_path):
                STUDIO_ADMIN_PASSWORD="launcher-test", PYTHONPATH=str(ROOT), STUDIO_HOST="0.0.0.0",
                STUDIO_ADVERTISED_URL=ADVERTISED_URL)
     env.pop("DJANGO_ALLOWED_HOSTS", None)
-    launcher = subprocess.Popen([sys.executable, "-m", "studio.launcher"], cwd=ROOT, env=env,
+    launcher = subprocess.Popen([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env,
                                 stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -104,7 +104,7 @@ def test_the_studio_binds_its_host_and_answers_at_its_advertised_url(studio):
 
 
 def test_the_advertised_url_adds_its_host_and_origin_to_the_django_settings():
-    from studio.launcher import advertised_environment
+    from studio.processes.supervisor import advertised_environment
 
     assert advertised_environment("https://studio.example.com/", {"DJANGO_ALLOWED_HOSTS": "a,b"}) == {
         "DJANGO_ALLOWED_HOSTS": "a,b,studio.example.com",

@@ -182,7 +182,7 @@ def test_a_worker_restart_leaves_no_run_stuck_in_running(api, studio_data_dir):
     """Kill a worker and its driver mid-run (a crashed machine); the next worker marks the run lost."""
     from django.db import connection
 
-    from studio.tasks import launch_run
+    from studio.runs.tasks import launch_run
 
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}", "PYTHONPATH": str(ROOT),
            "STUDIO_DATA_DIR": str(studio_data_dir), "STUDIO_HEARTBEAT_TIMEOUT": "6",

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from studio.liveness import check_heartbeats
 from studio.models import Pipeline, PipelineVersion, Run
-from studio.realtime.events import set_status
+from studio.runs.events import set_status
+from studio.runs.liveness import check_heartbeats
 from tests.conftest import ROOT, stop_process_tree
 from tests.support import simple_pipeline, wait_until
 
@@ -71,7 +71,7 @@ def test_a_freshly_started_worker_marks_runs_whose_driver_died_while_it_was_away
 
 @pytest.mark.django_db(transaction=True)
 def test_a_driver_whose_run_was_ended_in_the_studio_cancels_its_job(monkeypatch):
-    from studio import runner
+    from studio.runs import driver
 
     class JobMaster:
         cancelled = threading.Event()
@@ -80,9 +80,9 @@ def test_a_driver_whose_run_was_ended_in_the_studio_cancels_its_job(monkeypatch)
             self.cancelled.set()
 
     run = make_run("RUNNING", heartbeat_age_s=0)
-    monkeypatch.setattr(runner, "HEARTBEAT_INTERVAL_S", 0.05)
+    monkeypatch.setattr(driver, "HEARTBEAT_INTERVAL_S", 0.05)
     job_master, ended, stop = JobMaster(), threading.Event(), threading.Event()
-    beating = threading.Thread(target=runner._heartbeat, args=(run.id, run.driver_token, job_master, ended, stop))
+    beating = threading.Thread(target=driver._heartbeat, args=(run.id, run.driver_token, job_master, ended, stop))
     beating.start()
     try:
         wait_until(lambda: Run.objects.get(pk=run.id).heartbeat_at > run.heartbeat_at, 10, "a heartbeat")

@@ -12,7 +12,7 @@ from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, settings
 
 from studio.models import Checkpoint, Pipeline, PipelineVersion, Run, SavepointRequest
-from studio.realtime.events import record_event, set_status
+from studio.runs.events import record_event, set_status
 from tests.support import simple_pipeline, token_client
 
 schemathesis.checks.load_all_checks()

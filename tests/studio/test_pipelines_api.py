@@ -121,7 +121,7 @@ def test_delete_removes_a_pipeline_unless_a_run_is_active(api):
     run = api.post(f"/api/pipelines/{pipeline['id']}/runs", {}, format="json").json()
     conflict = api.delete(f"/api/pipelines/{pipeline['id']}")
     assert conflict.status_code == 409 and str(run["id"]) in conflict.json()["detail"]
-    from studio.realtime.events import set_status
+    from studio.runs.events import set_status
 
     set_status(run["id"], "CANCELED")
     assert api.delete(f"/api/pipelines/{pipeline['id']}").status_code == 204

@@ -9,7 +9,7 @@ from channels.testing import WebsocketCommunicator
 
 from studio.asgi import application
 from studio.models import ApiToken, Pipeline, PipelineVersion, Run
-from studio.realtime.events import record_event, set_status
+from studio.runs.events import record_event, set_status
 from tests.support import simple_pipeline, ws_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -124,7 +124,7 @@ def test_a_consumer_idle_longer_than_the_redis_read_timeout_still_receives(run_i
 
 
 def test_pipeline_stream_reports_runs_created_and_changing_status(pipeline, token, api, monkeypatch):
-    from studio.tasks import launch_run
+    from studio.runs.tasks import launch_run
 
     monkeypatch.setattr(launch_run, "delay", lambda run_id: None)  # no driver: the test sets the statuses
 

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from studio.models import Pipeline, PipelineVersion, Run
-from studio.realtime.events import set_status
+from studio.runs.events import set_status
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.django_db
@@ -43,9 +43,10 @@ def test_canceling_run_without_driver_ends_canceled_and_finished_runs_are_untouc
     assert (finished.status, finished.failure_cause) == ("FINISHED", None)
 
 
-def test_run_with_a_live_driver_is_left_alone():
+@pytest.mark.parametrize("module", ["studio.runs.driver", "studio.runner"])  # the driver's name, and its former one
+def test_run_with_a_live_driver_is_left_alone(module):
     run = make_run("RUNNING", None)
-    driver = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "studio.runner", str(run.id)])
+    driver = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", module, str(run.id)])
     try:
         Run.objects.filter(pk=run.pk).update(driver_pid=driver.pid)
         call_command("recover_runs")

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from studio.celery import app as celery_app
 from studio.models import Pipeline, PipelineVersion, Run, RunEvent, SavepointRequest
-from studio.realtime.events import set_status
+from studio.runs.events import set_status
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,7 +29,7 @@ def running(user):
 @pytest.fixture
 def launch_queue_on(monkeypatch):
     """Send ``launch_run`` to the given Redis (the suite's worker listens elsewhere)."""
-    from studio.tasks import launch_run
+    from studio.runs.tasks import launch_run
 
     def use(redis_url: str):
         def delay(run_id):

@@ -28,7 +28,7 @@ def completed_checkpoints(run_id: int) -> int:
 def test_a_redis_restart_mid_run_loses_no_stored_event(redis_server, api, monkeypatch, studio_data_dir):
     from django.db import connection
 
-    from studio.tasks import launch_run
+    from studio.runs.tasks import launch_run
 
     monkeypatch.setattr(launch_run, "delay", lambda run_id: None)  # this test starts the driver itself
     pipeline = api.post("/api/pipelines", {"name": "through-a-restart", "definition": simple_pipeline(
@@ -37,7 +37,7 @@ def test_a_redis_restart_mid_run_loses_no_stored_event(redis_server, api, monkey
     env = {**os.environ, "REDIS_URL": redis_server.url, "PYTHONPATH": str(ROOT), "STUDIO_DATA_DIR": str(studio_data_dir),
            "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}"}
     log = open(studio_data_dir / f"redis-restart-driver-{run_id}.log", "wb")
-    driver = subprocess.Popen([sys.executable, "-m", "studio.runner", str(run_id)], cwd=ROOT, env=env, stdout=log,
+    driver = subprocess.Popen([sys.executable, "-m", "studio.runs.driver", str(run_id)], cwd=ROOT, env=env, stdout=log,
                               stderr=subprocess.STDOUT)
     try:
         before = async_to_sync(receive_until_checkpoints)(run_id, api.token_key, 0, 1)

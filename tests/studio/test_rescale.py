@@ -2,7 +2,7 @@
 import pytest
 
 from studio.models import PipelineVersion, Rescale, Run, SavepointRequest
-from studio.realtime.events import record_event, set_status
+from studio.runs.events import record_event, set_status
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the rescale follows events after their commit
@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the rescale follows even
 @pytest.fixture(autouse=True)
 def _no_launches(monkeypatch):
     """These tests play the drivers themselves: a live worker launching the runs would race them."""
-    from studio.tasks import launch_run
+    from studio.runs.tasks import launch_run
 
     monkeypatch.setattr(launch_run, "delay", lambda run_id: None)
 

@@ -15,7 +15,7 @@ from django.contrib.auth.models import Group
 from studio.asgi import application
 from studio.models import ApiToken, Pipeline, PipelineShare, PipelineVersion, Run
 from studio.realtime.consumers import ACCESS_REVOKED
-from studio.realtime.events import set_status
+from studio.runs.events import set_status
 from tests.support import simple_pipeline, token_client, ws_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)

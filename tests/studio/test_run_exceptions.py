@@ -1,7 +1,7 @@
 """REST: a run's exceptions history (subtask failures with their tracebacks) and its restarts."""
 import pytest
 
-from studio.realtime.events import record_event, set_status
+from studio.runs.events import record_event, set_status
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.django_db

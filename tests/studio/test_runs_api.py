@@ -4,7 +4,7 @@ import json
 import pytest
 
 from studio.models import Checkpoint, Run
-from studio.realtime.events import record_event, set_status
+from studio.runs.events import record_event, set_status
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.django_db
@@ -200,7 +200,7 @@ def two_subtask_report(gen_out: int, even_out: list[int], busy: list[float]) -> 
 
 
 def test_metrics_tracker_aggregates_each_operator_over_its_subtasks():
-    from studio.metrics import VertexMetricsTracker
+    from studio.runs.vertex_metrics import VertexMetricsTracker
 
     tracker = VertexMetricsTracker({"gen": {"parallelism": 2, "operators": ["gen", "even"]}})
     first = tracker.enrich_nodes(two_subtask_report(100, [50, 40], [500, 300]), now_s=10.0)
@@ -228,7 +228,7 @@ def test_metrics_tracker_aggregates_each_operator_over_its_subtasks():
 
 
 def test_a_node_has_no_watermark_while_one_of_its_subtasks_has_none():
-    from studio.metrics import VertexMetricsTracker
+    from studio.runs.vertex_metrics import VertexMetricsTracker
 
     report = two_subtask_report(10, [5, 5], [0, 0])
     report["gen#1"]["operators"]["even"]["watermark"] = None
@@ -238,7 +238,7 @@ def test_a_node_has_no_watermark_while_one_of_its_subtasks_has_none():
 
 
 def test_metrics_tracker_turns_sums_into_rates_and_ratios():
-    from studio.metrics import VertexMetricsTracker
+    from studio.runs.vertex_metrics import VertexMetricsTracker
 
     tracker = VertexMetricsTracker({"src": {"parallelism": 2, "operators": ["gen", "double"]}})
     first = tracker.enrich({"src": {"records_in": 0, "records_out": 1000, "busy_ms_per_second": 1500,

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from studio.asgi import application
 from studio.models import Pipeline, PipelineVersion, Run
-from studio.realtime.events import record_event, set_status
+from studio.runs.events import record_event, set_status
 from tests.support import simple_pipeline, ws_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -8,8 +8,8 @@ import redis
 from django.conf import settings
 
 from studio.models import Checkpoint, Run, SavepointRequest
-from studio.realtime.events import record_event, set_status
-from studio.run_commands import command_key
+from studio.runs.commands import command_key
+from studio.runs.events import record_event, set_status
 from tests.support import simple_pipeline, wait_until
 
 pytestmark = pytest.mark.django_db
@@ -173,7 +173,7 @@ class FakeJobMaster:
 
 @pytest.mark.django_db(transaction=True)  # outcomes are recorded from the futures' threads
 def test_driver_executes_commands_and_reports_each_outcome_once(api, running, granted_tmp_path):
-    from studio.runner import SavepointReporter, _execute
+    from studio.runs.driver import SavepointReporter, _execute
 
     target = str(granted_tmp_path / "sp")
 
@@ -203,7 +203,7 @@ def test_driver_executes_commands_and_reports_each_outcome_once(api, running, gr
 
 @pytest.mark.django_db(transaction=True)
 def test_driver_reports_failure_when_the_engine_lacks_savepoints(api, running):
-    from studio.runner import SavepointReporter, _execute
+    from studio.runs.driver import SavepointReporter, _execute
 
     request_id = api.post(f"/api/runs/{running['id']}/savepoints", {}, format="json").json()["request_id"]
     reporter = SavepointReporter(running["id"])
@@ -217,8 +217,8 @@ def test_driver_reports_failure_when_the_engine_lacks_savepoints(api, running):
 def test_a_flush_waits_for_an_outcome_a_future_thread_is_recording(monkeypatch):
     """The FINISHED of a stop is published after a flush: a report the future's own thread began
     (request already taken out of the open ones) must be recorded before the flush returns."""
-    import studio.realtime.events
-    from studio.runner import SavepointReporter
+    import studio.runs.events
+    from studio.runs.driver import SavepointReporter
 
     recording, release, recorded = threading.Event(), threading.Event(), []
 
@@ -227,7 +227,7 @@ def test_a_flush_waits_for_an_outcome_a_future_thread_is_recording(monkeypatch):
         release.wait(10)
         recorded.append(data["status"])
 
-    monkeypatch.setattr(studio.realtime.events, "record_event", slow_record_event)
+    monkeypatch.setattr(studio.runs.events, "record_event", slow_record_event)
     reporter = SavepointReporter(run_id=1)
     outcome = Future()
     reporter.track("request-1", "sync-savepoint", outcome)

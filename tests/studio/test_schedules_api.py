@@ -10,8 +10,8 @@ from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from studio.models import Checkpoint, Pipeline, PipelineShare, PipelineVersion, Run, SavepointRequest
-from studio.realtime.events import record_event, set_status
-from studio.run_commands import command_key
+from studio.runs.commands import command_key
+from studio.runs.events import record_event, set_status
 from studio.schedules.models import SavepointSchedule
 from studio.schedules.scheduler import prune_savepoints, run_due_schedules, tick
 from tests.support import simple_pipeline, token_client, wait_until

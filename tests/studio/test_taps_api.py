@@ -11,10 +11,10 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 
 from studio.asgi import application
+from studio.fanout import broadcast
 from studio.models import Pipeline, PipelineShare, PipelineVersion, Run
-from studio.realtime.events import set_status
-from studio.realtime.fanout import broadcast
-from studio.run_commands import command_key
+from studio.runs.commands import command_key
+from studio.runs.events import set_status
 from studio.taps.control import tap_group
 from studio.taps.models import Tap
 from tests.support import simple_pipeline, ws_headers

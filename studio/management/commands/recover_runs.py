@@ -3,7 +3,7 @@ import psutil
 from django.core.management.base import BaseCommand
 
 from studio.models import TERMINAL_STATUSES, Run, RunStatus
-from studio.realtime.events import set_status
+from studio.runs.events import set_status
 
 
 class Command(BaseCommand):
@@ -22,9 +22,13 @@ class Command(BaseCommand):
             self.stdout.write(f"marked {lost} run(s) whose driver is gone")
 
 
+# The driver's module, and its former name (drivers started before an upgrade, or by hand)
+DRIVER_MODULES = ("studio.runs.driver", "studio.runner")
+
+
 def _is_driver(pid: int, run_id: int) -> bool:
     try:
         cmdline = psutil.Process(pid).cmdline()
     except psutil.Error:
         return False
-    return "studio.runner" in cmdline and str(run_id) in cmdline
+    return any(module in cmdline for module in DRIVER_MODULES) and str(run_id) in cmdline

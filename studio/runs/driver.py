@@ -1,12 +1,12 @@
 """The driver process of one run: wires the engine's JobMaster to Redis and the database.
 
-``python -m studio.runner <run id>`` is started by the ``launch_run`` Celery task, or
-``python -m studio.runner --warm`` before its run is known (``studio.driver_pool``: it
+``python -m studio.runs.driver <run id>`` is started by the ``launch_run`` Celery task, or
+``python -m studio.runs.driver --warm`` before its run is known (``studio.processes.driver_pool``: it
 starts its Spark session, then reads ``<run id> <token>`` from standard input). It runs
 the JobMaster (the Spark driver) and:
 
 - stores every engine event as a RunEvent and fans it out (``record_event``), metrics
-  with rates and ratios added (``studio.metrics``);
+  with rates and ratios added (``studio.runs.vertex_metrics``);
 - takes commands from the run's Redis list: cancel, savepoint, stop (with a savepoint),
   tap_open / tap_close (live taps, ``studio.taps``); each savepoint's outcome is reported
   as a ``savepoint`` event with its request id;
@@ -40,7 +40,7 @@ import django
 HEARTBEAT_INTERVAL_S = 2.0
 SAVEPOINT_FLUSH_TIMEOUT_S = 10.0
 RESTART_DETAILS = ("regions", "delay_ms")  # kept from a RESTARTING status for the exceptions history
-logger = logging.getLogger("studio.runner")
+logger = logging.getLogger("studio.runs.driver")
 
 
 def main(argv: list[str]) -> int:
@@ -52,7 +52,7 @@ def main(argv: list[str]) -> int:
 
 
 def warm_main() -> int:
-    """A warm driver (``studio.driver_pool``): start the Spark session, and wait for a run.
+    """A warm driver (``studio.processes.driver_pool``): start the Spark session, and wait for a run.
 
     The run comes as one line on standard input, ``<run id> <token>``, maybe before the
     session is up (the driver claims the run and beats at once, then waits for the
@@ -87,9 +87,9 @@ def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
 
     from engine.api import Spark, describe_vertices, normalise_definition, session_for, slots_needed, submit
     from studio.locations import LocationsRefused, resolve_run_locations
-    from studio.metrics import VertexMetricsTracker
     from studio.models import TERMINAL_STATUSES, Run, RunStatus
-    from studio.realtime.events import DriverFenced, record_event, set_status
+    from studio.runs.events import DriverFenced, record_event, set_status
+    from studio.runs.vertex_metrics import VertexMetricsTracker
 
     run = Run.objects.select_related("version", "restored_from", "pipeline", "created_by").get(pk=run_id)
     definition = normalise_definition({**run.version.definition, "mode": run.mode})
@@ -239,7 +239,7 @@ class SavepointReporter:
             self._record(request_id, *entry)
 
     def _record(self, request_id: str, future: Future, kind: str) -> None:
-        from studio.realtime.events import record_event
+        from studio.runs.events import record_event
 
         error = future.exception()
         if error is None:
@@ -257,7 +257,7 @@ def _follow_commands(run, job_master, savepoints: SavepointReporter, stop: threa
     import redis
     from django.conf import settings
 
-    from studio.run_commands import command_key
+    from studio.runs.commands import command_key
 
     run_id = run.id
     client = redis.Redis.from_url(settings.REDIS_URL)
@@ -324,7 +324,7 @@ def _tap(command: dict, run_id: int, job_master) -> None:
 
 
 def _drop_commands(run) -> None:
-    from studio.run_commands import drop_commands
+    from studio.runs.commands import drop_commands
 
     try:
         drop_commands(run)

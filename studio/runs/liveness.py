@@ -15,9 +15,9 @@ holds when drivers run on other machines; several workers checking at once is ha
 
 Fencing: declaring a driver lost gives the run a new driver token in the same
 transaction, so nothing the old driver reports is accepted any more
-(``studio.realtime.events``). The worker that launched it kills it, its Spark JVM and
-slots included (``studio.tasks``); a driver elsewhere that is still alive finds its
-heartbeat refused and cancels its job (``studio.runner``), and it is sent a cancel too.
+(``studio.runs.events``). The worker that launched it kills it, its Spark JVM and
+slots included (``studio.runs.tasks``); a driver elsewhere that is still alive finds its
+heartbeat refused and cancels its job (``studio.runs.driver``), and it is sent a cancel too.
 """
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ from django.db import close_old_connections, transaction
 from django.utils import timezone
 
 from studio.models import TERMINAL_STATUSES, Run, RunStatus
-from studio.realtime.events import set_status
-from studio.run_commands import send_command
+from studio.runs.commands import send_command
+from studio.runs.events import set_status
 
 logger = logging.getLogger(__name__)
 

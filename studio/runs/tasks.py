@@ -1,13 +1,13 @@
 """Celery tasks: launch a run's driver process and watch it until it exits.
 
-The driver is a separate process (``python -m studio.runner <run id>``) because it hosts
+The driver is a separate process (``python -m studio.runs.driver <run id>``) because it hosts
 a Spark driver JVM; this task waits for it so that a driver that dies without reporting
 an end is noticed and its run marked FAILED instead of staying RUNNING forever. It takes a
-warm driver (``studio.driver_pool``) when the worker has one ready, else starts one.
+warm driver (``studio.processes.driver_pool``) when the worker has one ready, else starts one.
 
 Fencing: the task gives the driver its token (``STUDIO_DRIVER_TOKEN``, also written to
 the run). While it waits it checks, every ``FENCE_CHECK_INTERVAL_S``, that the run still
-holds that token; once the studio declared the driver lost (``studio.liveness``: a new
+holds that token; once the studio declared the driver lost (``studio.runs.liveness``: a new
 token), the task kills the driver's whole process tree, its Spark JVM and slots included,
 SIGKILL, which also ends a stopped (SIGSTOP) process.
 """
@@ -24,15 +24,16 @@ from celery import shared_task
 from django.conf import settings
 
 from engine.api import ValidationError, normalise_definition, plan_pipeline
-from studio.driver_pool import driver_pool
 from studio.models import TERMINAL_STATUSES, Run, RunStatus
-from studio.realtime.events import set_status
+from studio.processes.driver_pool import driver_pool
+from studio.runs.events import set_status
 
 logger = logging.getLogger(__name__)
 FENCE_CHECK_INTERVAL_S = 1.0
 
 
-@shared_task(acks_late=False, bind=True, max_retries=50)
+# named as before the move into studio.runs: a queued launch names its task
+@shared_task(name="studio.tasks.launch_run", acks_late=False, bind=True, max_retries=50)
 def launch_run(self, run_id: int) -> None:
     run = Run.objects.select_related("version").filter(pk=run_id).first()
     if run is None:  # queued inside the run's transaction: its commit may be a moment away
@@ -63,13 +64,13 @@ def _run_driver(run: Run) -> int:
     if not Run.objects.filter(pk=run.id).exclude(status__in=TERMINAL_STATUSES).update(driver_token=token):
         return 0  # it ended meanwhile (declared lost, say): no driver to start
     warm = driver_pool().take()
-    if warm is not None:  # a driver that started already (studio.driver_pool): the run starts in about a second
+    if warm is not None:  # a driver that started already (studio.processes.driver_pool): the run starts in about a second
         driver = warm.hand_over(run.id, token, log_path)
     else:
         env = {**os.environ, "PYTHONPATH": str(settings.BASE_DIR), "REDIS_URL": settings.REDIS_URL,
                "STUDIO_DRIVER_TOKEN": token}
         with open(log_path, "ab") as log:
-            driver = subprocess.Popen([sys.executable, "-m", "studio.runner", str(run.id)],
+            driver = subprocess.Popen([sys.executable, "-m", "studio.runs.driver", str(run.id)],
                                       cwd=settings.BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT)
     Run.objects.filter(pk=run.id).update(driver_pid=driver.pid)
     return _wait_unless_fenced(driver, run.id, token)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import psutil
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHUTDOWN_GRACE_SECONDS = 10
 SUPERVISE_INTERVAL_S = 0.5
 RESTART_LIMIT = 5

@@ -5,7 +5,7 @@ starts, the executors' Python daemon forks its workers. Flink answers this with 
 cluster that all jobs share; here each run keeps a driver process and a Spark application
 of its own (a failing or fenced run takes nothing else with it), and only the waiting moves
 out of the user's way: each Celery worker keeps ``settings.WARM_DRIVERS`` driver processes
-(``python -m studio.runner --warm``) that did all of that already and wait on their
+(``python -m studio.runs.driver --warm``) that did all of that already and wait on their
 standard input. A launch takes one (:meth:`DriverPool.take`), hands it the run id and its
 fencing token, and a replacement starts in the background. A warm driver serves one run
 and exits with it; when the worker goes away its warm drivers read the end of their input
@@ -109,7 +109,7 @@ class DriverPool:
         env = {**os.environ, "PYTHONPATH": str(settings.BASE_DIR), "REDIS_URL": settings.REDIS_URL}
         env.pop("STUDIO_DRIVER_TOKEN", None)
         with open(log_path, "ab") as log:
-            process = subprocess.Popen([sys.executable, "-m", "studio.runner", "--warm"], cwd=settings.BASE_DIR,
+            process = subprocess.Popen([sys.executable, "-m", "studio.runs.driver", "--warm"], cwd=settings.BASE_DIR,
                                        env=env, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT)
         return WarmDriver(process, log_path)
 

@@ -3,7 +3,7 @@
 Validating, planning and previewing a definition evaluates a user's expressions and
 plans whatever parallelism they wrote, so one request could hold the server's CPU (and,
 inside one long C operation, Python's GIL) for as long as it likes. Here that work runs
-in a small pool of worker processes (``studio.budgeted_worker``): the request's thread
+in a small pool of worker processes (``studio.processes.budgeted_worker``): the request's thread
 only waits on a socket, so other requests go on, and a job that overruns its budget is
 killed (SIGKILL) at its wall-clock deadline; RLIMIT_CPU and RLIMIT_DATA in the worker are
 the backstop. The server starts the workers when it starts (``warm_pools``) and a new one
@@ -39,7 +39,7 @@ from django.conf import settings
 
 from studio.location_policy import Policy
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WORKER_START_TIMEOUT_S = 60.0
 
 
@@ -170,7 +170,7 @@ class WorkerPool:
     def _start(self) -> _Worker:
         ours, theirs = socket.socketpair()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-        command = [sys.executable, "-m", "studio.budgeted_worker", str(theirs.fileno()), str(self.memory_bytes)]
+        command = [sys.executable, "-m", "studio.processes.budgeted_worker", str(theirs.fileno()), str(self.memory_bytes)]
         with theirs:
             process = subprocess.Popen(command, pass_fds=[theirs.fileno()], cwd=ROOT, env=env,
                                        stdin=subprocess.DEVNULL)

@@ -1,6 +1,6 @@
-"""The worker process that validates, plans and previews definitions for the studio (``studio.budget``).
+"""The worker process that validates, plans and previews definitions for the studio (``studio.processes.budget``).
 
-Run as ``python -m studio.budgeted_worker <fd> <memory bytes>``: it reads jobs from the
+Run as ``python -m studio.processes.budgeted_worker <fd> <memory bytes>``: it reads jobs from the
 socket ``fd`` and answers on it, one JSON message per frame (``multiprocessing``'s
 framing). It first says ``{"ready": true}``, once its imports are done. A job is ``{"job": name, "args": {...}, "cpu_seconds": s}``; the answers are
 any number of ``{"progress": "node 'x'"}`` (where the job is, so that a job stopped at its

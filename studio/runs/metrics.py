@@ -9,7 +9,7 @@ from studio.models import Run, RunEvent
 
 def metrics_of(run: Run, samples: int = 60) -> dict[str, Any]:
     """``{"vertices": latest per vertex, "nodes": latest per node, "samples": [{"ts", "seq", "vertices"}]
-    oldest first}``; ``nodes`` is ``studio.metrics.VertexMetricsTracker.enrich_nodes``'s shape."""
+    oldest first}``; ``nodes`` is ``studio.runs.vertex_metrics.VertexMetricsTracker.enrich_nodes``'s shape."""
     events = list(RunEvent.objects.filter(run=run, type="metrics").order_by("-seq")
                   .values_list("seq", "ts", "data")[:max(1, samples)])
     events.reverse()

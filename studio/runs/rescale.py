@@ -68,9 +68,9 @@ def describe(parallelism: int | None, nodes: dict[str, int], before: dict) -> st
 
 def request_rescale(run: Run, user, parallelism: int | None, nodes: dict[str, int]) -> Rescale:
     """Validate, save the rescaled version, stop the run with a savepoint; the rest follows its events."""
-    from studio.budget import validate_definition
     from studio.locations import policy_for
-    from studio.run_control import stop_with_savepoint
+    from studio.processes.budget import validate_definition
+    from studio.runs.control import stop_with_savepoint
 
     if parallelism is None and not nodes:
         raise RescaleRefused("nothing to change", [{"node": None, "edge": None, "field": "parallelism",
@@ -104,7 +104,7 @@ def as_dict(rescale: Rescale) -> dict:
 
 
 def _event(rescale: Rescale) -> None:
-    from studio.realtime.events import record_event
+    from studio.runs.events import record_event
 
     data = as_dict(rescale)
     record_event(rescale.run_id, "rescale", data)
@@ -185,7 +185,7 @@ def _roll_back(rescale: Rescale, cause: str) -> None:
 def _start_from(rescale: Rescale, version) -> Run:
     """A run of ``version`` from the rescale's savepoint (its checkpoint row: a snapshot of this
     pipeline, which its user may restore wherever it was written)."""
-    from studio.run_start import start_run
+    from studio.runs.start import start_run
 
     request = rescale.savepoint_request
     restore_from = {"pk": request.checkpoint_id} if request.checkpoint_id else {"path": request.location}

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from studio.budget import validate_definition
 from studio.locations import claim_sinks, policy_for, sink_uses
 from studio.models import Pipeline, PipelineVersion, Run, RunStatus
-from studio.realtime.events import set_status
-from studio.restore import resolve_restore
+from studio.processes.budget import validate_definition
+from studio.runs.events import set_status
+from studio.runs.restore import resolve_restore
 from studio.trusted_code import require_code_permission
 
 
@@ -28,10 +28,10 @@ def start_run(pipeline: Pipeline, version: PipelineVersion, *, user, mode: str |
     the task a moment before the commit; ``launch_run`` waits for the row.
     The definition is checked against the locations granted to ``user`` now (and the run's
     driver checks it again when it starts); starting makes the pipeline the owner of its sink
-    targets. Raises :class:`DefinitionProblems`, ``studio.restore.RestoreError`` or (code the user may not
+    targets. Raises :class:`DefinitionProblems`, ``studio.runs.restore.RestoreError`` or (code the user may not
     run) ``studio.trusted_code.TrustedCodeRefused``.
     """
-    from studio.tasks import launch_run
+    from studio.runs.tasks import launch_run
 
     require_code_permission(user, version.definition, "run")
     policy = policy_for(user, pipeline)

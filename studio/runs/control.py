@@ -2,7 +2,7 @@
 
 Each checks the run's state first (a 409 names it), writes what the studio promises to
 track (a savepoint request row, a status) and sends the command to the driver through the
-run's Redis list (``studio.run_commands``) inside one transaction: when Redis cannot take
+run's Redis list (``studio.runs.commands``) inside one transaction: when Redis cannot take
 the command, nothing was written (the API answers 503), and the driver never sees a
 command whose rows are missing, since it reads rows only after they committed.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from studio.models import TERMINAL_STATUSES, Run, RunStatus, SavepointRequest, SavepointStatus, SavepointTrigger
-from studio.realtime.events import record_event, set_status
-from studio.run_commands import send_command
 from studio.locations import SnapshotRefused, check_savepoint_target
+from studio.models import TERMINAL_STATUSES, Run, RunStatus, SavepointRequest, SavepointStatus, SavepointTrigger
+from studio.runs.commands import send_command
+from studio.runs.events import record_event, set_status
 from studio.storage_urls import StorageUrlError, check_storage_url
 
 

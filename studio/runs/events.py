@@ -13,11 +13,11 @@ statistics, ``event`` in triggered | acknowledged | completed | failed | discard
 "acknowledged", "total"}``: a savepoint request's subtasks acknowledged so far, recorded
 after each checkpoint event of its savepoint),
 ``metrics`` (``{"vertices", "collected"}``), ``task_failed`` (``{"task", "region", "attempt",
-"error"}``, see ``studio.run_exceptions``) and ``finished`` (``{"collected"}``).
+"error"}``, see ``studio.runs.exception_history``) and ``finished`` (``{"collected"}``).
 A status change is also sent to the pipeline's group as ``{"type": "run", "data": run summary}``.
 
 Fencing: a driver passes its ``driver_token``; when it is not the run's (the studio
-declared that driver lost and fenced it, ``studio.liveness``), the event is refused: not
+declared that driver lost and fenced it, ``studio.runs.liveness``), the event is refused: not
 stored, not applied, not sent. So REST and the WebSocket always tell the same story, and
 a driver that wakes up after its run moved on cannot rewrite it.
 """
@@ -33,7 +33,7 @@ from django.utils import timezone
 from studio.models import (
     TERMINAL_STATUSES, Checkpoint, Run, RunEvent, RunStatus, SavepointRequest, SavepointStatus, now_ms,
 )
-from studio.realtime.fanout import broadcast
+from studio.fanout import broadcast
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ def record_event(run_id: int, event_type: str, data: dict[str, Any],
 def _fan_out(run_id: int, pipeline_id: int, message: dict[str, Any], status_changed: bool) -> None:
     from studio.alerts.evaluation import on_event
 
-    from studio.rescale import on_run_event
+    from studio.runs.rescale import on_run_event
 
     broadcast(run_group(run_id), {"type": "run.event", "event": message})
     if status_changed:
