@@ -1,7 +1,7 @@
 """Evaluating alert rules against a run's events, as they are recorded.
 
-``on_event`` is called for every stored event (``studio.runs.events``), after it was
-fanned out, in whichever process recorded it (the run's driver, the studio). It costs one
+``on_run_event`` receives every stored event (``studio.runs.signals.run_event_recorded``), after
+it was fanned out, in whichever process recorded it (the run's driver, the studio). It costs one
 indexed query when the run's pipeline has no enabled rule.
 
 A rule fires when its condition *starts* to hold for a run (``AlertState``): N failed
@@ -22,6 +22,11 @@ from studio.alerts.models import AlertKind, AlertRule, AlertState
 from studio.models import Checkpoint, Run
 
 logger = logging.getLogger(__name__)
+
+
+def on_run_event(sender, run_id: int, pipeline_id: int, event: dict[str, Any], **kwargs) -> None:
+    """A receiver of ``run_event_recorded``: evaluate the rules against the stored event."""
+    on_event(run_id, pipeline_id, event["type"], event["ts"], event["data"])
 
 
 def on_event(run_id: int, pipeline_id: int, event_type: str, ts: int, data: dict[str, Any]) -> None:

@@ -16,8 +16,9 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from studio.access import pipelines_visible_to, runs_visible_to
 from studio.models import Run, RunEvent
 from studio.realtime.auth import credential_user
+from studio.realtime.pipeline_runs import pipeline_group
 from studio.realtime.revocation import pipeline_access_group, user_access_group
-from studio.runs.events import pipeline_group, run_group, serialise_event
+from studio.runs.events import run_group, serialise_event
 
 logger = logging.getLogger(__name__)
 

@@ -4,17 +4,26 @@ A list (not pub/sub) keeps a command until the driver takes it, so a cancel sent
 the driver is still starting is not lost. The key names the run *and* when it was
 created: run ids can come back (SQLite reuses the highest id after a delete), and a new
 run must never take an old run's unread command. The driver deletes its list when it exits.
+
+The driver itself executes cancel, savepoint and stop; a feature adds commands of its own
+with ``register_driver_command`` in its ``AppConfig.ready()`` (taps: tap_open, tap_close).
 """
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 import redis
 from django.conf import settings
 
 KEY_TTL_S = 7 * 24 * 3600
 TIMEOUT_S = 2.0  # a Redis that hangs must fail a command call, not hold it (and its transaction)
+BUILT_IN_COMMANDS = frozenset({"cancel", "savepoint", "stop"})
+
+DriverCommand = Callable[[dict, int, Any], None]
+"""``handler(command, run_id, job_master)``: executes one command in a run's driver, on its command thread."""
+
+_driver_commands: dict[str, DriverCommand] = {}
 
 
 def _client() -> redis.Redis:
@@ -44,3 +53,17 @@ def drop_commands(run) -> None:
         client.delete(command_key(run))
     finally:
         client.close()
+
+
+def register_driver_command(name: str, handler: DriverCommand) -> None:
+    """Let every run's driver execute ``{"command": name, ...}`` with ``handler``.
+
+    Called from ``AppConfig.ready()``, which runs in driver processes too (they set Django up)."""
+    if name in BUILT_IN_COMMANDS:
+        raise ValueError(f"{name!r} is a command the driver executes itself")
+    _driver_commands[name] = handler
+
+
+def driver_command(name: str) -> DriverCommand | None:
+    """The handler a feature registered for ``name``, or None."""
+    return _driver_commands.get(name)

@@ -7,9 +7,10 @@ the JobMaster (the Spark driver) and:
 
 - stores every engine event as a RunEvent and fans it out (``record_event``), metrics
   with rates and ratios added (``studio.runs.vertex_metrics``);
-- takes commands from the run's Redis list: cancel, savepoint, stop (with a savepoint),
-  tap_open / tap_close (live taps, ``studio.taps``); each savepoint's outcome is reported
-  as a ``savepoint`` event with its request id;
+- takes commands from the run's Redis list: cancel, savepoint, stop (with a savepoint), and
+  those features registered (``studio.runs.commands.register_driver_command``: live taps'
+  tap_open / tap_close); each savepoint's outcome is reported as a ``savepoint`` event with
+  its request id;
 - heartbeats into the Run row so the studio can tell a lost driver from a quiet one, and
   cancels its job when it finds the run already ended (declared lost, say), so the
   database and the engine never disagree for long;
@@ -276,12 +277,15 @@ def _follow_commands(run, job_master, savepoints: SavepointReporter, stop: threa
 
 
 def _execute(command: dict, run_id: int, job_master, savepoints: SavepointReporter) -> None:
+    from studio.runs.commands import driver_command
+
     name = command.get("command")
     if name == "cancel":
         job_master.cancel()
         return
-    if name in ("tap_open", "tap_close"):
-        _tap(command, run_id, job_master)
+    handler = driver_command(name)
+    if handler is not None:  # a feature's (studio.runs.commands.register_driver_command)
+        handler(command, run_id, job_master)
         return
     if name not in ("savepoint", "stop"):
         logger.warning("run %s: unknown command %r", run_id, command)
@@ -307,20 +311,6 @@ def _copy_outcome(done: Future, outcome: Future) -> None:
         outcome.set_result(done.result())
     except Exception as error:  # failed or cancelled
         outcome.set_exception(error)
-
-
-def _tap(command: dict, run_id: int, job_master) -> None:
-    """Open or close a live tap (``studio.taps``): its samples go to the tap's channel group."""
-    from engine.api import TapError
-    from studio.taps.relay import relay_sample
-
-    if command["command"] == "tap_close":
-        job_master.close_tap(command["tap_id"])
-        return
-    try:
-        job_master.open_tap(command["edge"], relay_sample, command.get("limits"), tap_id=command["tap_id"])
-    except TapError as error:
-        logger.warning("run %s: tap %s not opened: %s", run_id, command["tap_id"], error)
 
 
 def _drop_commands(run) -> None:

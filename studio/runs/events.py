@@ -14,7 +14,8 @@ statistics, ``event`` in triggered | acknowledged | completed | failed | discard
 after each checkpoint event of its savepoint),
 ``metrics`` (``{"vertices", "collected"}``), ``task_failed`` (``{"task", "region", "attempt",
 "error"}``, see ``studio.runs.exception_history``) and ``finished`` (``{"collected"}``).
-A status change is also sent to the pipeline's group as ``{"type": "run", "data": run summary}``.
+Once stored, an event goes to the run's socket group and then to the receivers of
+``studio.runs.signals.run_event_recorded`` (a pipeline's socket feed, alerts, rescales).
 
 Fencing: a driver passes its ``driver_token``; when it is not the run's (the studio
 declared that driver lost and fenced it, ``studio.runs.liveness``), the event is refused: not
@@ -34,6 +35,7 @@ from studio.models import (
     TERMINAL_STATUSES, Checkpoint, Run, RunEvent, RunStatus, SavepointRequest, SavepointStatus, now_ms,
 )
 from studio.fanout import broadcast
+from studio.runs.signals import run_event_recorded
 
 logger = logging.getLogger(__name__)
 
@@ -52,10 +54,6 @@ CHECKPOINT_FIELDS = (
 
 def run_group(run_id: int) -> str:
     return f"run-{run_id}"
-
-
-def pipeline_group(pipeline_id: int) -> str:
-    return f"pipeline-{pipeline_id}"
 
 
 class DriverFenced(Exception):
@@ -91,15 +89,11 @@ def record_event(run_id: int, event_type: str, data: dict[str, Any],
 
 
 def _fan_out(run_id: int, pipeline_id: int, message: dict[str, Any], status_changed: bool) -> None:
-    from studio.alerts.evaluation import on_event
-
-    from studio.runs.rescale import on_run_event
-
+    """Send the stored event to the run's sockets, then to whoever subscribed to ``run_event_recorded``."""
     broadcast(run_group(run_id), {"type": "run.event", "event": message})
-    if status_changed:
-        _broadcast_run_summary(run_id)
-    on_event(run_id, pipeline_id, message["type"], message["ts"], message["data"])
-    on_run_event(run_id, message["type"], message["data"])
+    # robust: a receiver that raises is logged (by Django) and the others still run
+    run_event_recorded.send_robust(Run, run_id=run_id, pipeline_id=pipeline_id, event=message,
+                                   status_changed=status_changed)
 
 
 def serialise_event(event: RunEvent) -> dict[str, Any]:
@@ -255,13 +249,3 @@ def _link(request: SavepointRequest, checkpoint: Checkpoint) -> None:
         changed.append("trigger")
     if changed:
         checkpoint.save(update_fields=changed)
-
-
-def _broadcast_run_summary(run_id: int) -> None:
-    from studio.api.serializers import RunSummarySerializer
-
-    run = Run.objects.select_related("pipeline", "version", "created_by").filter(pk=run_id).first()
-    if run is not None:
-        summary = dict(RunSummarySerializer(run).data)
-        broadcast(pipeline_group(run.pipeline_id),
-                  {"type": "pipeline.run", "message": {"type": "run", "ts": now_ms(), "data": summary}})

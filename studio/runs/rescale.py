@@ -4,7 +4,7 @@
 so a forward edge between different parallelisms is a 400 naming the edge), saves it as
 a new version of the pipeline ("rescale: ..."), and stops the run with a savepoint
 (without drain: the savepoint holds everything in flight). Then the rescale follows the
-run's events (``on_run_event``, called for every stored status and savepoint event):
+run's events (``on_run_event``, a receiver of every stored event, ``run_event_recorded``):
 
     STOPPING ──savepoint completed, run ended──► STARTING ──new run RUNNING──► COMPLETED
        │                                           │
@@ -112,8 +112,10 @@ def _event(rescale: Rescale) -> None:
         record_event(rescale.new_run_id, "rescale", data)
 
 
-def on_run_event(run_id: int, event_type: str, data: dict) -> None:
-    """Move the rescales that wait on this run on (see the module docstring)."""
+def on_run_event(sender, run_id: int, event: dict, **kwargs) -> None:
+    """Move the rescales that wait on this run on (see the module docstring); a receiver of
+    ``run_event_recorded``."""
+    event_type = event["type"]
     if event_type not in ("status", "savepoint"):
         return
     for rescale_id in Rescale.objects.filter(run_id=run_id, status=RescaleStatus.STOPPING).values_list("pk", flat=True):
