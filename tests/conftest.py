@@ -123,6 +123,15 @@ def postgres_server():
         yield server
 
 
+@pytest.fixture(scope="session")
+def kafka_cluster():
+    """One Kafka cluster per test session: librdkafka's mock cluster, 3 brokers (see ``tests/kafka_server``)."""
+    from tests.kafka_server import KafkaMockCluster
+
+    with KafkaMockCluster() as cluster:
+        yield cluster
+
+
 @pytest.fixture
 def postgres_dsn(postgres_server) -> str:
     """The URL of a fresh, empty database on the session's server."""

@@ -19,6 +19,7 @@ from engine.spec.catalog_schema import (AGGREGATION, ALLOWED_LATENESS, DAY_MS, E
                                         operator_entry, params_object)
 from engine.spec.connector_catalog import connector_operators
 from engine.spec.join_catalog import join_operators
+from engine.spec.kafka_catalog import kafka_operators
 from engine.spec.python_catalog import python_operators
 from engine.spec.window_catalog import window_operators
 
@@ -239,7 +240,7 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
     ),
 ]
 
-for family in (connector_operators, window_operators, join_operators, python_operators):
+for family in (connector_operators, window_operators, join_operators, python_operators, kafka_operators):
     OPERATOR_CATALOG.extend(family())
 
 _BY_TYPE = {spec["type"]: spec for spec in OPERATOR_CATALOG}

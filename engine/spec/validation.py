@@ -21,6 +21,7 @@ from engine.spec.catalog_schema import DAY_MS
 from engine.spec.expressions import check_expression
 from engine.spec.event_time import nodes_without_event_time
 from engine.spec.join_catalog import INPUT_SIDES
+from engine.spec.kafka_catalog import kafka_param_problems
 from engine.spec.python_catalog import PYTHON_TYPE, code_problems
 
 PARTITIONINGS = ("forward", "rebalance", "rescale", "hash", "broadcast")
@@ -279,6 +280,8 @@ def _param_problems(node: dict[str, Any], spec: dict[str, Any]) -> Iterator[Prob
             if message:
                 yield Problem(f"invalid expression: {message}", node=node["id"], field=f"params.{name}")
     yield from _join_param_problems(node, params)
+    for field, message in kafka_param_problems(node["type"], params):
+        yield Problem(message, node=node["id"], field=field)
     if node["type"] == PYTHON_TYPE and isinstance(params.get("code"), str):
         for message in code_problems(params["code"]):
             yield Problem(message, node=node["id"], field="params.code")

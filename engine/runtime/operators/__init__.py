@@ -38,6 +38,8 @@ OPERATOR_FACTORIES: dict[str, str] = {
     "join.interval": "engine.runtime.operators.joins.interval_join:IntervalJoinOperator",
     "join.window": "engine.runtime.operators.joins.window_join:WindowJoinOperator",
     "transform.python": "engine.runtime.operators.python_transform:PythonTransformOperator",
+    "source.kafka": "engine.runtime.operators.connectors.kafka.source:KafkaSource",
+    "sink.kafka": "engine.runtime.operators.connectors.kafka.sink:kafka_sink",
 }
 """Operator type -> ``module:factory``; a factory is called as ``factory(node, context)``."""
 

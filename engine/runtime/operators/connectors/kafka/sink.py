@@ -1,0 +1,311 @@
+"""``sink.kafka``: records into a Kafka topic, exactly once through transactions or at least once.
+
+What a message is made of: ``value`` (an expression, default the record) encoded in
+``format``; ``key`` (an expression, encoded in ``key_format``; none: no key); the
+partition from ``partition`` (an expression giving the partition number) or else from the
+key by librdkafka's Java-compatible hash (murmur2, as Kafka's own clients), or spread when
+there is no key; ``timestamp`` (an expression in epoch milliseconds; none: the time of
+producing). Expressions and encoders run over whole batches (``formats``).
+
+Exactly once (``delivery: exactly_once``, the default): the two-phase-commit template
+(``two_phase_commit``) with one Kafka transaction per subtask and checkpoint. Its
+transactional id is ``<prefix>-<subtask>-<sequence>``: the sink's transaction prefix (in
+operator state, the same for every attempt of a run and for a run restored from its
+snapshots), the subtask, and the checkpoint it is meant for (the one after the last
+pre-commit). A transaction's producer is created when its first batch arrives; its
+producer id and epoch are written to the registry (``transactions``) before any record
+is sent. The pre-commit flushes the producer -- every record acknowledged by the broker,
+still invisible to ``read_committed`` consumers -- and marks it pre-committed in the
+registry; the checkpoint's completion commits it. On every start, before writing, a
+subtask ends what the registry holds of its subtasks (``k % parallelism``): transactions
+pre-committed for a checkpoint up to the restored one are committed (``EndTxn``, a
+transaction of a dead producer, as Flink resumes one), every other one is aborted. The
+next transaction of a subtask reuses the id of the first one aborted, and a real broker
+then fences any producer of it still alive. A checkpoint that takes longer than the
+broker's ``transaction.max.timeout.ms`` (15 minutes by default) loses its transaction:
+``transaction_timeout_ms`` must stay below it and above the longest checkpoint.
+
+At least once (``delivery: at_least_once``): an idempotent producer; every checkpoint
+waits until the broker acknowledged every record sent before it (a restore sends the
+records after it again, so some may be doubled).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.runtime.operators.base import ConfigurationError, StreamOperator
+from engine.runtime.operators.connectors.kafka import formats
+from engine.runtime.operators.connectors.kafka.clients import (base_config, kafka_error, topic_partitions,
+                                                               transactional_producer)
+from engine.runtime.operators.connectors.kafka.protocol import (INVALID_TXN_STATE, NONE, ProducerIdentity,
+                                                                end_transaction, error_name)
+from engine.runtime.operators.connectors.kafka.transactions import TransactionRegistry, registry_roots
+from engine.runtime.operators.two_phase_commit import CommitError, TwoPhaseCommitSink
+
+DEFAULT_DELIVERY_TIMEOUT_MS = 120_000
+DEFAULT_TRANSACTION_TIMEOUT_MS = 900_000
+QUEUE_FULL_WAIT_S = 0.05
+ABORT_ON_CLOSE_TIMEOUT_S = 5.0
+
+
+class RecordWriter:
+    """Turns batches of records into messages of one topic and hands them to a producer."""
+
+    def __init__(self, node: dict):
+        from engine.spec.expressions import compile_batch_expression
+
+        params = node.get("params") or {}
+        self.node = node
+        self.topic = params["topic"]
+        self.values_of = compile_batch_expression(params["value"]) if params.get("value") else None
+        self.keys_of = compile_batch_expression(params["key"]) if params.get("key") else None
+        self.partitions_of = compile_batch_expression(params["partition"]) if params.get("partition") else None
+        self.timestamps_of = compile_batch_expression(params["timestamp"]) if params.get("timestamp") else None
+        try:
+            self.encode_values = formats.value_encoder(params)
+        except ValueError as error:
+            raise ConfigurationError(node, str(error)) from None
+        self.encode_keys = formats.key_encoder(params.get("key_format", "string"))
+
+    def write(self, producer, batch: list) -> None:
+        values = self._encoded(self.encode_values, self.values_of(batch) if self.values_of else batch, "value")
+        keys = self._encoded(self.encode_keys, self.keys_of(batch), "key") if self.keys_of else None
+        partitions = self._partitions(batch) if self.partitions_of else None
+        timestamps = list(map(int, self.timestamps_of(batch))) if self.timestamps_of else None
+        produce, topic = producer.produce, self.topic
+        if partitions is None and timestamps is None:
+            messages = zip(values, keys) if keys is not None else zip(values)
+        else:
+            count = len(values)
+            messages = zip(values, keys or [None] * count, partitions or [-1] * count, [None] * count,
+                           timestamps or [0] * count)
+        for message in messages:  # positional arguments: produce(topic, value, key, partition, callback, timestamp)
+            try:
+                produce(topic, *message)
+            except BufferError:  # librdkafka's queue is full: let it send, then go on
+                self._produce_when_queue_frees(producer, topic, message)
+
+    @staticmethod
+    def _produce_when_queue_frees(producer, topic: str, message: tuple) -> None:
+        while True:
+            producer.poll(QUEUE_FULL_WAIT_S)
+            try:
+                producer.produce(topic, *message)
+                return
+            except BufferError:
+                continue
+
+    def _encoded(self, encode, values: list, what: str) -> list:
+        try:
+            return encode(values)
+        except formats.BadRecord as bad:
+            raise ConfigurationError(self.node, f"the {what} {values[bad.index]!r:.200} cannot be written: "
+                                                f"{bad.cause}") from None
+
+    def _partitions(self, batch: list) -> list[int]:
+        partitions = self.partitions_of(batch)
+        if not all(type(partition) is int and partition >= 0 for partition in partitions):
+            bad = next(p for p in partitions if not (type(p) is int and p >= 0))
+            raise ConfigurationError(self.node, f"the partition expression gave {bad!r}, not a partition number")
+        return partitions
+
+
+def producer_config(node: dict) -> dict:
+    params = node.get("params") or {}
+    return {**base_config(node), "acks": "all", "enable.idempotence": True,
+            "partitioner": "murmur2_random", "compression.type": params.get("compression", "none"),
+            "message.timeout.ms": int(params.get("delivery_timeout_ms", DEFAULT_DELIVERY_TIMEOUT_MS))}
+
+
+def flush(node: dict, producer, timeout_ms: int) -> None:
+    """Wait until the broker acknowledged every record sent, or fail naming the node."""
+    left = producer.flush(timeout_ms / 1000 + 5)
+    if left:
+        raise ConfigurationError(node, f"{left} records were not acknowledged by Kafka at "
+                                       f"{node['params']['bootstrap_servers']} within {timeout_ms} ms")
+
+
+def check_topic(node: dict, config: dict) -> None:
+    from confluent_kafka.admin import AdminClient
+
+    topic_partitions(node, AdminClient({key: value for key, value in config.items()
+                                        if key in ("bootstrap.servers", "client.id", "log_level")}),
+                     [node["params"]["topic"]])
+
+
+class KafkaSink(StreamOperator):
+    """``delivery: at_least_once``: an idempotent producer, flushed at every checkpoint."""
+
+    def __init__(self, node, context):
+        super().__init__(node, context)
+        self.writer = RecordWriter(node)
+        self.config = producer_config(node)
+        self.delivery_timeout_ms = self.config["message.timeout.ms"]
+        self.producer = None
+        self._failures: list[str] = []
+
+    def open(self):
+        from confluent_kafka import Producer
+
+        check_topic(self.node, self.config)
+        self.producer = Producer({**self.config, "delivery.report.only.error": True,
+                                  "on_delivery": self._delivery_failed})
+
+    def _delivery_failed(self, error, message) -> None:
+        if error is not None:
+            self._failures.append(error.str())
+
+    def process_batch(self, batch):
+        self.writer.write(self.producer, batch)
+        self.producer.poll(0)
+        self._raise_failures()
+
+    def process_watermark(self, watermark):
+        pass
+
+    def snapshot_state(self, checkpoint_id):
+        flush(self.node, self.producer, self.delivery_timeout_ms)
+        self._raise_failures()
+
+    def finish(self):
+        self.snapshot_state(0)
+
+    def _raise_failures(self) -> None:
+        if self._failures:
+            raise ConfigurationError(self.node, f"Kafka refused {len(self._failures)} records: {self._failures[0]}")
+
+    def close(self):
+        self.producer = None  # freed by librdkafka without waiting for what is still queued
+
+
+@dataclass
+class Transaction:
+    """An open transaction of this subtask: its producer, identity, sequence and record count."""
+
+    producer: Any
+    identity: ProducerIdentity
+    sequence: int
+    records: int = 0
+
+
+class TransactionalKafkaSink(TwoPhaseCommitSink):
+    """``delivery: exactly_once``: one Kafka transaction per subtask and checkpoint (see the module)."""
+
+    prefix_label = "k"
+
+    def __init__(self, node, context):
+        super().__init__(node, context)
+        self.writer = RecordWriter(node)
+        self.config = {**producer_config(node), "transaction.timeout.ms": int(
+            self.params.get("transaction_timeout_ms", DEFAULT_TRANSACTION_TIMEOUT_MS))}
+        self.delivery_timeout_ms = self.config["message.timeout.ms"]
+        self.bootstrap = self.params["bootstrap_servers"]
+        self.registry: TransactionRegistry | None = None
+        self._next_sequence = 1
+        self._pre_committed: dict[str, Any] = {}  # transactional id -> its live producer, until committed
+
+    def connect(self):
+        check_topic(self.node, self.config)
+        restored = self.context.restore.location if self.context.is_restored else None
+        storage = str(self.context.config.get("checkpoint_storage") or "checkpoints")
+        self.registry = TransactionRegistry(registry_roots(storage, restored), self.transaction_prefix)
+        if self.context.is_restored:
+            self._next_sequence = self.context.restore.checkpoint_id + 1
+
+    # -- transactions ----------------------------------------------------------------------------
+    def begin_transaction(self):
+        subtask = self.context.subtask_index
+        sequence = self._next_sequence
+        producer, identity = transactional_producer(self.node, self.config,
+                                                    f"{self.transaction_prefix}-{subtask}-{sequence}",
+                                                    self.delivery_timeout_ms / 1000)
+        self.registry.record(subtask, sequence, identity)
+        try:
+            producer.begin_transaction()
+        except Exception as error:
+            raise kafka_error(self.node, f"cannot begin transaction {identity.transactional_id}", error) from None
+        return Transaction(producer, identity, sequence)
+
+    def write(self, transaction, batch):
+        self.writer.write(transaction.producer, batch)
+        transaction.producer.poll(0)
+        transaction.records += len(batch)
+
+    def pre_commit(self, transaction, checkpoint_id):
+        flush(self.node, transaction.producer, self.delivery_timeout_ms)
+        identity = transaction.identity
+        self.registry.record(self.context.subtask_index, transaction.sequence, identity, checkpoint_id)
+        self._pre_committed[identity.transactional_id] = transaction.producer
+        self._next_sequence = checkpoint_id + 1
+        return {"transactional_id": identity.transactional_id, "producer_id": identity.producer_id,
+                "epoch": identity.epoch, "subtask": self.context.subtask_index, "sequence": transaction.sequence,
+                "records": transaction.records}
+
+    def commit(self, committable):
+        producer = self._pre_committed.pop(committable["transactional_id"], None)
+        if producer is not None:
+            try:
+                producer.commit_transaction(self.delivery_timeout_ms / 1000)
+            except Exception as error:
+                raise CommitError(f"node '{self.node_id}': transaction {committable['transactional_id']} "
+                                  f"could not be committed: {error}") from None
+        else:
+            self._end(ProducerIdentity(committable["transactional_id"], committable["producer_id"],
+                                       committable["epoch"]), commit=True)
+        self.registry.forget((committable["subtask"], committable["sequence"]))
+
+    def abort(self, transaction):
+        """Abort the open transaction when the broker answers soon; else the next attempt's recovery does."""
+        try:
+            transaction.producer.abort_transaction(ABORT_ON_CLOSE_TIMEOUT_S)
+        except Exception:
+            return
+        self.registry.forget((self.context.subtask_index, transaction.sequence))
+
+    # -- recovery ------------------------------------------------------------------------------
+    def leftovers(self):
+        return [(entry.subtask, entry.checkpoint_id, entry) for entry in self.registry.transactions()]
+
+    def commit_leftover(self, handle):
+        self._end(handle.identity, commit=True)
+        self.registry.forget(handle)
+
+    def abort_leftover(self, handle):
+        self._end(handle.identity, commit=False)
+        self.registry.forget(handle)
+
+    def _end(self, identity: ProducerIdentity, *, commit: bool) -> None:
+        """End a transaction of a producer that is gone; a refused commit loses data, a refused abort
+        means it ended already (committed earlier, or aborted by a newer producer of the id)."""
+        code = end_transaction(self.bootstrap, identity, commit, timeout_s=self.delivery_timeout_ms / 1000)
+        if commit and code != NONE:
+            raise CommitError(f"node '{self.node_id}': transaction {identity.transactional_id} of producer "
+                              f"{identity.producer_id} could not be committed: {error_name(code)}"
+                              + (" (it was aborted: its records are lost)" if code == INVALID_TXN_STATE else ""))
+
+    def close(self):
+        try:
+            super().close()
+        finally:
+            # pre-committed transactions stay open for the next attempt: drop the producers, do not close them
+            # (close() would abort them)
+            self._pre_committed.clear()
+
+    def metrics(self):
+        return {**super().metrics(), "recovered_committed": self.recovered["committed"],
+                "recovered_aborted": self.recovered["aborted"]}
+
+
+def kafka_sink(node, context):
+    """``sink.kafka``: exactly once unless ``delivery`` says at least once."""
+    if _at_least_once(node):
+        return KafkaSink(node, context)
+    return TransactionalKafkaSink(node, context)
+
+
+def _at_least_once(node) -> bool:
+    return (node.get("params") or {}).get("delivery", "exactly_once") == "at_least_once"
+
+
+kafka_sink.awaits_final_checkpoint = lambda node: not _at_least_once(node)
