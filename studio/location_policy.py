@@ -1,7 +1,7 @@
 """Where a pipeline may read and write: the locations granted to a user, and the check of a definition against them.
 
 Every connector parameter that names a location carries ``"x-location"`` in the operator
-catalog (``path``, ``url``, ``redis``, ``postgres``). A :class:`Policy` lists what one user
+catalog (``path``, ``url``, ``redis``, ``postgres``, ``kafka``). A :class:`Policy` lists what one user
 may reach (the administrator's grants, ``studio.locations`` builds it) plus the pipeline's
 own *workspace*, where relative paths resolve. :func:`check_definition` resolves every
 location parameter of a definition against it and reports each one that escapes as a
@@ -17,7 +17,11 @@ The rules, NiFi's restricted components and Nussknacker's categories being the m
   literal head of an f-string), so that no record can choose the host;
 - a Redis or PostgreSQL URL is reduced to the host, port and database it really connects
   to (libpq's query parameters included) and must match a grant;
-- sinks need a grant that allows writing.
+- a Kafka bootstrap list (``host:port,host:port``) must name only brokers of one granted
+  cluster (``kafka://host:port,host:port``): a client learns the other brokers from those it
+  starts with, so a list mixing in another host could reach another cluster;
+- sinks need a grant that allows writing (a parameter marked ``"x-read-only"``, such as a
+  schema file a sink reads, needs only a grant to read).
 
 Django-free on purpose: the budgeted worker processes (``studio.processes.budgeted_worker``) that
 validate and preview untrusted definitions run it with the policy they are handed as JSON.
@@ -32,13 +36,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-PATH, URL, REDIS, POSTGRES = "path", "url", "redis", "postgres"
-KINDS = (PATH, URL, REDIS, POSTGRES)
+PATH, URL, REDIS, POSTGRES, KAFKA = "path", "url", "redis", "postgres", "kafka"
+KINDS = (PATH, URL, REDIS, POSTGRES, KAFKA)
 LOCAL_SCHEMES = ("file", "local")
 HTTP_SCHEMES = ("http", "https")
 REDIS_SCHEMES = ("redis", "rediss")
 POSTGRES_SCHEMES = ("postgresql", "postgres")
-DEFAULT_PORTS = {"http": 80, "https": 443, "redis": 6379, "rediss": 6379, "postgresql": 5432, "postgres": 5432}
+DEFAULT_PORTS = {"http": 80, "https": 443, "redis": 6379, "rediss": 6379, "postgresql": 5432, "postgres": 5432,
+                 "kafka": 9092}
+MAX_KAFKA_BROKERS = 50
 POSTGRES_KEYS = frozenset({"host", "port", "dbname", "user", "password", "sslmode", "connect_timeout",
                            "application_name"})
 """libpq connection keys a definition may use; others (``service``, ``hostaddr``, ``passfile``, ``sslkey``
@@ -52,7 +58,8 @@ class LocationRefused(ValueError):
 @dataclass(frozen=True)
 class Location:
     """One granted location: ``prefix`` is a directory (or URL prefix) for ``path``, an origin with an
-    optional path for ``url``, ``redis://host:port[/db]`` or ``postgresql://host:port[/database]``."""
+    optional path for ``url``, ``redis://host:port[/db]``, ``postgresql://host:port[/database]`` or
+    ``kafka://host:port[,host:port...]`` (the brokers of one cluster)."""
 
     name: str
     kind: str
@@ -95,14 +102,21 @@ class Use:
     shared: bool = False
     local: bool = field(default=False)
     address: str = ""
-    """Redis and PostgreSQL: the server and database reached, without credentials
-    (``redis://host:port/db``, ``postgresql://host:port/database``): what a sink claim names."""
+    """Redis, PostgreSQL and Kafka: the server and database (or cluster) reached, without credentials
+    (``redis://host:port/db``, ``postgresql://host:port/database``, ``kafka://<granted brokers>``):
+    what a sink claim names."""
 
 
 def location_fields(spec: dict[str, Any]) -> list[tuple[str, str]]:
     """The ``(parameter, kind)`` pairs of an operator's catalog entry that name a location."""
     properties = spec["params_schema"]["properties"]
     return [(name, schema["x-location"]) for name, schema in properties.items() if "x-location" in schema]
+
+
+def writes_location(spec: dict[str, Any], name: str) -> bool:
+    """Whether parameter ``name`` of an operator names a place it writes: a sink's, unless marked
+    ``"x-read-only"`` (a schema file a sink only reads)."""
+    return bool(spec["sink"]) and not spec["params_schema"]["properties"][name].get("x-read-only")
 
 
 def check_definition(definition: Any, policy: Policy) -> tuple[list[dict[str, Any]], list[Use]]:
@@ -126,7 +140,7 @@ def check_definition(definition: Any, policy: Policy) -> tuple[list[dict[str, An
                 continue  # a wrong type is the schema's problem, reported by engine.spec
             try:
                 uses.append(resolve(kind, value, policy, node_id=str(node.get("id")), field_=name,
-                                    sink=bool(spec["sink"])))
+                                    sink=writes_location(spec, name)))
             except LocationRefused as refused:
                 problems.append({"node": node.get("id"), "edge": None, "field": f"params.{name}",
                                  "message": str(refused)})
@@ -156,6 +170,8 @@ def resolve(kind: str, value: str, policy: Policy, *, node_id: str = "", field_:
         resolved, location, address = resolve_redis(value or policy.default_redis, policy)
     elif kind == POSTGRES:
         resolved, location, address = resolve_postgres(value, policy)
+    elif kind == KAFKA:
+        resolved, location, address = resolve_kafka(value, policy)
     else:
         raise LocationRefused(f"unknown location kind {kind!r}: the studio cannot check it, so it refuses it")
     if sink and not location.write:
@@ -369,6 +385,42 @@ def resolve_postgres(dsn: str, policy: Policy) -> tuple[str, Location, str]:
                 and (not granted_db or granted_db == dbname)):
             return dsn, location, f"postgresql://{host.lower()}:{port}/{dbname}"
     raise LocationRefused(f"PostgreSQL at {host}:{port} database {dbname!r} is not granted to you")
+
+
+def kafka_brokers(text: str) -> list[tuple[str, int]]:
+    """The ``(host, port)`` brokers of a bootstrap list ``host:port,host:port``, or LocationRefused."""
+    items = [item.strip() for item in text.split(",")]
+    if not text.strip() or not all(items):
+        raise LocationRefused(f"{text!r}: a Kafka address is a list host:port,host:port with no empty entry")
+    if len(items) > MAX_KAFKA_BROKERS:
+        raise LocationRefused(f"a Kafka address lists at most {MAX_KAFKA_BROKERS} brokers")
+    brokers = []
+    for item in items:
+        if any(character in item for character in "/@\\?#%{} \t") or "://" in item:
+            raise LocationRefused(f"{item!r}: a Kafka broker is a plain host:port (no scheme, user or path)")
+        host, _, port = item.rpartition(":")
+        host = host.strip("[]").lower()
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise LocationRefused(f"{item!r}: a Kafka broker is host:port, with a port number")
+        brokers.append((host, int(port)))
+    return brokers
+
+
+def resolve_kafka(bootstrap: str, policy: Policy) -> tuple[str, Location, str]:
+    """``bootstrap``, the kafka grant holding all of its brokers, and the cluster it reaches (the grant's
+    brokers, sorted: one name for one cluster however a pipeline lists it)."""
+    brokers = set(kafka_brokers(bootstrap))
+    for location in policy.of_kind(KAFKA):
+        text = location.prefix.split("://", 1)[1] if "://" in location.prefix else location.prefix
+        try:
+            granted = set(kafka_brokers(text.rstrip("/")))
+        except LocationRefused:
+            continue
+        if brokers <= granted:
+            cluster = ",".join(f"{host}:{port}" for host, port in sorted(granted))
+            return bootstrap, location, f"kafka://{cluster}"
+    listed = ", ".join(f"{host}:{port}" for host, port in sorted(brokers))
+    raise LocationRefused(f"Kafka brokers {listed} are not all in one cluster granted to you")
 
 
 def _redact(url: str) -> str:

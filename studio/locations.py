@@ -25,7 +25,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from studio.location_policy import PATH, POSTGRES, REDIS, Location, LocationRefused, Policy, Use, resolve_path
+from studio.location_policy import (KAFKA, PATH, POSTGRES, REDIS, Location, LocationRefused, Policy, Use,
+                                   resolve_path, writes_location)
 from studio.models import Checkpoint, Pipeline, Run, SinkClaim, StorageLocation
 
 
@@ -118,8 +119,9 @@ def _is_data(name: str) -> bool:
 
 def sink_uses(definition: dict, policy: Policy) -> list[Use]:
     """The sink targets of ``definition`` that resolve (the others are validation's problems already):
-    a path sink's directory, and a Redis stream or PostgreSQL table named with its server and database
-    (``redis://host:port/db#stream``), so that two spellings of one target are one claim."""
+    a path sink's directory, and a Redis stream, PostgreSQL table or Kafka topic named with its server
+    and database or cluster (``redis://host:port/db#stream``), so that two spellings of one target are
+    one claim."""
     from engine.api import operator_spec
 
     from studio.location_policy import location_fields
@@ -134,10 +136,12 @@ def sink_uses(definition: dict, policy: Policy) -> list[Use]:
         node_id = str(node.get("id"))
         for name, kind in location_fields(spec):
             value = params.get(name)
+            if not writes_location(spec, name):
+                continue
             if kind == PATH and isinstance(value, str) and value:
                 use = _resolved_or_none(kind, value, policy, node_id, name)
                 uses += [use] if use is not None else []
-            elif kind in (REDIS, POSTGRES) and (value is None or isinstance(value, str)):
+            elif kind in (REDIS, POSTGRES, KAFKA) and (value is None or isinstance(value, str)):
                 use = _resolved_or_none(kind, value or "", policy, node_id, name)
                 uses += _named_targets(use, spec, params) if use is not None else []
     return uses

@@ -328,13 +328,15 @@ class LocationKind(models.TextChoices):
     URL = "url"
     REDIS = "redis"
     POSTGRES = "postgres"
+    KAFKA = "kafka"
 
 
 class StorageLocation(models.Model):
     """A place pipelines may read or write, configured by an administrator (``studio.locations``).
 
     ``prefix``: a directory or URL prefix (``path``: ``/srv/data``, ``s3://bucket/team``), an HTTP origin
-    with an optional path (``url``), ``redis://host:port[/db]`` or ``postgresql://host:port[/database]``.
+    with an optional path (``url``), ``redis://host:port[/db]``, ``postgresql://host:port[/database]`` or
+    ``kafka://host:port,host:port`` (the brokers of one Kafka cluster).
     ``{user}`` in a prefix becomes the user's name and ``{data_dir}`` the studio's data directory, so one
     location can give every user a directory of their own. A sink target inside a location belongs to one
     pipeline unless the location is ``shared``.

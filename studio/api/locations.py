@@ -24,7 +24,7 @@ from studio.locations import expand_prefix
 from studio.models import LocationGrant, LocationKind, StorageLocation
 
 PREFIX_SCHEMES = {"url": ("http://", "https://"), "redis": ("redis://", "rediss://"),
-                  "postgres": ("postgresql://", "postgres://")}
+                  "postgres": ("postgresql://", "postgres://"), "kafka": ("kafka://",)}
 
 
 class IsStaffOrReadOnly(BasePermission):

@@ -28,6 +28,7 @@ SECRET = "bob-secret-7f3a"
 ALLOWED_HTTP = "http://allowed.internal"
 ALLOWED_REDIS = "redis://allowed-redis.internal:6379/0"
 ALLOWED_POSTGRES = "postgresql://allowed-pg.internal:5432/app"
+ALLOWED_KAFKA = "kafka://broker-1.internal:9092,broker-2.internal:9092"
 LOCATION_PARAMETERS = [(spec["type"], name, kind) for spec in OPERATOR_CATALOG for name, kind in location_fields(spec)]
 
 
@@ -48,6 +49,7 @@ def places(tmp_path, settings, user, other_user, grant):
     grant(user, ALLOWED_HTTP, kind="url")
     grant(user, ALLOWED_REDIS, kind="redis")
     grant(user, ALLOWED_POSTGRES, kind="postgres")
+    grant(user, ALLOWED_KAFKA, kind="kafka")
     return {"alice": alice, "bob": bob, "workspaces": tmp_path / "workspaces"}
 
 
@@ -92,12 +94,22 @@ def escapes(kind: str, places: dict) -> dict[str, str]:
             "key-value-other-host": "host=127.0.0.1 port=9 dbname=app",
             "other-database": "postgresql://u@allowed-pg.internal:5432/postgres",
         }
+    if kind == "kafka":
+        return {
+            "other-host": "127.0.0.1:9",
+            "one-granted-one-not": "broker-1.internal:9092,127.0.0.1:9",
+            "other-port": "broker-1.internal:9093",
+            "scheme": "SSL://broker-1.internal:9092",
+            "user-info": "x@broker-1.internal:9092",
+            "empty-entry": "broker-1.internal:9092,,",
+        }
     raise AssertionError(f"no escape variants for location kind {kind!r}: add them here")
 
 
 def granted(kind: str, places: dict) -> str:
     return {"path": str(places["alice"] / "data"), "url": f'f"{ALLOWED_HTTP}/profiles/{{x}}"',
-            "redis": ALLOWED_REDIS, "postgres": f"{ALLOWED_POSTGRES}?sslmode=disable"}[kind]
+            "redis": ALLOWED_REDIS, "postgres": f"{ALLOWED_POSTGRES}?sslmode=disable",
+            "kafka": "BROKER-2.internal:9092"}[kind]
 
 
 def test_every_location_kind_of_the_catalog_has_escape_variants(places):
@@ -294,6 +306,31 @@ def test_a_stream_or_table_belongs_to_one_pipeline(api, other_api, user, other_u
     assert save(other_api, spellings[0], "refunds").status_code == 201
     elsewhere = server.rsplit("/", 1)[0] + ("/3" if kind == "redis" else "/reports")
     assert save(other_api, elsewhere, "orders").status_code == 201
+
+
+def test_a_kafka_topic_belongs_to_one_pipeline_however_its_cluster_is_listed(api, other_api, user, other_user, grant,
+                                                                            settings, tmp_path):
+    """Two users granted one cluster: the first pipeline writing a topic owns it, whichever of the
+    cluster's brokers the second lists; another topic is free, and so is the same topic elsewhere."""
+    settings.STUDIO_WORKSPACE_ROOT = str(tmp_path / "workspaces")
+    for someone in (user, other_user):
+        grant(someone, "kafka://k1.internal:9092,k2.internal:9092", kind="kafka")
+        grant(someone, "kafka://other.internal:9092", kind="kafka")
+
+    def save(client, bootstrap, topic):
+        definition = definition_with("sink.kafka", "bootstrap_servers", bootstrap)
+        definition["nodes"][-1]["params"]["topic"] = topic
+        return client.post("/api/pipelines", {"name": topic, "definition": definition}, format="json")
+
+    mine = save(api, "k1.internal:9092", "orders")
+    assert mine.status_code == 201, mine.content
+    assert SinkClaim.objects.get().target == "kafka://k1.internal:9092,k2.internal:9092#orders"
+    for bootstrap in ("k2.internal:9092", "K1.internal:9092,k2.internal:9092"):
+        theirs = save(other_api, bootstrap, "orders")
+        assert theirs.status_code == 400, theirs.content
+        assert "written by another pipeline" in refused_at(theirs.json()["errors"], "topic")[0]
+    assert save(other_api, "k2.internal:9092", "refunds").status_code == 201
+    assert save(other_api, "other.internal:9092", "orders").status_code == 201
 
 
 def test_a_run_is_refused_when_its_stream_was_claimed_after_it_was_saved(api, other_api, user, other_user, grant,

@@ -1515,9 +1515,10 @@ export interface components {
          *     * `url` - Url
          *     * `redis` - Redis
          *     * `postgres` - Postgres
+         *     * `kafka` - Kafka
          * @enum {string}
          */
-        LocationKindEnum: "path" | "url" | "redis" | "postgres";
+        LocationKindEnum: "path" | "url" | "redis" | "postgres" | "kafka";
         LocationRequest: {
             name: string;
             kind: components["schemas"]["LocationKindEnum"];
