@@ -100,6 +100,10 @@ def kafka_operators() -> list[dict[str, Any]]:
         "idle_timeout_ms": {"type": "integer", "minimum": 0, "maximum": DAY_MS, "default": 0,
                             "description": "A partition without records this long holds event time back no "
                                            "more; 0: it always does."},
+        "unavailable_timeout_ms": {"type": "integer", "minimum": 0, "maximum": DAY_MS, "default": 120000,
+                                   "description": "A partition whose leader broker stays unreachable this long "
+                                                  "fails the job (it restarts from its last checkpoint); 0: wait "
+                                                  "for ever."},
         "properties": PROPERTIES,
     }, ["bootstrap_servers"])
     sink = params_object({
@@ -178,7 +182,7 @@ def _format_problems(params: dict[str, Any], type_: str) -> Iterator[tuple[str, 
     if kind != "avro":
         for name in ("avro_schema", "avro_schema_file"):
             if name in params:
-                yield f"params.{name}", f"{name} is used only with format: avro"
+                yield "params.format", f"{name} is set, but the format is {kind}: the schema is used by avro only"
         return
     if bool(params.get("avro_schema")) == bool(params.get("avro_schema_file")):
         yield "params.avro_schema", "the avro format needs the schema: avro_schema or avro_schema_file, one of them"

@@ -98,12 +98,13 @@ def group_offsets(bootstrap: str, group: str, topic: str, partitions: int) -> di
 
 
 def checkpoint_offsets(location: str, node: str = "events") -> dict[int, float]:
-    """The source's offset per partition in the checkpoint at ``location`` (infinite once the source
-    had read everything and finished)."""
+    """The source's offset per partition in the checkpoint at ``location``; a partition it does not
+    hold is infinite (its subtask had read it to the end and finished, so it has no state)."""
+    from collections import defaultdict
+
     from engine.runtime.state.restore import TaskRestore
 
-    restore = TaskRestore(load_checkpoint_metadata(location), 0, 1)
-    if restore.is_finished(node):
-        return {partition: float("inf") for partition in range(1000)}
-    state = restore.operator_state(node) or {}
-    return {split["partition"]: split["offset"] for split in state.get("partitions", ())}
+    state = TaskRestore(load_checkpoint_metadata(location), 0, 1).operator_state(node) or {}
+    offsets: dict[int, float] = defaultdict(lambda: float("inf"))
+    offsets.update({split["partition"]: split["offset"] for split in state.get("partitions", ())})
+    return offsets

@@ -38,8 +38,8 @@ from engine.runtime.operators.base import ConfigurationError, StreamOperator
 from engine.runtime.operators.connectors.kafka import formats
 from engine.runtime.operators.connectors.kafka.clients import (base_config, kafka_error, topic_partitions,
                                                                transactional_producer)
-from engine.runtime.operators.connectors.kafka.protocol import (INVALID_TXN_STATE, NONE, ProducerIdentity,
-                                                                end_transaction, error_name)
+from engine.runtime.operators.connectors.kafka.protocol import (INVALID_TXN_STATE, NONE, KafkaProtocolError,
+                                                                ProducerIdentity, end_transaction, error_name)
 from engine.runtime.operators.connectors.kafka.transactions import TransactionRegistry, registry_roots
 from engine.runtime.operators.two_phase_commit import CommitError, TwoPhaseCommitSink
 
@@ -118,12 +118,36 @@ def producer_config(node: dict) -> dict:
             "message.timeout.ms": int(params.get("delivery_timeout_ms", DEFAULT_DELIVERY_TIMEOUT_MS))}
 
 
-def flush(node: dict, producer, timeout_ms: int) -> None:
+class DeliveryFailures:
+    """A producer's delivery callback for failed records only (``delivery.report.only.error``):
+    librdkafka counts a record that failed as delivered, so ``flush`` alone would not tell."""
+
+    def __init__(self):
+        self.count = 0
+        self.first = ""
+
+    def __call__(self, error, message) -> None:
+        if error is not None:
+            self.count += 1
+            self.first = self.first or error.str()
+
+    def config(self) -> dict:
+        return {"on_delivery": self, "delivery.report.only.error": True}
+
+
+def flush(node: dict, producer, timeout_ms: int, failures: DeliveryFailures) -> None:
     """Wait until the broker acknowledged every record sent, or fail naming the node."""
     left = producer.flush(timeout_ms / 1000 + 5)
     if left:
         raise ConfigurationError(node, f"{left} records were not acknowledged by Kafka at "
                                        f"{node['params']['bootstrap_servers']} within {timeout_ms} ms")
+    raise_failures(node, failures)
+
+
+def raise_failures(node: dict, failures: DeliveryFailures) -> None:
+    if failures.count:
+        raise ConfigurationError(node, f"Kafka at {node['params']['bootstrap_servers']} did not take "
+                                       f"{failures.count} records: {failures.first}")
 
 
 def check_topic(node: dict, config: dict) -> None:
@@ -143,37 +167,27 @@ class KafkaSink(StreamOperator):
         self.config = producer_config(node)
         self.delivery_timeout_ms = self.config["message.timeout.ms"]
         self.producer = None
-        self._failures: list[str] = []
+        self.failures = DeliveryFailures()
 
     def open(self):
         from confluent_kafka import Producer
 
         check_topic(self.node, self.config)
-        self.producer = Producer({**self.config, "delivery.report.only.error": True,
-                                  "on_delivery": self._delivery_failed})
-
-    def _delivery_failed(self, error, message) -> None:
-        if error is not None:
-            self._failures.append(error.str())
+        self.producer = Producer({**self.config, **self.failures.config()})
 
     def process_batch(self, batch):
         self.writer.write(self.producer, batch)
         self.producer.poll(0)
-        self._raise_failures()
+        raise_failures(self.node, self.failures)
 
     def process_watermark(self, watermark):
         pass
 
     def snapshot_state(self, checkpoint_id):
-        flush(self.node, self.producer, self.delivery_timeout_ms)
-        self._raise_failures()
+        flush(self.node, self.producer, self.delivery_timeout_ms, self.failures)
 
     def finish(self):
         self.snapshot_state(0)
-
-    def _raise_failures(self) -> None:
-        if self._failures:
-            raise ConfigurationError(self.node, f"Kafka refused {len(self._failures)} records: {self._failures[0]}")
 
     def close(self):
         self.producer = None  # freed by librdkafka without waiting for what is still queued
@@ -186,6 +200,7 @@ class Transaction:
     producer: Any
     identity: ProducerIdentity
     sequence: int
+    failures: DeliveryFailures
     records: int = 0
 
 
@@ -217,7 +232,8 @@ class TransactionalKafkaSink(TwoPhaseCommitSink):
     def begin_transaction(self):
         subtask = self.context.subtask_index
         sequence = self._next_sequence
-        producer, identity = transactional_producer(self.node, self.config,
+        failures = DeliveryFailures()
+        producer, identity = transactional_producer(self.node, {**self.config, **failures.config()},
                                                     f"{self.transaction_prefix}-{subtask}-{sequence}",
                                                     self.delivery_timeout_ms / 1000)
         self.registry.record(subtask, sequence, identity)
@@ -225,7 +241,7 @@ class TransactionalKafkaSink(TwoPhaseCommitSink):
             producer.begin_transaction()
         except Exception as error:
             raise kafka_error(self.node, f"cannot begin transaction {identity.transactional_id}", error) from None
-        return Transaction(producer, identity, sequence)
+        return Transaction(producer, identity, sequence, failures)
 
     def write(self, transaction, batch):
         self.writer.write(transaction.producer, batch)
@@ -233,7 +249,9 @@ class TransactionalKafkaSink(TwoPhaseCommitSink):
         transaction.records += len(batch)
 
     def pre_commit(self, transaction, checkpoint_id):
-        flush(self.node, transaction.producer, self.delivery_timeout_ms)
+        """Every record acknowledged, none failed; else the checkpoint fails and so does this attempt (a
+        transaction that lost a record must never be committed: recovery aborts it)."""
+        flush(self.node, transaction.producer, self.delivery_timeout_ms, transaction.failures)
         identity = transaction.identity
         self.registry.record(self.context.subtask_index, transaction.sequence, identity, checkpoint_id)
         self._pre_committed[identity.transactional_id] = transaction.producer
@@ -245,11 +263,17 @@ class TransactionalKafkaSink(TwoPhaseCommitSink):
     def commit(self, committable):
         producer = self._pre_committed.pop(committable["transactional_id"], None)
         if producer is not None:
+            from confluent_kafka import KafkaException
+
             try:
                 producer.commit_transaction(self.delivery_timeout_ms / 1000)
-            except Exception as error:
-                raise CommitError(f"node '{self.node_id}': transaction {committable['transactional_id']} "
-                                  f"could not be committed: {error}") from None
+            except KafkaException as error:
+                if error.args[0].txn_requires_abort():
+                    raise CommitError(f"node '{self.node_id}': transaction {committable['transactional_id']} "
+                                      f"could not be committed: {error.args[0].str()}") from None
+                # not confirmed (a broker away, a timeout): the next attempt's recovery commits it
+                raise kafka_error(self.node, f"transaction {committable['transactional_id']} was not confirmed "
+                                             "committed", error) from None
         else:
             self._end(ProducerIdentity(committable["transactional_id"], committable["producer_id"],
                                        committable["epoch"]), commit=True)
@@ -278,7 +302,11 @@ class TransactionalKafkaSink(TwoPhaseCommitSink):
     def _end(self, identity: ProducerIdentity, *, commit: bool) -> None:
         """End a transaction of a producer that is gone; a refused commit loses data, a refused abort
         means it ended already (committed earlier, or aborted by a newer producer of the id)."""
-        code = end_transaction(self.bootstrap, identity, commit, timeout_s=self.delivery_timeout_ms / 1000)
+        try:
+            code = end_transaction(self.bootstrap, identity, commit, timeout_s=self.delivery_timeout_ms / 1000)
+        except KafkaProtocolError as error:
+            raise ConfigurationError(self.node, f"cannot {'commit' if commit else 'abort'} transaction "
+                                                f"{identity.transactional_id}: {error}") from None
         if commit and code != NONE:
             raise CommitError(f"node '{self.node_id}': transaction {identity.transactional_id} of producer "
                               f"{identity.producer_id} could not be committed: {error_name(code)}"

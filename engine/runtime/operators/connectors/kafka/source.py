@@ -28,6 +28,12 @@ next poll after the records that raised it.
 A record whose value or key cannot be decoded fails the job with a message naming the
 node, the partition and the offset (a restart would meet it again: fix the topic or the
 format); nothing is skipped silently.
+
+A broker that goes away: librdkafka keeps trying to reach it, so its partitions simply
+stop delivering. The consumer reports every second which broker leads each partition and
+whether it is up; a partition of this subtask whose leader stays unreachable for
+``unavailable_timeout_ms`` fails the subtask, naming the partition and the broker (the job
+restarts from its last checkpoint, or fails when out of restarts); 0 waits for ever.
 """
 from __future__ import annotations
 
@@ -47,6 +53,8 @@ NO_WATERMARK = -(2 ** 63)
 EMPTY_POLL_DELAY_S = 0.005
 AWAITING_SPLITS_DELAY_S = 0.002
 RECORD_FIELDS = ("topic", "partition", "offset", "timestamp", "key", "headers", "value")
+DEFAULT_UNAVAILABLE_TIMEOUT_MS = 120_000
+STATS_INTERVAL_MS = 1000
 
 
 class KafkaSource(SourceOperator):
@@ -82,6 +90,8 @@ class KafkaSource(SourceOperator):
         self._to_commit: dict[int, dict] = {}
         self.commit_failures = 0
         self.records_read = 0
+        self.unavailable_timeout_s = int(params.get("unavailable_timeout_ms", DEFAULT_UNAVAILABLE_TIMEOUT_MS)) / 1000
+        self._unavailable_since: dict[tuple[str, int], tuple[float, int]] = {}  # partition -> (since, leader)
 
     # -- life cycle ----------------------------------------------------------------------------
     def initialize_state(self):
@@ -99,6 +109,8 @@ class KafkaSource(SourceOperator):
                   "auto.offset.reset": "earliest", "enable.partition.eof": False,
                   "isolation.level": self.params.get("isolation", "read_committed"),
                   "group.id": self.group or f"pipeline-studio-{self.node_id}", "on_commit": self._committed}
+        if self.unavailable_timeout_s > 0:
+            config.update({"statistics.interval.ms": STATS_INTERVAL_MS, "stats_cb": self._on_statistics})
         self.consumer = Consumer(config)
         self._assign(list(self.splits.values()))
 
@@ -297,6 +309,28 @@ class KafkaSource(SourceOperator):
 
     def notify_checkpoint_aborted(self, checkpoint_id):
         self._to_commit.pop(checkpoint_id, None)
+
+    def _on_statistics(self, text: str) -> None:
+        """librdkafka's report (from ``consume``, in this thread): fail if a partition's leader stayed away."""
+        import json
+
+        stats = json.loads(text)
+        up = {broker.get("nodeid"): broker.get("state") == "UP" for broker in stats.get("brokers", {}).values()}
+        now = time.monotonic()
+        for (topic, number), split in self.splits.items():
+            if _done(split):
+                continue
+            info = stats.get("topics", {}).get(topic, {}).get("partitions", {}).get(str(number))
+            leader = info.get("leader", -1) if info else -1
+            if leader >= 0 and up.get(leader):
+                self._unavailable_since.pop((topic, number), None)
+                continue
+            since, _ = self._unavailable_since.setdefault((topic, number), (now, leader))
+            if now - since >= self.unavailable_timeout_s:
+                where = f"its leader, broker {leader}," if leader >= 0 else "no broker leading it"
+                raise ConfigurationError(self.node, f"partition {topic}/{number} is unavailable: {where} has not "
+                                                    f"been reachable for {now - since:.0f} s (Kafka at "
+                                                    f"{self.params['bootstrap_servers']})")
 
     def _committed(self, error, partitions) -> None:
         if error is not None:
