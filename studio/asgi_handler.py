@@ -10,14 +10,23 @@ about as much CPU as a small GET itself. Every view and middleware of the studio
 so this handler builds the chain in sync mode, as a WSGI server would, and runs the whole
 chain in one hop (``sync_to_async``, thread-sensitive as Django runs sync views).
 
+A body sent without ``Content-Length`` (chunked) is read whole here, as any body is, but
+Django's request then has no ``CONTENT_LENGTH`` and DRF reads no body at all: the handler
+sets it to the bytes received. Bytes past ``DATA_UPLOAD_MAX_MEMORY_SIZE`` are counted, not
+kept, so that such a body is refused (413, ``studio.api.body_limit``) without being stored.
+
 Threading model: as Django's, each request gets its thread-sensitive context
 (``ASGIHandler.__call__``); the chain, its middleware and the view all run in that
 request's one sync thread.
 """
 from __future__ import annotations
 
+import tempfile
+
 import django
 from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler
 
 
@@ -29,6 +38,32 @@ class SyncChainASGIHandler(ASGIHandler):
 
     async def get_response_async(self, request):
         return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+    async def read_body(self, receive):
+        """The body, as Django reads it, with ``received_bytes``; bytes past the body limit are not kept."""
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        body_file = tempfile.SpooledTemporaryFile(max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, mode="w+b")
+        received = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                body_file.close()
+                raise RequestAborted()
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            if limit is None or received <= limit:
+                body_file.write(chunk)
+            if not message.get("more_body", False):
+                break
+        body_file.seek(0)
+        body_file.received_bytes = received
+        return body_file
+
+    def create_request(self, scope, body_file):
+        request, error_response = super().create_request(scope, body_file)
+        if request is not None and "CONTENT_LENGTH" not in request.META:
+            request.META["CONTENT_LENGTH"] = str(body_file.received_bytes)
+        return request, error_response
 
 
 def get_sync_chain_asgi_application() -> SyncChainASGIHandler:

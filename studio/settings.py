@@ -134,7 +134,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": ["studio.api.parsers.BoundedJSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["studio.api.renderers.StudioJSONRenderer"],
     "EXCEPTION_HANDLER": "studio.api.exceptions.exception_handler",
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("STUDIO_MAX_BODY_BYTES", str(2 ** 20)))  # larger bodies: 413

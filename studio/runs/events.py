@@ -31,6 +31,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from studio.json_out import finite
 from studio.models import (
     TERMINAL_STATUSES, Checkpoint, Run, RunEvent, RunStatus, SavepointRequest, SavepointStatus, now_ms,
 )
@@ -65,8 +66,10 @@ def record_event(run_id: int, event_type: str, data: dict[str, Any],
     """Store one event of a run, update the run's rows from it, and broadcast it.
 
     ``driver_token``: given by drivers (never by the studio itself); raises
-    :class:`DriverFenced` when the run no longer belongs to that driver.
+    :class:`DriverFenced` when the run no longer belongs to that driver. Non-finite floats (a
+    record's NaN) are stored as their names (``studio.json_out``): JSON columns refuse them.
     """
+    data = finite(data)
     with transaction.atomic():
         run = Run.objects.select_for_update().filter(pk=run_id).first()
         if run is None:  # the run was deleted while its driver still reported

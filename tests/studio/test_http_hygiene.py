@@ -93,3 +93,90 @@ def test_request_strings_must_be_strings(user):
     client = token_client(user)
     assert_json_error(client.post("/api/auth/tokens", {"name": 0}, format="json"), 400)
     assert client.post("/api/auth/tokens", {"name": "ci"}, format="json").status_code == 201
+
+
+def definition_with_a_lone_surrogate(where: str) -> str:
+    """The JSON a hostile script sends: valid JSON syntax, a node or edge id that is no text."""
+    definition = simple_pipeline()
+    if where == "node":
+        definition["nodes"][0]["id"] = "\ud800"
+        definition["edges"][0]["from"] = "\ud800"
+    else:
+        definition["edges"][1]["id"] = "e\udfff"
+    return json.dumps({"definition": definition, "name": "lone"})  # ensure_ascii: "\ud800" on the wire
+
+
+@pytest.mark.parametrize("where", ["node", "edge"])
+@pytest.mark.parametrize("path", ["/api/pipelines/validate", "/api/pipelines", "/api/preview", "/api/plan"])
+def test_a_lone_surrogate_in_an_id_is_a_400_naming_where_it_is(api, path, where):
+    response = api.post(path, data=definition_with_a_lone_surrogate(where), content_type="application/json")
+    detail = assert_json_error(response, 400)["detail"]
+    assert ("definition.nodes[0].id" if where == "node" else "definition.edges[1].id") in detail
+    assert "lone surrogate" in detail
+
+
+def test_a_lone_surrogate_in_a_saved_pipelines_change_is_a_400(api):
+    pipeline = api.post("/api/pipelines", {"name": "p", "definition": simple_pipeline()}, format="json").json()
+    response = api.put(f"/api/pipelines/{pipeline['id']}", data=definition_with_a_lone_surrogate("node"),
+                       content_type="application/json")
+    assert "lone surrogate" in assert_json_error(response, 400)["detail"]
+
+
+def test_preview_records_holding_nan_and_infinities_are_answered_as_their_names(api):
+    definition = simple_pipeline(count=3, expression="[float('nan'), float('inf'), -float('inf'), x / 2]")
+    response = api.post("/api/preview", {"definition": definition, "limit": 3}, format="json")
+    assert response.status_code == 200, response.content[:300]
+    body = json.loads(response.content)  # strict JSON: Python's parser would also take NaN tokens
+    assert body["nodes"]["double"]["records"][:2] == [["NaN", "Infinity", "-Infinity", 0.0],
+                                                     ["NaN", "Infinity", "-Infinity", 0.5]]
+    assert b"NaN," not in response.content and b"Infinity," not in response.content
+
+
+@pytest.mark.django_db(transaction=True)  # the application reads the token in a thread of its own
+def test_a_chunked_request_body_is_read(api):
+    """A body without Content-Length (Transfer-Encoding: chunked) reaches the application in pieces."""
+    from asgiref.sync import async_to_sync
+    from asgiref.testing import ApplicationCommunicator
+
+    from studio.asgi import application
+
+    body = json.dumps({"definition": simple_pipeline()}).encode()
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/api/pipelines/validate", "raw_path": b"/api/pipelines/validate", "query_string": b"",
+             "root_path": "", "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000),
+             "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                         (b"transfer-encoding", b"chunked"), (b"authorization", f"Token {api.token_key}".encode())]}
+
+    async def send_in_pieces():
+        communicator = ApplicationCommunicator(application, scope)
+        pieces = [body[:10], body[10:100], body[100:]]
+        for index, piece in enumerate(pieces):
+            await communicator.send_input({"type": "http.request", "body": piece, "more_body": index < 2})
+        start = await communicator.receive_output(timeout=30)
+        content = await communicator.receive_output(timeout=30)
+        return start["status"], json.loads(content["body"])
+
+    assert async_to_sync(send_in_pieces)() == (200, {"valid": True, "errors": [], "warnings": []})
+
+
+def test_a_chunked_body_over_the_limit_is_a_413(api, settings):
+    from asgiref.sync import async_to_sync
+    from asgiref.testing import ApplicationCommunicator
+
+    from studio.asgi import application
+
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/api/pipelines/validate", "raw_path": b"/api/pipelines/validate", "query_string": b"",
+             "root_path": "", "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000),
+             "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                         (b"authorization", f"Token {api.token_key}".encode())]}
+
+    async def send_too_much():
+        communicator = ApplicationCommunicator(application, scope)
+        for _ in range(5):
+            await communicator.send_input({"type": "http.request", "body": b" " * 600, "more_body": True})
+        await communicator.send_input({"type": "http.request", "body": b"{}", "more_body": False})
+        return (await communicator.receive_output(timeout=30))["status"]
+
+    assert async_to_sync(send_too_much)() == 413
