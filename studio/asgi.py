@@ -8,17 +8,17 @@ from studio.asgi_handler import get_sync_chain_asgi_application  # noqa: E402
 django_asgi_app = get_sync_chain_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs Django set up)
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from studio.load_shedding import LoadSheddingMiddleware  # noqa: E402
 from studio.processes.budget import warm_pools  # noqa: E402
 from studio.realtime.auth import StudioAuthMiddlewareStack  # noqa: E402
+from studio.realtime.origin import OriginCheck  # noqa: E402
 from studio.realtime.routing import websocket_urlpatterns  # noqa: E402
 
 warm_pools()  # validation and preview workers, before the first request needs one
 
 application = ProtocolTypeRouter({
     "http": LoadSheddingMiddleware(django_asgi_app, settings.MAX_REQUESTS_IN_FLIGHT),
-    "websocket": AllowedHostsOriginValidator(StudioAuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    "websocket": OriginCheck(StudioAuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
 })

@@ -98,15 +98,34 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = ensure_redis_url()
+
+
+def channel_layer_host(url: str) -> dict:
+    """The channel layer's connection settings for the Redis at ``url``.
+
+    redis-py's asyncio client times reads out after 5 s by default, exactly the layer's
+    blocking-pop timeout: a consumer idle that long would die, so it reads longer. A pooled
+    connection that a Redis restart closed fails once when next used; without a retry that
+    failure is a failed handshake (500), once per stale connection of each web worker's pool.
+    A few quick retries (each on a fresh connection) ride over it, and give up in a second
+    when Redis is really down.
+    """
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
+
+    return {"address": url, "socket_timeout": 30, "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), 3)}
+
+
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        # redis-py's asyncio client times reads out after 5 s by default, exactly the
-        # layer's blocking-pop timeout: a consumer idle that long would die. Read longer.
-        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}], "capacity": 1000, "expiry": 30,
+        "CONFIG": {"hosts": [channel_layer_host(REDIS_URL)], "capacity": 1000, "expiry": 30,
                    "prefix": os.environ.get("STUDIO_CHANNEL_PREFIX", "asgi")},
     }
 }
+# Open sockets ask again whether their user may still see what they stream this often (seconds): changes
+# that no revocation signal announces (raw SQL, QuerySet.update) close them within this time.
+SOCKET_ACCESS_RECHECK_S = float(os.environ.get("STUDIO_SOCKET_ACCESS_RECHECK_S", "5"))
 
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_IGNORE_RESULT = True

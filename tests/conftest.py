@@ -103,11 +103,13 @@ def granted_tmp_path(grant, user, tmp_path) -> Path:
 @pytest.fixture
 def redis_server(settings):
     """A Redis of the test's own (commands, health, channel layer) that it may stop and start again."""
+    from studio.settings import channel_layer_host
+
     server = RedisServer()
     server.start()
     settings.REDIS_URL = server.url  # commands
     settings.CHANNEL_LAYERS = {"default": {**settings.CHANNEL_LAYERS["default"], "CONFIG": {
-        **settings.CHANNEL_LAYERS["default"]["CONFIG"], "hosts": [{"address": server.url, "socket_timeout": 30}]}}}
+        **settings.CHANNEL_LAYERS["default"]["CONFIG"], "hosts": [channel_layer_host(server.url)]}}}
     yield server
     if server.process.poll() is None:
         server.process.terminate()

@@ -53,8 +53,9 @@ def token_client(user):
 
 
 def ws_headers(token_key: str | None = None) -> list[tuple[bytes, bytes]]:
-    """Handshake headers for a WebsocketCommunicator: our origin, and the token when given."""
-    headers = [(b"origin", b"http://127.0.0.1")]
+    """Handshake headers for a WebsocketCommunicator: a page of the studio's own origin (as a browser
+    sends them), and the token when given."""
+    headers = [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")]
     if token_key:
         headers.append((b"authorization", f"Token {token_key}".encode()))
     return headers
@@ -164,3 +165,59 @@ class RedisServer:
                 return True
         except OSError:
             return False
+
+
+class ThreadedAsgiServer:
+    """The studio's ASGI application served by uvicorn as ``make up`` configures it (httptools, the
+    ``websockets`` implementation, uvloop), on a free loopback port, in a thread of this process, so a
+    test can look inside its event loop (``tasks``). A context manager."""
+
+    def __init__(self, application):
+        import uvicorn
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(application, host="127.0.0.1", port=self.port, http="httptools",
+                                                    ws="websockets", lifespan="off", log_level="warning"))
+        self.loop = None
+
+    def __enter__(self) -> "ThreadedAsgiServer":
+        import threading
+
+        import uvloop
+
+        self.loop = uvloop.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_until_complete, args=(self.server.serve(),),
+                                       name="asgi-server", daemon=True)
+        self.thread.start()
+        wait_until(lambda: self.server.started, 30, "the ASGI server to start")
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+
+    def connections(self) -> int:
+        return len(self.server.server_state.connections)
+
+    def tasks(self) -> int:
+        """How many tasks are alive in the server's event loop, once what is ready to run has run."""
+        import asyncio
+
+        async def count() -> int:
+            for _ in range(3):  # cancelled tasks finish within a few turns of the loop
+                await asyncio.sleep(0)
+            return len([task for task in asyncio.all_tasks() if not task.done()]) - 1  # not this one
+
+        return asyncio.run_coroutine_threadsafe(count(), self.loop).result(30)
+
+    def tasks_settled_at(self, expected: int, timeout: float = 30) -> int:
+        """The tasks alive once they are down to ``expected`` (sockets take a moment to end), or after
+        ``timeout``: what stays then leaked."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while (alive := self.tasks()) > expected and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return alive

@@ -3,8 +3,9 @@
 A script sends ``Authorization: Token <key>`` with the handshake, or, when its client
 cannot set headers, ``?token=<key>`` in the URL. The session middleware has run first;
 a valid token replaces an anonymous user (and ``scope["token_hash"]`` remembers which
-token it was). ``credential_user`` asks again, later, whether that credential still holds. Cross-site use of the session cookie is
-refused earlier, by the Origin check (``AllowedHostsOriginValidator``).
+token it was). ``credential_user`` asks again, later, whether that credential still holds.
+Cross-site use of the session cookie is refused earlier, by the Origin check
+(``studio.realtime.origin``), which also drops the cookies of a handshake without ``Origin``.
 """
 from __future__ import annotations
 

@@ -1,19 +1,22 @@
 """WebSocket consumers: a run's events (stored ones first, then live ones) and a pipeline's run changes.
 
-Close codes: 4401 not authenticated, 4404 no such run or pipeline, or not visible to you,
-4403 access revoked while connected (``studio.realtime.revocation``).
+Close codes: 4401 not authenticated, 4404 no such run or pipeline, or not visible to you
+(also any path that is no socket of the studio), 4403 access revoked while connected
+(``studio.realtime.revocation``, and the periodic check below).
 """
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
+import random
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
+from django.conf import settings
 
 from studio.access import pipelines_visible_to, runs_visible_to
+from studio.json_out import dumps
 from studio.models import Run, RunEvent
 from studio.realtime.auth import credential_user
 from studio.realtime.pipeline_runs import pipeline_group
@@ -27,7 +30,6 @@ ACCESS_REVOKED = 4403
 NOT_FOUND = 4404
 CATCH_UP_BATCH = 500
 WATCH_INTERVAL_S = 5.0
-ACCESS_RECHECK_S = 30.0
 
 
 class _GroupListener(AsyncJsonWebsocketConsumer):
@@ -35,10 +37,27 @@ class _GroupListener(AsyncJsonWebsocketConsumer):
 
     Subclasses authorise in ``connect`` (``_authorise``), then ``_join`` their stream's group;
     ``_visible(user)`` answers whether ``user`` may still see what the socket streams.
+
+    Access is asked again when a revocation signal reaches the socket (``access_changed``)
+    and, for changes no signal announces (raw SQL, ``QuerySet.update``), every
+    ``settings.SOCKET_ACCESS_RECHECK_S`` seconds while it is open.
+
+    Whatever the socket started in the background (``_background``) ends with it, and it
+    leaves its groups, on every path: a normal close, a client that vanished while the
+    server was sending (the server's ``send`` raises), the channel layer failing, or the
+    server cancelling the socket. ``_ended`` is the subclasses' hook for the same moment.
     """
 
     joined: tuple[str, ...] = ()
     revoked = False
+    ended = False
+
+    async def __call__(self, scope, receive, send):
+        self._tasks: set[asyncio.Task] = set()
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self._end()
 
     async def _authorise(self) -> bool:
         """Close with 4401/4404 unless the user is authenticated and may see the object."""
@@ -61,14 +80,51 @@ class _GroupListener(AsyncJsonWebsocketConsumer):
         for group in self.joined:
             await self.channel_layer.group_add(group, self.channel_name)
 
+    async def accept(self, subprotocol=None, headers=None):
+        await super().accept(subprotocol, headers)
+        self._background(self._recheck_access())
+
+    def _background(self, coroutine) -> asyncio.Task:
+        """Run ``coroutine`` for as long as the socket lives; it is cancelled when the socket ends."""
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
     async def disconnect(self, code):
-        for group in self.joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
+        await self._end()
+
+    async def _end(self) -> None:
+        """Cancel the background tasks, leave the groups, run ``_ended``; once, whichever path gets here first."""
+        if self.ended:
+            return
+        self.ended = True
+        tasks = list(getattr(self, "_tasks", ()))
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        try:
+            for group in self.joined:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        except Exception as error:  # Redis away: the layer's group expiry forgets the membership
+            logger.warning("socket %s could not leave its groups: %s", self.scope.get("path"),
+                           error or type(error).__name__)
+        try:
+            await self._ended()
+        except Exception:
+            logger.exception("socket %s: clean-up failed", self.scope.get("path"))
+
+    async def _ended(self) -> None:
+        """The socket ended (any path): subclasses release what it held."""
 
     async def receive_json(self, content, **kwargs):
         """Clients only listen; a ping gets a pong so they can check the connection."""
         if isinstance(content, dict) and content.get("type") == "ping":
             await self.send_json({"type": "pong"})
+
+    @classmethod
+    async def encode_json(cls, content):
+        return dumps(content)
 
     async def access_changed(self, message=None):
         """Something that grants access changed: ask again, close (4403) when the answer is no."""
@@ -78,12 +134,32 @@ class _GroupListener(AsyncJsonWebsocketConsumer):
             self.revoked = True
             await self.close(code=ACCESS_REVOKED)
 
+    async def _recheck_access(self) -> None:
+        """Ask again every ``SOCKET_ACCESS_RECHECK_S`` (the first time after a random part of it, so that
+        sockets opened together do not ask together)."""
+        period = settings.SOCKET_ACCESS_RECHECK_S
+        await asyncio.sleep(random.uniform(0, period))
+        while not self.revoked:
+            try:
+                await self.access_changed()
+            except Exception as error:  # the database away for a moment: ask again next time
+                logger.warning("socket %s: access check failed: %s", self.scope.get("path"),
+                               error or type(error).__name__)
+            await asyncio.sleep(period)
+
     def _still_allowed(self) -> bool:
         user = credential_user(self.scope)
         return user is not None and user.pk == self.user_id and self._visible(user)
 
     def _visible(self, user) -> bool:
         raise NotImplementedError(f"{type(self).__name__} must define ._visible(user)")
+
+
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """Any ``ws/`` path the studio has no socket for: refused with 4404, as an unknown object is."""
+
+    async def connect(self):
+        await self.close(code=NOT_FOUND)
 
 
 class RunEventsConsumer(_GroupListener):
@@ -95,8 +171,7 @@ class RunEventsConsumer(_GroupListener):
     layer lost some (a full or expired queue, a Redis restart): the consumer then sends
     the missing ones from the database first. A watch task does the same when no live
     event came for ``WATCH_INTERVAL_S`` (the lost events may be the last ones), joins its
-    groups again, and asks for access again every ``ACCESS_RECHECK_S``. One lock orders
-    everything sent.
+    groups again. One lock orders everything sent.
     """
 
     async def connect(self):
@@ -110,12 +185,7 @@ class RunEventsConsumer(_GroupListener):
         await self.accept()
         async with self.sending:
             await self._catch_up()
-        self.watch = asyncio.ensure_future(self._watch())
-
-    async def disconnect(self, code):
-        if getattr(self, "watch", None):
-            self.watch.cancel()
-        await super().disconnect(code)
+        self._background(self._watch())
 
     async def run_event(self, message):
         event = message["event"]
@@ -135,7 +205,6 @@ class RunEventsConsumer(_GroupListener):
                 return
 
     async def _watch(self) -> None:
-        checked_at = time.monotonic()
         while not self.revoked:
             await asyncio.sleep(WATCH_INTERVAL_S)
             try:
@@ -144,9 +213,6 @@ class RunEventsConsumer(_GroupListener):
                     if not self.live_seen:
                         await self._catch_up()
                     self.live_seen = False
-                if time.monotonic() - checked_at >= ACCESS_RECHECK_S:
-                    checked_at = time.monotonic()
-                    await self.access_changed()
             except Exception as error:  # Redis or the database away for a moment: try again next time
                 logger.warning("run %s socket: watch failed: %s", self.run_id, error or type(error).__name__)
 

@@ -55,8 +55,8 @@ class TapConsumer(_GroupListener):
         self.tap = tap
         return None
 
-    async def disconnect(self, code):
-        await super().disconnect(code)
+    async def _ended(self) -> None:
+        """However the socket ended, the tap is closed: the driver stops sampling."""
         if self.tap is not None:
             await database_sync_to_async(close)(self.tap)
 

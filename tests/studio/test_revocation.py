@@ -162,3 +162,76 @@ def test_deleting_the_pipeline_closes_every_socket_on_it(shared_run, user, other
         return [await close_code(socket) for socket in sockets]
 
     assert async_to_sync(scenario)() == [ACCESS_REVOKED] * 3
+
+
+
+def bobs_four_sockets(shared_run, bob_id: int, bob_token: str):
+    """bob follows alice's run, her pipeline, his notifications, and a tap of his on her run."""
+    from studio.taps.models import Tap
+
+    run_id, pipeline_id = shared_run["run"].id, shared_run["pipeline"].id
+    set_status(run_id, "RUNNING")
+    tap = Tap.objects.create(tap_id=Tap.new_tap_id(), run_id=run_id, edge="e1", created_by_id=bob_id)
+
+    async def sockets():
+        return [await open_socket(path, ws_headers(bob_token)) for path in (
+            f"/ws/runs/{run_id}/", f"/ws/pipelines/{pipeline_id}/", "/ws/notifications/", tap.websocket_path)]
+    return sockets
+
+
+def revoke_around_the_orm(shared_run, user, other_user, settings, revoke, kept: tuple[int, ...] = ()):
+    """bob's four sockets and alice's run socket are open when ``revoke`` takes bob's access away in a way
+    no signal announces; the sockets' periodic check (its period driven down here) must close bob's. The
+    close code of each of bob's sockets (None for those in ``kept``, once they answered a ping after the
+    others closed), and whether alice's still streams."""
+    settings.SOCKET_ACCESS_RECHECK_S = 0.05
+    bob_token, alice_token = ApiToken.issue(other_user, "ws")[1], ApiToken.issue(user, "ws")[1]
+    run_id = shared_run["run"].id
+    open_bobs = bobs_four_sockets(shared_run, other_user.pk, bob_token)
+
+    async def scenario():
+        bobs = await open_bobs()
+        alices = await open_socket(f"/ws/runs/{run_id}/", ws_headers(alice_token))
+        await database_sync_to_async(revoke)()
+        codes = [None if index in kept else await close_code(socket) for index, socket in enumerate(bobs)]
+        for index in kept:
+            codes[index] = await close_code_or_pong(bobs[index])
+        return codes, await still_streaming(alices, run_id, "FAILING")
+
+    return async_to_sync(scenario)()
+
+
+async def close_code_or_pong(communicator: WebsocketCommunicator) -> int | None:
+    """Ping: None when the socket answers (it is open), its close code when it closes instead."""
+    await communicator.send_json_to({"type": "ping"})
+    while True:
+        output = await communicator.receive_output(timeout=CLOSE_TIMEOUT_S)
+        if output["type"] == "websocket.close":
+            return output.get("code")
+        if json.loads(output.get("text") or "{}").get("type") == "pong":
+            await communicator.disconnect()
+            return None
+
+
+def test_a_share_deleted_by_raw_sql_closes_the_sockets_it_opened(shared_run, user, other_user, settings):
+    from django.db import connection
+
+    def delete_share():
+        with connection.cursor() as cursor:
+            cursor.execute(f"DELETE FROM {PipelineShare._meta.db_table} WHERE id = %s", [shared_run["share"].id])
+
+    # bob's notifications are his own: losing a pipeline takes none of them away
+    assert revoke_around_the_orm(shared_run, user, other_user, settings, delete_share, kept=(2,)) == (
+        [ACCESS_REVOKED, ACCESS_REVOKED, None, ACCESS_REVOKED], True)
+
+
+def test_a_user_deactivated_by_a_bulk_update_loses_every_socket_and_his_tap(shared_run, user, other_user, settings):
+    from django.contrib.auth import get_user_model
+
+    from studio.taps.models import Tap
+
+    def deactivate():
+        get_user_model().objects.filter(pk=other_user.pk).update(is_active=False)
+
+    assert revoke_around_the_orm(shared_run, user, other_user, settings, deactivate) == ([ACCESS_REVOKED] * 4, True)
+    assert Tap.objects.get().state == "closed"  # the driver was told to stop sampling
