@@ -14,7 +14,6 @@ workspace.
 """
 from __future__ import annotations
 
-import glob
 import os
 import re
 from dataclasses import replace
@@ -60,58 +59,6 @@ def expand_prefix(prefix: str, user) -> str:
     if not re.fullmatch(r"[A-Za-z0-9@+_-][A-Za-z0-9@.+_-]*", name):
         name = f"user-{user.pk}"
     return prefix.replace("{data_dir}", str(settings.DATA_DIR)).replace("{user}", name)
-
-
-# --- sources ------------------------------------------------------------------------------------
-
-
-def source_warnings(definition: dict, policy: Policy) -> list[dict]:
-    """A warning for each local file source whose path matches no file now.
-
-    Not an error: the files may arrive before the run starts (the run then fails naming the
-    node if they did not). But a typo in a path shows here, in the editor, instead of as a
-    FAILED run minutes later. Remote paths are not listed: a slow object store must not hold
-    up validation."""
-    from engine.api import operator_spec
-
-    from studio.location_policy import location_fields, resolve
-
-    warnings = []
-    nodes = definition.get("nodes") if isinstance(definition, dict) else None
-    for node in nodes if isinstance(nodes, list) else ():
-        spec = operator_spec(node.get("type")) if isinstance(node, dict) and isinstance(node.get("type"), str) else None
-        if not spec or not spec["source"]:
-            continue
-        params = node.get("params") if isinstance(node.get("params"), dict) else {}
-        for name, kind in location_fields(spec):
-            if kind != PATH or not isinstance(params.get(name), str) or not params[name]:
-                continue
-            try:
-                use = resolve(kind, params[name], policy, node_id=str(node.get("id")), field_=name)
-            except LocationRefused:
-                continue  # an error already
-            if use.local and not matches_a_file(use.value):
-                warnings.append({"node": use.node, "edge": None, "field": f"params.{name}",
-                                 "message": f"no file matches {params[name]} (yet): a run would fail unless "
-                                            "files arrive there before it starts"})
-    return warnings
-
-
-def matches_a_file(path: str) -> bool:
-    """Whether a local file source over ``path`` (a file, a directory or a glob) would read a file.
-
-    The file source's rule (``engine``'s ``list_files``): a directory is read recursively, a glob
-    reads the files it matches (not the directories), and names starting with ``.`` or ``_``
-    (hidden, or a writer's temporary files) are not data. Stops at the first file it finds."""
-    if set("*?[") & set(path):  # a glob names files; the directories it matches are not read
-        return any(os.path.isfile(match) and _is_data(match) for match in glob.iglob(path, recursive=True))
-    if os.path.isdir(path):
-        return any(any(_is_data(name) for name in files) for _directory, _subdirectories, files in os.walk(path))
-    return os.path.isfile(path) and _is_data(path)
-
-
-def _is_data(name: str) -> bool:
-    return not os.path.basename(name).startswith((".", "_"))
 
 
 # --- sinks --------------------------------------------------------------------------------------

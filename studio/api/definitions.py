@@ -16,7 +16,7 @@ from studio.api.serializers import (
     PreviewRequestSerializer, PreviewSerializer, ValidateSerializer, ValidationResultSerializer,
 )
 from studio.api.throttling import PreviewThrottle
-from studio.locations import policy_for, sink_conflicts, sink_uses, source_warnings
+from studio.locations import policy_for, sink_conflicts, sink_uses
 from studio.trusted_code import require_code_permission
 from studio.versions_diff import diff_definitions
 
@@ -35,6 +35,15 @@ def problems_of(definition, user, pipeline=None) -> list[dict]:
     policy = policy_for(user, pipeline)
     errors = budget.validate_definition(definition, policy)
     return errors + sink_conflicts(pipeline, sink_uses(definition, policy))
+
+
+def problems_and_warnings(definition, user, pipeline=None) -> tuple[list[dict], list[dict]]:
+    """``problems_of`` and, when there are none, the warnings (``studio.source_files``), checked within the
+    same validation budget."""
+    policy = policy_for(user, pipeline)
+    errors, warnings = budget.validate_with_warnings(definition, policy)
+    errors += sink_conflicts(pipeline, sink_uses(definition, policy))
+    return errors, [] if errors else warnings
 
 
 def workspace_pipeline(user, pipeline_id):
@@ -69,7 +78,8 @@ class ValidateView(APIView):
                    description="Validation runs in a worker process within a budget (2 s by default); one that "
                                "overruns it answers valid: false with one problem located where it was stopped. "
                                "Location parameters (paths, URLs, Redis, PostgreSQL) must stay inside the "
-                               "locations granted to you. `warnings` lists what is allowed but likely wrong: "
+                               "locations granted to you. `warnings` lists what is allowed but likely wrong "
+                               "(checked within the same budget): "
                                "a local file source whose path matches no file yet.",
                    request=ValidateSerializer, responses=responses({200: ValidationResultSerializer}, 404))
     def post(self, request):
@@ -77,8 +87,7 @@ class ValidateView(APIView):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         pipeline = workspace_pipeline(request.user, data.get("pipeline"))
-        errors = problems_of(data["definition"], request.user, pipeline)
-        warnings = [] if errors else source_warnings(data["definition"], policy_for(request.user, pipeline))
+        errors, warnings = problems_and_warnings(data["definition"], request.user, pipeline)
         return Response({"valid": not errors, "errors": errors, "warnings": warnings})
 
 

@@ -220,6 +220,23 @@ def validate_definition(definition: Any, policy: Policy | None = None) -> list[d
         return [exceeded.problem()]
 
 
+def validate_with_warnings(definition: Any, policy: Policy) -> tuple[list[dict], list[dict]]:
+    """The problems of ``definition`` (as ``validate_definition``) and, when there are none, the warnings
+    of its file sources (``studio.source_files``): both within one validation budget. A file check
+    stopped at the budget is a warning naming its node and field: the definition itself was valid."""
+    from studio.source_files import overrun_warning
+
+    seconds = settings.STUDIO_VALIDATION_BUDGET_S
+    try:
+        result = pool("definitions").run("validate_with_warnings", {"definition": definition,
+                                                                    **_policy_arg(policy)}, seconds)
+        return result["errors"], result["warnings"]
+    except BudgetExceeded as exceeded:
+        if exceeded.where.get("check") == "files":
+            return [], [overrun_warning(exceeded.where, seconds)]
+        return [exceeded.problem()], []
+
+
 def _policy_arg(policy: Policy | None) -> dict:
     return {} if policy is None else {"policy": policy.to_json()}
 

@@ -58,6 +58,18 @@ def _location_problems(args: dict) -> list[dict]:
     return problems
 
 
+def validate_with_warnings(args: dict, report: Report) -> dict:
+    """``{"errors", "warnings"}``: the problems, and when there are none the warnings of file sources
+    whose path matches no file (``studio.source_files``), within the same budget."""
+    errors = validate(args, report)
+    if errors or args.get("policy") is None:
+        return {"errors": errors, "warnings": []}
+    from studio.location_policy import Policy
+    from studio.source_files import source_warnings
+
+    return {"errors": [], "warnings": source_warnings(args["definition"], Policy.from_json(args["policy"]), report)}
+
+
 def plan(args: dict, report: Report) -> dict:
     """The planner's summary, or ``{"errors": [...]}`` when the definition is invalid."""
     from engine.api import normalise_definition, plan_pipeline
@@ -88,7 +100,8 @@ def preview(args: dict, report: Report) -> dict:
     return run_preview(definition, limit=args["limit"], timeout=args["timeout"])
 
 
-JOBS: dict[str, Callable[[dict, Report], Any]] = {"validate": validate, "plan": plan, "preview": preview}
+JOBS: dict[str, Callable[[dict, Report], Any]] = {"validate": validate, "validate_with_warnings": validate_with_warnings,
+                                                  "plan": plan, "preview": preview}
 
 
 def _items(definition: Any, key: str) -> list[dict]:
@@ -136,6 +149,7 @@ def main(argv: list[str]) -> None:
     import engine.api  # noqa: F401 - imported before "ready": a job's budget is not spent on imports
     import studio.location_policy  # noqa: F401
     import studio.preview  # noqa: F401
+    import studio.source_files  # noqa: F401
 
     resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
     connection = Connection(fd)

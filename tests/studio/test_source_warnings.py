@@ -1,7 +1,7 @@
 """A file source over a path that matches no file is a validation warning in the editor, before any run."""
 import pytest
 
-from studio.locations import matches_a_file
+from studio.source_files import matches_a_file
 
 pytestmark = pytest.mark.django_db
 
@@ -54,3 +54,22 @@ def test_matching_follows_the_file_source_rules(tmp_path):
     assert matches_a_file(str(tmp_path / "nested" / "*" / "*.jsonl"))
     assert matches_a_file(str(tmp_path / "nested" / "day=1" / "part-0.jsonl"))
     assert not matches_a_file(str(tmp_path / "nested" / "*")), "a glob reads the files it matches, not directories"
+
+
+def test_a_path_that_makes_the_file_check_explode_is_stopped_at_the_validation_budget(api, granted_tmp_path,
+                                                                                       settings):
+    """Twelve ``**`` over seventeen directories eight deep: each ``**`` walks every directory below the
+    previous one again (minutes of work). The check runs in the budgeted worker with validation and is
+    stopped at the one budget, as a warning naming node and field."""
+    settings.STUDIO_VALIDATION_BUDGET_S = 1.0
+    level = granted_tmp_path
+    for depth in range(8):
+        level = level / f"level-{depth}"
+        level.mkdir()
+        (level.parent / f"side-{depth}").mkdir()
+    path = str(granted_tmp_path) + "/**" * 12 + "/nothing.csv"
+    result = validate(api, file_pipeline(path))
+    assert result["valid"] is True and result["errors"] == []
+    assert [(warning["node"], warning["field"]) for warning in result["warnings"]] == [("lines", "params.path")]
+    assert "longer than the 1 s validation budget" in result["warnings"][0]["message"]
+    assert api.get("/api/health").status_code == 200
