@@ -19,13 +19,14 @@ checked by ``tests/engine/connectors/test_kafka_mock.py``):
 
 - modelled: produce and fetch (record batches v2, offsets, timestamps, headers), topic
   metadata, partition leaders spread over the brokers, consumer groups and their
-  committed offsets, ListOffsets (earliest, latest, by timestamp), idempotent producers
+  committed offsets, ListOffsets for the earliest and latest offsets, idempotent producers
   (per-partition sequence checks), transactional producers: InitProducerId,
   AddPartitionsToTxn, EndTxn writing COMMIT/ABORT control batches into the partitions;
   brokers going down and up (``down``/``up``) with their data kept;
 - not modelled: replication and leader election (a partition whose leader is down is
   unavailable until it is up again), CreateTopics/DeleteTopics requests, compaction and
-  retention, ListTransactions/DescribeTransactions, transaction timeouts (an open
+  retention, ListOffsets by timestamp (it answers -1, "no such record", for every
+  timestamp), ListTransactions/DescribeTransactions, transaction timeouts (an open
   transaction stays open for ever), broker-side fencing (InitProducerId hands out a new
   producer id each time instead of bumping the epoch of the id's previous producer, so it
   neither fences that producer nor aborts its open transaction), and read_committed

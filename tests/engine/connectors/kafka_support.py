@@ -18,6 +18,7 @@ USERS = 12
 BASE_TS = 1_700_000_000_000
 STEP_MS = 7
 WINDOW_MS = 500
+COUNT_SMALL = 4000
 
 
 def new_topic(cluster, name: str, partitions: int) -> str:

@@ -74,24 +74,27 @@ class RecordWriter:
         partitions = self._partitions(batch) if self.partitions_of else None
         timestamps = list(map(int, self.timestamps_of(batch))) if self.timestamps_of else None
         produce, topic = producer.produce, self.topic
-        if partitions is None and timestamps is None:
-            messages = zip(values, keys) if keys is not None else zip(values)
-        else:
-            count = len(values)
-            messages = zip(values, keys or [None] * count, partitions or [-1] * count, [None] * count,
-                           timestamps or [0] * count)
-        for message in messages:  # positional arguments: produce(topic, value, key, partition, callback, timestamp)
+        if partitions is None and timestamps is None:  # positional: produce(topic, value[, key])
+            for message in zip(values, keys) if keys is not None else zip(values):
+                try:
+                    produce(topic, *message)
+                except BufferError:  # librdkafka's queue is full: let it send, then go on
+                    self._produce_when_queue_frees(producer, topic, message, {})
+            return
+        count = len(values)
+        for value, key, partition, timestamp in zip(values, keys or [None] * count, partitions or [-1] * count,
+                                                    timestamps or [0] * count):
             try:
-                produce(topic, *message)
-            except BufferError:  # librdkafka's queue is full: let it send, then go on
-                self._produce_when_queue_frees(producer, topic, message)
+                produce(topic, value, key, partition, timestamp=timestamp)
+            except BufferError:
+                self._produce_when_queue_frees(producer, topic, (value, key, partition), {"timestamp": timestamp})
 
     @staticmethod
-    def _produce_when_queue_frees(producer, topic: str, message: tuple) -> None:
+    def _produce_when_queue_frees(producer, topic: str, message: tuple, options: dict) -> None:
         while True:
             producer.poll(QUEUE_FULL_WAIT_S)
             try:
-                producer.produce(topic, *message)
+                producer.produce(topic, *message, **options)
                 return
             except BufferError:
                 continue

@@ -125,7 +125,12 @@ class KafkaSource(SourceOperator):
     def _assign(self, splits: list[dict]) -> None:
         from confluent_kafka import TopicPartition
 
-        reading = [split for split in splits if not _done(split)]
+        reading = []
+        for split in splits:
+            if _done(split):
+                split["done"] = True  # never assigned: nothing to read, nothing to unassign
+            else:
+                reading.append(split)
         for split in reading:
             if self.watermarks is not None:
                 self.watermarks.add((split["topic"], split["partition"]))
@@ -277,11 +282,14 @@ class KafkaSource(SourceOperator):
     # -- event time ------------------------------------------------------------------------------
     def _emit_watermark(self, now: float) -> None:
         watermark, idle = self.watermarks.current(now)
-        if idle != self.watermarks.idle:
-            self.watermarks.idle = idle
-            self.emit_watermark_status(WATERMARK_IDLE if idle else WATERMARK_ACTIVE)
+        if not idle and self.watermarks.idle:
+            self.watermarks.idle = False
+            self.emit_watermark_status(WATERMARK_ACTIVE)
         if watermark is not None:
             self.emit_watermark(Watermark(watermark))
+        if idle and not self.watermarks.idle:
+            self.watermarks.idle = True
+            self.emit_watermark_status(WATERMARK_IDLE)
 
     # -- checkpoints ---------------------------------------------------------------------------
     def snapshot_state(self, checkpoint_id):
@@ -381,16 +389,23 @@ class PartitionWatermarks:
             seen[partition] = now
 
     def current(self, now: float) -> tuple[int | None, bool]:
-        """``(watermark to emit or None, idle)``: the lowest over the active partitions, if it rose."""
+        """``(watermark to emit or None, idle)``: the lowest over the active partitions, if it rose.
+
+        When every partition is quiet, each one's own watermark still holds for its own records: the
+        lowest of those is emitted before the subtask goes idle (else the order in which two quiet
+        partitions passed their timeout would decide whether windows fire). A subtask without
+        partitions (more subtasks than partitions, or none handed out yet) is idle."""
+        if not self.last_record_at:
+            return None, True
         active = [partition for partition, at in self.last_record_at.items()
                   if self.idle_timeout_s <= 0 or now - at < self.idle_timeout_s]
-        if not active:
-            return None, self.idle_timeout_s > 0
-        lowest = min(self.highest[partition] for partition in active)
+        idle = not active
+        considered = active or [partition for partition, top in self.highest.items() if top != NO_WATERMARK]
+        lowest = min((self.highest[partition] for partition in considered), default=NO_WATERMARK)
         if lowest == NO_WATERMARK:
-            return None, False
+            return None, idle
         watermark = lowest - self.out_of_orderness_ms - 1
         if watermark <= self.emitted:
-            return None, False
+            return None, idle
         self.emitted = watermark
-        return watermark, False
+        return watermark, idle
