@@ -639,7 +639,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a definition: every problem at once, nothing saved
-         * @description Validation runs in a worker process within a budget (2 s by default); one that overruns it answers valid: false with one problem located where it was stopped. Location parameters (paths, URLs, Redis, PostgreSQL) must stay inside the locations granted to you. `warnings` lists what is allowed but likely wrong: a local file source whose path matches no file yet.
+         * @description Validation runs in a worker process within a budget (2 s by default); one that overruns it answers valid: false with one problem located where it was stopped. Location parameters (paths, URLs, Redis, PostgreSQL) must stay inside the locations granted to you. `warnings` lists what is allowed but likely wrong (checked within the same budget): a local file source whose path matches no file yet.
          */
         post: operations["pipelines_validate_create"];
         delete?: never;
