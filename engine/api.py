@@ -16,7 +16,10 @@ a ``ClusterClient`` and never through the scheduler's internals:
 - warm drivers: :func:`start_warm_session` (a Spark session whose executors already run,
   before the job is known), :func:`session_for` (use it for a job, or None when the job
   needs more slots) and :func:`slots_needed` (slots a job needs at once);
-- snapshots: :func:`load_checkpoint_metadata`, :func:`discard_checkpoint`; a
+- snapshots: :func:`load_checkpoint_metadata`, :func:`discard_checkpoint`;
+- Kafka, without a job: :func:`kafka_topics` (topics, partitions, earliest and latest offsets)
+  and :func:`kafka_sample` (a topic's latest messages, decoded as a source node would), for a
+  topic browser and schema inference; the caller checks the address against its grants first; a
   :class:`SnapshotSigner` signs what a job writes and verifies what it restores
   (:class:`SnapshotRefused` names a snapshot it refuses);
 - trust at the boundaries: :class:`Grants` lists where a job's connectors may read, write
@@ -135,6 +138,22 @@ def latest_checkpoint(checkpoint_dir: str) -> dict | None:
     return CheckpointStorage(checkpoint_dir).latest_completed()
 
 
+def kafka_topics(bootstrap_servers: str) -> list[dict]:
+    """``[{"topic", "partitions": [{"partition", "earliest", "latest"}]}]`` of a Kafka cluster
+    (ValueError with a readable reason when it cannot be read)."""
+    from engine.runtime.operators.connectors.kafka.browse import list_topics
+
+    return list_topics(bootstrap_servers)
+
+
+def kafka_sample(bootstrap_servers: str, topic: str, limit: int = 20, **params) -> list[dict]:
+    """The latest ``limit`` messages of ``topic``: ``{"partition", "offset", "timestamp", "key", "headers",
+    "value", "text"}``, ``value`` decoded with a source node's ``params`` (``format`` ...; JSON by default)."""
+    from engine.runtime.operators.connectors.kafka.browse import sample_messages
+
+    return sample_messages(bootstrap_servers, topic, limit, **params)
+
+
 def slots_needed(definition: dict) -> int:
     """Slots a (normalised) definition's job needs at once on a Spark deployment."""
     from engine.cluster.job_master import slots_needed_at_once
@@ -155,7 +174,8 @@ __all__ = [
     "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "OPERATOR_CATALOG", "check_expression", "expression_fields",
     "operator_spec", "Deployment", "Grants", "InProcess", "JobHandle", "JobResult", "SnapshotRefused",
     "SnapshotSigner", "Spark", "TapError",
-    "ValidationError", "describe_vertices", "discard_checkpoint", "job_master_for", "latest_checkpoint",
+    "ValidationError", "describe_vertices", "discard_checkpoint", "job_master_for", "kafka_sample", "kafka_topics",
+    "latest_checkpoint",
     "load_checkpoint_metadata", "normalise_definition", "plan_pipeline", "run", "session_for", "slots_needed",
     "start_warm_session", "submit", "validate_definition",
 ]

@@ -53,7 +53,7 @@ def test_every_studio_and_spark_service_runs_the_one_image(compose):
 
 def test_nothing_is_installed_when_a_container_starts(compose):
     for name, service in compose["services"].items():
-        command = " ".join(command_of(service))
+        command = " ".join(command_of(service)) if "command" in service else ""  # else the image's own
         assert not INSTALLERS.search(command), f"{name} installs at start: {command}"
         for volume in service.get("volumes", []):
             source = volume.split(":", 1)[0]
@@ -123,7 +123,16 @@ def test_every_process_that_reads_checkpoints_mounts_the_same_data_volume(compos
     for name in ("web", "worker", "spark-worker", "migrate"):
         assert f"studio-data:{data_dir}" in services[name]["volumes"], name
         assert f"slot-cpus:{services['worker']['environment']['ENGINE_CPU_LOCK_DIR']}" in services[name]["volumes"]
-    assert set(compose["volumes"]) == {"studio-data", "slot-cpus", "postgres-data"}
+    assert set(compose["volumes"]) == {"studio-data", "slot-cpus", "postgres-data", "kafka-data"}
+
+
+def test_the_kafka_broker_advertises_the_address_pipelines_are_granted(compose):
+    """KRaft, one node its own controller; clients reach what it advertises, kafka:9092."""
+    kafka = compose["services"]["kafka"]["environment"]
+    assert kafka["KAFKA_PROCESS_ROLES"] == "broker,controller"
+    assert kafka["KAFKA_ADVERTISED_LISTENERS"] == "PLAINTEXT://kafka:9092"
+    assert kafka["KAFKA_CONTROLLER_QUORUM_VOTERS"] == f"{kafka['KAFKA_NODE_ID']}@kafka:9093"
+    assert int(kafka["KAFKA_TRANSACTION_MAX_TIMEOUT_MS"]) >= 900_000, "the sinks' default transaction timeout"
 
 
 def test_the_multihost_harness_runs_the_compose_commands_and_settings():
