@@ -247,7 +247,8 @@ class JobMaster:
         self.status = "CREATED"
         self.result: JobResult | None = None
         self.done = threading.Event()
-        self.operator_coordinators = OperatorCoordinators(self.job_graph, self.initial_restore, self.slot_of)
+        self.operator_coordinators = OperatorCoordinators(self.job_graph, self.initial_restore, self.slot_of,
+                                                          self.config)
         self.coordinator = self._create_coordinator()
         self._strategy = None
         self.taps = TapRegistry(definition, self.job_graph)

@@ -3,7 +3,10 @@
 An operator factory with a ``coordinator`` attribute gets, for each of its nodes, one
 coordinator per job run: ``coordinator(node, restored_state, restored_node)``, where
 ``restored_state`` is what its ``snapshot`` returned in the checkpoint the job starts from
-(None: none) and ``restored_node`` says whether that checkpoint had the node at all.
+(None: none) and ``restored_node`` says whether that checkpoint had the node at all; the
+keywords ``config`` (the slots' configuration, grants included) and ``snapshot`` (the
+restored checkpoint's location, for messages). Restored state is data: a coordinator
+checks it against its node's configuration before it hands any of it out.
 
 A coordinator answers events of its operator's subtasks (``handle_event(subtask, event)``
 returns the answer, or None) and takes part in checkpoints (``snapshot(checkpoint_id)``,
@@ -37,7 +40,7 @@ logger = logging.getLogger(__name__)
 class OperatorCoordinators:
     """Every coordinator of a job run, by node id, behind one lock."""
 
-    def __init__(self, job_graph, restore: dict | None, slot_of: Callable[[TaskId], Any]):
+    def __init__(self, job_graph, restore: dict | None, slot_of: Callable[[TaskId], Any], config: dict | None = None):
         self._slot_of = slot_of
         self._lock = threading.Lock()
         self._coordinators: dict[str, Any] = {}  # guarded by: self._lock
@@ -50,7 +53,9 @@ class OperatorCoordinators:
                 factory = coordinator_factory(node)
                 if factory is not None:
                     known = restored is not None and restored.knows(node["id"])
-                    self._coordinators[node["id"]] = factory(node, states.get(node["id"]), known)
+                    state = states.get(node["id"]) if isinstance(states, dict) else states  # not a dict: refused
+                    self._coordinators[node["id"]] = factory(node, state, known, config=config,
+                                                             snapshot=(restore or {}).get("location"))
                     self._vertex_of[node["id"]] = vertex.id
 
     def __bool__(self) -> bool:

@@ -34,14 +34,23 @@ recovery above, the only moment when it is known to be dead.
 
 End of input: with checkpointing on, the subtask waits for a checkpoint covering its last
 data (``requires_final_checkpoint``); with it off, ``finish`` commits directly.
+
+Restored state is data (``restored_state``). A restored prefix must be one this sink
+type derives (its label and twelve hex digits): it becomes part of file names, keys and
+transaction ids. A pending list is committed from the state only for a snapshot of a
+version without prefixes, and only after ``check_restored`` accepted every transaction in
+it as one the sink could have made in its own target; what recovery finds is searched
+under the sink's own names in its own target only.
 """
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from typing import Any, Iterable
 
 from engine.runtime.operators.base import StreamOperator
+from engine.runtime.operators.restored_state import require, restored_dicts
 
 
 class CommitError(RuntimeError):
@@ -105,22 +114,38 @@ class TwoPhaseCommitSink(StreamOperator):
     def abort_leftover(self, handle: Any) -> None:
         raise NotImplementedError(f"{type(self).__name__}.abort_leftover() must be overridden")
 
+    def check_restored(self, committable: dict) -> None:
+        """Refuse (``restored_state.RestoredStateRefused``) a transaction of a restored pending list that is
+        not one this sink could have made in its own target. Without a prefix nothing proves that: refused."""
+        require(False, self.node, self.context, f"names the transaction {committable!r:.200} without the sink's "
+                                                "transaction prefix: it cannot be told from another sink's")
+
     # -- life cycle --------------------------------------------------------------------------------
     def initialize_state(self):
         operator_state = self.context.operator_state()
         prefix_state = operator_state.list_state("transaction_prefix")
         restored_prefixes = list(prefix_state.get())
+        for prefix in restored_prefixes:
+            require(self.makes_prefix(prefix), self.node, self.context,
+                    f"holds the transaction prefix {prefix!r:.80}, which this sink does not make")
         self.transaction_prefix = restored_prefixes[0] if restored_prefixes else self._derived_prefix()
         prefix_state.update([self.transaction_prefix])
         self._pending_state = operator_state.list_state("pending")
-        restored_pending = [dict(entry) for entry in self._pending_state.get()]
+        restored_pending = restored_dicts(self.node, self.context, "pending", self._pending_state.get())
         self._pending_state.update([])
         self.connect()
         restored_id = self.context.restore.checkpoint_id if self.context.is_restored else 0
         if not restored_prefixes:  # a checkpoint of a version without prefixes: its list is all we know
+            for committable in restored_pending:  # every one checked before any is committed
+                self.check_restored(committable)
             for committable in restored_pending:
                 self.commit(committable)
         self._recover(restored_id)
+
+    def makes_prefix(self, prefix) -> bool:
+        """Whether ``prefix`` is of the form ``_derived_prefix`` gives (label and twelve hex digits)."""
+        return isinstance(prefix, str) and re.fullmatch(rf"{re.escape(self.prefix_label)}[0-9a-f]{{12}}", prefix) \
+            is not None
 
     def _derived_prefix(self) -> str:
         run = str(self.context.config.get("checkpoint_storage") or uuid.uuid4().hex)

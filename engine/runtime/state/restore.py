@@ -133,10 +133,14 @@ class TaskRestore:
                 continue
             if not KeyGroupRange.from_list(described["key_groups"]).intersects(key_group_range):
                 continue
-            groups = (self._read(handle).get(node_id) or {}).get("keyed") or {}
+            groups = self._part(handle, node_id, "keyed")
             for group, states in groups.items():
-                if int(group) in key_group_range:
-                    result[int(group)] = states
+                if type(group) is not int or not isinstance(states, dict) or not all(
+                        isinstance(name, str) and isinstance(values, dict) for name, values in states.items()):
+                    raise SnapshotRefused(self.location, f"the keyed state of {node_id} in {handle.get('path')!r} "
+                                                         "is not what the engine writes")
+                if group in key_group_range:
+                    result[group] = states
         return result
 
     def operator_state(self, node_id: str) -> dict[str, list] | None:
@@ -166,4 +170,20 @@ class TaskRestore:
         described = handle.get("operators", {}).get(node_id)
         if not described or not described.get("operator_state"):
             return {}
-        return dict((self._read(handle).get(node_id) or {}).get("operator") or {})
+        state = self._part(handle, node_id, "operator")
+        if not all(isinstance(name, str) and isinstance(elements, list) for name, elements in state.items()):
+            raise SnapshotRefused(self.location, f"the operator state of {node_id} in {handle.get('path')!r} is not "
+                                                 "lists of elements")
+        return dict(state)
+
+    def _part(self, handle: dict, node_id: str, kind: str) -> dict:
+        """``kind`` (``keyed`` or ``operator``) of ``node_id`` in the state file of ``handle``, a dict (maybe empty)."""
+        operators = self._read(handle)
+        entry = operators.get(node_id) if isinstance(operators, dict) else None
+        part = entry.get(kind) if isinstance(entry, dict) else entry
+        if part is None:
+            return {}
+        if not isinstance(part, dict):
+            raise SnapshotRefused(self.location, f"the {kind} state of {node_id} in {handle.get('path')!r} is not "
+                                                 "what the engine writes")
+        return part

@@ -53,7 +53,8 @@ def savepoint_of(deployment, definition: dict, checkpoint_dir: Path, target: Pat
 
 def rewrite_state(snapshot: Path, node_id: str, change: Callable[[dict], None]) -> int:
     """Apply ``change`` to ``node_id``'s operator state (``{name: [elements]}``) in every state file of
-    ``snapshot`` that holds it; the number of files changed."""
+    ``snapshot`` that holds it, and drop the files' digests from the (unsigned) metadata, as whoever can
+    write the snapshot can; the number of files changed."""
     changed = 0
     for state_file in sorted(snapshot.glob("*.state")):
         payload = pickle.loads(state_file.read_bytes())
@@ -63,6 +64,8 @@ def rewrite_state(snapshot: Path, node_id: str, change: Callable[[dict], None]) 
         change(operator)
         state_file.write_bytes(pickle.dumps(payload))
         changed += 1
+    rewrite_metadata(snapshot, lambda metadata: [(handle or {}).pop("sha256", None)
+                                                 for handle in metadata["tasks"].values()])
     return changed
 
 
@@ -115,7 +118,8 @@ def write_snapshot(directory: Path, definition: dict, operators: dict[str, dict]
                                    "operators": v["operators"], "finished": []} for vid, v in vertices.items()},
                 "tasks": {f"{vertex}#0": {"path": f"{vertex}-0.state", "size": 0, "key_group_range": [0, 127],
                                           "operators": {node: {"key_groups": None,
-                                                               "operator_state": {n: len(e) for n, e in state.items()}}
+                                                               "operator_state": {n: len(e) if isinstance(e, list) else 1
+                                                                                 for n, e in state.items()}}
                                                         for node, state in operators.items()}}}}
     if coordinators:
         metadata["coordinators"] = coordinators

@@ -17,6 +17,7 @@ new transactions, which is why nothing is doubled.
 """
 from __future__ import annotations
 
+import io
 import json
 
 from engine.runtime.operators.connectors.file_transactions import FileTransactionSink
@@ -45,8 +46,8 @@ class TwoPhaseCommitFileSink(FileTransactionSink):
     extension = ".jsonl"
 
     def begin_transaction(self):
-        in_progress, final = self.files.new_file()
-        return {"file": self.fs.open(in_progress, "w", encoding="utf-8"), "in_progress": in_progress,
+        in_progress, final, file = self.files.new_file()
+        return {"file": io.TextIOWrapper(file, encoding="utf-8"), "in_progress": in_progress,
                 "final": final, "records": 0}
 
     def write(self, transaction, batch):
@@ -58,9 +59,9 @@ class TwoPhaseCommitFileSink(FileTransactionSink):
         pending = self.files.mark_pending(transaction["in_progress"], checkpoint_id)
         return {"pending": pending, "final": transaction["final"], "records": transaction["records"]}
 
-    def commit(self, committable):
+    def committed_files(self, committable):
         # "temporary": the pending name in checkpoints of versions before file_transactions
-        self.files.commit(committable.get("pending") or committable["temporary"], committable["final"])
+        return [(committable.get("pending") or committable["temporary"], committable["final"])]
 
     def abort(self, transaction):
         try:

@@ -17,18 +17,24 @@ checkpoint of such whole-file splits restores into either form.
 Records: a JSON-lines file gives the parsed value of each non-empty line; a CSV file gives
 one dict per row, keyed by the header row, values as strings. Rows are lines, so a CSV
 value with an embedded line break is not supported.
+
+Every file is listed and opened through the node's ``SourceFiles`` (``file_listing``): a
+file of the directory or glob that is a link out of the job's grants is refused when it
+is opened, whatever it was when listed. A restored split is data: it is read only when it
+names one of the source's own files, with offsets that are non-negative integers
+(``check_restored_split``); otherwise the snapshot is refused, naming the node.
 """
 from __future__ import annotations
 
 import csv
 import io
 
-import fsspec
-
+from engine.runtime.grants import Grants
 from engine.runtime.io.line_blocks import MIN_BLOCK_BYTES, LineBlockReader, decode_json_lines, text_lines
 from engine.runtime.operators.base import ConfigurationError
-from engine.runtime.operators.connectors.file_listing import files_of_node
+from engine.runtime.operators.connectors.file_listing import SourceFiles
 from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator
+from engine.runtime.operators.restored_state import is_offset, is_optional_offset, require, restored_dicts
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 
 AWAITING_SPLIT_POLL_DELAY = 0.001
@@ -40,8 +46,8 @@ def file_splits(source, fresh_split) -> list[dict]:
     of the files, dealt round robin. Also binds ``source._state`` to the ``splits`` list state."""
     source._state = source.context.operator_state().list_state("splits")
     if source.context.is_restored:
-        return [dict(split) for split in source._state.get()]
-    files = files_of_node(source.node, source.path)
+        return restored_dicts(source.node, source.context, "splits", source._state.get())
+    files = source.files.list()
     return [fresh_split(path) for path in files[source.context.subtask_index::source.context.parallelism]]
 
 
@@ -54,6 +60,7 @@ class SplitReadingSource(SourceOperator):
     def __init__(self, node, context):
         super().__init__(node, context)
         self.path = self.params["path"]
+        self.files = SourceFiles(node, self.path, Grants.of(context.config))
         self.splits: list[dict] = []
         self._state = None
         self._no_more_splits = True  # static splits: what the subtask holds is all it reads
@@ -70,15 +77,28 @@ class SplitReadingSource(SourceOperator):
         """A split from the enumerator, with the reader's position at its start."""
         raise NotImplementedError
 
+    def check_restored_split(self, split: dict) -> bool:
+        """Whether a restored split's positions are what the reader keeps (its path is checked before)."""
+        raise NotImplementedError
+
     def initialize_state(self):
         if self.context.send_operator_event is None:
             splits = file_splits(self, self.whole_file_split)
         else:
             self._state = self.context.operator_state().list_state("splits")
-            splits = list(self._state.get()) if self.context.is_restored else []
+            splits = (restored_dicts(self.node, self.context, "splits", self._state.get())
+                      if self.context.is_restored else [])
             self._no_more_splits = False
+        if self.context.is_restored:
+            for split in splits:
+                require(self.files.owns(split.get("path")), self.node, self.context,
+                        f"holds a split of {split.get('path')!r:.200}, which is not one of this source's files")
         # a checkpoint of whole-file splits lacks what later splits have
         self.splits = [{**self.whole_file_split(split["path"]), **split} for split in splits]
+        if self.context.is_restored:
+            for split in self.splits:
+                require(self.check_restored_split(split), self.node, self.context,
+                        f"holds the split {split!r:.200}, whose positions this source does not keep")
 
     def poll_next(self):
         while True:
@@ -147,6 +167,11 @@ class FileSource(SplitReadingSource):
     def assigned_split(split: dict) -> dict:
         return dict(split, offset=split["start"], header=None)
 
+    def check_restored_split(self, split: dict) -> bool:
+        header = split["header"]
+        return (is_offset(split["start"]) and is_optional_offset(split["end"]) and is_offset(split["offset"])
+                and (header is None or isinstance(header, list) and all(isinstance(name, str) for name in header)))
+
     def _split_done(self, split: dict) -> None:
         """Keep the reader when the next split goes on where this one ended in the same file: it
         already stands at the next split's first line (the line running past this split's end
@@ -184,15 +209,14 @@ class FileSource(SplitReadingSource):
     def _reader_of(self, split: dict) -> LineBlockReader:
         if self._reader is None or self._reader_path != split["path"]:
             self._close_reader()
-            self._handle = fsspec.open(split["path"], "rb").open()
+            self._handle = self.files.open(split["path"])
             self._reader = split_reader(self._handle, split)
             self._reader_path = split["path"]
         return self._reader
 
-    @staticmethod
-    def _header_of(path: str) -> list[str]:
+    def _header_of(self, path: str) -> list[str]:
         """A CSV file's header row, for a split that starts after it."""
-        with fsspec.open(path, "rb") as handle:
+        with self.files.open(path) as handle:
             return _csv_header(handle.readline())
 
     def _close_reader(self):

@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import fsspec
 
+from engine.runtime.grants import Grants
 from engine.runtime.operators.base import ConfigurationError
-from engine.runtime.operators.connectors.file_listing import files_of_node
+from engine.runtime.operators.connectors.file_listing import SourceFiles
+from engine.runtime.operators.restored_state import is_offset
 
 DEFAULT_SPLIT_BYTES = 4 << 20
 MAX_SPLITS = 10_000
@@ -169,24 +171,47 @@ class FileSplitEnumerator:
     path cannot be listed (the reader fails naming the node, as a static source did).
     """
 
-    def __init__(self, node: dict, restored: dict | None, restored_node: bool):
+    def __init__(self, node: dict, restored: dict | None, restored_node: bool, *, config: dict | None = None,
+                 snapshot: str | None = None):
         self.node = node
         params = node.get("params") or {}
         self.path = params.get("path")
+        self.files = SourceFiles(node, self.path, Grants.of(config))
         self.split_bytes = int(params.get("split_bytes") or DEFAULT_SPLIT_BYTES)
         self.tracker = SplitAssignmentTracker()
         self.unassigned: UnassignedSplits | None = None  # listed on the first request of a fresh start
+        self.refused: str | None = None
+        """Why the restored state was refused: every request is answered with it."""
         if restored is not None:
-            # {"files": ...}, or before that form {"splits": [split, ...]}; {"splits": None}: none listed yet
-            splits = splits_of_files(restored["files"]) if "files" in restored else restored.get("splits")
-            self.unassigned = None if splits is None else UnassignedSplits(splits)
+            self._restore(restored, snapshot)
         elif restored_node:
             self.unassigned = UnassignedSplits([])  # a checkpoint of whole-file splits: its readers hold them all
+
+    def _restore(self, restored, snapshot: str | None) -> None:
+        """The unassigned splits of the snapshot: ``{"files": ...}``, or before that form ``{"splits": [split,
+        ...]}`` (``{"splits": None}``: none listed yet). Restored state is data: each split must be of this
+        source's own files, with a byte range of non-negative integers, or the snapshot is refused."""
+        try:
+            splits = splits_of_files(restored["files"]) if "files" in restored else restored.get("splits")
+            if splits is not None:
+                splits = [{"path": split["path"], "start": split["start"], "end": split["end"]} for split in splits]
+            bad = next((split for split in splits or () if not (
+                self.files.owns(split["path"]) and is_offset(split["start"]) and is_offset(split["end"])
+                and split["start"] <= split["end"])), None)
+        except (TypeError, KeyError, ValueError, AttributeError):
+            bad = restored
+        if bad is not None:
+            self.refused = (f"the snapshot at {snapshot or '?'} is refused: its split enumerator's state holds "
+                            f"{bad!r:.200}, which is not a split of this source's files")
+            return
+        self.unassigned = None if splits is None else UnassignedSplits(splits)
 
     # -- events ------------------------------------------------------------------------------
     def handle_event(self, subtask: int, event: dict) -> dict:
         if event.get("kind") != "request":
             return {"kind": "error", "message": f"unknown split request {event.get('kind')!r}"}
+        if self.refused is not None:
+            return {"kind": "error", "message": self.refused}
         if self.unassigned is None:
             try:
                 self.unassigned = UnassignedSplits(self._list_splits())
@@ -200,7 +225,7 @@ class FileSplitEnumerator:
 
     def _list_splits(self) -> list[dict]:
         try:
-            files = sizes_of(files_of_node(self.node, self.path))
+            files = sizes_of(self.files.list())
         except OSError as error:
             raise ConfigurationError(self.node, f"cannot read the size of a file under {self.path}: {error}") from None
         return cut_into_splits(files, self.split_size(sum(size for _, size in files)))

@@ -31,10 +31,11 @@ from urllib.parse import quote, unquote
 import fsspec
 
 from engine.runtime.operators.base import ConfigurationError
-from engine.runtime.operators.connectors.file_listing import files_of_node
+from engine.runtime.operators.connectors.file_listing import SourceFiles
 from engine.runtime.operators.connectors.file_source import SplitReadingSource
 from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator
 from engine.runtime.operators.connectors.file_transactions import FileTransactionSink
+from engine.runtime.operators.restored_state import is_offset, is_optional_offset
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
@@ -64,16 +65,17 @@ def cut_row_groups(files: list[tuple[str, list[int]]], split_bytes: int) -> list
     return splits
 
 
-def open_parquet(node: dict, path: str):
-    """``(handle, ParquetFile)``, or a ConfigurationError naming the node and the file."""
+def open_parquet(files: SourceFiles, path: str):
+    """``(handle, ParquetFile)`` of one of a source's files (opened through its checks), or a
+    ConfigurationError naming the node and the file."""
     import pyarrow.parquet as pq
 
-    handle = fsspec.open(path, "rb").open()
+    handle = files.open(path)
     try:
         return handle, pq.ParquetFile(handle)
     except Exception as error:
         handle.close()
-        raise ConfigurationError(node, f"cannot read {path} as Parquet: {error}") from None
+        raise ConfigurationError(files.node, f"cannot read {path} as Parquet: {error}") from None
 
 
 class ParquetSplitEnumerator(FileSplitEnumerator):
@@ -81,8 +83,8 @@ class ParquetSplitEnumerator(FileSplitEnumerator):
 
     def _list_splits(self) -> list[dict]:
         files = []
-        for path in files_of_node(self.node, self.path):
-            handle, parquet = open_parquet(self.node, path)
+        for path in self.files.list():
+            handle, parquet = open_parquet(self.files, path)
             with handle:
                 metadata = parquet.metadata
                 files.append((path, [metadata.row_group(index).total_byte_size
@@ -109,6 +111,9 @@ class ParquetSource(SplitReadingSource):
     def assigned_split(split: dict) -> dict:
         return dict(split, row=0)
 
+    def check_restored_split(self, split: dict) -> bool:
+        return is_offset(split["start"]) and is_optional_offset(split["end"]) and is_offset(split["row"])
+
     def _read_records(self, split: dict, count: int) -> list | None:
         if self._batches is None:
             self._batches = self._batches_of(split)
@@ -125,10 +130,13 @@ class ParquetSource(SplitReadingSource):
     def _batches_of(self, split: dict):
         if self._file is None or self._file[0] != split["path"]:
             self._close_file()
-            handle, parquet = open_parquet(self.node, split["path"])
+            handle, parquet = open_parquet(self.files, split["path"])
             self._file = (split["path"], handle, parquet, partition_fields(self._root(), split["path"]))
         parquet = self._file[2]
         end = parquet.num_row_groups if split["end"] is None else split["end"]
+        if not split["start"] <= end <= parquet.num_row_groups:
+            raise ConfigurationError(self.node, f"{split['path']} has {parquet.num_row_groups} row groups, not the "
+                                                f"groups {split['start']} to {end} of its split")
         skip, groups = split["row"], []
         for index in range(split["start"], end):
             rows = parquet.metadata.row_group(index).num_rows
@@ -183,30 +191,30 @@ class ParquetSink(FileTransactionSink):
         self.schema = None
 
     def begin_transaction(self):
-        return {"parts": {}, "records": 0}  # partition directory -> {"rows", "writer", ...}
+        return {"parts": {}, "records": 0}  # partition directory name (None: none) -> {"rows", "writer", ...}
 
     def write(self, transaction, batch):
         rows = [record if isinstance(record, dict) else {"value": record} for record in batch]
         if self.partition_by is None:
-            self._add(transaction, self.root, rows)
+            self._add(transaction, None, rows)
         else:
             field = self.partition_by
             groups: dict = {}
             for row in rows:
                 groups.setdefault(row.get(field), []).append(row)
             for value, group in groups.items():
-                directory = f"{self.root}/{quote(field, safe='')}=" + (
+                partition = f"{quote(field, safe='')}=" + (
                     NULL_PARTITION if value is None else quote(str(value), safe=""))
-                self._add(transaction, directory, [{k: v for k, v in row.items() if k != field} for row in group])
+                self._add(transaction, partition, [{k: v for k, v in row.items() if k != field} for row in group])
         transaction["records"] += len(rows)
 
-    def _add(self, transaction, directory: str, rows: list) -> None:
-        part = transaction["parts"].setdefault(directory, {"rows": [], "writer": None})
+    def _add(self, transaction, partition: str | None, rows: list) -> None:
+        part = transaction["parts"].setdefault(partition, {"rows": [], "writer": None})
         part["rows"].extend(rows)
         if len(part["rows"]) >= self.row_group_size:
-            self._flush(part, directory)
+            self._flush(part, partition)
 
-    def _flush(self, part: dict, directory: str) -> None:
+    def _flush(self, part: dict, partition: str | None) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -221,16 +229,14 @@ class ParquetSink(FileTransactionSink):
         if self.schema is None:
             self.schema = table.schema
         if part["writer"] is None:
-            self.fs.makedirs(directory, exist_ok=True)
-            part["in_progress"], part["final"] = self.files.new_file(directory)
-            part["file"] = self.fs.open(part["in_progress"], "wb")
+            part["in_progress"], part["final"], part["file"] = self.files.new_file(partition)
             part["writer"] = pq.ParquetWriter(part["file"], self.schema)
         part["writer"].write_table(table)
 
     def pre_commit(self, transaction, checkpoint_id):
         files = []
-        for directory, part in transaction["parts"].items():
-            self._flush(part, directory)
+        for partition, part in transaction["parts"].items():
+            self._flush(part, partition)
             if part["writer"] is None:
                 continue
             part["writer"].close()
@@ -238,9 +244,8 @@ class ParquetSink(FileTransactionSink):
             files.append([self.files.mark_pending(part["in_progress"], checkpoint_id), part["final"]])
         return {"files": files, "records": transaction["records"]}
 
-    def commit(self, committable):
-        for pending, final in committable["files"]:
-            self.files.commit(pending, final)
+    def committed_files(self, committable):
+        return [(pending, final) for pending, final in committable["files"]]
 
     def abort(self, transaction):
         for part in transaction["parts"].values():

@@ -39,11 +39,13 @@ default: the slot's name) is created for ``tables`` when missing.
 """
 from __future__ import annotations
 
+import re
 import struct
 import uuid
 
 from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.connectors.postgres import connect, server_label, table_columns, table_identifier
+from engine.runtime.operators.restored_state import is_offset, require, restored_dicts
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 
 IDLE_DELAY = 0.1
@@ -52,6 +54,13 @@ READ_CHANGES = 5000
 
 def lsn_text(value: int) -> str:
     return f"{value >> 32:X}/{value & 0xFFFFFFFF:X}"
+
+
+_LSN = re.compile(r"[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}")
+
+
+def _is_lsn(value) -> bool:
+    return isinstance(value, str) and _LSN.fullmatch(value) is not None
 
 
 def lsn_value(text: str) -> int:
@@ -174,12 +183,30 @@ class PostgresCdcSource(SourceOperator):
     def initialize_state(self):
         self._state = self.context.operator_state().list_state("position")
         if self.context.is_restored:
-            restored = [dict(split) for split in self._state.get()]
+            restored = restored_dicts(self.node, self.context, "position", self._state.get())
             self.split = restored[0] if restored else None
+            for split in restored:
+                require(self._is_own_position(split), self.node, self.context,
+                        f"holds the position {split!r:.200}, which is not one of slot {self.slot!r} over this "
+                        "source's tables")
         elif self.context.subtask_index == 0:
             phase = "snapshot" if self.snapshot_mode in ("initial", "only") else "stream"
             self.split = {"slot": self.slot, "lsn": None, "skip": 0, "phase": phase, "table": 0, "row": 0,
                           "after": None, "segments": []}
+
+    def _is_own_position(self, split: dict) -> bool:
+        """A restored position is data: this source's slot, positions of its tables, LSNs as PostgreSQL writes them."""
+        tables = range(len(self.tables) + 1)
+        segments = split.get("segments")
+        return (split.get("slot") == self.slot and split.get("phase") in ("snapshot", "stream")
+                and type(split.get("table")) is int and split["table"] in tables
+                and is_offset(split.get("row")) and is_offset(split.get("skip"))
+                and (split.get("lsn") is None or _is_lsn(split["lsn"]))
+                and (split.get("after") is None or isinstance(split["after"], list))
+                and (segments is None or isinstance(segments, list) and all(
+                    isinstance(segment, list) and len(segment) == 3 and type(segment[0]) is int
+                    and segment[0] in tables and (segment[1] is None or isinstance(segment[1], list))
+                    and _is_lsn(segment[2]) for segment in segments)))
 
     def open(self):
         if self.split is None:

@@ -25,9 +25,11 @@ Exactly-once sink (``sink.redis_stream``, ``delivery: exactly_once``, the defaul
 """
 from __future__ import annotations
 
+import re
+
 from engine.runtime.operators.connectors.redis_stream import (RedisStreamSink, RedisStreamSource, checked_client,
-                                                   encode_record, entries_up_to, entry_records, redis_url,
-                                                   stream_id)
+                                                              encode_record, entries_up_to, entry_records,
+                                                              redis_url, restored_stream_splits, stream_id)
 from engine.runtime.operators.source import END_OF_INPUT
 from engine.runtime.operators.two_phase_commit import TwoPhaseCommitSink
 
@@ -55,7 +57,10 @@ class ConsumerGroupSource(RedisStreamSource):
 
     def initialize_state(self):
         self._state = self.context.operator_state().list_state("consumers")
-        self.splits = [dict(split) for split in self._state.get()] if self.context.is_restored else []
+        consumer = re.compile(rf"{re.escape(self.node_id)}-\d+")
+        self.splits = (restored_stream_splits(self, "consumers", consumer=lambda name: isinstance(name, str) and
+                                              consumer.fullmatch(name) is not None)
+                       if self.context.is_restored else [])
         if not self.splits:
             consumer = f"{self.node_id}-{self.context.subtask_index}"
             self.splits = [{"stream": self.stream, "consumer": consumer, "last_id": "0-0", "end_id": None}]

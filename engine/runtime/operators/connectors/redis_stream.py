@@ -20,16 +20,22 @@ Entries and records: the sink writes ``{"value": json(record)}``; the source tur
 entry with just a ``value`` field back into the record and any other entry into a dict
 of its fields (strings). The Redis URL is the ``url`` parameter, else the runtime's
 ``redis_url`` configuration, else ``REDIS_URL``, else ``redis://127.0.0.1:6379/0``.
+
+Restored state is data: a restored split is read only when it names the node's own
+stream and its ids are stream ids (``restored_stream_splits``); otherwise the snapshot is
+refused, naming the node.
 """
 from __future__ import annotations
 
 import bisect
 import json
 import os
+import re
 
 import msgspec
 
 from engine.runtime.operators.base import ConfigurationError, StreamOperator
+from engine.runtime.operators.restored_state import require, restored_dicts
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 
 IDLE_DELAY = 0.05
@@ -60,6 +66,25 @@ def checked_client(node: dict, url: str):
         raise ConfigurationError(node, f"cannot reach Redis at {parts.hostname}:{parts.port or 6379}: {error}"
                                  ) from None
     return client
+
+
+_STREAM_ID = re.compile(r"\d{1,20}-\d{1,20}")
+
+
+def restored_stream_splits(source, name: str, **expected) -> list[dict]:
+    """The splits of a stream source's list state ``name`` after a restore, each checked: its ``stream`` is the
+    node's own, ``last_id`` a stream id (or ``$``, not resolved yet), ``end_id`` one or None, and every other
+    key in ``expected`` has a value for which ``expected[key](value)`` holds."""
+    splits = restored_dicts(source.node, source.context, name, source._state.get())
+    for split in splits:
+        last_id, end_id = split.get("last_id"), split.get("end_id")
+        require(split.get("stream") == source.stream
+                and isinstance(last_id, str) and (last_id == "$" or _STREAM_ID.fullmatch(last_id) is not None)
+                and (end_id is None or isinstance(end_id, str) and _STREAM_ID.fullmatch(end_id) is not None)
+                and all(check(split.get(key)) for key, check in expected.items()),
+                source.node, source.context, f"holds the split {split!r:.200}, which is not one of the stream "
+                                             f"{source.stream} this source reads")
+    return splits
 
 
 def stream_id(text: str) -> tuple[int, int]:
@@ -118,7 +143,7 @@ class RedisStreamSource(SourceOperator):
     def initialize_state(self):
         self._state = self.context.operator_state().list_state("position")
         if self.context.is_restored:
-            self.splits = [dict(split) for split in self._state.get()]
+            self.splits = restored_stream_splits(self, "position")
         elif self.context.subtask_index == 0:
             start = str(self.params.get("start_id") or "0-0")
             self.splits = [{"stream": self.stream, "last_id": start, "end_id": None}]
