@@ -231,7 +231,9 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
             "method": {"type": "string", "enum": ["GET", "POST"], "default": "GET"},
             "body": {**EXPRESSION, "default": "x", "description": "POST: the JSON body sent for record x."},
             "headers": {"type": "object", "additionalProperties": {"type": "string"}, "default": {},
-                        "description": "Request headers, for example {\"Authorization\": \"Bearer ...\"}."},
+                        "x-http-headers": True,
+                        "description": "Request headers, for example {\"Authorization\": \"Bearer ...\"}; "
+                                       "not Host: the address decides where the request goes."},
             "response": {"type": "string", "enum": ["json", "text"], "default": "json",
                          "description": "Parse the answer as JSON or keep it as text."},
             **_ASYNC_IO,

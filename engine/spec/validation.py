@@ -19,6 +19,7 @@ from engine.spec.catalog import (expression_fields, expression_map_fields, expre
                                  output_port_names, params_with_defaults)
 from engine.spec.catalog_schema import DAY_MS
 from engine.spec.expressions import check_expression
+from engine.spec.http_headers import header_problem
 from engine.spec.event_time import nodes_without_event_time
 from engine.spec.join_catalog import INPUT_SIDES
 from engine.spec.kafka_catalog import kafka_param_problems
@@ -282,6 +283,12 @@ def _param_problems(node: dict[str, Any], spec: dict[str, Any]) -> Iterator[Prob
     yield from _join_param_problems(node, params)
     for field, message in kafka_param_problems(node["type"], params):
         yield Problem(message, node=node["id"], field=field)
+    for name, schema in spec["params_schema"]["properties"].items():
+        headers = params.get(name) if schema.get("x-http-headers") else None
+        for header, value in (headers.items() if isinstance(headers, dict) else ()):
+            message = header_problem(header, value)
+            if message:
+                yield Problem(message, node=node["id"], field=f"params.{name}")
     if node["type"] == PYTHON_TYPE and isinstance(params.get("code"), str):
         for message in code_problems(params["code"]):
             yield Problem(message, node=node["id"], field="params.code")
