@@ -171,7 +171,7 @@ class KafkaSource(SourceOperator):
             return END_OF_INPUT
         messages = self.consumer.consume(self.batch_size, 0)
         if not messages:
-            self._check_bounded_ends()
+            self._check_bounded_ends(by_position=True)
             return []
         return self._records_of(messages, now)
 
@@ -187,11 +187,13 @@ class KafkaSource(SourceOperator):
                 return []
         partitions = list(zip(map(Message.topic, messages), map(Message.partition, messages)))
         offsets = list(map(Message.offset, messages))
-        if any(split["stop"] is not None for split in self.splits.values()):
+        last = dict(zip(partitions, offsets))  # each partition's last offset in the batch: its highest
+        if any(self._past_stop(key, offset) for key, offset in last.items()):
             messages, partitions, offsets = self._before_stops(messages, partitions, offsets)
-        for key, offset in dict(zip(partitions, offsets)).items():
+            last = dict(zip(partitions, offsets))
+        for key, offset in last.items():
             self.splits[key]["offset"] = offset + 1
-        self._check_bounded_ends()
+        self._check_bounded_ends(by_position=False)
         if not messages:
             return []
         self.records_read += len(messages)
@@ -241,28 +243,29 @@ class KafkaSource(SourceOperator):
                 raise kafka_error(self.node, f"cannot read {message.topic()}/{message.partition()}", error)
         return records
 
+    def _past_stop(self, key: tuple, offset: int) -> bool:
+        stop = self.splits[key]["stop"]
+        return stop is not None and offset >= stop
+
     def _before_stops(self, messages, partitions, offsets):
-        """Drop records at or past their partition's stop offset (bounded reading)."""
-        keep = [index for index, (key, offset) in enumerate(zip(partitions, offsets))
-                if self.splits[key]["stop"] is None or offset < self.splits[key]["stop"]]
-        if len(keep) == len(messages):
-            return messages, partitions, offsets
+        """Drop records at or past their partition's stop offset (bounded reading; only in the batch that
+        reaches a stop)."""
+        keep = [index for index, (key, offset) in enumerate(zip(partitions, offsets)) if not self._past_stop(key, offset)]
         for key, offset in zip(partitions, offsets):
-            split = self.splits[key]
-            if split["stop"] is not None and offset >= split["stop"]:
-                split["offset"] = max(split["offset"], split["stop"])
+            if self._past_stop(key, offset):
+                self.splits[key]["offset"] = max(self.splits[key]["offset"], self.splits[key]["stop"])
         return [messages[i] for i in keep], [partitions[i] for i in keep], [offsets[i] for i in keep]
 
-    def _check_bounded_ends(self) -> None:
-        """Unassign bounded partitions read to their stop: by the records, or by the consumer's position
-        (which moves past transaction markers no record stands for)."""
+    def _check_bounded_ends(self, by_position: bool) -> None:
+        """Unassign bounded partitions read to their stop: by the records, or -- when a poll found
+        nothing -- by the consumer's position, which moves past transaction markers no record stands for."""
         from confluent_kafka import TopicPartition
 
         open_bounded = [split for split in self.splits.values() if split["stop"] is not None and not split.get("done")]
-        if not open_bounded:
+        if not open_bounded or not (by_position or any(s["offset"] >= s["stop"] for s in open_bounded)):
             return
         positions = {(tp.topic, tp.partition): tp.offset for tp in self.consumer.position(
-            [TopicPartition(split["topic"], split["partition"]) for split in open_bounded])}
+            [TopicPartition(split["topic"], split["partition"]) for split in open_bounded])} if by_position else {}
         finished = []
         for split in open_bounded:
             position = positions.get((split["topic"], split["partition"]), -1)
