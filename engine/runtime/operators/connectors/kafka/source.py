@@ -89,7 +89,6 @@ class KafkaSource(SourceOperator):
         self._next_request = 0.0
         self._to_commit: dict[int, dict] = {}
         self.commit_failures = 0
-        self.records_read = 0
         self.unavailable_timeout_s = int(params.get("unavailable_timeout_ms", DEFAULT_UNAVAILABLE_TIMEOUT_MS)) / 1000
         self._unavailable_since: dict[tuple[str, int], tuple[float, int]] = {}  # partition -> (since, leader)
 
@@ -196,7 +195,6 @@ class KafkaSource(SourceOperator):
         self._check_bounded_ends(by_position=False)
         if not messages:
             return []
-        self.records_read += len(messages)
         raw_values = list(map(Message.value, messages))
         try:
             values = self.decode_values(raw_values)
