@@ -228,3 +228,20 @@ def test_a_timestamp_start_takes_the_first_record_at_or_after_it_or_the_end():
     enumerator = KafkaPartitionEnumerator(node, None, False)
     starts = enumerator._start_offsets(_ListOffsetsAnswers(), {}, [("t", 0), ("t", 1)], "timestamp")
     assert starts == {("t", 0): 7, ("t", 1): 12}
+
+
+def test_restored_state_naming_another_topic_or_a_bad_offset_is_refused():
+    """Restored state is data: a snapshot a user could write must not make the source read a topic
+    the node does not name, or seek to an offset that is not one."""
+    from engine.runtime.operators.connectors.kafka.enumerator import KafkaPartitionEnumerator, is_split_of
+
+    node = {"id": "src", "type": "source.kafka", "params": {"bootstrap_servers": "k:9092", "topics": ["orders"]}}
+    good = {"topic": "orders", "partition": 0, "offset": 5, "stop": None}
+    assert is_split_of(good, ["orders"], None)
+    for bad in ({**good, "topic": "payroll"}, {**good, "offset": -1}, {**good, "partition": "0"},
+                {**good, "stop": 1.5}, {"topic": "orders"}, "orders"):
+        assert not is_split_of(bad, ["orders"], None), bad
+        enumerator = KafkaPartitionEnumerator(node, {"known": [["orders", 0]], "unassigned": [bad]}, True,
+                                              snapshot="/snapshots/chk-3")
+        answer = enumerator.handle_event(0, {"kind": "request", "parallelism": 1})
+        assert answer["kind"] == "error" and "the snapshot at /snapshots/chk-3 is refused" in answer["message"]

@@ -41,6 +41,7 @@ from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.connectors.file_splits import SplitAssignmentTracker
 from engine.runtime.operators.connectors.kafka.clients import METADATA_TIMEOUT_S, base_config, kafka_error, \
     topic_partitions
+from engine.runtime.operators.restored_state import is_offset, is_optional_offset
 
 DEFAULT_DISCOVERY_INTERVAL_MS = 10_000
 START_MODES = ("earliest", "latest", "timestamp", "committed")
@@ -51,10 +52,23 @@ def owner(split: dict, parallelism: int) -> int:
     return ((zlib.crc32(split["topic"].encode()) * 31) + split["partition"]) % parallelism
 
 
+def is_split_of(split, topics: list[str], pattern) -> bool:
+    """Whether a restored ``split`` is one this source makes: of one of its topics (or matching its
+    pattern), with a partition number and offsets (restored state is data: ``restored_state``)."""
+    try:
+        topic = split["topic"]
+        return (isinstance(topic, str) and (topic in topics or (pattern is not None and bool(pattern.fullmatch(topic))))
+                and is_offset(split["partition"]) and is_offset(split["offset"])
+                and is_optional_offset(split.get("stop")) and type(split.get("done", False)) is bool)
+    except (TypeError, KeyError):
+        return False
+
+
 class KafkaPartitionEnumerator:
     """The JobMaster's side of one Kafka source node (see the module)."""
 
-    def __init__(self, node: dict, restored: dict | None, restored_node: bool):
+    def __init__(self, node: dict, restored: dict | None, restored_node: bool, *, config: dict | None = None,
+                 snapshot: str | None = None):
         self.node = node
         params = node.get("params") or {}
         self.params = params
@@ -67,15 +81,28 @@ class KafkaPartitionEnumerator:
         self.unassigned: list[dict] = []
         self.given_back: dict[int, list[dict]] = {}
         self._next_discovery = 0.0
+        self.refused: str | None = None
         if restored is not None:
-            self.known = {(topic, partition) for topic, partition in restored.get("known") or ()} \
-                if restored.get("known") is not None else None
+            self._restore(restored, snapshot)
+
+    def _restore(self, restored, snapshot: str | None) -> None:
+        try:
+            known = restored.get("known")
+            self.known = None if known is None else {(topic, partition) for topic, partition in known}
             self.unassigned = [dict(split) for split in restored.get("unassigned") or ()]
+            bad = next((split for split in self.unassigned if not is_split_of(split, self.topics, self.pattern)), None)
+        except (TypeError, ValueError, AttributeError):
+            bad = restored
+        if bad is not None:
+            self.refused = (f"the snapshot at {snapshot or '?'} is refused: its partition enumerator's state holds "
+                            f"{bad!r:.200}, which is not a partition of this source's topics")
 
     # -- events ------------------------------------------------------------------------------
     def handle_event(self, subtask: int, event: dict) -> dict:
         if event.get("kind") != "request":
             return {"kind": "error", "message": f"unknown partition request {event.get('kind')!r}"}
+        if self.refused is not None:
+            return {"kind": "error", "message": self.refused}
         parallelism = int(event.get("parallelism") or 1)
         if self._discovery_due():
             try:

@@ -46,7 +46,8 @@ from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.connectors.kafka import formats
 from engine.runtime.operators.connectors.kafka.clients import base_config, kafka_error
 from engine.runtime.operators.connectors.kafka.enumerator import DEFAULT_DISCOVERY_INTERVAL_MS, \
-    KafkaPartitionEnumerator
+    KafkaPartitionEnumerator, is_split_of
+from engine.runtime.operators.restored_state import require, restored_dicts
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 
 NO_WATERMARK = -(2 ** 63)
@@ -98,7 +99,16 @@ class KafkaSource(SourceOperator):
             raise ConfigurationError(self.node, "a Kafka source needs its partition enumerator in the JobMaster "
                                                 "and cannot run inside a hybrid source")
         self._state = self.context.operator_state().list_state("partitions")
-        restored = [dict(split) for split in self._state.get()] if self.context.is_restored else []
+        restored = restored_dicts(self.node, self.context, "partitions", self._state.get()) \
+            if self.context.is_restored else []
+        topics, pattern = list(self.params.get("topics") or []), None
+        if self.params.get("topic_pattern"):
+            import re
+
+            pattern = re.compile(self.params["topic_pattern"])
+        for split in restored:
+            require(is_split_of(split, topics, pattern), self.node, self.context,
+                    f"holds {split!r:.120}, which is not a partition of this source's topics")
         self.splits = {(split["topic"], split["partition"]): split for split in restored}
 
     def open(self):
