@@ -245,3 +245,18 @@ def test_restored_state_naming_another_topic_or_a_bad_offset_is_refused():
                                               snapshot="/snapshots/chk-3")
         answer = enumerator.handle_event(0, {"kind": "request", "parallelism": 1})
         assert answer["kind"] == "error" and "the snapshot at /snapshots/chk-3 is refused" in answer["message"]
+
+
+def test_an_avro_schema_file_outside_the_jobs_grants_is_refused_when_opened(tmp_path):
+    """A link swapped in after the definition was checked: the file actually opened must be granted."""
+    from engine.runtime.grants import Grants
+    from engine.runtime.operators.connectors.kafka import formats
+
+    (tmp_path / "granted").mkdir()
+    (tmp_path / "secret.avsc").write_text(json.dumps(AVRO_SCHEMA))
+    (tmp_path / "granted" / "click.avsc").symlink_to(tmp_path / "secret.avsc")
+    params = {"format": "avro", "avro_schema_file": str(tmp_path / "granted" / "click.avsc")}
+    with pytest.raises(ValueError, match="outside the locations granted"):
+        formats.value_decoder(params, Grants(read=(str(tmp_path / "granted"),)))
+    assert formats.value_decoder(params, Grants(read=(str(tmp_path),)))([_avro({"user": "a", "n": 1})]) == \
+        [{"user": "a", "n": 1}]

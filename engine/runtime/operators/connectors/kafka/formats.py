@@ -30,19 +30,19 @@ class BadRecord(ValueError):
         self.cause = cause
 
 
-def avro_schema(params: dict) -> Any:
+def avro_schema(params: dict, grants=None) -> Any:
     """The parsed Avro schema of a node's ``avro_schema`` or ``avro_schema_file`` (ValueError if neither
-    is usable)."""
+    is usable). The file is opened through the job's ``grants`` (``engine.runtime.grants``): a link
+    swapped in since the definition was checked is refused at the moment of use."""
+    from engine.runtime.grants import open_for_reading
     from engine.spec.kafka_catalog import parse_avro_schema
 
     schema = params.get("avro_schema")
     if schema is None and params.get("avro_schema_file"):
-        import fsspec
-
         try:
-            with fsspec.open(params["avro_schema_file"], "rt") as handle:
-                schema = handle.read()
-        except OSError as error:
+            with open_for_reading(params["avro_schema_file"], grants) as handle:
+                schema = handle.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as error:
             raise ValueError(f"cannot read the Avro schema file {params['avro_schema_file']}: {error}") from None
     if schema is None:
         raise ValueError("the avro format needs avro_schema or avro_schema_file")
@@ -52,7 +52,7 @@ def avro_schema(params: dict) -> Any:
 # -- decoding -------------------------------------------------------------------------------------
 
 
-def value_decoder(params: dict) -> Callable[[list], list]:
+def value_decoder(params: dict, grants=None) -> Callable[[list], list]:
     """``decode(values) -> records`` for the node's ``format``; raises :class:`BadRecord`."""
     kind = params.get("format", "json")
     if kind == "json":
@@ -64,7 +64,7 @@ def value_decoder(params: dict) -> Callable[[list], list]:
     if kind == "csv":
         return _csv_decoder(list(params.get("columns") or ()), params.get("delimiter", ","))
     if kind == "avro":
-        return _avro_decoder(avro_schema(params), params.get("avro_framing", "none") == "confluent")
+        return _avro_decoder(avro_schema(params, grants), params.get("avro_framing", "none") == "confluent")
     raise ValueError(f"unknown format {kind!r}")
 
 
@@ -147,7 +147,7 @@ def _avro_decoder(schema, framed: bool) -> Callable[[list], list]:
 # -- encoding -------------------------------------------------------------------------------------
 
 
-def value_encoder(params: dict) -> Callable[[list], list]:
+def value_encoder(params: dict, grants=None) -> Callable[[list], list]:
     """``encode(values) -> [bytes or None]`` for the node's ``format``; raises :class:`BadRecord`."""
     kind = params.get("format", "json")
     if kind == "json":
@@ -161,7 +161,7 @@ def value_encoder(params: dict) -> Callable[[list], list]:
     if kind == "avro":
         framing = struct.pack(">bI", 0, int(params.get("avro_schema_id", 0))) \
             if params.get("avro_framing", "none") == "confluent" else b""
-        return _mapped(_avro_writer(avro_schema(params), framing), "a record of the Avro schema")
+        return _mapped(_avro_writer(avro_schema(params, grants), framing), "a record of the Avro schema")
     raise ValueError(f"unknown format {kind!r}")
 
 

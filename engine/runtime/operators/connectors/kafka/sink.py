@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.runtime.grants import Grants
 from engine.runtime.operators.base import ConfigurationError, StreamOperator
 from engine.runtime.operators.connectors.kafka import formats
 from engine.runtime.operators.connectors.kafka.clients import (base_config, kafka_error, topic_partitions,
@@ -52,7 +53,7 @@ ABORT_ON_CLOSE_TIMEOUT_S = 5.0
 class RecordWriter:
     """Turns batches of records into messages of one topic and hands them to a producer."""
 
-    def __init__(self, node: dict):
+    def __init__(self, node: dict, grants: Grants | None):
         from engine.spec.expressions import compile_batch_expression
 
         params = node.get("params") or {}
@@ -63,7 +64,7 @@ class RecordWriter:
         self.partitions_of = compile_batch_expression(params["partition"]) if params.get("partition") else None
         self.timestamps_of = compile_batch_expression(params["timestamp"]) if params.get("timestamp") else None
         try:
-            self.encode_values = formats.value_encoder(params)
+            self.encode_values = formats.value_encoder(params, grants)
         except ValueError as error:
             raise ConfigurationError(node, str(error)) from None
         self.encode_keys = formats.key_encoder(params.get("key_format", "string"))
@@ -166,7 +167,7 @@ class KafkaSink(StreamOperator):
 
     def __init__(self, node, context):
         super().__init__(node, context)
-        self.writer = RecordWriter(node)
+        self.writer = RecordWriter(node, Grants.of(context.config))
         self.config = producer_config(node)
         self.delivery_timeout_ms = self.config["message.timeout.ms"]
         self.producer = None
@@ -212,7 +213,7 @@ class TransactionalKafkaSink(TwoPhaseCommitSink):
 
     def __init__(self, node, context):
         super().__init__(node, context)
-        self.writer = RecordWriter(node)
+        self.writer = RecordWriter(node, Grants.of(context.config))
         self.config = {**producer_config(node), "transaction.timeout.ms": int(
             self.params.get("transaction_timeout_ms", DEFAULT_TRANSACTION_TIMEOUT_MS))}
         self.delivery_timeout_ms = self.config["message.timeout.ms"]

@@ -42,6 +42,7 @@ from itertools import groupby, repeat
 from operator import itemgetter
 
 from engine.runtime.io.events import WATERMARK_ACTIVE, WATERMARK_IDLE, TimestampedBatch, Watermark
+from engine.runtime.grants import Grants
 from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.connectors.kafka import formats
 from engine.runtime.operators.connectors.kafka.clients import base_config, kafka_error
@@ -70,7 +71,7 @@ class KafkaSource(SourceOperator):
         self.emit_records = params.get("emit", "record") == "record"
         self.discovery_interval_s = int(params.get("discovery_interval_ms", DEFAULT_DISCOVERY_INTERVAL_MS)) / 1000
         try:
-            self.decode_values = formats.value_decoder(params)
+            self.decode_values = formats.value_decoder(params, Grants.of(context.config))
         except ValueError as error:
             raise ConfigurationError(node, str(error)) from None
         self.decode_keys = formats.key_decoder(params.get("key_format", "string"))
