@@ -119,6 +119,19 @@ def pipeline_permissions(user, pipeline: Pipeline) -> frozenset[str]:
     return frozenset(granted)
 
 
+def why_owner_may_not(owner, permission: str, pipeline: Pipeline) -> str | None:
+    """Work done later on someone's behalf (a savepoint schedule, an alert rule and its webhooks) runs as
+    that user, with the permissions they have when it runs: None when ``owner`` may still do
+    ``permission`` with ``pipeline``, otherwise why not (for the work's log)."""
+    if owner is None:
+        return "the user who made it no longer exists"
+    if not owner.is_active:
+        return f"{owner.get_username()}'s account is deactivated"
+    if not can(owner, permission, pipeline):
+        return f"{owner.get_username()} may no longer {permission} pipeline {pipeline.pk}"
+    return None
+
+
 def can(user, permission: str, pipeline: Pipeline) -> bool:
     if permission not in PERMISSIONS:
         raise ValueError(f"unknown permission {permission!r}; expected one of {PERMISSIONS}")

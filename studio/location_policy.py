@@ -34,7 +34,7 @@ import os
 import posixpath
 from dataclasses import asdict, dataclass, field
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 PATH, URL, REDIS, POSTGRES, KAFKA = "path", "url", "redis", "postgres", "kafka"
 KINDS = (PATH, URL, REDIS, POSTGRES, KAFKA)
@@ -260,6 +260,16 @@ def resolve_http_expression(expression: str, policy: Policy) -> tuple[str, Locat
                               "f\"http://users.internal/profiles/{x['user']}\"")
     parts = _split_origin(head, complete)
     return check_url(parts, head, policy)
+
+
+def resolve_url(url: str, policy: Policy) -> tuple[str, Location]:
+    """A whole http(s) URL the studio itself will request (a webhook's), checked as an address expression's
+    literal head is, its query aside; a path segment that decodes to ``.`` or ``..`` is refused too."""
+    text = url.strip()
+    base = text.partition("#")[0].partition("?")[0]
+    if any(unquote(segment) in (".", "..") for segment in base.split("://", 1)[-1].split("/")[1:]):
+        raise LocationRefused(f"{text!r}: '.' and '..' are not allowed in an address, however they are spelled")
+    return text, check_url(_split_origin(base, True), text, policy)[1]
 
 
 def literal_head(expression: str) -> tuple[str | None, bool]:

@@ -172,6 +172,9 @@ SCHEDULE_CHECK_INTERVAL_S = float(os.environ.get("STUDIO_SCHEDULE_CHECK_INTERVAL
 # Alert webhooks (studio.alerts.webhooks): attempts per delivery, and the first retry's delay (doubling).
 WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("STUDIO_WEBHOOK_MAX_ATTEMPTS", "5"))
 WEBHOOK_BACKOFF_S = float(os.environ.get("STUDIO_WEBHOOK_BACKOFF_S", "2"))
+# Networks (CIDRs) a granted host name may resolve into although they are not public, for receivers on the
+# operator's own network (studio.outbound_http); loopback and private addresses are refused otherwise.
+STUDIO_TRUSTED_NETWORKS = [network for network in os.environ.get("STUDIO_TRUSTED_NETWORKS", "").split(",") if network]
 LAUNCH_TIMEOUT_S = float(os.environ.get("STUDIO_LAUNCH_TIMEOUT", "600"))
 # Per web worker process: HTTP requests served at once before further ones get 503 + Retry-After.
 MAX_REQUESTS_IN_FLIGHT = int(os.environ.get("STUDIO_MAX_REQUESTS_IN_FLIGHT", "8"))

@@ -16,7 +16,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from studio.access import RUN, can, pipelines_visible_to
-from studio.alerts.firing import fire, unread_count, user_notifications_group
+from studio.alerts.firing import RuleSuspended, fire, unread_count, user_notifications_group
 from studio.alerts.models import AlertKind, AlertRule, Notification, WebhookDelivery
 from studio.alerts.webhooks import WebhookUrlError, check_webhook_url
 from studio.api.exceptions import BadRequest, rule_violation
@@ -62,8 +62,9 @@ class AlertRuleSerializer(StrictModelSerializer):
     def validate_webhook_url(self, url: str) -> str:
         if not url:
             return ""
+        owner = self.instance.created_by if self.instance is not None else None
         try:
-            return check_webhook_url(url)
+            return check_webhook_url(url, self.context["request"].user, owner)
         except WebhookUrlError as error:
             raise rule_violation("webhook_url", str(error))
 
@@ -147,7 +148,10 @@ class AlertRuleViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["post"])
     def test(self, request, pk=None):
         rule = self.get_object()
-        notifications = fire(rule, None, f"test of alert rule {rule.name!r}", {"test": True})
+        try:
+            notifications = fire(rule, None, f"test of alert rule {rule.name!r}", {"test": True})
+        except RuleSuspended as suspended:
+            raise PermissionDenied(str(suspended))
         return Response(NotificationSerializer(notifications, many=True).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(tags=TAG, summary="The rule's webhook deliveries, newest first, with every attempt",

@@ -9,6 +9,10 @@ checkpoints in a row fire once, not at N+1 again; a completed checkpoint ends th
 A backpressure rule holds once a vertex's ``backpressured_ratio`` stayed above the
 threshold in every metrics sample for ``duration_s`` seconds; a sample at or below it
 ends the streak. Checkpoint durations, failures and restarts are single occurrences.
+
+A rule runs as its author: while the author may not run the pipeline (a share revoked, by
+any path, the account deactivated or deleted), the rule is not evaluated at all: nobody is
+notified and no webhook is sent on the author's behalf (``studio.alerts.firing.suspension``).
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from typing import Any
 
 from django.db import transaction
 
-from studio.alerts.firing import fire
+from studio.alerts.firing import fire, suspension
 from studio.alerts.models import AlertKind, AlertRule, AlertState
 from studio.models import Checkpoint, Run
 
@@ -32,9 +36,14 @@ def on_run_event(sender, run_id: int, pipeline_id: int, event: dict[str, Any], *
 def on_event(run_id: int, pipeline_id: int, event_type: str, ts: int, data: dict[str, Any]) -> None:
     """Evaluate the enabled rules of the run's pipeline against one event; never raises."""
     try:
-        rules = list(AlertRule.objects.filter(pipeline_id=pipeline_id, enabled=True).select_related("pipeline"))
+        rules = list(AlertRule.objects.filter(pipeline_id=pipeline_id, enabled=True)
+                     .select_related("pipeline", "created_by"))
         for rule in rules:
-            _evaluate(rule, run_id, event_type, ts, data)
+            reason = suspension(rule)
+            if reason is None:
+                _evaluate(rule, run_id, event_type, ts, data)
+            else:
+                logger.debug("%s: not evaluated", reason)
     except Exception:
         logger.exception("alert evaluation failed for a %s event of run %s", event_type, run_id)
 

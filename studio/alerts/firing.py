@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import transaction
 
+from studio.access import RUN, why_owner_may_not
 from studio.alerts.models import AlertRule, Notification, WebhookDelivery
 from studio.fanout import broadcast
 from studio.models import Run, now_ms
@@ -23,8 +24,22 @@ def recipients(rule: AlertRule) -> set[int]:
     return {user for user in (rule.created_by_id, rule.pipeline.owner_id) if user is not None}
 
 
+class RuleSuspended(Exception):
+    """The rule runs as its author, who may no longer run its pipeline: it does nothing; the message says why."""
+
+
+def suspension(rule: AlertRule) -> str | None:
+    """Why ``rule`` may not fire now (its author may no longer run its pipeline), or None."""
+    reason = why_owner_may_not(rule.created_by, RUN, rule.pipeline)
+    return None if reason is None else f"alert rule {rule.pk} runs as its author, and {reason}"
+
+
 def fire(rule: AlertRule, run: Run | None, message: str, data: dict[str, Any]) -> list[Notification]:
-    """Store the notifications (and the delivery), then send them live and queue the webhook."""
+    """Store the notifications (and the delivery), then send them live and queue the webhook; raise
+    :class:`RuleSuspended` when the rule's author may no longer run its pipeline."""
+    reason = suspension(rule)
+    if reason is not None:
+        raise RuleSuspended(reason)
     with transaction.atomic():
         notifications = [Notification.objects.create(user_id=user, rule=rule, run=run, pipeline_id=rule.pipeline_id,
                                                      kind=rule.kind, message=message, data=data)

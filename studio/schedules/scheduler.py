@@ -8,6 +8,11 @@ the old value wins), so each moment triggers once.
 
 A due moment that passed while no worker ran is taken once, not once per missed moment,
 and the next one is computed from now.
+
+A schedule runs as its author, with the permissions the author has at each due moment: while
+the author may not run the pipeline (a share revoked by any path, raw SQL included; the
+account deactivated or deleted), a due moment takes no savepoint, retention deletes nothing,
+and ``last_error`` says why. Given the permission back, the schedule goes on.
 """
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from django.db import close_old_connections, transaction
 from django.utils import timezone
 
 from engine.api import discard_checkpoint
+from studio.access import RUN, why_owner_may_not
 from studio.models import TERMINAL_STATUSES, Checkpoint, SavepointRequest, SavepointStatus, SavepointTrigger
 from studio.runs.control import RunStateConflict, trigger_savepoint
 from studio.schedules.models import SavepointSchedule
@@ -32,9 +38,14 @@ def run_due_schedules(now: datetime | None = None) -> list[SavepointRequest]:
     """Trigger a savepoint of every target run of every due schedule; return the requests made."""
     now = now or timezone.now()
     requests = []
-    for schedule in SavepointSchedule.objects.filter(enabled=True, next_due_at__lte=now).select_related("created_by"):
+    due = SavepointSchedule.objects.filter(enabled=True, next_due_at__lte=now)
+    for schedule in due.select_related("created_by", "pipeline", "run__pipeline"):
         if not _claim(schedule, now):
             continue  # another worker took this moment
+        reason = suspension(schedule)
+        if reason is not None:
+            SavepointSchedule.objects.filter(pk=schedule.pk).update(last_error=reason)
+            continue
         errors = []
         for run in schedule.target_runs():
             try:
@@ -76,10 +87,18 @@ def prune_savepoints(schedule: SavepointSchedule) -> list[int]:
 
 
 def prune_all() -> list[int]:
+    """Retention of every schedule that may act: a suspended one deletes nothing either."""
     deleted = []
-    for schedule in SavepointSchedule.objects.all():
-        deleted.extend(prune_savepoints(schedule))
+    for schedule in SavepointSchedule.objects.select_related("created_by", "pipeline", "run__pipeline"):
+        if suspension(schedule) is None:
+            deleted.extend(prune_savepoints(schedule))
     return deleted
+
+
+def suspension(schedule: SavepointSchedule) -> str | None:
+    """Why ``schedule`` may not act now (it runs as its author, who may no longer run its pipeline), or None."""
+    reason = why_owner_may_not(schedule.created_by, RUN, schedule.owning_pipeline)
+    return None if reason is None else f"suspended: the schedule runs as its author, and {reason}"
 
 
 def tick(now: datetime | None = None) -> None:

@@ -70,7 +70,8 @@ class FlakyReceiver:
                 pass
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook?token=abc"
+        self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.url = f"{self.origin}/hook?token=abc"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self):
@@ -87,7 +88,8 @@ def flaky_receiver(failures: int):
         receiver.close()
 
 
-def test_rules_are_created_listed_changed_and_deleted(api, user):
+def test_rules_are_created_listed_changed_and_deleted(api, user, grant):
+    grant(user, "https://hooks.example", kind="url")
     run = running_run(user)
     created = rule(api, run, kind="checkpoint_failures", threshold=3, webhook_url="https://hooks.example/x")
     assert (created["kind"], created["threshold"], created["enabled"], created["created_by"]) == (
@@ -245,11 +247,12 @@ def test_notifications_arrive_live_with_the_badge_and_only_for_their_user(api, u
     asyncio.run(scenario())
 
 
-def test_a_delivery_is_retried_with_backoff_until_the_receiver_takes_it(api, user, settings):
+def test_a_delivery_is_retried_with_backoff_until_the_receiver_takes_it(api, user, settings, grant):
     settings.WEBHOOK_MAX_ATTEMPTS = 5
     settings.WEBHOOK_BACKOFF_S = 2
     run = running_run(user)
     with flaky_receiver(failures=2) as receiver:
+        grant(user, receiver.origin, kind="url")  # a receiver on loopback: the operator grants it
         created = rule(api, run, kind="run_failed", webhook_url=receiver.url)
         delivery = WebhookDelivery.objects.create(rule_id=created["id"], url=receiver.url, payload={"n": 1})
         assert [webhooks.attempt(delivery), webhooks.attempt(delivery), webhooks.attempt(delivery)] == [2, 4, None]
@@ -257,10 +260,11 @@ def test_a_delivery_is_retried_with_backoff_until_the_receiver_takes_it(api, use
     assert delivery.status == "DELIVERED" and receiver.bodies == [{"n": 1}] * 3
 
 
-def test_a_delivery_gives_up_after_its_attempts(api, user, settings):
+def test_a_delivery_gives_up_after_its_attempts(api, user, settings, grant):
     settings.WEBHOOK_MAX_ATTEMPTS = 2
     run = running_run(user)
     with flaky_receiver(failures=10) as receiver:
+        grant(user, receiver.origin, kind="url")
         created = rule(api, run, kind="run_failed", webhook_url=receiver.url)
         delivery = WebhookDelivery.objects.create(rule_id=created["id"], url=receiver.url, payload={})
         assert [webhooks.attempt(delivery), webhooks.attempt(delivery)] == [settings.WEBHOOK_BACKOFF_S, None]
@@ -271,9 +275,11 @@ def test_a_delivery_gives_up_after_its_attempts(api, user, settings):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_forced_checkpoint_failure_posts_the_webhook_through_the_celery_worker(celery_worker_process, api, user):
+def test_a_forced_checkpoint_failure_posts_the_webhook_through_the_celery_worker(celery_worker_process, api, user,
+                                                                                grant):
     run = running_run(user)
     with flaky_receiver(failures=1) as receiver:
+        grant(user, receiver.origin, kind="url")
         created = rule(api, run, kind="checkpoint_failures", threshold=1, webhook_url=receiver.url)
         checkpoint(run, 1, "failed", failure_message="expired")
         delivered = wait_until(lambda: WebhookDelivery.objects.filter(rule_id=created["id"], status="DELIVERED").first(),
