@@ -57,7 +57,9 @@ End of data, end of input, stop (seed 002, 语义增强与完善; FLIP-147)
 
     ``finish`` is called only on a normal end (bounded input or drain); ``close`` always.
     Where a subtask is in all this is its :attr:`StreamTask.state`, one class per state
-    (``engine.runtime.task_lifecycle``): each event returns the next state.
+    (``engine.runtime.task_lifecycle``): each event returns the next state, and the task
+    assigns it from those returns only. Whether a trigger stops the subtask is its state's
+    decision (``stop_requested``).
 
 Batch mode (``mode: "batch"``): no checkpoints; a subtask whose head operator is keyed
 reads its whole input first and processes it key group by key group
@@ -92,8 +94,7 @@ from engine.runtime.io.external_sort import DEFAULT_MEMORY_RECORDS, KeyGroupingS
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.partitioner import create_partitioner
 from engine.runtime.io.record_writer import RecordWriter
-from engine.runtime.io.stream_input import (END_OF_DATA_STATUS, END_OF_INPUT_STATUS, MORE_AVAILABLE,
-                                            NetworkInput, SortingInput, SourceInput)
+from engine.runtime.io.stream_input import NetworkInput, SortingInput, SourceInput
 from engine.runtime.kill_hooks import SimulatedFailure, maybe_kill
 from engine.runtime.mailbox import MailboxClosedError, MailboxProcessor
 from engine.runtime.operator_chain import OperatorChain
@@ -106,9 +107,7 @@ from engine.runtime.state.restore import TaskRestore
 from engine.runtime.tap import TapLimits, TapPoint, TapSender
 from engine.runtime.subtask_checkpoint import (DECLINE_ALIGNMENT_LIMIT, DECLINE_CANCELED, DECLINE_FAILURE, DECLINE_NOT_RUNNING,  # noqa: F401
                                                DECLINE_SUBSUMED, SubtaskCheckpointCoordinator)
-from engine.runtime.task_lifecycle import (AwaitingFinalCheckpoint, DataEnded, DrainRequested, EndingData, Finished,
-                                           HoldingForStop, Running, StopWithSavepointFailed,  # noqa: F401
-                                           TaskLifecycleState)
+from engine.runtime.task_lifecycle import AwaitingFinalCheckpoint, Finished, HoldingForStop, Running, TaskLifecycleState
 from engine.runtime.timer_service import ProcessingTimeService
 from engine.runtime.columnar import compile_int_key
 from engine.spec.expressions import compile_batch_expression, compile_batch_router
@@ -288,7 +287,7 @@ class StreamTask:
         if self.chain.buffers_output:
             self.mailbox.before_waiting = self.chain.flush_outputs
         if restore is not None and restore.is_finished(self.vertex.operators[0]["id"]):
-            self.state = Finished()
+            self.state = self.state.restored_finished()
             return  # nothing to initialise or open: it only ends its outputs (close still runs)
         self.chain.initialize_state()
         self.chain.open()
@@ -525,21 +524,19 @@ class StreamTask:
                 writer.when_available(controller.suspend_default_action("backpressured").resume)
                 return
 
-    def end_of_data(self, drain: bool) -> DataEnded:
-        """No record follows: with drain, finish the operators; tell downstream either way.
+    def end_data(self, drain: bool) -> None:
+        """No record follows: with drain, finish the operators (a source emits the maximum
+        watermark first); tell downstream either way.
 
         ``finish`` may yield to the mailbox (async I/O draining its queue), so a checkpoint
-        can run in the middle of it; that one is an ordinary checkpoint, taken before the
-        end of data (state ``EndingData``): only later ones are "after the end".
+        can run in the middle of it: the lifecycle state calling this (``EndingData``) makes
+        that an ordinary checkpoint, taken before the end of data.
         """
-        self.state = EndingData(getattr(self.state, "stop_savepoint", None))
         if drain:
             if self.is_source:
                 self.chain.head.emit_watermark(MAX_WATERMARK)
             self.chain.finish()
-        self.state = DataEnded(drain, self.state.stop_savepoint)
         self.chain.broadcast_event(END_OF_DATA if drain else END_OF_DATA_NO_DRAIN)
-        return self.state
 
     @property
     def needs_final_checkpoint(self) -> bool:
@@ -554,9 +551,9 @@ class StreamTask:
             return
         checkpoint_id, timestamp_ms, options = trigger
         if self.checkpoints.is_new(checkpoint_id):
-            self._perform_checkpoint(checkpoint_id, timestamp_ms, options,
-                                     alignment={"start_delay": max(0.0, _now_ms() - timestamp_ms),
-                                                "alignment_duration": 0.0})
+            self.take_triggered_checkpoint((checkpoint_id, timestamp_ms, options,
+                                            {"start_delay": max(0.0, _now_ms() - timestamp_ms),
+                                             "alignment_duration": 0.0}))
 
     # -- checkpoints: entry points (any thread) ------------------------------------------------
     def trigger_checkpoint_from_coordinator(self, checkpoint_id: int, timestamp_ms: int, options: dict) -> None:
@@ -639,25 +636,17 @@ class StreamTask:
             return
         if not self.state.takes_checkpoints or checkpoint_id <= self.checkpoints.latest_performed:
             return
-        alignment = {"start_delay": max(0.0, _now_ms() - timestamp_ms), "alignment_duration": 0.0}
-        if options.get("stop") and self.is_source and self.state.accepts_stop:
-            request = (checkpoint_id, timestamp_ms, options, alignment)
-            if options.get("drain"):  # ending the data finishes operators: at the top of the loop
-                self.state = DrainRequested(self.state, request)
-                self.processor.resume_default_action()
-            else:
-                self.state = self.stop_source(*request)
-            return
-        self._perform_checkpoint(checkpoint_id, timestamp_ms, options, alignment=alignment)
+        trigger = (checkpoint_id, timestamp_ms, options,
+                   {"start_delay": max(0.0, _now_ms() - timestamp_ms), "alignment_duration": 0.0})
+        if options.get("stop"):  # whether and how the subtask stops is its lifecycle state's decision
+            self.state = self.state.stop_requested(self, trigger)
+        else:
+            self.take_triggered_checkpoint(trigger)
 
-    def stop_source(self, checkpoint_id: int, timestamp_ms: int, options: dict, alignment: dict):
-        """Stop with savepoint at a source: (drain: end the data first,) savepoint, poll no more."""
-        if not self.checkpoints.is_new(checkpoint_id):
-            return self.state
-        if options.get("drain"):
-            self.end_of_data(drain=True)
-        self._perform_checkpoint(checkpoint_id, timestamp_ms, options, alignment=alignment)
-        return HoldingForStop(checkpoint_id, self.state)
+    def take_triggered_checkpoint(self, trigger: tuple) -> bool:
+        """Perform a coordinator's ``(checkpoint_id, timestamp_ms, options, alignment)`` trigger."""
+        checkpoint_id, timestamp_ms, options, alignment = trigger
+        return self._perform_checkpoint(checkpoint_id, timestamp_ms, options, alignment=alignment)
 
     def _on_barrier_arrival(self, barrier: CheckpointBarrier, aligning: bool) -> None:
         maybe_kill(self.kill_hook, "barrier", self.task_id, {"checkpoint_id": barrier.id, "aligning": aligning})

@@ -17,6 +17,7 @@ from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.network import LocalNetwork
 from engine.runtime.operators import OPERATOR_FACTORIES
 from engine.runtime.stream_task import StreamTask
+from engine.runtime.task_lifecycle import EndingData
 from tests.engine.lifecycle.support import Recorder
 
 
@@ -159,6 +160,22 @@ def test_source_stopped_without_drain_polls_no_more_and_ends_when_the_savepoint_
     task.notify_checkpoint_complete(3)
     task.run_mailbox_step()
     assert drain(downstream) == [END_OF_DATA_NO_DRAIN]
+    assert not task.processor.is_running
+
+
+def test_a_source_whose_data_is_ending_takes_a_stop_as_an_ordinary_savepoint_and_ends(tmp_path):
+    """Whether a trigger stops the subtask is its state's decision: only a running source stops;
+    one that already saw the end of its input takes the savepoint and ends as it would have."""
+    task, network, gateway = build(tmp_path, vertex="gen", count=6)
+    downstream = InputGate([network.input_channel(ChannelId("h", ("gen", 0), ("rec", 0)))])
+    task.run_mailbox_step()  # its three records
+    task.run_mailbox_step()  # the end of its input: the data ends at the next default action
+    assert isinstance(task.state, EndingData)
+    task.trigger_checkpoint_from_coordinator(5, 0, {"kind": "savepoint", "stop": True, "drain": False,
+                                                    "location": str(tmp_path / "sp")})
+    steps(task)
+    assert gateway.acks == [5] and not task.is_stopping
+    assert drain(downstream) == [[0, 2, 4], CheckpointBarrier(5, 0, {}), MAX_WATERMARK, END_OF_DATA]
     assert not task.processor.is_running
 
 
