@@ -51,7 +51,7 @@ from engine.checkpoint.storage import discard as discard_checkpoint
 from engine.checkpoint.storage import load_metadata as load_checkpoint_metadata
 from engine.cluster.job_master import JobHandle, JobMaster, JobResult
 from engine.cluster.local import ThreadDeployer
-from engine.cluster.spark_job_master import SparkJobMaster
+from engine.cluster.spark_deployer import SparkDeployer
 from engine.cluster.taps import TapError
 from engine.cluster.warm_session import session_for, start_warm_session
 from engine.plan.plan_summary import plan_pipeline
@@ -81,13 +81,15 @@ class Spark:
 
     ``master``: a Spark master URL (``local[N]`` sized to the job when None); ``session``:
     an existing SparkSession to use instead; ``advertised_host``: where the executors
-    reach this driver's control channel.
+    reach this driver's control channel; ``pin_slots``: each slot on a CPU of its own;
+    ``config`` is merged into every slot's configuration, as ``InProcess``'s.
     """
 
     master: str | None = None
     session: Any = None
     advertised_host: str = "127.0.0.1"
     pin_slots: bool = True
+    config: dict = field(default_factory=dict)
 
 
 Deployment = InProcess | Spark
@@ -118,10 +120,10 @@ def job_master_for(definition: dict, deployment: Deployment, *, checkpoint_dir: 
     if isinstance(deployment, Spark):
         if kill_hook is not None:
             raise ValueError("kill hooks run in this process only: on Spark, kill the slot's process")
-        return SparkJobMaster(definition, checkpoint_dir=checkpoint_dir, on_event=on_event,
-                              spark_master=deployment.master, spark_session=deployment.session, restore=restore,
-                              advertised_host=deployment.advertised_host, pin_slots=deployment.pin_slots,
-                              grants=grants, signer=signer)
+        deployer = SparkDeployer(spark_master=deployment.master, spark_session=deployment.session,
+                                 advertised_host=deployment.advertised_host, pin_slots=deployment.pin_slots)
+        return JobMaster(definition, deployer, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
+                         config=deployment.config, grants=grants, signer=signer)
     raise TypeError(f"unknown deployment {deployment!r}: use InProcess(...) or Spark(...)")
 
 

@@ -5,7 +5,7 @@ only starts, stops and counts slots. Two implementations:
 
 - ``engine.cluster.local.ThreadDeployer``: every slot a set of threads in this process,
   channels in memory (or over loopback TCP);
-- ``engine.cluster.spark_job_master.SparkDeployer``: every region attempt one Spark
+- ``engine.cluster.spark_deployer.SparkDeployer``: every region attempt one Spark
   barrier stage, its slots reporting over the control channel.
 
 Contract

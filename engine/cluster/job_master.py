@@ -5,7 +5,7 @@ its set of regions), owns the checkpoint coordinator, the failover strategy
 (``engine.plan.failover``) and the restart strategy, emits the job's events and metrics,
 and ends with one :class:`JobResult`. Where a region's slots run is the *deployer's*
 business (see ``engine.cluster.deployer``): threads in this process
-(``engine.cluster.local``) or a Spark barrier stage (``engine.cluster.spark_job_master``).
+(``engine.cluster.local``) or a Spark barrier stage (``engine.cluster.spark_deployer``).
 
 Life of a job
     Regions whose blocking inputs are complete are deployed as :class:`RegionAttempt`
@@ -101,7 +101,7 @@ class JobResult:
 
     @property
     def failure_cause(self) -> str | None:
-        """The failure (the name ``SparkJobMaster`` callers know)."""
+        """The failure, by the name the studio's runs use."""
         return self.failure
 
 

@@ -117,24 +117,11 @@ class ThreadDeployer:
         return networks
 
 
-def slot_assignment(job_graph) -> list[list[TaskId]]:
-    """Slot i runs subtask i of every vertex that has one (slot sharing)."""
-    slots = max(vertex.parallelism for vertex in job_graph.vertices)
-    return [[(vertex.id, i) for vertex in job_graph.vertices if i < vertex.parallelism] for i in range(slots)]
-
-
 def prepare_definition(definition: dict) -> dict:
     """The normalised definition (defaults filled in)."""
     from engine.spec.validation import normalise_definition
 
     return normalise_definition(definition)
-
-
-def LocalJob(definition: dict, *, checkpoint_dir: str, restore: str | dict | None = None,  # noqa: N802
-             on_event: Callable[[dict], None] | None = None, kill_hook=None, config: dict | None = None) -> JobMaster:
-    """The JobMaster of one job on threads (the name the in-process driver had); ``run`` it."""
-    return LocalCluster(config=config).job_master(definition, restore=restore, on_event=on_event,
-                                                  kill_hook=kill_hook, checkpoint_dir=checkpoint_dir)
 
 
 class LocalCluster:
@@ -171,4 +158,4 @@ class LocalCluster:
                                checkpoint_dir=checkpoint_dir).run(timeout)
 
 
-__all__ = ["CheckpointException", "JobHandle", "JobResult", "LocalCluster", "LocalJob", "ThreadDeployer", "slot_assignment"]
+__all__ = ["CheckpointException", "JobHandle", "JobResult", "LocalCluster", "ThreadDeployer"]

@@ -70,8 +70,8 @@ Payloads
     completed; if it is aborted, they fail (their input is gone) and the job fails over.
     Either way the JobMaster sends nothing else: the job ends FINISHED when every subtask
     reported ``task_finished``. ``CheckpointCoordinator.trigger_savepoint(target,
-    stop=True, drain=...)`` produces these options, ``LocalCluster``'s
-    ``JobHandle.stop_with_savepoint`` and ``SparkJobMaster.stop_with_savepoint`` call it.
+    stop=True, drain=...)`` produces these options, ``JobHandle.stop_with_savepoint``
+    and ``JobMaster.stop_with_savepoint`` call it.
 """
 from __future__ import annotations
 

@@ -27,8 +27,8 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from engine.api import Spark, job_master_for  # noqa: E402
 from engine.cluster.local import LocalCluster  # noqa: E402
-from engine.cluster.spark_job_master import SparkJobMaster  # noqa: E402
 from engine.cluster.spark_session import create_spark_session  # noqa: E402
 from engine.spec import normalise_definition  # noqa: E402
 from tests.bench.bench_engine import definition as engine_definition  # noqa: E402
@@ -61,8 +61,7 @@ def timed_spark_run(session, definition: dict) -> tuple[float, float]:
     marks, on_event = status_marks()
     with tempfile.TemporaryDirectory() as directory:
         start = time.perf_counter()
-        outcome = SparkJobMaster(definition, checkpoint_dir=directory, on_event=on_event,
-                                 spark_session=session).run()
+        outcome = job_master_for(definition, Spark(session=session), checkpoint_dir=directory, on_event=on_event).run()
     assert outcome.status == "FINISHED", outcome.failure_cause
     return marks["FINISHED"] - marks["RUNNING"], marks["RUNNING"] - start
 
@@ -96,12 +95,12 @@ def recovery_seconds(session) -> float:
             checkpoint_done.set()
 
     with tempfile.TemporaryDirectory() as directory:
-        job_master = SparkJobMaster(definition, checkpoint_dir=directory, on_event=on_event, spark_session=session)
+        job_master = job_master_for(definition, Spark(session=session), checkpoint_dir=directory, on_event=on_event)
         runner = threading.Thread(target=job_master.run)
         runner.start()
         checkpoint_done.wait(120)
         state["killed_wall"], state["killed_at"] = time.time(), time.perf_counter()
-        os.kill(job_master.slot_pids()[0], signal.SIGKILL)
+        os.kill(job_master.deployer.slot_pids()[0], signal.SIGKILL)
         deadline = time.monotonic() + 60
         while state["recovered_at"] is None and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -170,7 +170,7 @@ def test_on_spark_the_slots_reach_the_driver_at_its_configured_control_address(s
 
     def on_event(event):
         if event.get("type") == "status" and event.get("status") == "RUNNING":
-            bound.append(job_master.spark._server._listener.getsockname())
+            bound.append(job_master.deployer._server._listener.getsockname())
 
     job_master = job_master_for(simple_pipeline(200, parallelism=2), Spark(session=spark_session, advertised_host=None),
                                 checkpoint_dir=str(tmp_path / "checkpoints"), on_event=on_event)

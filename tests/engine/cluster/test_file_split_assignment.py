@@ -181,7 +181,7 @@ def test_csv_splits_cut_after_the_header_still_know_the_columns(tmp_path):
 def test_slot_kills_on_spark_leave_every_line_committed_once(spark_session, tmp_path, kind):
     """Forward edges: each slot is its own region (barrier stage); a SIGKILLed slot's region
     restarts alone while the other goes on asking for splits."""
-    from engine.cluster.spark_job_master import SparkJobMaster
+    from engine.api import Spark, job_master_for
     from engine.spec import normalise_definition
 
     expected = write_input(tmp_path / "in", files=4, lines=100_000, kind=kind, row_group_rows=2000)
@@ -196,8 +196,8 @@ def test_slot_kills_on_spark_leave_every_line_committed_once(spark_session, tmp_
         if event["type"] == "checkpoint" and event["event"] == "completed":
             completed.set()
 
-    job_master = SparkJobMaster(normalise_definition(spec), checkpoint_dir=str(tmp_path / "chk"),
-                                on_event=on_event, spark_session=spark_session, config={"batch_size": 16})
+    job_master = job_master_for(normalise_definition(spec), Spark(session=spark_session, config={"batch_size": 16}),
+                                checkpoint_dir=str(tmp_path / "chk"), on_event=on_event)
     done = threading.Event()
 
     def kill_twice():
@@ -206,7 +206,7 @@ def test_slot_kills_on_spark_leave_every_line_committed_once(spark_session, tmp_
                 continue
             completed.clear()
             done.wait(rng.uniform(0, 0.2))
-            pids = [slot.pid for slot in job_master.spark.registered_slots()]  # one slot in each of two regions
+            pids = [slot.pid for slot in job_master.deployer.registered_slots()]  # one slot in each of two regions
             if len(pids) == 2 and not done.is_set():
                 os.kill(rng.choice(pids), signal.SIGKILL)
                 kills.append(1)

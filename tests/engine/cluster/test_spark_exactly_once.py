@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from engine.cluster.spark_job_master import SparkJobMaster
+from engine.api import Spark, job_master_for
 from engine.spec import normalise_definition
 from tests.engine.cluster.test_spark_job_master import committed_records
 
@@ -61,12 +61,12 @@ class KillScheduler:
         if event["type"] == "checkpoint" and event["event"] == "completed" and not self.awaiting_restart:
             self.completed_since_start.set()
 
-    def kill_repeatedly(self, job_master: SparkJobMaster, done: threading.Event) -> None:
+    def kill_repeatedly(self, job_master, done: threading.Event) -> None:
         while self.kills < KILLS and not done.is_set():
             if not self.completed_since_start.wait(1):
                 continue
             done.wait(self.random.uniform(0, 0.4))  # a random point of the running job
-            pids = list(job_master.slot_pids().values())
+            pids = list(job_master.deployer.slot_pids().values())
             if len(pids) < 2 or done.is_set():
                 continue
             self.awaiting_restart = True
@@ -86,9 +86,9 @@ def expected_output() -> list:
 def test_ten_random_slot_kills_leave_the_committed_output_exact(spark_session, tmp_path):
     kills = KillScheduler(seed=int(os.environ.get("KILL_SEED", "20261121")))
     events = []
-    job_master = SparkJobMaster(pipeline(tmp_path / "out"), checkpoint_dir=str(tmp_path / "chk"),
-                                on_event=lambda e: (events.append(e), kills.on_event(e)),
-                                spark_session=spark_session)
+    job_master = job_master_for(pipeline(tmp_path / "out"), Spark(session=spark_session),
+                                checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=lambda e: (events.append(e), kills.on_event(e)))
     done = threading.Event()
     killer = threading.Thread(target=kills.kill_repeatedly, args=(job_master, done))
     killer.start()

@@ -7,8 +7,10 @@ import threading
 
 import pytest
 
-from engine.cluster.spark_job_master import SparkDeployer, SparkJobMaster
+from engine.api import Spark, job_master_for
 from engine.checkpoint.storage import CheckpointStorage
+from engine.cluster.job_master import JobMaster
+from engine.cluster.spark_deployer import SparkDeployer
 from engine.spec import normalise_definition
 from tests.support import simple_pipeline
 
@@ -17,8 +19,8 @@ pytestmark = pytest.mark.spark
 
 def run_on_spark(spark_session, definition, tmp_path, events=None):
     events = [] if events is None else events
-    job_master = SparkJobMaster(normalise_definition(definition), checkpoint_dir=str(tmp_path / "chk"),
-                                on_event=events.append, spark_session=spark_session)
+    job_master = job_master_for(normalise_definition(definition), Spark(session=spark_session),
+                                checkpoint_dir=str(tmp_path / "chk"), on_event=events.append)
     return job_master.run(), events
 
 
@@ -62,9 +64,9 @@ def test_cancel_stops_an_unbounded_job(spark_session, tmp_path):
         if event.get("status") == "RUNNING":
             running.set()
 
-    job_master = SparkJobMaster(normalise_definition(simple_pipeline(count=None, rate=100)),
-                                checkpoint_dir=str(tmp_path / "chk"), on_event=on_event,
-                                spark_session=spark_session)
+    job_master = job_master_for(normalise_definition(simple_pipeline(count=None, rate=100)),
+                                Spark(session=spark_session), checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=on_event)
     outcome = {}
     thread = threading.Thread(target=lambda: outcome.setdefault("value", job_master.run()))
     thread.start()
@@ -85,15 +87,15 @@ def running_slot_cpus(spark_session, tmp_path, pin_slots: bool) -> dict:
         "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 10"},
                   {"id": "e2", "from": "sum", "to": "out"}]}
     running = threading.Event()
-    job_master = SparkJobMaster(normalise_definition(definition),
-                                checkpoint_dir=str(tmp_path / f"chk-{pin_slots}"), spark_session=spark_session,
-                                on_event=lambda event: event.get("status") == "RUNNING" and running.set(),
-                                pin_slots=pin_slots, cpu_lock_dir=str(tmp_path / "cpus"))
+    deployer = SparkDeployer(spark_session=spark_session, pin_slots=pin_slots, cpu_lock_dir=str(tmp_path / "cpus"))
+    job_master = JobMaster(normalise_definition(definition), deployer,
+                           checkpoint_dir=str(tmp_path / f"chk-{pin_slots}"),
+                           on_event=lambda event: event.get("status") == "RUNNING" and running.set())
     thread = threading.Thread(target=job_master.run)
     thread.start()
     try:
         assert running.wait(120), "the job never reported RUNNING"
-        return job_master.slot_cpus()
+        return deployer.slot_cpus()
     finally:
         job_master.cancel()
         thread.join(60)
@@ -139,8 +141,8 @@ def test_a_bounded_job_ends_without_waiting_out_the_checkpoint_interval(spark_se
     an hour later with the next periodic one."""
     definition = exactly_once_pipeline(tmp_path / "out", count=300, rate=0)
     definition.update(parallelism=2, checkpointing={"interval_ms": 3_600_000})
-    job_master = SparkJobMaster(normalise_definition(definition), checkpoint_dir=str(tmp_path / "chk"),
-                                spark_session=spark_session)
+    job_master = job_master_for(normalise_definition(definition), Spark(session=spark_session),
+                                checkpoint_dir=str(tmp_path / "chk"))
     outcome = job_master.run(timeout=120)
     assert outcome.status == "FINISHED", outcome.failure_cause
     assert sum(final_sums(committed_records(tmp_path / "out")).values()) == sum(range(300))
@@ -158,13 +160,13 @@ def test_killed_slot_process_restarts_from_the_checkpoint_exactly_once(spark_ses
             second_checkpoint.set()
 
     definition = normalise_definition(exactly_once_pipeline(tmp_path / "out", count, rate=1000))
-    job_master = SparkJobMaster(definition, checkpoint_dir=str(tmp_path / "chk"), on_event=on_event,
-                                spark_session=spark_session)
+    job_master = job_master_for(definition, Spark(session=spark_session), checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=on_event)
     outcome = {}
     thread = threading.Thread(target=lambda: outcome.setdefault("value", job_master.run()))
     thread.start()
     assert second_checkpoint.wait(120), "no second checkpoint completed"
-    victim = job_master.slot_pids()[0]
+    victim = job_master.deployer.slot_pids()[0]
     os.kill(victim, signal.SIGKILL)
     thread.join(180)
 
@@ -206,13 +208,13 @@ def test_a_restart_waits_for_the_stopped_slots_not_for_the_failed_spark_job(spar
             second_checkpoint.set()
 
     definition = {**exactly_once_pipeline(tmp_path / "out", count, rate=1000), "parallelism": 2}  # a survivor too
-    job_master = SparkJobMaster(normalise_definition(definition), checkpoint_dir=str(tmp_path / "chk"),
-                                on_event=on_event, spark_session=spark_session)
+    job_master = job_master_for(normalise_definition(definition), Spark(session=spark_session),
+                                checkpoint_dir=str(tmp_path / "chk"), on_event=on_event)
     outcome = {}
     thread = threading.Thread(target=lambda: outcome.setdefault("value", job_master.run()))
     thread.start()
     assert second_checkpoint.wait(120), "no second checkpoint completed"
-    os.kill(job_master.slot_pids()[0], signal.SIGKILL)
+    os.kill(job_master.deployer.slot_pids()[0], signal.SIGKILL)
     thread.join(180)
 
     assert outcome["value"].status == "FINISHED", outcome["value"].failure_cause
@@ -229,8 +231,8 @@ def test_stop_with_savepoint_then_restore_continues_exactly_once(spark_session, 
         if event["type"] == "checkpoint" and event["event"] == "completed":
             first_checkpoint.set()
 
-    job_master = SparkJobMaster(definition, checkpoint_dir=str(tmp_path / "chk"), on_event=on_event,
-                                spark_session=spark_session)
+    job_master = job_master_for(definition, Spark(session=spark_session), checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=on_event)
     outcome = {}
     thread = threading.Thread(target=lambda: outcome.setdefault("value", job_master.run()))
     thread.start()
@@ -241,8 +243,8 @@ def test_stop_with_savepoint_then_restore_continues_exactly_once(spark_session, 
     stopped_early = committed_records(tmp_path / "out")
     assert 0 < len(stopped_early) < count, "the stop should come before the bounded source ends"
 
-    restored = SparkJobMaster(definition, checkpoint_dir=str(tmp_path / "chk"), on_event=lambda e: None,
-                              spark_session=spark_session, restore=location)
+    restored = job_master_for(definition, Spark(session=spark_session), checkpoint_dir=str(tmp_path / "chk"),
+                              on_event=lambda e: None, restore=location)
     assert restored.run().status == "FINISHED"
     output = committed_records(tmp_path / "out")
     assert len(output) == count
@@ -251,10 +253,9 @@ def test_stop_with_savepoint_then_restore_continues_exactly_once(spark_session, 
 
 def test_savepoint_of_a_running_job_has_metadata(spark_session, tmp_path):
     running = threading.Event()
-    job_master = SparkJobMaster(normalise_definition(simple_pipeline(count=None, rate=100)),
-                                checkpoint_dir=str(tmp_path / "chk"),
-                                on_event=lambda e: e.get("status") == "RUNNING" and running.set(),
-                                spark_session=spark_session)
+    job_master = job_master_for(normalise_definition(simple_pipeline(count=None, rate=100)),
+                                Spark(session=spark_session), checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=lambda e: e.get("status") == "RUNNING" and running.set())
     thread = threading.Thread(target=job_master.run)
     thread.start()
     assert running.wait(120)
@@ -337,8 +338,9 @@ def test_finished_is_reported_when_the_subtasks_finished_and_run_waits_for_spark
         if event.get("status") == "FINISHED":
             finished_emitted.set()
 
-    job_master = SparkJobMaster(normalise_definition(simple_pipeline(count=100, parallelism=2)),
-                                checkpoint_dir=str(tmp_path / "chk"), on_event=on_event, spark_session=spark_session)
+    job_master = job_master_for(normalise_definition(simple_pipeline(count=100, parallelism=2)),
+                                Spark(session=spark_session), checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=on_event)
     outcome = job_master.run()
     assert outcome.status == "FINISHED", outcome.failure_cause
     assert stage_threads_ended and all(stage_threads_ended), \

@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from engine.cluster.spark_job_master import SparkJobMaster
+from engine.api import Spark, job_master_for
 from engine.spec import normalise_definition
 from tests.engine.cluster.test_spark_exactly_once import KillScheduler
 from tests.engine.cluster.test_spark_job_master import committed_records
@@ -50,9 +50,9 @@ def test_slot_kills_with_unaligned_checkpoints_leave_the_committed_output_exact(
     kills = KillScheduler(seed=int(os.environ.get("KILL_SEED", "20261125")))
     kills_wanted = KILLS
     events = []
-    job_master = SparkJobMaster(pipeline(tmp_path / "out"), checkpoint_dir=str(tmp_path / "chk"),
-                                on_event=lambda e: (events.append(e), kills.on_event(e)),
-                                spark_session=spark_session, config={"batch_size": 64})
+    job_master = job_master_for(pipeline(tmp_path / "out"), Spark(session=spark_session, config={"batch_size": 64}),
+                                checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=lambda e: (events.append(e), kills.on_event(e)))
     done = threading.Event()
 
     def kill() -> None:
@@ -99,9 +99,9 @@ def test_an_unaligned_checkpoint_restores_its_in_flight_data_at_a_new_parallelis
     events: list[dict] = []
     # paced, and 2 ms per record downstream on any CPU: the source still emits, backpressured, at the
     # checkpoint (1.5 ms of list sums per record was too little on a fast machine)
-    first = SparkJobMaster(normalise_definition(rescalable(tmp_path / "out", before, rate=2000, pause_s=0.002)),
-                           checkpoint_dir=str(tmp_path / "c1"), on_event=events.append,
-                           spark_session=spark_session, config={"batch_size": 64})
+    first = job_master_for(normalise_definition(rescalable(tmp_path / "out", before, rate=2000, pause_s=0.002)),
+                           Spark(session=spark_session, config={"batch_size": 64}),
+                           checkpoint_dir=str(tmp_path / "c1"), on_event=events.append)
     handle = first.start()
     wait_until(lambda: sum(m.get("records_in", 0) for task, m in handle.metrics().items()
                            if task.startswith("sum")) > 0, 120, "records reaching the bottleneck")
@@ -111,9 +111,9 @@ def test_an_unaligned_checkpoint_restores_its_in_flight_data_at_a_new_parallelis
     [taken] = [e for e in completed_checkpoints_of(events) if e["external_path"] == location]
     assert taken["unaligned"] and taken["persisted_data"] > 0, "the checkpoint held no in-flight data"
 
-    second = SparkJobMaster(normalise_definition(rescalable(tmp_path / "out", after, interval_ms=200, pause_s=0)),
-                            checkpoint_dir=str(tmp_path / "c2"), restore=location, spark_session=spark_session,
-                            config={"batch_size": 64})
+    second = job_master_for(normalise_definition(rescalable(tmp_path / "out", after, interval_ms=200, pause_s=0)),
+                            Spark(session=spark_session, config={"batch_size": 64}),
+                            checkpoint_dir=str(tmp_path / "c2"), restore=location)
     outcome = second.run()
     assert outcome.status == "FINISHED", outcome.failure_cause
     lines = committed_lines(tmp_path / "out")

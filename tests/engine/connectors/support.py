@@ -141,7 +141,7 @@ class SlotKiller:
             if not self.armed.wait(1):
                 continue
             done.wait(self.random.uniform(0, 0.4))
-            pids = list(job_master.slot_pids().values())
+            pids = list(job_master.deployer.slot_pids().values())
             if len(pids) < self.slots or done.is_set():
                 continue
             self.awaiting_restart = True

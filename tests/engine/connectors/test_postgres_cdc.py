@@ -191,7 +191,7 @@ def test_a_missing_table_and_a_refused_connection_name_node_and_cause(postgres_d
 
 @pytest.mark.spark
 def test_on_spark_killed_slots_restore_every_change_exactly_once(spark_session, postgres_dsn, slot, tmp_path):
-    from engine.cluster.spark_job_master import SparkJobMaster
+    from engine.api import Spark, job_master_for
     from engine.spec import normalise_definition
     from tests.engine.connectors.support import SlotKiller
 
@@ -207,8 +207,8 @@ def test_on_spark_killed_slots_restore_every_change_exactly_once(spark_session, 
     definition["nodes"][1]["parallelism"] = 2  # two slot processes: the reader's and another sink's
     definition["edges"][0]["partitioning"] = "rebalance"
     definition = normalise_definition(definition)
-    job_master = SparkJobMaster(definition, checkpoint_dir=str(tmp_path / "chk"), on_event=on_event,
-                                spark_session=spark_session)
+    job_master = job_master_for(definition, Spark(session=spark_session), checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=on_event)
     runner = threading.Thread(target=lambda: events.append({"type": "outcome", "outcome": job_master.run()}))
     runner.start()
     done = threading.Event()

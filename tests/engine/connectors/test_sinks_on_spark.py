@@ -14,7 +14,7 @@ import uuid
 
 import pytest
 
-from engine.cluster.spark_job_master import SparkJobMaster
+from engine.api import Spark, job_master_for
 from engine.spec import normalise_definition
 from tests.engine.connectors.support import (SlotKiller, all_new_sinks, create_sums_table, expected_sums,
                                              parquet_sums, prepared_transactions, redis_sums, sums_job, table_rows)
@@ -34,8 +34,8 @@ def test_six_slot_kills_leave_every_sink_exact(spark_session, postgres_dsn, tmp_
     sinks = all_new_sinks(postgres_dsn, tmp_path / "parquet", os.environ["REDIS_URL"], stream)
     definition = normalise_definition(sums_job(sinks, count=COUNT, rate=700, interval_ms=150, attempts=KILLS + 2))
     killer = SlotKiller(seed=int(os.environ.get("KILL_SEED", "20261122")), kills=KILLS)
-    job_master = SparkJobMaster(definition, checkpoint_dir=str(tmp_path / "chk"), on_event=killer.on_event,
-                                spark_session=spark_session)
+    job_master = job_master_for(definition, Spark(session=spark_session), checkpoint_dir=str(tmp_path / "chk"),
+                                on_event=killer.on_event)
     done = threading.Event()
     thread = threading.Thread(target=killer.kill_repeatedly, args=(job_master, done))
     thread.start()

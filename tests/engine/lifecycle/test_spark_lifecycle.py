@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
+from engine.api import Spark, job_master_for
 from engine.cluster.local import LocalCluster
-from engine.cluster.spark_job_master import SparkJobMaster
 from engine.spec import normalise_definition
 from tests.engine.lifecycle.support import committed, edge, node, pipeline
 
@@ -15,8 +15,9 @@ pytestmark = pytest.mark.spark
 
 
 def start(spark_session, definition, tmp_path, on_event, restore=None):
-    job_master = SparkJobMaster(normalise_definition(definition), checkpoint_dir=str(tmp_path / "chk"),
-                                on_event=on_event, spark_session=spark_session, restore=restore)
+    job_master = job_master_for(normalise_definition(definition), Spark(session=spark_session),
+                                checkpoint_dir=str(tmp_path / "chk"), on_event=on_event,
+                                restore=restore)
     outcome = {}
     thread = threading.Thread(target=lambda: outcome.setdefault("value", job_master.run()))
     thread.start()

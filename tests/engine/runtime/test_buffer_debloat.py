@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cluster.local import LocalCluster, LocalJob
+from engine.cluster.local import LocalCluster
 from engine.plan.channels import ChannelId
 from engine.runtime.io.buffer_debloater import BufferDebloater, DebloatSettings
 from engine.runtime.io.events import TimestampedBatch
@@ -86,8 +86,8 @@ def backpressured(debloat: dict | None, count=30000):
 @pytest.mark.parametrize("network", ["local", "tcp"])
 def test_a_backpressured_consumer_shrinks_what_is_in_flight_and_loses_nothing(tmp_path, network):
     debloat = {"enabled": True, "target_ms": 20, "period_ms": 20, "samples": 2, "min_buffer_records": 4}
-    job = LocalJob(backpressured(debloat), checkpoint_dir=str(tmp_path / "c"),
-                   config={"batch_size": 512, "network": network})
+    job = LocalCluster(config={"batch_size": 512, "network": network}).job_master(
+        backpressured(debloat), checkpoint_dir=str(tmp_path / "c"))
     result = job.run(timeout=60)
     assert result.status == "FINISHED", result.failure
     assert result.counts["out"] == 30000
@@ -97,7 +97,8 @@ def test_a_backpressured_consumer_shrinks_what_is_in_flight_and_loses_nothing(tm
 
 
 def test_debloating_is_off_unless_enabled(tmp_path):
-    job = LocalJob(backpressured(None, count=2000), checkpoint_dir=str(tmp_path / "c"), config={"batch_size": 64})
+    job = LocalCluster(config={"batch_size": 64}).job_master(backpressured(None, count=2000),
+                                                             checkpoint_dir=str(tmp_path / "c"))
     result = job.run(timeout=60)
     assert result.status == "FINISHED" and "buffer_size" not in job._metrics[("work", 0)]
 

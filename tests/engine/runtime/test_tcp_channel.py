@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from engine.cluster.local import LocalJob
+from engine.cluster.local import LocalCluster
 from engine.plan.channels import ChannelId
 from engine.runtime.io.events import END_OF_PARTITION, CheckpointBarrier
 from engine.runtime.io.input_gate import InputGate
@@ -30,8 +30,8 @@ def keyed_job(parallelism=2, count=20000, rate=0):
 
 
 def run(definition, tmp_path, kill_hook=None):
-    job = LocalJob(definition, checkpoint_dir=str(tmp_path / "c"), kill_hook=kill_hook,
-                   config={"network": "tcp", "channel_capacity": CAPACITY, "batch_size": 200})
+    job = LocalCluster(config={"network": "tcp", "channel_capacity": CAPACITY, "batch_size": 200}).job_master(
+        definition, checkpoint_dir=str(tmp_path / "c"), kill_hook=kill_hook)
     result = job.run(timeout=60)
     return job, result
 

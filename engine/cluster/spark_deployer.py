@@ -13,10 +13,11 @@ slot's address (``peers``), so the slots connect to each other without Spark's
 Spark's own task and stage retries are off (``spark_session``): a failed slot fails its
 barrier stage, and the JobMaster's failover, not Spark, restarts the region.
 
-:class:`SparkJobMaster` is the set-up: a JobMaster over a :class:`SparkDeployer`::
+The one JobMaster runs over it as over the threads' deployer (``engine.api.job_master_for``
+with a ``Spark`` deployment builds it)::
 
-    outcome = SparkJobMaster(definition, checkpoint_dir=url, on_event=print).run()
-    outcome.status, outcome.failure_cause, outcome.collected
+    result = JobMaster(definition, SparkDeployer(spark_session=session), checkpoint_dir=url).run()
+    result.status, result.failure, result.collected
 
 Threading model
     The JobMaster's driver thread calls ``deploy``/``cancel``/``release``/``close``; one
@@ -31,11 +32,10 @@ import threading
 import time
 import uuid
 from dataclasses import replace
-from typing import Any
 
 from engine.cluster.addresses import control_endpoint
 from engine.cluster.control import ControlServer, RemoteSlot
-from engine.cluster.job_master import JobMaster, JobResult, RegionAttempt
+from engine.cluster.job_master import JobMaster, RegionAttempt
 from engine.cluster.spark_session import create_spark_session, spark_master_for
 from engine.cluster.spark_slot import SlotPayload, run_slot_partition
 
@@ -44,10 +44,6 @@ logger = logging.getLogger(__name__)
 STAGE_STOP_TIMEOUT_S = 30
 REPORTS_TIMEOUT_S = 10
 EXECUTOR_WAIT_S = 60
-
-JobOutcome = JobResult
-"""The result type's former name on Spark."""
-
 
 class _Stage:
     """The Spark side of one region attempt: its slots as they register, its stage thread."""
@@ -243,41 +239,20 @@ class SparkDeployer:
         with self._lock:
             return [slot for stage in self._stages.values() for slot in stage.registered.values()]
 
+    def slot_pids(self) -> dict[int, int]:
+        """The process id of each registered slot, by slot index of its region (tests, tools)."""
+        return {slot.slot_index: slot.pid for slot in self.registered_slots()}
+
+    def slot_cpus(self) -> dict[int, int | None]:
+        """The CPU each registered slot is pinned to (None: not pinned), by slot index of its region."""
+        return {slot.slot_index: slot.cpu for slot in self.registered_slots()}
+
 
 class _DroppingGateway:
     """The gateway of a stage that is gone: its slots' reports are dropped."""
 
     def __getattr__(self, name: str):
         return lambda *args, **kwargs: None
-
-
-class SparkJobMaster(JobMaster):
-    """The JobMaster on Spark: runs one normalised definition as barrier stages.
-
-    Same events and result as every JobMaster (see ``engine.cluster.job_master``);
-    ``slot_pids`` and ``slot_cpus`` tell where the registered slots run.
-    """
-
-    def __init__(self, definition: dict[str, Any], *, checkpoint_dir: str, on_event=None,
-                 spark_master: str | None = None, spark_session=None, restore: str | dict | None = None,
-                 advertised_host: str | None = None, shuffle_root: str | None = None, pin_slots: bool = True,
-                 cpu_lock_dir: str | None = None, config: dict | None = None, grants=None, signer=None):
-        self.spark = SparkDeployer(spark_master=spark_master, spark_session=spark_session,
-                                   advertised_host=advertised_host, pin_slots=pin_slots, cpu_lock_dir=cpu_lock_dir)
-        super().__init__(definition, self.spark, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
-                         shuffle_root=shuffle_root, config=config, grants=grants, signer=signer)
-
-    @property
-    def job_group(self) -> str:
-        return self.spark.job_group
-
-    def slot_pids(self) -> dict[int, int]:
-        """The process id of each registered slot, by slot index of its region (tests, tools)."""
-        return {slot.slot_index: slot.pid for slot in self.spark.registered_slots()}
-
-    def slot_cpus(self) -> dict[int, int | None]:
-        """The CPU each registered slot is pinned to (None: not pinned), by slot index of its region."""
-        return {slot.slot_index: slot.cpu for slot in self.spark.registered_slots()}
 
 
 def _wait_for_executors(context, needed: int, timeout: float = EXECUTOR_WAIT_S) -> None:
