@@ -5,6 +5,7 @@ import contextlib
 import socket
 import subprocess
 import tempfile
+from collections import Counter
 
 
 def simple_pipeline(count: int | None = 100, expression: str = "x * 2", *, parallelism: int = 1,
@@ -20,6 +21,14 @@ def simple_pipeline(count: int | None = 100, expression: str = "x * 2", *, paral
         ],
         "edges": [{"id": "e1", "from": "gen", "to": "double"}, {"id": "e2", "from": "double", "to": "out"}],
     }
+
+
+def assert_exactly_once(found: Counter, expected: Counter, context: str = "") -> None:
+    """Every expected item (a line, a record) found once: none lost, none doubled."""
+    missing, doubled = expected - found, found - expected
+    assert not missing and not doubled, (f"{context}{': ' if context else ''}{sum(missing.values())} lost, "
+                                         f"{sum(doubled.values())} doubled; missing {list(missing)[:5]}, "
+                                         f"doubled {list(doubled)[:5]}")
 
 
 def wait_until(predicate, timeout: float, what: str, interval: float = 0.1):

@@ -99,6 +99,25 @@ class SparkDeployment:
         os.kill(handle.job_master.running_slots()[tuple(task)].pid, signal.SIGKILL)
 
 
+def run_with_kills(deployment, job: dict, kills: int, seed: int, *, checkpoint_dir: str, tasks=None,
+                   max_delay_s: float = 0.3, timeout: float = 240, **options) -> tuple[JobResult, list[tuple]]:
+    """Run ``job`` while ``kills`` random slots die, each after a checkpoint of the current
+    attempt completed (``KillAfterCheckpoints``: ``seed``, ``tasks``, ``max_delay_s``). The job
+    must finish, every kill done before it ended; one still running after ``timeout`` seconds
+    is canceled. The result, and the subtasks killed."""
+    killer = KillAfterCheckpoints(kills, seed, tasks=tasks, max_delay_s=max_delay_s)
+    handle = deployment.submit(job, checkpoint_dir=checkpoint_dir, on_event=killer.on_event, timeout=timeout,
+                               **options)
+    killer.start(deployment, handle)
+    try:
+        result = handle.wait(timeout + 60)
+    finally:
+        killer.join()
+    assert result.status == "FINISHED", result.failure
+    assert len(killer.killed) == kills, f"only {killer.killed} were killed before the job ended"
+    return result, killer.killed
+
+
 def running_tasks(handle: JobHandle) -> list[tuple]:
     """The subtasks whose slots run now (a kill needs one)."""
     return sorted(handle.job_master.running_slots())

@@ -34,7 +34,7 @@ import pytest
 
 from tests.multihost.hosts import Network, compose_command, compose_environment
 from tests.postgres_server import PostgresServer
-from tests.support import wait_until
+from tests.support import assert_exactly_once, wait_until
 
 pytestmark = [pytest.mark.multihost, pytest.mark.spark, pytest.mark.timeout(600)]  # a cluster starts in the first
 
@@ -74,9 +74,7 @@ def committed_lines(directory: Path) -> Counter:
 
 
 def assert_exact(directory: Path, count: int) -> None:
-    lines = committed_lines(directory)
-    missing, doubled = expected_lines(count) - lines, lines - expected_lines(count)
-    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+    assert_exactly_once(committed_lines(directory), expected_lines(count))
 
 
 def base_env(work: Path) -> dict:

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from engine.cluster.local import LocalCluster
+from tests.support import assert_exactly_once
 
 RECORDS = 1200
 
@@ -108,11 +109,8 @@ def test_committed_output_is_exactly_once_despite_kills_mid_flight(service, tmp_
     assert result.status == "FINISHED", result.failure
     assert plan.fired and not plan.kills, f"kills left: {plan.kills}"
     assert 1 <= result.restarts <= len(plan.fired)  # two kills may land in one attempt under load
-    lines = committed(sink_dir)
-    expected = Counter({(x, f"v-{x}"): 1 for x in range(RECORDS)})
-    missing, doubled = expected - lines, lines - expected
-    assert not missing and not doubled, (f"{sum(missing.values())} lost, {sum(doubled.values())} doubled; "
-                                         f"kills {plan.fired}; missing {sorted(missing)[:10]}")
+    assert_exactly_once(committed(sink_dir), Counter({(x, f"v-{x}"): 1 for x in range(RECORDS)}),
+                        f"kills {plan.fired}")
     assert any(lookups_in_checkpoints(result)), "no checkpoint caught a lookup in flight"
     assert sum(service.request_counts().values()) > RECORDS  # calls were repeated; results were not
 
@@ -121,23 +119,14 @@ def test_committed_output_is_exactly_once_despite_kills_mid_flight(service, tmp_
 def test_async_lookups_stay_exactly_once_when_slots_die(deployment, service, tmp_path):
     """On both deployments: lookups in flight at checkpoints, two slots killed (SIGKILL on
     Spark) after checkpoints; the restored subtasks call again what was in flight."""
-    from tests.engine.deployers import KillAfterCheckpoints
+    from tests.engine.deployers import run_with_kills
 
     service.latency_s, service.jitter_s = 0.002, 0.008
     sink_dir = tmp_path / "out"
-    killer = KillAfterCheckpoints(kills=2, seed=11)
     job = definition(service, sink_dir, chained=False, mode="unordered")
     job["nodes"][0]["params"]["rate"] = 400  # about three seconds: time for two kills and restarts
-    handle = deployment.submit(job, checkpoint_dir=str(tmp_path / "checkpoints"), on_event=killer.on_event)
-    killer.start(deployment, handle)
-    try:
-        result = handle.wait(200)
-    finally:
-        killer.join()
-    assert result.status == "FINISHED", result.failure
-    assert len(killer.killed) == 2 and result.restarts == 2
-    lines = committed(sink_dir)
-    expected = Counter({(x, f"v-{x}"): 1 for x in range(RECORDS)})
-    missing, doubled = expected - lines, lines - expected
-    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+    result, _ = run_with_kills(deployment, job, kills=2, seed=11, checkpoint_dir=str(tmp_path / "checkpoints"),
+                               timeout=200)
+    assert result.restarts == 2
+    assert_exactly_once(committed(sink_dir), Counter({(x, f"v-{x}"): 1 for x in range(RECORDS)}))
     assert any(lookups_in_checkpoints(result)), "no checkpoint caught a lookup in flight"

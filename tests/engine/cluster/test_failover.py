@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.deployers import KillAfterCheckpoints
-from tests.support import wait_until
+from tests.engine.deployers import run_with_kills
+from tests.support import assert_exactly_once, wait_until
 
 RECORDS = 4000
 
@@ -68,20 +68,11 @@ def test_random_kills_leave_the_committed_output_equal_to_a_failure_free_run(dep
     assert clean.status == "FINISHED", clean.failure
     assert committed_lines(tmp_path / "clean") == expected_lines()
 
-    killer = KillAfterCheckpoints(kills=3, seed=int(os.environ.get("KILL_SEED", "20261121")))
-    handle = deployment.submit(keyed_sums(tmp_path / "out", rate=1000), checkpoint_dir=str(tmp_path / "c1"),
-                               on_event=killer.on_event)
-    killer.start(deployment, handle)
-    try:
-        result = handle.wait(240)
-    finally:
-        killer.join()
-    assert result.status == "FINISHED", result.failure
-    assert len(killer.killed) == 3, f"only {killer.killed} were killed before the job ended"
+    result, _ = run_with_kills(deployment, keyed_sums(tmp_path / "out", rate=1000), kills=3,
+                               seed=int(os.environ.get("KILL_SEED", "20261121")), checkpoint_dir=str(tmp_path / "c1"))
     assert result.restarts == 3
     lines = committed_lines(tmp_path / "out")
-    missing, doubled = expected_lines() - lines, lines - expected_lines()
-    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+    assert_exactly_once(lines, expected_lines())
     assert lines == committed_lines(tmp_path / "clean")
 
 
@@ -110,15 +101,9 @@ def test_a_kill_in_one_branch_restarts_only_its_region(deployment, tmp_path):
     definition = keyed_sums(tmp_path / "a", prefix="a_", rate=1500)
     definition["nodes"] += branch(tmp_path / "b", "b_", RECORDS, 1500)
     definition["edges"] += branch_edges("b_")
-    killer = KillAfterCheckpoints(kills=1, seed=7, tasks=[("a_gen", 0), ("a_gen", 1)])
-    handle = deployment.submit(definition, checkpoint_dir=str(tmp_path / "c"), on_event=killer.on_event)
-    killer.start(deployment, handle)
-    try:
-        result = handle.wait(240)
-    finally:
-        killer.join()
-    assert result.status == "FINISHED", result.failure
-    assert killer.killed and result.restarts == 1
+    result, _ = run_with_kills(deployment, definition, kills=1, seed=7, tasks=[("a_gen", 0), ("a_gen", 1)],
+                               checkpoint_dir=str(tmp_path / "c"))
+    assert result.restarts == 1
     regions = {event["region"]: tuple(event["vertices"]) for event in result.events
                if event["type"] == "region" and event["event"] == "scheduled"}
     region_of = {vertices[0]: region for region, vertices in regions.items()}

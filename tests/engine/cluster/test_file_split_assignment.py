@@ -24,6 +24,7 @@ import pytest
 from engine.cluster.local import LocalCluster
 from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator
 from tests.engine.cluster.test_local_exactly_once import KillPlan
+from tests.support import assert_exactly_once
 
 FILES, LINES = 4, 2500
 SPLIT_BYTES = 3000  # about 30 splits per JSON-lines file, 9 per Parquet file (three row groups each)
@@ -67,11 +68,6 @@ def committed(output_dir: Path) -> Counter:
     return lines
 
 
-def assert_exactly(lines: Counter, expected: Counter, context: str = "") -> None:
-    missing, doubled = expected - lines, lines - expected
-    assert not missing and not doubled, f"{context}: {sum(missing.values())} lost, {sum(doubled.values())} doubled"
-
-
 @pytest.mark.parametrize("kind", SOURCES)
 def test_both_subtasks_read_splits_and_every_line_arrives_once(tmp_path, kind):
     expected = write_input(tmp_path / "in", kind=kind)
@@ -90,7 +86,7 @@ def test_both_subtasks_read_splits_and_every_line_arrives_once(tmp_path, kind):
         result = cluster.run(definition(tmp_path / "in", tmp_path / "out", 2, kind=kind), timeout=60,
                              checkpoint_dir=str(tmp_path / "chk"))
     assert result.status == "FINISHED", result.failure
-    assert_exactly(committed(tmp_path / "out"), expected)
+    assert_exactly_once(committed(tmp_path / "out"), expected)
     assert len(taken) >= FILES * 8  # the files were cut (about 30 and 9 splits each), not dealt whole
     assert set(taken) == {0, 1}  # the first split goes to each subtask's first request
 
@@ -129,7 +125,7 @@ def test_every_line_is_committed_once_despite_kills(tmp_path, monkeypatch, parti
         result = cluster.run(spec, kill_hook=plan, timeout=120, checkpoint_dir=str(tmp_path / f"chk-{run}"))
         context = f"seed {seed}, run {run}, kills {plan.kills}"
         assert result.status == "FINISHED", f"{context}: {result.failure}"
-        assert_exactly(committed(output), expected, context)
+        assert_exactly_once(committed(output), expected, context)
         restarts += result.restarts
         run += 1
     assert restarts >= kills, f"seed {seed}: only {restarts} restarts"
@@ -151,7 +147,7 @@ def test_a_savepoint_with_splits_unassigned_restores_at_another_parallelism(tmp_
     result = LocalCluster(config={"batch_size": 64}).run(definition_3, restore=savepoint, timeout=60,
                                                          checkpoint_dir=str(tmp_path / "c2"))
     assert result.status == "FINISHED", result.failure
-    assert_exactly(committed(tmp_path / "out"), expected)
+    assert_exactly_once(committed(tmp_path / "out"), expected)
 
 
 def test_a_path_that_matches_nothing_fails_the_job_naming_the_node(tmp_path):
@@ -221,4 +217,4 @@ def test_slot_kills_on_spark_leave_every_line_committed_once(spark_session, tmp_
         killer.join()
     assert outcome.status == "FINISHED", outcome.failure_cause
     assert kills, "the job ended before a slot could be killed"
-    assert_exactly(committed(tmp_path / "out"), expected)
+    assert_exactly_once(committed(tmp_path / "out"), expected)

@@ -19,7 +19,7 @@ import pytest
 from engine.cluster.local import LocalCluster
 from tests.engine.lifecycle.support import KillOnce, committed, edge, node, pipeline
 from tests.engine.joins_reference import interval_reference, window_reference
-from tests.support import wait_until
+from tests.support import assert_exactly_once, wait_until
 
 LEFT_COUNT, RIGHT_COUNT = 3000, 1000
 JOINS = {
@@ -71,10 +71,7 @@ def committed_pairs(sink_dir: Path) -> Counter:
 
 
 def assert_exact(sink_dir: Path, join: str, context: str = "") -> None:
-    lines, wanted = committed_pairs(sink_dir), expected(join)
-    missing, doubled = wanted - lines, lines - wanted
-    assert not missing and not doubled, (f"{context}: {sum(missing.values())} lost, {sum(doubled.values())} "
-                                         f"doubled; missing {sorted(missing)[:5]}, doubled {sorted(doubled)[:5]}")
+    assert_exactly_once(committed_pairs(sink_dir), expected(join), context)
 
 
 KILL_POINTS = [("process", None), ("barrier", None), ("snapshot", None), ("async_upload", None),
@@ -129,20 +126,13 @@ def test_committed_join_output_is_exact_despite_kills_at_random_points(tmp_path,
 @pytest.mark.parametrize("join", ["interval", "window"])
 def test_joins_stay_exactly_once_when_slots_die(deployment, tmp_path, join):
     """Two slots killed (SIGKILL on Spark) after checkpoints; each restart resumes from the latest one."""
-    from tests.engine.deployers import KillAfterCheckpoints
+    from tests.engine.deployers import run_with_kills
 
-    killer = KillAfterCheckpoints(kills=2, seed=7)
     # about four seconds of input: time for two kills and their restarts (seconds each on Spark)
-    handle = deployment.submit(join_job(tmp_path / "out", join, rate=250, attempts=5),
-                               checkpoint_dir=str(tmp_path / "checkpoints"), on_event=killer.on_event)
-    killer.start(deployment, handle)
-    try:
-        result = handle.wait(250)
-    finally:
-        killer.join()
-    assert result.status == "FINISHED", result.failure
-    assert len(killer.killed) == 2 and result.restarts == 2, killer.killed
-    assert_exact(tmp_path / "out", join, f"killed {killer.killed}")
+    result, killed = run_with_kills(deployment, join_job(tmp_path / "out", join, rate=250, attempts=5), kills=2,
+                                    seed=7, checkpoint_dir=str(tmp_path / "checkpoints"), timeout=250)
+    assert result.restarts == 2, killed
+    assert_exact(tmp_path / "out", join, f"killed {killed}")
 
 
 @pytest.mark.timeout(300)

@@ -18,9 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.deployers import KillAfterCheckpoints
-from tests.support import wait_until
+from tests.engine.deployers import run_with_kills
+from tests.support import assert_exactly_once, wait_until
 
+KILL_SEED = int(os.environ.get("KILL_SEED", "20261125"))
+"""The seed of the random kills (set KILL_SEED to replay another run's)."""
 RECORDS = 3000
 KEYS = 7
 TIME = "x * 10 + (x // 120) * 5000"
@@ -62,19 +64,9 @@ def committed_lines(sink_dir: Path) -> Counter:
 
 
 def test_session_windows_are_exactly_once_under_random_kills(deployment, tmp_path):
-    killer = KillAfterCheckpoints(kills=3, seed=int(os.environ.get("KILL_SEED", "20261125")))
-    handle = deployment.submit(sessions_job(tmp_path / "out"), checkpoint_dir=str(tmp_path / "c1"),
-                               on_event=killer.on_event)
-    killer.start(deployment, handle)
-    try:
-        result = handle.wait(240)
-    finally:
-        killer.join()
-    assert result.status == "FINISHED", result.failure
-    assert len(killer.killed) == 3, f"only {killer.killed} were killed before the job ended"
-    lines = committed_lines(tmp_path / "out")
-    missing, doubled = expected_sessions() - lines, lines - expected_sessions()
-    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+    run_with_kills(deployment, sessions_job(tmp_path / "out"), kills=3, seed=KILL_SEED,
+                   checkpoint_dir=str(tmp_path / "c1"))
+    assert_exactly_once(committed_lines(tmp_path / "out"), expected_sessions())
 
 
 def test_session_windows_restore_at_parallelism_3_from_a_savepoint_at_2(deployment, tmp_path):
@@ -138,19 +130,9 @@ def committed_numbers(sink_dir: Path) -> Counter:
 
 
 def test_deduplication_is_exactly_once_under_random_kills(deployment, tmp_path):
-    killer = KillAfterCheckpoints(kills=3, seed=int(os.environ.get("KILL_SEED", "20261125")))
-    handle = deployment.submit(dedup_job(tmp_path / "out", "first"), checkpoint_dir=str(tmp_path / "c1"),
-                               on_event=killer.on_event)
-    killer.start(deployment, handle)
-    try:
-        result = handle.wait(240)
-    finally:
-        killer.join()
-    assert result.status == "FINISHED", result.failure
-    assert len(killer.killed) == 3, f"only {killer.killed} were killed before the job ended"
-    numbers = committed_numbers(tmp_path / "out")
-    missing, doubled = expected_dedup("first") - numbers, numbers - expected_dedup("first")
-    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+    run_with_kills(deployment, dedup_job(tmp_path / "out", "first"), kills=3, seed=KILL_SEED,
+                   checkpoint_dir=str(tmp_path / "c1"))
+    assert_exactly_once(committed_numbers(tmp_path / "out"), expected_dedup("first"))
 
 
 def test_deduplication_keeping_the_last_restores_at_parallelism_3_from_a_savepoint_at_2(deployment, tmp_path):

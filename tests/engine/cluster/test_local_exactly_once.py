@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from engine.cluster.local import LocalCluster
+from tests.support import assert_exactly_once
 
 RECORDS = 6000
 KILLS = 30
@@ -151,10 +152,7 @@ def test_committed_output_equals_a_failure_free_run_despite_30_kills(tmp_path):
         assert result.restarts <= len(plan.kills) - kills_before, context
         restarts += result.restarts
         lines = committed_lines(killed_dir)
-        missing = expected_lines() - lines
-        doubled = lines - expected_lines()
-        assert not missing and not doubled, (
-            f"{context}: {sum(missing.values())} lines lost, {sum(doubled.values())} doubled")
+        assert_exactly_once(lines, expected_lines(), context)
         assert lines == clean_output[parallelism]
         run += 1
     assert restarts == KILLS

@@ -19,6 +19,7 @@ from engine.api import Spark, job_master_for
 from engine.spec import normalise_definition
 from tests.engine.cluster.test_spark_exactly_once import KillScheduler
 from tests.engine.cluster.test_spark_job_master import committed_records
+from tests.support import assert_exactly_once
 
 pytestmark = pytest.mark.spark
 
@@ -116,6 +117,4 @@ def test_an_unaligned_checkpoint_restores_its_in_flight_data_at_a_new_parallelis
                             checkpoint_dir=str(tmp_path / "c2"), restore=location)
     outcome = second.run()
     assert outcome.status == "FINISHED", outcome.failure_cause
-    lines = committed_lines(tmp_path / "out")
-    missing, doubled = expected_lines() - lines, lines - expected_lines()
-    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+    assert_exactly_once(committed_lines(tmp_path / "out"), expected_lines())

@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from tests.conftest import stop_process_tree
-from tests.support import wait_until
+from tests.support import assert_exactly_once, wait_until
 
 pytestmark = pytest.mark.spark
 
@@ -188,6 +188,4 @@ def test_killing_a_worker_mid_run_recovers_once_capacity_is_back_with_exact_outp
             stop_process_tree(driver.pid)
     statuses = [event["status"] for event in events_of(tmp_path) if event["type"] == "status"]
     assert statuses[0] == "RUNNING" and statuses[-1] == "FINISHED" and "RESTARTING" in statuses, statuses
-    lines = committed_lines(shared / "out")
-    missing, doubled = expected_lines(count) - lines, lines - expected_lines(count)
-    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+    assert_exactly_once(committed_lines(shared / "out"), expected_lines(count))

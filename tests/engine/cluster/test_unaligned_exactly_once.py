@@ -18,6 +18,7 @@ import pytest
 
 from engine.cluster.local import LocalCluster
 from tests.engine.cluster.test_local_exactly_once import KillPlan, committed_lines, expected_lines
+from tests.support import assert_exactly_once
 
 KILLS = 12
 RATE = 4000
@@ -109,10 +110,7 @@ def test_committed_output_is_exact_despite_kills_with_unaligned_checkpoints(tmp_
         assert result.status == "FINISHED", f"{context}: {result.failure}"
         restarts += result.restarts
         persisted += sum(c["persisted_data"] for c in completed_checkpoints(result))
-        lines = committed_lines(out)
-        missing, doubled = expected_lines() - lines, lines - expected_lines()
-        assert not missing and not doubled, (
-            f"{context}: {sum(missing.values())} lines lost, {sum(doubled.values())} doubled")
+        assert_exactly_once(committed_lines(out), expected_lines(), context)
         run += 1
     assert persisted > 0, "no checkpoint persisted in-flight data"
 
@@ -150,9 +148,7 @@ def test_an_unaligned_checkpoint_restores_its_in_flight_data_at_a_new_parallelis
     result = cluster.run(rescalable(tmp_path / "out", after, interval_ms=100, pause_s=0), restore=location,
                          timeout=120, checkpoint_dir=str(tmp_path / "c2"))
     assert result.status == "FINISHED", result.failure
-    lines = committed_lines(tmp_path / "out")
-    missing, doubled = expected_lines() - lines, lines - expected_lines()
-    assert not missing and not doubled, f"{sum(missing.values())} lost, {sum(doubled.values())} doubled"
+    assert_exactly_once(committed_lines(tmp_path / "out"), expected_lines())
 
 
 def completed_checkpoints_of(events: list[dict]) -> list[dict]:

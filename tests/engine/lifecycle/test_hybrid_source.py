@@ -75,22 +75,16 @@ def test_history_then_live_exactly_once_at_parallelism_2_with_a_kill(deployment,
     first checkpoint completed, also in a warm test process on a fast, loaded machine (with
     the fixture's 3,000 records the job ran 1.2 s and its first checkpoint completed after
     0.25-0.7 s)."""
-    from tests.engine.deployers import KillAfterCheckpoints
+    from tests.engine.deployers import run_with_kills
 
     pipe = stream["client"].pipeline(transaction=False)
     for n in range(TOTAL, TOTAL + MORE_LIVE):  # before the start: the bounded stream ends after them
         pipe.xadd(stream["name"], {"value": json.dumps(n)})
     pipe.execute()
-    killer = KillAfterCheckpoints(kills=1, seed=3, tasks=[("src", 0), ("src", 1)], max_delay_s=0.05)
-    handle = deployment.submit(hybrid_job(stream, tmp_path / "out", parallelism=2, interval_ms=50, work=6),
-                               checkpoint_dir=str(tmp_path / "c"), on_event=killer.on_event, timeout=180)
-    killer.start(deployment, handle)
-    try:
-        result = handle.wait(200)
-    finally:
-        killer.join()
-    assert result.status == "FINISHED", result.failure
-    assert killer.killed and result.restarts == 1
+    job = hybrid_job(stream, tmp_path / "out", parallelism=2, interval_ms=50, work=6)
+    result, _ = run_with_kills(deployment, job, kills=1, seed=3, tasks=[("src", 0), ("src", 1)], max_delay_s=0.05,
+                               checkpoint_dir=str(tmp_path / "c"), timeout=180)
+    assert result.restarts == 1
     assert sorted(committed(tmp_path / "out")) == list(range(TOTAL + MORE_LIVE))
 
 
