@@ -9,6 +9,7 @@ import pytest
 from engine.checkpoint.coordinator import CheckpointCoordinator, CheckpointException
 from engine.checkpoint.storage import CheckpointStorage, load_metadata
 from engine.plan.job_graph import build_job_graph
+from tests.builders import definition_of, edge, node
 
 
 class FakeSlot:
@@ -31,15 +32,11 @@ class FakeSlot:
 
 def graph():
     """src (2) --hash--> sum (2) --forward--> sink (2); src2 (1) --rebalance--> sink."""
-    return build_job_graph({
-        "format": 1, "parallelism": 2, "max_parallelism": 16,
-        "nodes": [{"id": "src", "type": "source.datagen", "params": {}},
-                  {"id": "sum", "type": "aggregate.reduce", "params": {}},
-                  {"id": "sink", "type": "sink.file", "params": {"path": "x"}},
-                  {"id": "side", "type": "source.datagen", "params": {}, "parallelism": 1}],
-        "edges": [{"id": "h", "from": "src", "to": "sum", "partitioning": "hash", "key": "x"},
-                  {"id": "f", "from": "sum", "to": "sink", "partitioning": "forward", "exchange": "pipelined"},
-                  {"id": "r", "from": "side", "to": "sink", "partitioning": "rebalance"}]})
+    return build_job_graph(definition_of(
+        [node("src", "source.datagen"), node("sum", "aggregate.reduce"), node("sink", "sink.file", path="x"),
+         node("side", "source.datagen", parallelism=1)],
+        [edge("src", "sum", "hash", "x"), edge("sum", "sink", exchange="pipelined"), edge("side", "sink", "rebalance")],
+        parallelism=2, max_parallelism=16))
 
 
 TASKS = [("src", 0), ("src", 1), ("sum", 0), ("sum", 1), ("sink", 0), ("sink", 1), ("side", 0)]
@@ -222,16 +219,13 @@ def test_the_job_master_marks_the_vertices_that_wait_for_a_final_checkpoint(tmp_
     from engine.cluster.local import LocalCluster
     from engine.spec import normalise_definition
 
-    definition = normalise_definition({
-        "format": 1, "parallelism": 1, "checkpointing": {"interval_ms": 1000},
-        "nodes": [{"id": "src", "type": "source.datagen", "params": {"count": 1}},
-                  {"id": "files", "type": "sink.file", "params": {"path": str(tmp_path / "out")}},
-                  {"id": "loose", "type": "sink.redis_stream", "params": {"stream": "s", "delivery": "at_least_once"}},
-                  {"id": "exact", "type": "sink.redis_stream", "params": {"stream": "t"}},
-                  {"id": "seen", "type": "sink.collect", "params": {}}],
-        "edges": [{"id": f"e{i}", "from": "src", "to": sink, "partitioning": "rebalance"}
-                  for i, sink in enumerate(["files", "loose", "exact", "seen"])]})
-    job_master = LocalCluster().job_master(definition, checkpoint_dir=str(tmp_path / "c"))
+    spec = normalise_definition(definition_of(
+        [node("src", "source.datagen", count=1), node("files", "sink.file", path=str(tmp_path / "out")),
+         node("loose", "sink.redis_stream", stream="s", delivery="at_least_once"),
+         node("exact", "sink.redis_stream", stream="t"), node("seen", "sink.collect")],
+        [edge("src", sink, "rebalance") for sink in ["files", "loose", "exact", "seen"]],
+        parallelism=1, checkpointing={"interval_ms": 1000}))
+    job_master = LocalCluster().job_master(spec, checkpoint_dir=str(tmp_path / "c"))
     awaiting = {vertex: facts["awaits_final_checkpoint"] for vertex, facts in job_master._described_vertices().items()}
     assert awaiting == {"src": False, "files": True, "loose": False, "exact": True, "seen": False}
 

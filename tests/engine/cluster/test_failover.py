@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders import edge, node, pipeline
 from tests.engine.deployers import run_with_kills
 from tests.support import assert_exactly_once, wait_until
 
@@ -27,22 +28,20 @@ RECORDS = 4000
 def keyed_sums(sink_dir: Path, *, parallelism: int = 2, count: int | None = RECORDS, rate: float = 2000,
                prefix: str = "", attempts: int = 10) -> dict:
     """datagen -> hash(x % 12) -> running sum -> two-phase-commit file sink."""
-    return {"format": 1, "name": "keyed-sums", "parallelism": parallelism, "max_parallelism": 64,
-            "checkpointing": {"interval_ms": 100, "timeout_ms": 30000},
-            "restart": {"strategy": "fixed_delay", "attempts": attempts, "delay_ms": 0},
-            "nodes": branch(sink_dir, prefix, count, rate), "edges": branch_edges(prefix)}
+    return pipeline(branch(sink_dir, prefix, count, rate), branch_edges(prefix), name="keyed-sums",
+                    parallelism=parallelism, interval_ms=100,
+                    restart={"strategy": "fixed_delay", "attempts": attempts, "delay_ms": 0})
 
 
 def branch(sink_dir: Path, prefix: str, count: int | None, rate: float) -> list[dict]:
-    return [{"id": f"{prefix}gen", "type": "source.datagen", "params": {"count": count, "rate": rate}},
-            {"id": f"{prefix}sum", "type": "aggregate.reduce", "params": {"function": "sum"}},
-            {"id": f"{prefix}sink", "type": "sink.file", "params": {"path": str(sink_dir)}}]
+    return [node(f"{prefix}gen", "source.datagen", count=count, rate=rate),
+            node(f"{prefix}sum", "aggregate.reduce", function="sum"),
+            node(f"{prefix}sink", "sink.file", path=str(sink_dir))]
 
 
 def branch_edges(prefix: str) -> list[dict]:
-    return [{"id": f"{prefix}keyed", "from": f"{prefix}gen", "to": f"{prefix}sum", "partitioning": "hash",
-             "key": "x % 12"},
-            {"id": f"{prefix}out", "from": f"{prefix}sum", "to": f"{prefix}sink"}]
+    return [edge(f"{prefix}gen", f"{prefix}sum", "hash", "x % 12", id=f"{prefix}keyed"),
+            edge(f"{prefix}sum", f"{prefix}sink", id=f"{prefix}out")]
 
 
 def committed_lines(sink_dir: Path) -> Counter:

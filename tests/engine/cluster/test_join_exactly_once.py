@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from engine.cluster.local import LocalCluster
-from tests.engine.lifecycle.support import KillOnce, committed, edge, node, pipeline
+from tests.builders import edge, node, pipeline
 from tests.engine.joins_reference import interval_reference, window_reference
+from tests.engine.lifecycle.support import KillOnce, committed
 from tests.support import assert_exactly_once, wait_until
 
 LEFT_COUNT, RIGHT_COUNT = 3000, 1000

@@ -16,8 +16,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
+from tests.builders import edge, node, pipeline
 from tests.engine.deployers import run_with_kills
 from tests.support import assert_exactly_once, wait_until
 
@@ -36,17 +35,13 @@ def event_time(x: int) -> int:
 
 def sessions_job(sink_dir: Path, *, parallelism: int = 2, rate: float = 1500, attempts: int = 10) -> dict:
     """datagen -> event time -> hash(x % 7) -> session window sum -> two-phase-commit file sink."""
-    return {"format": 1, "name": "sessions", "parallelism": parallelism, "max_parallelism": 64,
-            "checkpointing": {"interval_ms": 100, "timeout_ms": 30000},
-            "restart": {"strategy": "fixed_delay", "attempts": attempts, "delay_ms": 0},
-            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": RECORDS, "rate": rate}},
-                      {"id": "time", "type": "transform.watermark", "params": {"timestamp": TIME}},
-                      {"id": "sessions", "type": "window.session",
-                       "params": {"gap_ms": GAP_MS, "function": "sum"}},
-                      {"id": "sink", "type": "sink.file", "params": {"path": str(sink_dir)}}],
-            "edges": [{"id": "timed", "from": "gen", "to": "time"},
-                      {"id": "keyed", "from": "time", "to": "sessions", "partitioning": "hash", "key": f"x % {KEYS}"},
-                      {"id": "out", "from": "sessions", "to": "sink"}]}
+    return pipeline([node("gen", "source.datagen", count=RECORDS, rate=rate),
+                     node("time", "transform.watermark", timestamp=TIME),
+                     node("sessions", "window.session", gap_ms=GAP_MS, function="sum"),
+                     node("sink", "sink.file", path=str(sink_dir))],
+                    [edge("gen", "time"), edge("time", "sessions", "hash", f"x % {KEYS}"), edge("sessions", "sink")],
+                    name="sessions", parallelism=parallelism, interval_ms=100,
+                    restart={"strategy": "fixed_delay", "attempts": attempts, "delay_ms": 0})
 
 
 def expected_sessions() -> Counter:
@@ -94,17 +89,13 @@ TTL_MS = 500
 
 def dedup_job(sink_dir: Path, keep: str, *, parallelism: int = 2, rate: float = 1500) -> dict:
     """datagen -> event time x * 10 -> hash(x % 12) -> deduplicate (TTL 500 ms) -> two-phase-commit file sink."""
-    return {"format": 1, "name": "dedup", "parallelism": parallelism, "max_parallelism": 64,
-            "checkpointing": {"interval_ms": 100, "timeout_ms": 30000},
-            "restart": {"strategy": "fixed_delay", "attempts": 10, "delay_ms": 0},
-            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": RECORDS, "rate": rate}},
-                      {"id": "time", "type": "transform.watermark", "params": {"timestamp": "x * 10"}},
-                      {"id": "dedup", "type": "transform.deduplicate", "params": {"ttl_ms": TTL_MS, "keep": keep}},
-                      {"id": "sink", "type": "sink.file", "params": {"path": str(sink_dir)}}],
-            "edges": [{"id": "timed", "from": "gen", "to": "time"},
-                      {"id": "keyed", "from": "time", "to": "dedup", "partitioning": "hash",
-                       "key": f"x % {DEDUP_KEYS}"},
-                      {"id": "out", "from": "dedup", "to": "sink"}]}
+    return pipeline([node("gen", "source.datagen", count=RECORDS, rate=rate),
+                     node("time", "transform.watermark", timestamp="x * 10"),
+                     node("dedup", "transform.deduplicate", ttl_ms=TTL_MS, keep=keep),
+                     node("sink", "sink.file", path=str(sink_dir))],
+                    [edge("gen", "time"), edge("time", "dedup", "hash", f"x % {DEDUP_KEYS}"), edge("dedup", "sink")],
+                    name="dedup", parallelism=parallelism, interval_ms=100,
+                    restart={"strategy": "fixed_delay", "attempts": 10, "delay_ms": 0})
 
 
 def expected_dedup(keep: str) -> Counter:
@@ -156,17 +147,13 @@ def test_deduplication_keeping_the_last_restores_at_parallelism_3_from_a_savepoi
 def count_ttl_job(sink_dir: Path, *, parallelism: int = 2, rate: float = 1500) -> dict:
     """Count windows of 7 with a state TTL of 1 s over event time with a 5 s pause every 120 numbers: each
     key sees 10 numbers per block, emits the sum of the first 7, and its other 3 expire in the pause."""
-    return {"format": 1, "name": "count-ttl", "parallelism": parallelism, "max_parallelism": 64,
-            "checkpointing": {"interval_ms": 100, "timeout_ms": 30000},
-            "restart": {"strategy": "fixed_delay", "attempts": 10, "delay_ms": 0},
-            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": RECORDS, "rate": rate}},
-                      {"id": "time", "type": "transform.watermark", "params": {"timestamp": TIME}},
-                      {"id": "counts", "type": "window.count", "params": {"size": 7, "state_ttl_ms": 1000}},
-                      {"id": "sink", "type": "sink.file", "params": {"path": str(sink_dir)}}],
-            "edges": [{"id": "timed", "from": "gen", "to": "time"},
-                      {"id": "keyed", "from": "time", "to": "counts", "partitioning": "hash",
-                       "key": f"x % {DEDUP_KEYS}"},
-                      {"id": "out", "from": "counts", "to": "sink"}]}
+    return pipeline([node("gen", "source.datagen", count=RECORDS, rate=rate),
+                     node("time", "transform.watermark", timestamp=TIME),
+                     node("counts", "window.count", size=7, state_ttl_ms=1000),
+                     node("sink", "sink.file", path=str(sink_dir))],
+                    [edge("gen", "time"), edge("time", "counts", "hash", f"x % {DEDUP_KEYS}"), edge("counts", "sink")],
+                    name="count-ttl", parallelism=parallelism, interval_ms=100,
+                    restart={"strategy": "fixed_delay", "attempts": 10, "delay_ms": 0})
 
 
 def expected_count_windows_with_ttl() -> Counter:
@@ -200,19 +187,16 @@ def test_every_record_is_in_a_session_or_leaves_through_the_late_port(deployment
     few hundred are late, as the source is rate limited to small batches. Whatever the batching, each
     record is counted in exactly one session or arrives at the late edge's sink, across processes."""
     count = 2000
-    definition = {
-        "format": 1, "name": "late", "parallelism": 2, "max_parallelism": 64,
-        "checkpointing": {"interval_ms": 100}, "restart": {"strategy": "none"},
-        "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": count, "rate": 2000}, "parallelism": 1},
-                  {"id": "time", "type": "transform.watermark", "parallelism": 1,
-                   "params": {"timestamp": "x * 10 - 5000 if x % 10 == 0 else x * 10"}},
-                  {"id": "sessions", "type": "window.session", "params": {"gap_ms": 10, "function": "count"}},
-                  {"id": "out", "type": "sink.collect", "params": {"max_records": 100000}, "parallelism": 1},
-                  {"id": "late", "type": "sink.collect", "params": {"max_records": 100000}, "parallelism": 1}],
-        "edges": [{"id": "timed", "from": "gen", "to": "time"},
-                  {"id": "keyed", "from": "time", "to": "sessions", "partitioning": "hash", "key": "x % 3"},
-                  {"id": "out", "from": "sessions", "to": "out", "partitioning": "rebalance"},
-                  {"id": "late", "from": "sessions", "from_port": "late", "to": "late", "partitioning": "rebalance"}]}
+    collect_all = {"max_records": 100000}
+    definition = pipeline(
+        [node("gen", "source.datagen", parallelism=1, count=count, rate=2000),
+         node("time", "transform.watermark", parallelism=1, timestamp="x * 10 - 5000 if x % 10 == 0 else x * 10"),
+         node("sessions", "window.session", gap_ms=10, function="count"),
+         node("out", "sink.collect", parallelism=1, **collect_all),
+         node("late", "sink.collect", parallelism=1, **collect_all)],
+        [edge("gen", "time"), edge("time", "sessions", "hash", "x % 3"), edge("sessions", "out", "rebalance"),
+         edge("sessions", "late", "rebalance", from_port="late")],
+        name="late", parallelism=2, interval_ms=100)
     result = deployment.run(definition, checkpoint_dir=str(tmp_path / "c"))
     assert result.status == "FINISHED", result.failure
     late = result.collected["late"]
@@ -225,20 +209,16 @@ def test_every_record_is_in_a_session_or_leaves_through_the_late_port(deployment
 def lateness_job(*, parallelism: int, rate: float) -> dict:
     """Tumbling windows of 100 ms counting per key with an allowed lateness of 5 s; every tenth number is
     stamped a second in the past, so it updates a window that fired already (and is never late)."""
-    return {"format": 1, "name": "lateness", "parallelism": parallelism, "max_parallelism": 64,
-            "checkpointing": {"interval_ms": 100, "timeout_ms": 30000}, "restart": {"strategy": "none"},
-            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": RECORDS, "rate": rate},
-                       "parallelism": 1},
-                      {"id": "time", "type": "transform.watermark", "parallelism": 1,
-                       "params": {"timestamp": "x * 10 - 1000 if x % 10 == 0 else x * 10"}},
-                      {"id": "windows", "type": "window.tumbling",
-                       "params": {"size_ms": 100, "function": "count", "allowed_lateness_ms": 5000}},
-                      {"id": "out", "type": "sink.collect", "params": {"max_records": 100000}, "parallelism": 1},
-                      {"id": "late", "type": "sink.collect", "params": {"max_records": 100000}, "parallelism": 1}],
-            "edges": [{"id": "timed", "from": "gen", "to": "time"},
-                      {"id": "keyed", "from": "time", "to": "windows", "partitioning": "hash", "key": "x % 5"},
-                      {"id": "out", "from": "windows", "to": "out", "partitioning": "rebalance"},
-                      {"id": "late", "from": "windows", "from_port": "late", "to": "late", "partitioning": "rebalance"}]}
+    collect_all = {"max_records": 100000}
+    return pipeline(
+        [node("gen", "source.datagen", parallelism=1, count=RECORDS, rate=rate),
+         node("time", "transform.watermark", parallelism=1, timestamp="x * 10 - 1000 if x % 10 == 0 else x * 10"),
+         node("windows", "window.tumbling", size_ms=100, function="count", allowed_lateness_ms=5000),
+         node("out", "sink.collect", parallelism=1, **collect_all),
+         node("late", "sink.collect", parallelism=1, **collect_all)],
+        [edge("gen", "time"), edge("time", "windows", "hash", "x % 5"), edge("windows", "out", "rebalance"),
+         edge("windows", "late", "rebalance", from_port="late")],
+        name="lateness", parallelism=parallelism, interval_ms=100)
 
 
 def test_fired_windows_kept_for_lateness_restore_at_parallelism_3_from_a_savepoint_at_2(deployment, tmp_path):

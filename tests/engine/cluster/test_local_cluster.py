@@ -12,28 +12,8 @@ import pytest
 from engine.checkpoint.storage import load_metadata
 from engine.cluster.local import LocalCluster
 from engine.runtime.gc_tuning import YOUNG_THRESHOLD
+from tests.builders import edge, node, pipeline
 from tests.support import wait_until
-
-
-def pipeline(nodes, edges, parallelism=1, checkpointing=None, restart=None, **extra):
-    return {"format": 1, "name": "test", "mode": "streaming", "parallelism": parallelism, "max_parallelism": 64,
-            "checkpointing": {"interval_ms": 50, **(checkpointing or {})},
-            "restart": restart or {"strategy": "none"},
-            "nodes": nodes, "edges": [{"id": f"e{i}", **edge} for i, edge in enumerate(edges)], **extra}
-
-
-def node(node_id, type_, parallelism=None, **params):
-    result = {"id": node_id, "type": type_, "params": params}
-    if parallelism is not None:
-        result["parallelism"] = parallelism
-    return result
-
-
-def edge(source, target, partitioning="forward", key=None):
-    result = {"from": source, "to": target, "partitioning": partitioning}
-    if key is not None:
-        result["key"] = key
-    return result
 
 
 COLLECT_ALL = {"max_records": 100000}

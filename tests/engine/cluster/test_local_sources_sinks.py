@@ -9,15 +9,16 @@ import pytest
 
 from engine.cluster.local import LocalCluster
 from engine.runtime.operators.connectors.file_listing import list_files
+from tests.builders import edge, node, pipeline
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
-def job(source, sink=None, parallelism=1, **extra):
-    sink = sink or {"id": "out", "type": "sink.collect", "params": {"max_records": 100000}}
-    return {"format": 1, "name": "io", "parallelism": parallelism, "checkpointing": {"interval_ms": 50},
-            "restart": {"strategy": "none"}, "nodes": [source, sink],
-            "edges": [{"id": "e", "from": source["id"], "to": sink["id"], "partitioning": "rebalance"}], **extra}
+def job(source, sink=None, parallelism=1, **fields):
+    """``source`` --rebalance--> ``sink`` (by default, every record collected)."""
+    sink = sink or node("out", "sink.collect", max_records=100000)
+    return pipeline([source, sink], [edge(source["id"], sink["id"], "rebalance")], name="io", parallelism=parallelism,
+                    **fields)
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ def test_list_files_expands_directories_and_globs(tmp_path):
 
 def test_jsonl_files_across_subtasks(cluster, tmp_path):
     write_jsonl(tmp_path / "in")
-    source = {"id": "files", "type": "source.file", "params": {"path": str(tmp_path / "in")}}
+    source = node("files", "source.file", path=str(tmp_path / "in"))
     result = cluster.run(job(source, parallelism=2), timeout=30, checkpoint_dir=str(tmp_path / "c"))
     assert result.status == "FINISHED", result.failure
     assert sorted((r["f"], r["i"]) for r in result.collected["out"]) == [(f, i) for f in range(3) for i in range(40)]
@@ -49,7 +50,7 @@ def test_jsonl_files_across_subtasks(cluster, tmp_path):
 
 def test_csv_rows_become_dicts(cluster, tmp_path):
     (tmp_path / "in.csv").write_text("user,amount\na,1\nb,2\n\nc,3\n")
-    source = {"id": "files", "type": "source.file", "params": {"path": str(tmp_path / "in.csv"), "format": "csv"}}
+    source = node("files", "source.file", path=str(tmp_path / "in.csv"), format="csv")
     result = cluster.run(job(source), timeout=30, checkpoint_dir=str(tmp_path / "c"))
     assert result.collected["out"] == [{"user": "a", "amount": "1"}, {"user": "b", "amount": "2"},
                                        {"user": "c", "amount": "3"}]
@@ -57,10 +58,10 @@ def test_csv_rows_become_dicts(cluster, tmp_path):
 
 def test_file_offsets_survive_a_savepoint_and_rescale(cluster, tmp_path):
     write_jsonl(tmp_path / "in", files=4, lines=3000)
-    source = {"id": "files", "type": "source.file", "params": {"path": str(tmp_path / "in")}}
+    source = node("files", "source.file", path=str(tmp_path / "in"))
     definition = job(source, parallelism=2)
     sink_dir = tmp_path / "out"
-    definition["nodes"][1] = {"id": "out", "type": "sink.file", "params": {"path": str(sink_dir)}}
+    definition["nodes"][1] = node("out", "sink.file", path=str(sink_dir))
     slow = LocalCluster(config={"batch_size": 5})
     handle = slow.submit(definition, checkpoint_dir=str(tmp_path / "c1"))
     savepoint = handle.trigger_savepoint().result(timeout=20)
@@ -92,13 +93,10 @@ def test_redis_stream_to_redis_stream(cluster, tmp_path, redis_client):
     for i in range(250):
         client.xadd(source_stream, {"value": json.dumps({"n": i})})
     client.xadd(source_stream, {"plain": "field"})
-    definition = {
-        "format": 1, "name": "redis", "parallelism": 2, "checkpointing": {"interval_ms": 50},
-        "restart": {"strategy": "none"},
-        "nodes": [{"id": "in", "type": "source.redis_stream",
-                   "params": {"stream": source_stream, "url": REDIS_URL, "bounded": True, "batch_size": 40}},
-                  {"id": "out", "type": "sink.redis_stream", "params": {"stream": sink_stream, "url": REDIS_URL}}],
-        "edges": [{"id": "e", "from": "in", "to": "out", "partitioning": "forward"}]}
+    definition = pipeline([node("in", "source.redis_stream", stream=source_stream, url=REDIS_URL, bounded=True,
+                                batch_size=40),
+                           node("out", "sink.redis_stream", stream=sink_stream, url=REDIS_URL)],
+                          [edge("in", "out")], name="redis", parallelism=2)
     result = cluster.run(definition, timeout=30, checkpoint_dir=str(tmp_path / "c"))
     assert result.status == "FINISHED", result.failure
     written = [json.loads(fields["value"]) for _, fields in client.xrange(sink_stream)]
@@ -111,7 +109,7 @@ def test_redis_source_resumes_after_its_checkpointed_id(cluster, tmp_path, redis
     keys.append(stream)
     for i in range(100):
         client.xadd(stream, {"value": json.dumps(i)})
-    source = {"id": "in", "type": "source.redis_stream", "params": {"stream": stream, "url": REDIS_URL}}
+    source = node("in", "source.redis_stream", stream=stream, url=REDIS_URL)
     handle = cluster.submit(job(source), checkpoint_dir=str(tmp_path / "c"))
     savepoint = handle.trigger_savepoint().result(timeout=20)
     handle.cancel()
@@ -130,9 +128,9 @@ def test_a_bounded_job_ends_without_waiting_out_the_checkpoint_interval(cluster,
     """Its exactly-once sink commits on the checkpoint triggered once the sources finished,
     not on the next periodic one an hour later."""
     write_jsonl(tmp_path / "in", files=2, lines=500)
-    source = {"id": "files", "type": "source.file", "params": {"path": str(tmp_path / "in")}}
-    sink = {"id": "out", "type": "sink.file", "params": {"path": str(tmp_path / "out")}}
-    definition = {**job(source, sink, parallelism=2), "checkpointing": {"interval_ms": 3_600_000}}
+    source = node("files", "source.file", path=str(tmp_path / "in"))
+    sink = node("out", "sink.file", path=str(tmp_path / "out"))
+    definition = job(source, sink, parallelism=2, interval_ms=3_600_000)
     result = cluster.run(definition, timeout=60, checkpoint_dir=str(tmp_path / "c"))
     assert result.status == "FINISHED", result.failure
     written = [json.loads(line) for path in sorted((tmp_path / "out").glob("part-*"))

@@ -12,6 +12,7 @@ from engine.checkpoint.storage import CheckpointStorage
 from engine.cluster.job_master import JobMaster
 from engine.cluster.spark_deployer import SparkDeployer
 from engine.spec import normalise_definition
+from tests.builders import definition_of, edge, node
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.spark
@@ -79,16 +80,13 @@ def test_cancel_stops_an_unbounded_job(spark_session, tmp_path):
 
 def running_slot_cpus(spark_session, tmp_path, pin_slots: bool) -> dict:
     """Start an unbounded job of one region with two slots, read where they run once it is RUNNING, cancel it."""
-    definition = {
-        "format": 1, "name": "pinned", "parallelism": 2,
-        "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": None, "rate": 100}},
-                  {"id": "sum", "type": "aggregate.reduce", "params": {}},
-                  {"id": "out", "type": "sink.collect", "params": {"max_records": 10}}],
-        "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 10"},
-                  {"id": "e2", "from": "sum", "to": "out"}]}
+    spec = definition_of(
+        [node("gen", "source.datagen", count=None, rate=100), node("sum", "aggregate.reduce"),
+         node("out", "sink.collect", max_records=10)],
+        [edge("gen", "sum", "hash", "x % 10"), edge("sum", "out")], name="pinned", parallelism=2)
     running = threading.Event()
     deployer = SparkDeployer(spark_session=spark_session, pin_slots=pin_slots, cpu_lock_dir=str(tmp_path / "cpus"))
-    job_master = JobMaster(normalise_definition(definition), deployer,
+    job_master = JobMaster(normalise_definition(spec), deployer,
                            checkpoint_dir=str(tmp_path / f"chk-{pin_slots}"),
                            on_event=lambda event: event.get("status") == "RUNNING" and running.set())
     thread = threading.Thread(target=job_master.run)
@@ -122,18 +120,11 @@ def committed_records(directory) -> list:
 
 
 def exactly_once_pipeline(output_dir, count: int, rate: float) -> dict:
-    return {
-        "format": 1, "name": "exactly-once", "parallelism": 1,
-        "checkpointing": {"interval_ms": 150},
-        "restart": {"strategy": "fixed_delay", "attempts": 3, "delay_ms": 0},
-        "nodes": [
-            {"id": "gen", "type": "source.datagen", "params": {"count": count, "rate": rate}},
-            {"id": "sum", "type": "aggregate.reduce", "params": {"function": "sum"}},
-            {"id": "out", "type": "sink.file", "params": {"path": str(output_dir)}},
-        ],
-        "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 7"},
-                  {"id": "e2", "from": "sum", "to": "out"}],
-    }
+    return definition_of(
+        [node("gen", "source.datagen", count=count, rate=rate), node("sum", "aggregate.reduce", function="sum"),
+         node("out", "sink.file", path=str(output_dir))],
+        [edge("gen", "sum", "hash", "x % 7"), edge("sum", "out")], name="exactly-once", parallelism=1,
+        checkpointing={"interval_ms": 150}, restart={"strategy": "fixed_delay", "attempts": 3, "delay_ms": 0})
 
 
 def test_a_bounded_job_ends_without_waiting_out_the_checkpoint_interval(spark_session, tmp_path):
@@ -269,19 +260,12 @@ def test_savepoint_of_a_running_job_has_metadata(spark_session, tmp_path):
 
 def keyed_sum_pipeline(exchange: str, parallelism: int = 2) -> dict:
     """datagen -> hash(x % 5) -> running sum -> collect, with the hash exchange pipelined or blocking."""
-    return {
-        "format": 1, "name": f"sum-{exchange}", "parallelism": parallelism,
-        "checkpointing": {"interval_ms": 200},
-        "restart": {"strategy": "none"},
-        "nodes": [
-            {"id": "gen", "type": "source.datagen", "params": {"count": 500}},
-            {"id": "sum", "type": "aggregate.reduce", "params": {"function": "sum"}},
-            {"id": "out", "type": "sink.collect", "params": {"max_records": 1000}},
-        ],
-        "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 5",
-                   "exchange": exchange},
-                  {"id": "e2", "from": "sum", "to": "out"}],
-    }
+    return definition_of(
+        [node("gen", "source.datagen", count=500), node("sum", "aggregate.reduce", function="sum"),
+         node("out", "sink.collect", max_records=1000)],
+        [edge("gen", "sum", "hash", "x % 5", exchange=exchange), edge("sum", "out")],
+        name=f"sum-{exchange}", parallelism=parallelism, checkpointing={"interval_ms": 200},
+        restart={"strategy": "none"})
 
 
 def final_sums(records) -> dict:

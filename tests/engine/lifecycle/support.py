@@ -6,27 +6,7 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-
-def pipeline(nodes: list[dict], edges: list[dict], *, parallelism: int = 1, mode: str = "streaming",
-             interval_ms: int = 50, restart: dict | None = None, **extra) -> dict:
-    return {"format": 1, "name": "lifecycle", "mode": mode, "parallelism": parallelism, "max_parallelism": 64,
-            "checkpointing": {"interval_ms": interval_ms, "timeout_ms": 30000},
-            "restart": restart or {"strategy": "none"}, "nodes": nodes,
-            "edges": [{"id": edge.get("id", f"e{i}"), **edge} for i, edge in enumerate(edges)], **extra}
-
-
-def node(node_id: str, type_: str, parallelism: int | None = None, **params) -> dict:
-    result = {"id": node_id, "type": type_, "params": params}
-    if parallelism is not None:
-        result["parallelism"] = parallelism
-    return result
-
-
-def edge(source: str, target: str, partitioning: str = "forward", key: str | None = None) -> dict:
-    result = {"from": source, "to": target, "partitioning": partitioning}
-    if key is not None:
-        result["key"] = key
-    return result
+from tests.builders import edge, node, pipeline
 
 
 def keyed_count(sink_dir: Path, *, count: int | None, rate: float = 0, parallelism: int = 2, **extra) -> dict:

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from engine.cluster.local import LocalCluster
 from engine.runtime.io.external_sort import KeyGroupingSorter, key_groups_in_pieces
-from tests.engine.lifecycle.support import KillOnce, committed, edge, node, pipeline
+from tests.builders import edge, node, pipeline
+from tests.engine.lifecycle.support import KillOnce, committed
 
 
 def keyed_sum(mode: str, count: int = 2000, parallelism: int = 2, sink=None) -> dict:

@@ -5,8 +5,8 @@ import threading
 
 from engine.checkpoint.storage import load_metadata
 from engine.cluster.local import LocalCluster
-from tests.engine.lifecycle.support import (as_counter, checkpoint_events, committed, edge, expected_counts,
-                                            keyed_count, node, pipeline)
+from tests.builders import edge, node, pipeline
+from tests.engine.lifecycle.support import as_counter, checkpoint_events, committed, expected_counts, keyed_count
 
 
 def test_bounded_input_in_streaming_mode_commits_everything(tmp_path):

@@ -15,7 +15,8 @@ import pytest
 
 from engine.cluster.local import LocalCluster
 from engine.spec import validate_definition
-from tests.engine.lifecycle.support import checkpoint_events, committed, edge, node, pipeline
+from tests.builders import edge, node, pipeline
+from tests.engine.lifecycle.support import checkpoint_events, committed
 
 HISTORY = 1500
 TOTAL = 3000

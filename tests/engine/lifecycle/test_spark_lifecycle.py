@@ -9,7 +9,8 @@ import pytest
 from engine.api import Spark, job_master_for
 from engine.cluster.local import LocalCluster
 from engine.spec import normalise_definition
-from tests.engine.lifecycle.support import committed, edge, node, pipeline
+from tests.builders import edge, node, pipeline
+from tests.engine.lifecycle.support import committed
 
 pytestmark = pytest.mark.spark
 

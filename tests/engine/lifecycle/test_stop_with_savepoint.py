@@ -6,8 +6,8 @@ import threading
 import pytest
 
 from engine.cluster.local import LocalCluster
-from tests.engine.lifecycle.support import (as_counter, checkpoint_events, committed, edge, expected_counts,
-                                            keyed_count, node, pipeline)
+from tests.builders import edge, node, pipeline
+from tests.engine.lifecycle.support import as_counter, checkpoint_events, committed, expected_counts, keyed_count
 from tests.support import wait_until
 
 

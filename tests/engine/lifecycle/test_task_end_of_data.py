@@ -18,6 +18,7 @@ from engine.runtime.io.network import LocalNetwork
 from engine.runtime.operators import OPERATOR_FACTORIES
 from engine.runtime.stream_task import StreamTask
 from engine.runtime.task_lifecycle import EndingData
+from tests.builders import definition_of, edge, node
 from tests.engine.lifecycle.support import Recorder
 
 
@@ -49,13 +50,12 @@ def recorder(monkeypatch):
 
 
 def job_graph(rate=0, count=None):
-    return build_job_graph({
-        "format": 1, "parallelism": 2, "max_parallelism": 16, "checkpointing": {"interval_ms": 1000},
-        "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": count, "rate": rate}},
-                  {"id": "rec", "type": "test.recorder", "params": {}, "parallelism": 1},
-                  {"id": "out", "type": "sink.collect", "params": {}, "parallelism": 1}],
-        "edges": [{"id": "h", "from": "gen", "to": "rec", "partitioning": "hash", "key": "x % 2"},
-                  {"id": "r", "from": "rec", "to": "out", "partitioning": "rebalance"}]})
+    """gen --hash "h"--> rec --rebalance "r"--> out (the tests name channels by these edge ids)."""
+    return build_job_graph(definition_of(
+        [node("gen", "source.datagen", count=count, rate=rate), node("rec", "test.recorder", parallelism=1),
+         node("out", "sink.collect", parallelism=1)],
+        [edge("gen", "rec", "hash", "x % 2", id="h"), edge("rec", "out", "rebalance", id="r")],
+        parallelism=2, max_parallelism=16, checkpointing={"interval_ms": 1000}))
 
 
 def build(tmp_path, vertex="rec", index=0, **graph):

@@ -4,18 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine.plan import DistributionPattern, PlanError, ResultPartitionType, build_job_graph
-
-
-def node(node_id, type_="transform.map", **extra):
-    return {"id": node_id, "type": type_, **extra}
-
-
-def edge(source, target, edge_id=None, **extra):
-    return {"id": edge_id or f"{source}-{target}", "from": source, "to": target, **extra}
-
-
-def pipeline(nodes, edges, **extra):
-    return {"format": 1, "nodes": nodes, "edges": edges, **extra}
+from tests.builders import definition_of, edge, node
 
 
 def chains(job_graph):
@@ -24,7 +13,7 @@ def chains(job_graph):
 
 def test_forward_edges_of_equal_parallelism_chain_into_one_vertex():
     job_graph = build_job_graph(
-        pipeline(
+        definition_of(
             [node("src", "source.datagen"), node("map"), node("sink", "sink.collect")],
             [edge("src", "map"), edge("map", "sink")],
             parallelism=3,
@@ -51,7 +40,7 @@ def test_forward_edges_of_equal_parallelism_chain_into_one_vertex():
 )
 def test_only_plain_forward_pipelined_edges_chain(breaking_edge, extra):
     job_graph = build_job_graph(
-        pipeline([node("src", "source.datagen"), node("map")], [edge("src", "map", **breaking_edge)], **extra)
+        definition_of([node("src", "source.datagen"), node("map")], [edge("src", "map", **breaking_edge)], **extra)
     )
     assert chains(job_graph) == [["src"], ["map"]]
     assert [(e.source, e.target, e.source_node, e.target_node) for e in job_graph.edges] == [
@@ -61,7 +50,7 @@ def test_only_plain_forward_pipelined_edges_chain(breaking_edge, extra):
 
 def test_unequal_parallelism_breaks_the_chain():
     job_graph = build_job_graph(
-        pipeline(
+        definition_of(
             [node("src", "source.datagen", parallelism=2), node("map", parallelism=4)],
             [edge("src", "map", partitioning="rescale")],
         )
@@ -72,7 +61,7 @@ def test_unequal_parallelism_breaks_the_chain():
 
 def test_a_node_with_two_outputs_ends_its_chain_and_a_node_with_two_inputs_starts_one():
     job_graph = build_job_graph(
-        pipeline(
+        definition_of(
             [node("src", "source.datagen"), node("a"), node("b"), node("join"), node("sink", "sink.collect")],
             [edge("src", "a"), edge("src", "b"), edge("a", "join"), edge("b", "join"), edge("join", "sink")],
         )
@@ -85,7 +74,7 @@ def test_a_node_with_two_outputs_ends_its_chain_and_a_node_with_two_inputs_start
 
 def test_job_edges_connect_chains_but_remember_their_nodes():
     job_graph = build_job_graph(
-        pipeline(
+        definition_of(
             [node("src", "source.datagen"), node("parse"), node("count"), node("sink", "sink.collect")],
             [edge("src", "parse"), edge("parse", "count", partitioning="hash", key="user"), edge("count", "sink")],
         )
@@ -108,14 +97,14 @@ def test_job_edges_connect_chains_but_remember_their_nodes():
 )
 def test_partitioning_decides_the_distribution_pattern(partitioning, distribution):
     job_graph = build_job_graph(
-        pipeline([node("src", "source.datagen"), node("map")], [edge("src", "map", partitioning=partitioning)])
+        definition_of([node("src", "source.datagen"), node("map")], [edge("src", "map", partitioning=partitioning)])
     )
     assert job_graph.edges[0].distribution is distribution
 
 
 def test_forward_edge_that_does_not_chain_is_pointwise():
     job_graph = build_job_graph(
-        pipeline(
+        definition_of(
             [node("src", "source.datagen"), node("a"), node("b")],
             [edge("src", "a"), edge("src", "b")],
         )
@@ -125,7 +114,7 @@ def test_forward_edge_that_does_not_chain_is_pointwise():
 
 def test_batch_mode_makes_every_exchange_blocking():
     job_graph = build_job_graph(
-        pipeline(
+        definition_of(
             [node("src", "source.datagen"), node("a"), node("b")],
             [edge("src", "a"), edge("a", "b", partitioning="hash", key="k", exchange="pipelined")],
             mode="batch",
@@ -136,7 +125,7 @@ def test_batch_mode_makes_every_exchange_blocking():
 
 def test_defaults_for_parallelism_partitioning_and_exchange():
     job_graph = build_job_graph(
-        pipeline(
+        definition_of(
             [node("src", "source.datagen"), node("a"), node("b", parallelism=5)],
             [edge("src", "a"), edge("src", "b", partitioning="rebalance")],
             max_parallelism=256,
@@ -153,7 +142,7 @@ def test_defaults_for_parallelism_partitioning_and_exchange():
 
 def test_vertices_are_in_topological_order_with_definition_order_breaking_ties():
     job_graph = build_job_graph(
-        pipeline(
+        definition_of(
             [node("sink", "sink.collect"), node("b"), node("a"), node("src2", "source.datagen"),
              node("src1", "source.datagen")],
             [edge("src1", "a", partitioning="rebalance"), edge("src2", "b", partitioning="rebalance"),
@@ -166,7 +155,7 @@ def test_vertices_are_in_topological_order_with_definition_order_breaking_ties()
 
 
 def test_job_vertices_are_hashable_values():
-    definition = pipeline([node("src", "source.datagen", params={"rate": 1})], [])
+    definition = definition_of([node("src", "source.datagen", rate=1)], [])
     first, second = build_job_graph(definition).vertices[0], build_job_graph(definition).vertices[0]
     assert first == second
     assert len({first, second}) == 1
@@ -175,17 +164,18 @@ def test_job_vertices_are_hashable_values():
 @pytest.mark.parametrize(
     "definition, message",
     [
-        (pipeline([], []), "no nodes"),
-        (pipeline([node("a"), node("a")], []), "node id 'a' is used twice"),
-        (pipeline([node("a"), node("b")], [edge("a", "b", "e"), edge("b", "a", "e")]), "edge id 'e' is used twice"),
-        (pipeline([node("a")], [edge("a", "ghost")]), "unknown node 'ghost'"),
-        (pipeline([node("a"), node("b")], [edge("a", "b"), edge("b", "a")]), "cycle"),
-        (pipeline([node("a"), node("b")], [edge("a", "b", partitioning="shuffle")]), "unknown partitioning"),
-        (pipeline([node("a"), node("b")], [edge("a", "b", exchange="eventually")]), "unknown exchange"),
-        (pipeline([node("a", parallelism=2), node("b", parallelism=3)], [edge("a", "b")]), "forward"),
-        (pipeline([node("a", parallelism=0)], []), "invalid parallelism"),
-        (pipeline([node("a", parallelism=300)], []), "below its parallelism"),
-        (pipeline([{"type": "transform.map"}], []), "has no id"),
+        (definition_of([], []), "no nodes"),
+        (definition_of([node("a"), node("a")], []), "node id 'a' is used twice"),
+        (definition_of([node("a"), node("b")], [edge("a", "b", id="e"), edge("b", "a", id="e")]),
+         "edge id 'e' is used twice"),
+        (definition_of([node("a")], [edge("a", "ghost")]), "unknown node 'ghost'"),
+        (definition_of([node("a"), node("b")], [edge("a", "b"), edge("b", "a")]), "cycle"),
+        (definition_of([node("a"), node("b")], [edge("a", "b", partitioning="shuffle")]), "unknown partitioning"),
+        (definition_of([node("a"), node("b")], [edge("a", "b", exchange="eventually")]), "unknown exchange"),
+        (definition_of([node("a", parallelism=2), node("b", parallelism=3)], [edge("a", "b")]), "forward"),
+        (definition_of([node("a", parallelism=0)], []), "invalid parallelism"),
+        (definition_of([node("a", parallelism=300)], []), "below its parallelism"),
+        (definition_of([{"type": "transform.map"}], []), "has no id"),
     ],
 )
 def test_definitions_the_planner_cannot_plan_are_refused(definition, message):

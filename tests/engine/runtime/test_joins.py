@@ -24,8 +24,9 @@ from engine.runtime.operators.base import OperatorContext
 from engine.runtime.operators.joins.interval_join import IntervalJoinOperator
 from engine.runtime.operators.joins.window_join import WindowJoinOperator
 from engine.spec.expressions import compile_batch_expression
+from tests.builders import edge, node, pipeline
 from tests.engine.joins_reference import interval_reference, late_reference, window_ends, window_reference
-from tests.engine.lifecycle.support import as_counter, edge, node, pipeline
+from tests.engine.lifecycle.support import as_counter
 
 OUTPUT = '[left["id"], right["id"] if right is not None else None]'
 KEYS = ["a", "b", 1, (2, 3)]

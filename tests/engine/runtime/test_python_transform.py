@@ -16,7 +16,8 @@ from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.operators.base import OperatorContext
 from engine.runtime.operators.python_transform import PythonTransformOperator
 from engine.spec import validate_definition
-from tests.engine.lifecycle.support import checkpoint_events, edge, node, pipeline
+from tests.builders import edge, node, pipeline
+from tests.engine.lifecycle.support import checkpoint_events
 from tests.support import wait_until
 
 RUNNING_TOTAL = textwrap.dedent('''

@@ -12,6 +12,7 @@ from engine.runtime.io.events import (END_OF_PARTITION, MAX_WATERMARK, CancelChe
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.network import LocalNetwork
 from engine.runtime.stream_task import StreamTask
+from tests.builders import definition_of, edge, node
 
 
 class RecordingGateway:
@@ -34,19 +35,17 @@ class RecordingGateway:
         self.failed.append((task, error))
 
 
-def definition(sink, parallelism=2):
-    return {"format": 1, "parallelism": parallelism, "max_parallelism": 16,
-            "checkpointing": {"interval_ms": 1000},
-            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": 10}},
-                      {"id": "sum", "type": "aggregate.reduce", "params": {"function": "sum", "value": "x"}},
-                      sink],
-            "edges": [{"id": "h", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 2"},
-                      {"id": "o", "from": "sum", "to": sink["id"]}]}
+def sum_job(sink, parallelism=2):
+    """gen --hash "h"--> sum --forward "o"--> sink (the tests name channels by these edge ids)."""
+    return definition_of(
+        [node("gen", "source.datagen", count=10), node("sum", "aggregate.reduce", function="sum", value="x"), sink],
+        [edge("gen", "sum", "hash", "x % 2", id="h"), edge("sum", sink["id"], id="o")],
+        parallelism=parallelism, max_parallelism=16, checkpointing={"interval_ms": 1000})
 
 
 def build(tmp_path, vertex_id, index=0, sink=None, parallelism=2):
-    sink = sink or {"id": "out", "type": "sink.collect", "params": {"max_records": 1000}}
-    job_graph = build_job_graph(definition(sink, parallelism))
+    sink = sink or node("out", "sink.collect", max_records=1000)
+    job_graph = build_job_graph(sum_job(sink, parallelism))
     network = LocalNetwork()
     gateway = RecordingGateway()
     task = StreamTask(job_graph=job_graph, vertex=job_graph.vertex(vertex_id), index=index, network=network,
@@ -101,23 +100,20 @@ def test_cancel_marker_aborts_the_alignment_and_declines(tmp_path):
     assert gateway.acks == []
 
 
-def join_definition():
-    return {"format": 1, "parallelism": 1, "max_parallelism": 16, "checkpointing": {"interval_ms": 1000},
-            "nodes": [{"id": "left", "type": "source.datagen", "params": {"count": 10}},
-                      {"id": "right", "type": "source.datagen", "params": {"count": 10}},
-                      {"id": "join", "type": "join.interval", "params": {"lower_ms": 0, "upper_ms": 0}},
-                      {"id": "out", "type": "sink.collect", "params": {"max_records": 1000}}],
-            "edges": [{"id": "lt", "from": "left", "to": "join", "partitioning": "hash", "key": "x", "side": "left"},
-                      {"id": "rt", "from": "right", "to": "join", "partitioning": "hash", "key": "x",
-                       "side": "right"},
-                      {"id": "o", "from": "join", "to": "out"}]}
+def join_job():
+    """left --hash "lt"--> join <--hash "rt"-- right; join --forward "o"--> out."""
+    return definition_of(
+        [node("left", "source.datagen", count=10), node("right", "source.datagen", count=10),
+         node("join", "join.interval", lower_ms=0, upper_ms=0), node("out", "sink.collect", max_records=1000)],
+        [edge("left", "join", "hash", "x", id="lt", side="left"),
+         edge("right", "join", "hash", "x", id="rt", side="right"), edge("join", "out", id="o")],
+        parallelism=1, max_parallelism=16, checkpointing={"interval_ms": 1000})
 
 
 def capped_task(tmp_path, inputs: str, max_aligned_bytes: int):
     """A keyed task of one input (``sum``, two channels of one edge) or two (``join``, one channel
     per side), aligning with ``max_aligned_bytes``; with its two input channels."""
-    job_graph = build_job_graph(definition({"id": "out", "type": "sink.collect", "params": {}}) if inputs == "one"
-                                else join_definition())
+    job_graph = build_job_graph(sum_job(node("out", "sink.collect")) if inputs == "one" else join_job())
     vertex = "sum" if inputs == "one" else "join"
     network, gateway = LocalNetwork(), RecordingGateway()
     checkpointing = {"interval_ms": 1000, "max_aligned_bytes": max_aligned_bytes}
@@ -174,8 +170,7 @@ def test_source_takes_the_coordinators_trigger_between_two_batches(tmp_path):
 
 def test_two_phase_commit_sink_commits_on_notify_and_finishes_after_a_final_checkpoint(tmp_path):
     sink_dir = tmp_path / "files"
-    task, network, gateway = build(tmp_path, "sum", sink={"id": "files", "type": "sink.file",
-                                                          "params": {"path": str(sink_dir)}}, parallelism=1)
+    task, network, gateway = build(tmp_path, "sum", sink=node("files", "sink.file", path=str(sink_dir)), parallelism=1)
     input_channel = channel(network, 0)
     input_channel.push([1, 3])
     input_channel.push(CheckpointBarrier(1, 0, {"location": str(tmp_path / "chk" / "chk-1")}))

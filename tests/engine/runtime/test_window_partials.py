@@ -17,7 +17,8 @@ from engine.runtime.operators.windows.window import WindowOperator
 from engine.runtime.operators.windows.window_partials import WindowPartials, pre_aggregated_window
 from engine.spec.expressions import compile_batch_expression
 from engine.spec import normalise_definition
-from tests.engine.lifecycle.support import as_counter, edge, node, pipeline
+from tests.builders import edge, node, pipeline
+from tests.engine.lifecycle.support import as_counter
 
 
 def windowed(path: Path, kind: str = "tumbling", function: str = "sum", *, window_parallelism: int = 1,
