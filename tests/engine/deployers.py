@@ -100,14 +100,20 @@ class SparkDeployment:
 
 
 def run_with_kills(deployment, job: dict, kills: int, seed: int, *, checkpoint_dir: str, tasks=None,
-                   max_delay_s: float = 0.3, timeout: float = 240, **options) -> tuple[JobResult, list[tuple]]:
+                   max_delay_s: float = 0.3, timeout: float = 240, on_event=None,
+                   **options) -> tuple[JobResult, list[tuple]]:
     """Run ``job`` while ``kills`` random slots die, each after a checkpoint of the current
     attempt completed (``KillAfterCheckpoints``: ``seed``, ``tasks``, ``max_delay_s``). The job
     must finish, every kill done before it ended; one still running after ``timeout`` seconds
-    is canceled. The result, and the subtasks killed."""
+    is canceled. ``on_event`` is told every event too. The result, and the subtasks killed."""
     killer = KillAfterCheckpoints(kills, seed, tasks=tasks, max_delay_s=max_delay_s)
-    handle = deployment.submit(job, checkpoint_dir=checkpoint_dir, on_event=killer.on_event, timeout=timeout,
-                               **options)
+
+    def told(event: dict) -> None:
+        killer.on_event(event)
+        if on_event is not None:
+            on_event(event)
+
+    handle = deployment.submit(job, checkpoint_dir=checkpoint_dir, on_event=told, timeout=timeout, **options)
     killer.start(deployment, handle)
     try:
         result = handle.wait(timeout + 60)

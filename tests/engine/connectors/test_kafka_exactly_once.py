@@ -130,29 +130,20 @@ def test_window_output_is_exact_despite_kills_at_random_points(kafka_cluster, to
 @pytest.mark.timeout(300)
 def test_window_output_is_exact_when_slots_die(deployment, kafka_cluster, topics, tmp_path):
     """Slots killed after checkpoints (SIGKILL of the Spark Python worker on Spark)."""
-    from tests.engine.deployers import KillAfterCheckpoints
+    from tests.engine.deployers import run_with_kills
 
     source, sink = topics
     bootstrap = kafka_cluster.bootstrap
     checkpoints = tmp_path / "checkpoints"
     watch = OffsetWatch(bootstrap, source, checkpoints)
-    killer = KillAfterCheckpoints(kills=2, seed=11)
-
-    def on_event(event):
-        killer.on_event(event)
-        watch.on_event(event)
-
     job = paced(window_job(kafka_source(bootstrap, source), kafka_sink(bootstrap, sink), attempts=5), work=40000)
-    handle = deployment.submit(job, checkpoint_dir=str(checkpoints), on_event=on_event)
-    killer.start(deployment, handle)
     try:
-        result = handle.wait(250)
+        result, killed = run_with_kills(deployment, job, kills=2, seed=11, checkpoint_dir=str(checkpoints),
+                                        on_event=watch.on_event, timeout=250)
     finally:
-        killer.join()
         watch.stop()
-    assert result.status == "FINISHED", result.failure
-    assert len(killer.killed) == 2 and result.restarts == 2, killer.killed
-    assert_exact(bootstrap, sink, COUNT, f"{deployment.id}, killed {killer.killed}")
+    assert result.restarts == 2, killed
+    assert_exact(bootstrap, sink, COUNT, f"{deployment.id}, killed {killed}")
     assert_registry_empty(checkpoints)
     assert not watch.violations, watch.violations
 
