@@ -1,6 +1,7 @@
 """The shape of a package's imports, measured from the code with grimp (import-linter's graph).
 
     .venv/bin/python scripts/import_figures.py studio
+    .venv/bin/python scripts/import_figures.py engine.runtime
 
 Prints, for the package: its files and the imports between them, the import cycles between
 files, and the same at the level of its *rooms* (each module or subpackage directly inside
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def import_graph(package: str) -> tuple[list[str], set[tuple[str, str]]]:
     """The package's modules (migrations left out: generated) and the imports between them."""
-    graph = grimp.build_graph(package, cache_dir=None)
+    graph = grimp.build_graph(package.split(".")[0], cache_dir=None)  # a subpackage too: engine.runtime
     modules = sorted(m for m in graph.modules if m.startswith(package + ".") and ".migrations" not in m)
     inside = set(modules)
     imports = {(m, target) for m in modules for target in graph.find_modules_directly_imported_by(m)
