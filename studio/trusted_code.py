@@ -11,19 +11,18 @@ Grant it as any Django permission: ``user.user_permissions.add(...)``, a group, 
 """
 from __future__ import annotations
 
-from rest_framework import status
-
-from studio.api.exceptions import InvalidDefinition
-
 PERMISSION = "studio.run_python_code"
 """``app_label.codename`` of the permission (declared on ``Pipeline.Meta.permissions``)."""
 CODE_TYPES = ("transform.python",)
 
 
-class TrustedCodeRefused(InvalidDefinition):
-    """A 403 naming the nodes with code the user may not save or run."""
+class TrustedCodeRefused(Exception):
+    """The nodes with code the user may not save or run: ``errors`` locates each (the API answers 403)."""
 
-    status_code = status.HTTP_403_FORBIDDEN
+    def __init__(self, errors: list[dict], detail: str):
+        super().__init__(detail)
+        self.errors = errors
+        self.detail = detail
 
 
 def code_nodes(definition) -> list[str]:

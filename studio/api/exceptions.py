@@ -17,6 +17,8 @@ from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from studio.trusted_code import TrustedCodeRefused
+
 logger = logging.getLogger(__name__)
 
 
@@ -82,6 +84,8 @@ def exception_handler(exc, context):
                         headers={"Retry-After": str(DEPENDENCY_RETRY_AFTER_S)})
     if isinstance(exc, InvalidDefinition):
         return Response({"detail": exc.detail, "errors": exc.errors}, status=exc.status_code)
+    if isinstance(exc, TrustedCodeRefused):
+        return Response({"detail": exc.detail, "errors": exc.errors}, status=status.HTTP_403_FORBIDDEN)
     response = drf_exception_handler(exc, context)
     if response is None:
         logger.exception("unhandled error in %s", context.get("view"), exc_info=exc)
