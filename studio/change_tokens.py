@@ -19,14 +19,13 @@ Every way the studio writes these rows through the ORM moves the tokens: ``save(
 ``delete()`` (the querysets below, which are also the models' base managers, so the
 ``SET_NULL`` updates of a deletion go through them too), and renaming a user (a signal,
 ``connect_signals``). The one way around them is raw SQL, which the studio does not use
-on these tables; a new write path must go through the ORM or call ``touch_runs``.
+on these tables; a new write path must go through the ORM or call a queryset's ``touch_runs``.
 Cascades need nothing more: a deleted run's answers are 404s, a deleted pipeline's run
 list is empty, and neither is cached.
 """
 from __future__ import annotations
 
 import secrets
-from typing import Iterable
 
 from django.db import models, transaction
 from django.db.models import Q
@@ -37,25 +36,10 @@ def new_token() -> str:
     return secrets.token_hex(8)
 
 
-def touch_runs(run_ids: Iterable[int] | models.QuerySet) -> None:
-    """New ``change_token``s for these runs and ``runs_change_token``s for their pipelines."""
-    from studio.models import Run
-
-    Run.objects.filter(pk__in=run_ids).update()
-
-
-def touch_runs_showing_checkpoints(run_ids, checkpoint_pks) -> None:
-    """Touch the checkpoints' own runs and the runs restored from them (both show the checkpoint)."""
-    from studio.models import Run
-
-    Run.objects.filter(Q(pk__in=run_ids) | Q(restored_from__in=checkpoint_pks)).update()
-
-
-def touch_pipelines_runs(pipeline_ids) -> None:
-    """New ``runs_change_token``s for these pipelines: one of their runs was added, changed or deleted."""
-    from studio.models import Pipeline
-
-    Pipeline.objects.filter(pk__in=pipeline_ids).update(runs_change_token=new_token())
+def _related(queryset: models.QuerySet, field: str) -> models.Manager:
+    """The manager of the model ``queryset``'s rows point at through ``field`` (this module names no model:
+    the models import it)."""
+    return queryset.model._meta.get_field(field).related_model.objects
 
 
 class PipelineQuerySet(models.QuerySet):
@@ -65,6 +49,10 @@ class PipelineQuerySet(models.QuerySet):
         if set(values) != {"runs_change_token"}:
             values["change_token"] = new_token()
         return super().update(**values)
+
+    def touch_runs(self) -> int:
+        """New ``runs_change_token``s: one of these pipelines' runs was added, changed or deleted."""
+        return self.update(runs_change_token=new_token())
 
 
 class RunQuerySet(models.QuerySet):
@@ -79,51 +67,57 @@ class RunQuerySet(models.QuerySet):
         with transaction.atomic(savepoint=False):
             count = super().update(**values, change_token=token)
             if count:  # the runs this update wrote are the ones with its token
-                touch_pipelines_runs(self.model.objects.filter(change_token=token).values("pipeline_id"))
+                self._pipelines(self.model.objects.filter(change_token=token).values("pipeline_id")).touch_runs()
             return count
 
     def bulk_create(self, objs, *args, **kwargs):
         with transaction.atomic(savepoint=False):
             created = super().bulk_create(objs, *args, **kwargs)
-            touch_pipelines_runs({run.pipeline_id for run in created})
+            self._pipelines({run.pipeline_id for run in created}).touch_runs()
         return created
 
     def delete(self):
         with transaction.atomic(savepoint=False):
             pipelines = set(self.values_list("pipeline_id", flat=True))
             deleted = super().delete()
-            touch_pipelines_runs(pipelines)
+            self._pipelines(pipelines).touch_runs()
             return deleted
+
+    def _pipelines(self, pipeline_ids) -> PipelineQuerySet:
+        return _related(self, "pipeline").filter(pk__in=pipeline_ids)
 
 
 class RunChildQuerySet(models.QuerySet):
     """Rows a run's answers show (checkpoints, savepoint requests): writes touch their runs."""
 
-    def _touch(self) -> None:
-        touch_runs(self.values("run_id"))
+    def touch_runs(self) -> None:
+        """New ``change_token``s for the runs that show these rows (and ``runs_change_token``s for their
+        pipelines)."""
+        _related(self, "run").filter(pk__in=self.values("run_id")).update()
 
     def update(self, **values):
         with transaction.atomic(savepoint=False):
-            self._touch()  # first, while the filter still selects the rows it selected before
+            self.touch_runs()  # first, while the filter still selects the rows it selected before
             return super().update(**values)
 
     def bulk_create(self, objs, *args, **kwargs):
         with transaction.atomic(savepoint=False):
             created = super().bulk_create(objs, *args, **kwargs)
-            touch_runs({row.run_id for row in created})
+            _related(self, "run").filter(pk__in={row.run_id for row in created}).update()
         return created
 
     def delete(self):
         with transaction.atomic(savepoint=False):
-            self._touch()
+            self.touch_runs()
             return super().delete()
 
 
 class CheckpointQuerySet(RunChildQuerySet):
     """Checkpoints: writes also touch the runs restored from them."""
 
-    def _touch(self) -> None:
-        touch_runs_showing_checkpoints(self.values("run_id"), self.values("pk"))
+    def touch_runs(self) -> None:
+        """Touch the checkpoints' own runs and the runs restored from them (both show the checkpoint)."""
+        _related(self, "run").filter(Q(pk__in=self.values("run_id")) | Q(restored_from__in=self.values("pk"))).update()
 
 
 class SavepointRequestQuerySet(RunChildQuerySet):
@@ -134,9 +128,9 @@ def _user_saved(sender, instance, created, update_fields=None, **kwargs) -> None
     """A renamed user: the runs they started show their name."""
     if created or (update_fields is not None and "username" not in update_fields):
         return  # a login (last_login) or a password change renames nobody
-    from studio.models import Run
+    from django.apps import apps
 
-    Run.objects.filter(created_by=instance).update()
+    apps.get_model("studio", "Run").objects.filter(created_by=instance).update()
 
 
 def connect_signals() -> None:

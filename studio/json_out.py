@@ -8,7 +8,7 @@ them), and lone surrogates are escaped (``"\\udc80"``, which JSON allows). Data 
 them costs one ordinary ``json.dumps``; only data that holds one pays a second pass.
 
 What the studio stores is JSON too: a run's events are stored with their non-finite floats
-named (``studio.realtime.events``; SQLite's and PostgreSQL's JSON refuse the tokens), and
+named (``studio.runs.events``; SQLite's and PostgreSQL's JSON refuse the tokens), and
 request bodies holding lone surrogates are refused when they are read (``studio.api.parsers``).
 """
 from __future__ import annotations

@@ -13,10 +13,7 @@ from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
-from studio.change_tokens import (
-    CheckpointQuerySet, PipelineQuerySet, RunQuerySet, SavepointRequestQuerySet, new_token, touch_pipelines_runs, touch_runs,
-    touch_runs_showing_checkpoints,
-)
+from studio.change_tokens import CheckpointQuerySet, PipelineQuerySet, RunQuerySet, SavepointRequestQuerySet, new_token
 
 
 class Pipeline(models.Model):
@@ -160,13 +157,13 @@ class Run(models.Model):
             kwargs["update_fields"] = {*kwargs["update_fields"], "change_token"}
         with transaction.atomic(savepoint=False):
             super().save(*args, **kwargs)
-            touch_pipelines_runs([self.pipeline_id])
+            Pipeline.objects.filter(pk=self.pipeline_id).touch_runs()
 
     def delete(self, *args, **kwargs):
         """Delete, with a new ``runs_change_token`` on the pipeline (one transaction)."""
         with transaction.atomic(savepoint=False):
             deleted = super().delete(*args, **kwargs)
-            touch_pipelines_runs([self.pipeline_id])
+            Pipeline.objects.filter(pk=self.pipeline_id).touch_runs()
             return deleted
 
     @property
@@ -207,12 +204,12 @@ class Checkpoint(models.Model):
         """Save, and touch the runs that show this checkpoint (one transaction)."""
         with transaction.atomic(savepoint=False):
             super().save(*args, **kwargs)
-            touch_runs_showing_checkpoints([self.run_id], [self.pk])
+            Checkpoint.objects.filter(pk=self.pk).touch_runs()
 
     def delete(self, *args, **kwargs):
         """Delete, and touch the runs that showed it (one transaction)."""
         with transaction.atomic(savepoint=False):
-            touch_runs_showing_checkpoints([self.run_id], [self.pk])
+            Checkpoint.objects.filter(pk=self.pk).touch_runs()
             return super().delete(*args, **kwargs)
 
     @property
@@ -243,7 +240,8 @@ class SavepointRequest(models.Model):
     kind = models.CharField(max_length=16, default="savepoint")  # savepoint | sync-savepoint (stop)
     drain = models.BooleanField(null=True, blank=True)  # stop with savepoint only
     trigger = models.CharField(max_length=16, choices=SavepointTrigger.choices, default=SavepointTrigger.MANUAL)
-    schedule = models.ForeignKey("SavepointSchedule", related_name="requests", null=True, blank=True,
+    # the schedule that asked (the schedules app's; a string, so the core imports no feature)
+    schedule = models.ForeignKey("schedules.SavepointSchedule", related_name="requests", null=True, blank=True,
                                  on_delete=models.SET_NULL)
     target_directory = models.CharField(max_length=1000, blank=True, default="")
     status = models.CharField(max_length=16, choices=SavepointStatus.choices, default=SavepointStatus.IN_PROGRESS)
@@ -266,12 +264,12 @@ class SavepointRequest(models.Model):
         """Save, and touch its run, whose answer lists its savepoint requests (one transaction)."""
         with transaction.atomic(savepoint=False):
             super().save(*args, **kwargs)
-            touch_runs([self.run_id])
+            SavepointRequest.objects.filter(pk=self.pk).touch_runs()
 
     def delete(self, *args, **kwargs):
         """Delete, and touch its run (one transaction)."""
         with transaction.atomic(savepoint=False):
-            touch_runs([self.run_id])
+            SavepointRequest.objects.filter(pk=self.pk).touch_runs()
             return super().delete(*args, **kwargs)
 
     @staticmethod
@@ -388,12 +386,6 @@ class SinkClaim(models.Model):
 
     class Meta:
         ordering = ["target"]
-
-
-# Models of their own modules, imported here so that Django (and its migrations) find them.
-from studio.schedules.models import SavepointSchedule  # noqa: E402,F401
-from studio.alerts.models import AlertRule, AlertState, Notification, WebhookDelivery  # noqa: E402,F401
-from studio.taps.models import Tap  # noqa: E402,F401
 
 
 class RescaleStatus(models.TextChoices):

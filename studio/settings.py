@@ -44,6 +44,10 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI served by the studio itself: /api/docs/ works offline
     "channels",
     "studio",
+    # features: each an app owning its models, migrations, URLs and sockets (docs/architecture.md)
+    "studio.alerts",
+    "studio.schedules",
+    "studio.taps",
 ]
 
 MIDDLEWARE = [

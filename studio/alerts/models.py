@@ -32,6 +32,7 @@ class AlertRule(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "studio_alertrule"  # the table it had as a model of the studio app
         ordering = ["id"]
         indexes = [models.Index(fields=["pipeline", "enabled"], name="alert_rule_pipeline")]
 
@@ -51,6 +52,7 @@ class AlertState(models.Model):
     since = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
+        db_table = "studio_alertstate"  # the table it had as a model of the studio app
         constraints = [models.UniqueConstraint(fields=["rule", "run", "key"], name="unique_alert_state")]
 
 
@@ -69,6 +71,7 @@ class Notification(models.Model):
     read_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "studio_notification"  # the table it had as a model of the studio app
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["user", "read_at"], name="notification_unread")]
 
@@ -91,4 +94,5 @@ class WebhookDelivery(models.Model):
     delivered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "studio_webhookdelivery"  # the table it had as a model of the studio app
         ordering = ["-created_at", "-id"]

@@ -31,6 +31,7 @@ class SavepointSchedule(models.Model):
     last_error = models.TextField(blank=True, default="")
 
     class Meta:
+        db_table = "studio_savepointschedule"  # the table it had as a model of the studio app
         ordering = ["id"]
         constraints = [
             models.CheckConstraint(condition=models.Q(pipeline__isnull=False, run__isnull=True)

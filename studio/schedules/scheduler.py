@@ -1,8 +1,8 @@
 """The savepoint scheduler: triggers due schedules' savepoints and deletes what their retention drops.
 
 Where it runs: every Celery worker starts a :class:`ScheduleLoop` thread when it is ready
-(``studio.celery``), beside the heartbeat monitor, so ``make up`` runs it with no command of
-its own. Several workers may tick at once: a due moment is *claimed* by moving the
+(``start_in_worker``, connected by the app), beside the heartbeat monitor, so ``make up`` runs
+it with no command of its own. Several workers may tick at once: a due moment is *claimed* by moving the
 schedule's ``next_due_at`` on with a conditional update (only the update that still sees
 the old value wins), so each moment triggers once.
 
@@ -130,3 +130,17 @@ class ScheduleLoop:
                 tick()
             except Exception:
                 logger.exception("savepoint schedule tick failed")
+
+
+_loops: list[ScheduleLoop] = []
+
+
+def start_in_worker(**_) -> None:
+    """A Celery worker is ready (``worker_ready``): it runs the scheduler until it shuts down."""
+    _loops.append(ScheduleLoop().start())
+
+
+def stop_in_worker(**_) -> None:
+    """The worker shuts down (``worker_shutdown``)."""
+    while _loops:
+        _loops.pop().stop()

@@ -24,6 +24,7 @@ class Tap(models.Model):
     closed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "studio_tap"  # the table it had as a model of the studio app
         ordering = ["-created_at", "-id"]
 
     @staticmethod
