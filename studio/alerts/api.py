@@ -20,10 +20,10 @@ from studio.alerts.firing import RuleSuspended, fire, unread_count, user_notific
 from studio.alerts.models import AlertKind, AlertRule, Notification, WebhookDelivery
 from studio.alerts.webhooks import WebhookUrlError, check_webhook_url
 from studio.api.exceptions import BadRequest, rule_violation
+from studio.api.parameters import int_param
 from studio.api.permissions import PipelineAccess
-from studio.api.runs import int_param
 from studio.api.schema import bounded_int, responses
-from studio.api.serializers import StrictModelSerializer
+from studio.api.serializers.fields import StrictModelSerializer
 from studio.fanout import broadcast
 
 TAG = ["alerts"]

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from studio.api.exceptions import LoginFailed
 from studio.api.schema import errors, responses
-from studio.api.serializers import LoginSerializer, NewTokenSerializer, TokenSerializer, UserSerializer
+from studio.api.serializers.auth import LoginSerializer, NewTokenSerializer, TokenSerializer, UserSerializer
 from studio.api.throttling import LoginThrottle
 from studio.models import ApiToken
 

@@ -12,9 +12,11 @@ from rest_framework.response import Response
 from studio.access import VIEW, access_to_run
 from studio.api.caching import cached_answer, canonical_int
 from studio.api.nested import RunNestedMixin
-from studio.api.runs import int_param
+from studio.api.parameters import int_param
 from studio.api.schema import responses
-from studio.api.serializers import CheckpointConfigSerializer, CheckpointDetailSerializer, CheckpointOverviewSerializer
+from studio.api.serializers.checkpoints import (
+    CheckpointConfigSerializer, CheckpointDetailSerializer, CheckpointOverviewSerializer,
+)
 from studio.models import Checkpoint
 from studio.runs import checkpoint_stats
 

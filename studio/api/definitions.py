@@ -11,7 +11,7 @@ from studio.access import pipelines_visible_to
 from studio.api.exceptions import InvalidDefinition, ServiceBusy
 from studio.api.schema import responses
 from studio.processes import budget
-from studio.api.serializers import (
+from studio.api.serializers.definitions import (
     DiffSerializer, DraftDiffSerializer, OperatorSerializer, PlanRequestSerializer, PlanSerializer,
     PreviewRequestSerializer, PreviewSerializer, ValidateSerializer, ValidationResultSerializer,
 )

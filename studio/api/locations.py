@@ -19,7 +19,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthentic
 from rest_framework.response import Response
 
 from studio.api.schema import responses
-from studio.api.serializers import StrictModelSerializer
+from studio.api.serializers.fields import StrictModelSerializer
 from studio.locations import expand_prefix
 from studio.models import LocationGrant, LocationKind, StorageLocation
 

@@ -15,12 +15,16 @@ from studio.access import RUN, VIEW, access_to_pipeline, access_to_run, runs_vis
 from studio.api.caching import cached_answer, canonical_int
 from studio.api.exceptions import BadRequest, Conflict
 from studio.api.pagination import RunPagination
+from studio.api.parameters import int_param
 from studio.api.permissions import PipelineAccess
 from studio.api.schema import bounded_int, responses
-from studio.api.serializers import (
-    RUN_STATUSES, EventSerializer, ExceptionsSerializer, MetricsSerializer, StateCompatibilitySerializer, RequestIdSerializer, RunSerializer, RunSummarySerializer,
-    RescaleRequestSerializer, RescaleSerializer, StopSerializer,
+from studio.api.serializers.exception_history import ExceptionsSerializer
+from studio.api.serializers.metrics import MetricsSerializer
+from studio.api.serializers.runs import (
+    RUN_STATUSES, EventSerializer, RescaleRequestSerializer, RescaleSerializer, RunSerializer, RunSummarySerializer,
+    StateCompatibilitySerializer,
 )
+from studio.api.serializers.savepoints import RequestIdSerializer, StopSerializer
 from studio.models import RunEvent
 from studio.runs.control import RunStateConflict, cancel, stop_with_savepoint
 from studio.runs.events import serialise_event
@@ -38,19 +42,6 @@ LIST_PARAMETERS = [
                      description=f"Only runs in these statuses, comma separated ({', '.join(RUN_STATUSES)}); "
                                  "an unknown one is a 400."),
 ]
-
-
-def int_param(request, name: str, default: int | None = None, minimum: int = 0, maximum: int = 2**31) -> int | None:
-    value = request.query_params.get(name)
-    if value in (None, ""):
-        return default
-    try:
-        number = int(value)
-    except ValueError:
-        raise BadRequest(f"{name} must be an integer, not {value!r}")
-    if not minimum <= number <= maximum:
-        raise BadRequest(f"{name} must be between {minimum} and {maximum}")
-    return number
 
 
 def canonical_statuses(value: str | None) -> bool:

@@ -17,7 +17,9 @@ from studio.api.exceptions import BadRequest, Conflict
 from studio.api.nested import RunNestedMixin
 from studio.api.permissions import PipelineAccess
 from studio.api.schema import responses
-from studio.api.serializers import RequestIdSerializer, SavepointRequestSerializer, SavepointTriggerSerializer
+from studio.api.serializers.savepoints import (
+    RequestIdSerializer, SavepointRequestSerializer, SavepointTriggerSerializer,
+)
 from studio.models import TERMINAL_STATUSES, Checkpoint, SavepointRequest
 from studio.runs.control import RunStateConflict, trigger_savepoint
 from studio.storage_urls import StorageUrlError

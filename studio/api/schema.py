@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
-from studio.api.serializers import DefinitionErrorSerializer, ErrorSerializer
+from studio.api.serializers.errors import DefinitionErrorSerializer, ErrorSerializer
 
 _DESCRIPTIONS = {
     400: "Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition)",

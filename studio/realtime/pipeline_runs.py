@@ -2,7 +2,7 @@
 pipeline's group whenever a run's status changed (a receiver of ``run_event_recorded``)."""
 from __future__ import annotations
 
-from studio.api.serializers import RunSummarySerializer
+from studio.api.serializers.runs import RunSummarySerializer
 from studio.fanout import broadcast
 from studio.models import Run, now_ms
 

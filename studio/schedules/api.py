@@ -16,7 +16,7 @@ from studio.access import RUN, can, pipelines_visible_to, runs_visible_to
 from studio.api.exceptions import rule_violation
 from studio.api.permissions import PipelineAccess
 from studio.api.schema import responses
-from studio.api.serializers import StrictModelSerializer
+from studio.api.serializers.fields import StrictModelSerializer
 from studio.schedules.models import SavepointSchedule
 
 MAX_INTERVAL_S = 366 * 24 * 3600

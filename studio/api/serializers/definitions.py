@@ -1,0 +1,127 @@
+"""Definitions before they are saved: the operator catalog, validate, plan, preview and a draft's diff."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from studio.api.serializers.errors import ProblemSerializer
+from studio.api.serializers.fields import MAX_INT32, DefinitionField, DraftField, JSONObjectField, StrictCharField
+
+
+class OperatorSerializer(serializers.Serializer):
+    """One operator type of the catalog (``engine.spec.catalog``)."""
+
+    type = StrictCharField()
+    category = StrictCharField()
+    title = StrictCharField()
+    description = StrictCharField()
+    inputs = serializers.JSONField(help_text='How many inputs: 0, 1 or "many".')
+    outputs = serializers.IntegerField()
+    source = serializers.BooleanField()
+    sink = serializers.BooleanField()
+    keyed = serializers.BooleanField()
+    stateful = serializers.BooleanField()
+    params_schema = JSONObjectField(help_text="The JSON Schema of the operator's params.")
+    output_ports = serializers.ListField(
+        child=serializers.DictField(child=StrictCharField()),
+        help_text='Named output ports besides the main output, [{"name", "description"}]: an edge leaves one '
+                  'with "from_port" (event-time windows: "late").')
+    input_sides = serializers.ListField(
+        child=StrictCharField(), required=False,
+        help_text='Named inputs of a two-input operator (joins: ["left", "right"]); an edge into one says which '
+                  'it feeds with "side". Absent for operators with one kind of input.')
+
+
+WORKSPACE_HELP = ("The saved pipeline whose workspace relative paths resolve in (one you may view); "
+                  "your draft workspace when omitted.")
+
+
+class ValidateSerializer(serializers.Serializer):
+    definition = DraftField()
+    pipeline = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INT32,
+                                        help_text=WORKSPACE_HELP)
+
+
+class PlanRequestSerializer(serializers.Serializer):
+    definition = DefinitionField()
+
+
+class ValidationResultSerializer(serializers.Serializer):
+    valid = serializers.BooleanField()
+    errors = ProblemSerializer(many=True)
+    warnings = ProblemSerializer(many=True, help_text="Allowed but likely wrong (a file source matching no file "
+                                                      "yet); listed only for a definition without errors.")
+
+
+class DraftDiffSerializer(serializers.Serializer):
+    def get_fields(self):  # "from" is a Python keyword, so the fields are declared here
+        return {"from": DraftField(), "to": DraftField()}
+
+
+class ChangeSerializer(serializers.Serializer):
+    path = StrictCharField()
+
+    def get_fields(self):
+        return {**super().get_fields(), "from": serializers.JSONField(allow_null=True),
+                "to": serializers.JSONField(allow_null=True)}
+
+
+class ChangedItemSerializer(serializers.Serializer):
+    id = StrictCharField()
+    changes = ChangeSerializer(many=True)
+
+
+class ItemsDiffSerializer(serializers.Serializer):
+    added = serializers.ListField(child=StrictCharField())
+    removed = serializers.ListField(child=StrictCharField())
+    changed = ChangedItemSerializer(many=True)
+
+
+class SettingsDiffSerializer(serializers.Serializer):
+    changed = ChangeSerializer(many=True)
+
+
+class DiffSerializer(serializers.Serializer):
+    nodes = ItemsDiffSerializer()
+    edges = ItemsDiffSerializer()
+    settings = SettingsDiffSerializer()
+
+    def get_fields(self):
+        return {"from": serializers.IntegerField(allow_null=True, help_text="null for a draft or nothing"),
+                "to": serializers.IntegerField(allow_null=True), **super().get_fields()}
+
+
+class PlanRegionSerializer(serializers.Serializer):
+    id = StrictCharField()
+    vertices = JSONObjectField()
+    job_vertices = serializers.ListField(child=StrictCharField())
+    depends_on = serializers.JSONField()
+    size = serializers.IntegerField()
+
+
+class PlanSerializer(serializers.Serializer):
+    """The planner's summary (``engine.plan.plan_summary``)."""
+
+    job_vertices = serializers.ListField(child=JSONObjectField())
+    job_edges = serializers.ListField(child=JSONObjectField())
+    regions = PlanRegionSerializer(many=True)
+    node_regions = JSONObjectField()
+    schedule = serializers.ListField(child=StrictCharField())
+    counts = JSONObjectField()
+
+
+class PreviewRequestSerializer(serializers.Serializer):
+    definition = DefinitionField()
+    limit = serializers.IntegerField(min_value=1, max_value=1000, default=100)
+    pipeline = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INT32,
+                                        help_text=WORKSPACE_HELP)
+
+
+class PreviewNodeSerializer(serializers.Serializer):
+    records = serializers.ListField(child=serializers.JSONField(allow_null=True))
+    count = serializers.IntegerField()
+
+
+class PreviewSerializer(serializers.Serializer):
+    status = StrictCharField()
+    failure = StrictCharField(required=False, allow_null=True)
+    nodes = serializers.DictField(child=PreviewNodeSerializer())

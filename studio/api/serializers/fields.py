@@ -1,0 +1,93 @@
+"""The fields and base classes every serializer of the API uses: strict strings, definitions as drafts
+or as documented definitions, JSON objects."""
+from __future__ import annotations
+
+from django.db import models
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from engine.api import DEFINITION_SCHEMA
+
+MAX_INT32 = 2**31 - 1
+MAX_BIGINT = 2**63 - 1
+
+
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: DRF's CharField would take the number 0 for "0", which the schema refuses."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictModelSerializer(serializers.ModelSerializer):
+    serializer_field_mapping = {**serializers.ModelSerializer.serializer_field_mapping,
+                                models.CharField: StrictCharField, models.TextField: StrictCharField}
+
+
+def openapi_dialect(schema):
+    """A JSON Schema (2020-12) in the OpenAPI 3.0 dialect the schema is written in: ``const`` as a one-value
+    ``enum``, a ``null`` type as ``nullable``."""
+    if isinstance(schema, list):
+        return [openapi_dialect(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    converted = {key: openapi_dialect(value) for key, value in schema.items() if key != "const"}
+    if "const" in schema:
+        converted["enum"] = [schema["const"]]
+    kinds = schema.get("type")
+    if isinstance(kinds, list) and "null" in kinds:
+        [converted["type"]] = [kind for kind in kinds if kind != "null"]
+        converted["nullable"] = True
+    if "properties" in schema:
+        converted["properties"] = {name: openapi_dialect(value) for name, value in schema["properties"].items()}
+    return converted
+
+
+class DraftField(serializers.JSONField):
+    """A draft of a pipeline definition: any JSON object, valid or not (its problems are what is asked for).
+
+    Edges without an ``id`` get one here (``e1``, ``e2``, ... the first free, in order): a hand-written
+    definition may leave them out, and validation then reports every other problem instead of stopping at
+    the missing ids."""
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("a pipeline definition is a JSON object")
+        return with_edge_ids(value)
+
+
+def with_edge_ids(definition: dict) -> dict:
+    """``definition`` with an id on every edge object that has none (a copy when one was added)."""
+    edges = definition.get("edges")
+    if not isinstance(edges, list) or all(not isinstance(edge, dict) or "id" in edge for edge in edges):
+        return definition
+    taken = {str(edge["id"]) for edge in edges if isinstance(edge, dict) and "id" in edge}
+    numbers = (f"e{number}" for number in range(1, len(edges) + len(taken) + 2))
+    named = []
+    for edge in edges:
+        if isinstance(edge, dict) and "id" not in edge:
+            edge = {"id": next(name for name in numbers if name not in taken), **edge}
+        named.append(edge)
+    return {**definition, "edges": named}
+
+
+extend_schema_field({"type": "object", "additionalProperties": True,
+                     "description": "A draft of a pipeline definition, valid or not."})(DraftField)
+
+
+@extend_schema_field({**openapi_dialect(DEFINITION_SCHEMA),
+                      "description": "A pipeline definition (format 1); see GET /api/operators for node types "
+                                     "and the JSON Schema of each one's params."})
+class DefinitionField(DraftField):
+    """A pipeline definition; its schema is documented, and ``engine.spec`` checks it in the view, where all
+    errors are known."""
+
+
+class JSONObjectField(serializers.JSONField):
+    """Any JSON object (documented as such)."""
+
+
+extend_schema_field({"type": "object", "additionalProperties": True})(JSONObjectField)

@@ -1,0 +1,113 @@
+"""Pipelines, their versions and who they are shared with."""
+from __future__ import annotations
+
+from django.contrib.auth.models import Group
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from studio.api.serializers.fields import (
+    MAX_INT32, DefinitionField, JSONObjectField, StrictCharField, StrictModelSerializer,
+)
+from studio.models import Pipeline, PipelineShare, PipelineVersion, Run
+
+
+class PipelineWriteSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=200, required=False)
+    definition = DefinitionField()
+    message = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class ImportSerializer(PipelineWriteSerializer):
+    message = StrictCharField(max_length=500, required=False, allow_blank=True, default="Imported")
+
+
+class PipelineSerializer(StrictModelSerializer):
+    version = serializers.SerializerMethodField()
+    definition = serializers.SerializerMethodField()
+    owner = StrictCharField(source="owner.username", read_only=True, allow_null=True, default=None)
+    permissions = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Pipeline
+        fields = ["id", "name", "version", "definition", "owner", "permissions", "created_at", "updated_at"]
+
+    def get_version(self, pipeline: Pipeline) -> int:
+        return pipeline.latest_version().number
+
+    @extend_schema_field({"type": "object", "additionalProperties": True})
+    def get_definition(self, pipeline: Pipeline) -> dict:
+        return pipeline.latest_version().definition
+
+    @extend_schema_field({"type": "array", "items": {"type": "string", "enum": ["view", "edit", "run", "own"]}})
+    def get_permissions(self, pipeline: Pipeline) -> list[str]:
+        from studio.access import PERMISSIONS, pipeline_permissions
+
+        request = self.context.get("request")
+        granted = pipeline_permissions(getattr(request, "user", None), pipeline)
+        return [name for name in PERMISSIONS if name in granted]
+
+
+class LatestRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=[choice for choice, _ in Run._meta.get_field("status").choices])
+
+
+class PipelineListSerializer(PipelineSerializer):
+    latest_run = serializers.SerializerMethodField()
+
+    class Meta(PipelineSerializer.Meta):
+        fields = ["id", "name", "version", "owner", "created_at", "updated_at", "latest_run"]
+
+    @extend_schema_field(LatestRunSerializer(allow_null=True))
+    def get_latest_run(self, pipeline: Pipeline) -> dict | None:
+        """The newest run (annotated by the list's query; looked up for a single pipeline)."""
+        if hasattr(pipeline, "latest_run_id"):
+            run_id, status = pipeline.latest_run_id, pipeline.latest_run_status
+        else:
+            run_id, status = pipeline.runs.order_by("-created_at", "-id").values_list("id", "status").first() or (None, None)
+        return {"id": run_id, "status": status} if run_id is not None else None
+
+    def get_version(self, pipeline: Pipeline) -> int:
+        number = getattr(pipeline, "latest_number", None)
+        return number if number is not None else super().get_version(pipeline)
+
+
+class VersionSerializer(StrictModelSerializer):
+    created_by = StrictCharField(source="created_by.username", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = PipelineVersion
+        fields = ["number", "message", "created_at", "created_by"]
+
+
+class VersionDetailSerializer(VersionSerializer):
+    definition = JSONObjectField(read_only=True)
+
+    class Meta(VersionSerializer.Meta):
+        fields = ["number", "message", "definition", "created_at", "created_by"]
+
+
+class RollbackSerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=1, max_value=MAX_INT32)
+    message = StrictCharField(max_length=500, required=False, allow_blank=True)
+
+
+class ShareSerializer(StrictModelSerializer):
+    group = serializers.SlugRelatedField(slug_field="name", queryset=Group.objects.all())
+    permissions = serializers.ListField(
+        child=serializers.ChoiceField(choices=["view", "edit", "run"]), required=False, default=["view"])
+
+    class Meta:
+        model = PipelineShare
+        fields = ["id", "group", "permissions", "created_at"]
+        read_only_fields = ["id", "created_at"]
+        validators = []  # the view answers a second share of the same group with 409
+
+    def to_representation(self, share):
+        return {"id": share.id, "group": share.group.name, "permissions": share.permissions,
+                "created_at": serializers.DateTimeField().to_representation(share.created_at)}
+
+    def create(self, validated):
+        permissions = set(validated.pop("permissions", ["view"]))
+        return PipelineShare.objects.create(can_edit="edit" in permissions, can_run="run" in permissions,
+                                            **validated)
