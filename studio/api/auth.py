@@ -5,12 +5,12 @@ from django.contrib.auth import authenticate, login, logout
 from django.middleware.csrf import get_token
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.api.exceptions import LoginFailed
+from studio.api.parsers import BoundedJSONParser
 from studio.api.schema import errors, responses
 from studio.api.serializers.auth import LoginSerializer, NewTokenSerializer, TokenSerializer, UserSerializer
 from studio.api.throttling import LoginThrottle
@@ -22,7 +22,7 @@ class LoginView(APIView):
 
     authentication_classes = []
     permission_classes = [AllowAny]
-    parser_classes = [JSONParser]  # a cross-site HTML form cannot post JSON: no login CSRF
+    parser_classes = [BoundedJSONParser]  # JSON only: a cross-site HTML form cannot post JSON, no login CSRF
     throttle_classes = [LoginThrottle]
 
     @extend_schema(summary="Log in (session cookie + csrftoken cookie)", request=LoginSerializer,

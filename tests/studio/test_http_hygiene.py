@@ -180,3 +180,13 @@ def test_a_chunked_body_over_the_limit_is_a_413(api, settings):
         return (await communicator.receive_output(timeout=30))["status"]
 
     assert async_to_sync(send_too_much)() == 413
+
+
+def test_the_login_body_is_read_as_every_other_body():
+    """The login view has a parser of its own (JSON only): the same limits hold there."""
+    anonymous = APIClient()
+    nested = anonymous.post("/api/auth/login", data="[" * 10_000 + "]" * 10_000, content_type="application/json")
+    assert f"nested deeper than {MAX_JSON_DEPTH} levels" in assert_json_error(nested, 400)["detail"]
+    lone = anonymous.post("/api/auth/login", data='{"username": "\\ud800", "password": "x"}',
+                          content_type="application/json")
+    assert "username holds a lone surrogate" in assert_json_error(lone, 400)["detail"]

@@ -1,15 +1,21 @@
 """The API fuzzed from its own OpenAPI schema (schemathesis): no 5xx, every answer as the schema says.
 
+A second pass sends every body-taking operation bodies holding one hostile value (a lone
+surrogate, NaN, an infinity) where a string or number goes: a 400, never a 5xx.
+
 Every operation gets positive and negative (schema-violating) cases, sent in-process to the
 WSGI application as an authenticated user, against a database that holds a pipeline with
 two versions, runs, checkpoints and a savepoint of that user (and a pipeline of someone
 else), so that generated ids hit real objects as well as missing and foreign ones.
 Derandomized, so a failure reproduces.
 """
+import json
+
 import pytest
 import schemathesis
 from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 from studio.models import Checkpoint, Pipeline, PipelineVersion, Run, SavepointRequest
 from studio.runs.events import record_event, set_status
@@ -102,3 +108,56 @@ def test_the_schema_generates_without_warnings_and_documents_errors_everywhere()
             if "{" in path:
                 assert "404" in codes, (path, method, codes)
     assert "tokenAuth" in schema.raw_schema["components"]["securitySchemes"]
+
+
+POISONS = ["\ud800", "x\udfffy", "\udc80\ud83d", float("nan"), float("inf"), -float("inf")]
+"""What a hostile script puts where a body's text or number goes: lone surrogates (valid JSON escapes, no
+text) and the NaN and Infinity tokens Python's json writes (no JSON)."""
+
+
+def poisoned(body, poison, where: int):
+    """``body`` with its ``where``-th leaf (a string or a number, by index modulo their count) replaced by
+    ``poison``; None when the body has no leaf to poison."""
+    leaves = []
+
+    def collect(value, replace):
+        if isinstance(value, dict):
+            for key in list(value):
+                collect(value[key], lambda new, key=key, value=value: value.__setitem__(key, new))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                collect(item, lambda new, index=index, value=value: value.__setitem__(index, new))
+        elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            leaves.append(replace)
+
+    holder = [body]
+    collect(body, lambda new: holder.__setitem__(0, new))
+    if not leaves:
+        return None
+    leaves[where % len(leaves)](poison)
+    return holder[0]
+
+
+CHECKS_BUT_ACCEPTANCE = [check for check in ALL_CHECKS if check is not schemathesis.checks.positive_data_acceptance]
+
+
+@pytest.mark.django_db
+@schema.include(method=["POST", "PUT", "PATCH"]).parametrize()
+@schema.given(poison=st.sampled_from(POISONS), where=st.integers(0, 10_000))
+@settings(max_examples=15, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+def test_every_body_holding_a_lone_surrogate_or_nan_is_a_400(case, seeded, poison, where):
+    """The body stays schema-shaped otherwise: the poisoned value alone must make it a 400 with a detail (or
+    a 404 for an object that is not there), never a 5xx, and the answer is what the schema says. An
+    operation whose body has no string or number (or no body) is called as generated, and answers < 500."""
+    headers = {"Authorization": f"Token {seeded}"}
+    body = poisoned(case.body, poison, where) if isinstance(case.body, (dict, list)) else None
+    if body is None:
+        assert case.call_and_validate(headers=headers, checks=CHECKS).status_code < 500
+        return
+    raw = json.dumps(body).encode()  # as a script's json.dumps writes it: "\\ud800" escapes, NaN tokens
+    response = case.call_and_validate(headers={**headers, "Content-Type": "application/json"}, data=raw,
+                                      checks=CHECKS_BUT_ACCEPTANCE)
+    if response.status_code in (403, 429):  # refused before the body was read: a staff-only API, a throttle
+        return
+    assert response.status_code in (400, 404), (response.status_code, response.text[:300])
+    assert response.json()["detail"]
