@@ -77,8 +77,11 @@ def test_keys_partitions_and_timestamps_come_from_expressions(kafka_cluster, eve
     result = run(window_job(kafka_source(bootstrap, events), sink), InProcess(), checkpoint_dir=str(tmp_path / "c"),
                  timeout=60)
     assert result.status == "FINISHED", result.failure
-    records = [record for log in read_topic(bootstrap, out).values() for record in log.committed]
-    assert len(records) == sum(expected_windows(COUNT_SMALL).values())
+    logs = read_topic(bootstrap, out)
+    records = [record for log in logs.values() for record in log.committed]
+    assert len(records) == sum(expected_windows(COUNT_SMALL).values()), {p: (len(log.committed), log.aborted,
+                                                                           log.open_producers, dict(log.markers))
+                                                                       for p, log in logs.items()}
     for record in records:
         value = json.loads(record.value)
         assert record.key.decode() == value["user"]

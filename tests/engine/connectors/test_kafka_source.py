@@ -185,7 +185,10 @@ def test_a_quiet_partition_holds_event_time_back_only_until_its_idle_timeout(kaf
 
 def test_partition_watermarks_take_the_lowest_active_partition_and_leave_idle_ones_out():
     marks = PartitionWatermarks(out_of_orderness_ms=10, idle_timeout_s=1.0)
-    assert marks.current(0.0) == (None, True), "no partition yet: idle"
+    assert marks.current(0.0) == (None, False), "no partition handed out yet: time held back"
+    marks.none_assigned = True
+    assert marks.current(0.0) == (None, True), "none for this subtask: idle"
+    marks.none_assigned = False
     for partition in (("t", 0), ("t", 1)):
         marks.add(partition)
         marks.last_record_at[partition] = 0.0

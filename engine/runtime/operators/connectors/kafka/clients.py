@@ -34,7 +34,7 @@ def kafka_error(node: dict, action: str, error) -> ConfigurationError:
     """A ConfigurationError naming the node, what it tried and librdkafka's reason."""
     reason = error.args[0] if getattr(error, "args", None) else error
     text = reason.str() if hasattr(reason, "str") else str(reason)
-    return ConfigurationError(node, f"{action} at {node['params']['bootstrap_servers']}: {text}")
+    return ConfigurationError(node, f"{action} at Kafka {node['params']['bootstrap_servers']}: {text}")
 
 
 def topic_partitions(node: dict, client, topics: list[str] | None = None, pattern=None) -> dict[str, list[int]]:

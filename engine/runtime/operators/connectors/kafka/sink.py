@@ -221,6 +221,12 @@ class TransactionalKafkaSink(TwoPhaseCommitSink):
         self.registry: TransactionRegistry | None = None
         self._next_sequence = 1
         self._pre_committed: dict[str, Any] = {}  # transactional id -> its live producer, until committed
+        self._preparing = None  # (sequence, failures, future of (producer, identity)): the next producer
+        self._preparer = None
+
+    def initialize_state(self):
+        super().initialize_state()  # recovery first: no producer of a lingering id starts before it ended
+        self._prepare_next()
 
     def connect(self):
         check_topic(self.node, self.config)
@@ -231,13 +237,34 @@ class TransactionalKafkaSink(TwoPhaseCommitSink):
             self._next_sequence = self.context.restore.checkpoint_id + 1
 
     # -- transactions ----------------------------------------------------------------------------
+    def _prepare_next(self) -> None:
+        """Start the producer of the next transaction on a helper thread: initialising one (finding the
+        coordinator, InitProducerId, the id report) takes from 10 ms to half a second, which would
+        otherwise stall this subtask at its first batch after every checkpoint. The producer does
+        nothing until ``begin_transaction`` writes it down and begins its transaction."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        if self._preparer is None:
+            self._preparer = ThreadPoolExecutor(1, thread_name_prefix=f"kafka-producer-{self.node_id}")
+        sequence, failures = self._next_sequence, DeliveryFailures()
+        transactional_id = f"{self.transaction_prefix}-{self.context.subtask_index}-{sequence}"
+        future = self._preparer.submit(transactional_producer, self.node, {**self.config, **failures.config()},
+                                       transactional_id, self.delivery_timeout_ms / 1000)
+        self._preparing = (sequence, failures, future)
+
+    def _prepared_producer(self) -> tuple:
+        """``(producer, identity, failures)`` for ``_next_sequence``: the one prepared, else a new one."""
+        if self._preparing is None or self._preparing[0] != self._next_sequence:
+            self._prepare_next()
+        _, failures, future = self._preparing
+        self._preparing = None
+        producer, identity = future.result()
+        return producer, identity, failures
+
     def begin_transaction(self):
         subtask = self.context.subtask_index
         sequence = self._next_sequence
-        failures = DeliveryFailures()
-        producer, identity = transactional_producer(self.node, {**self.config, **failures.config()},
-                                                    f"{self.transaction_prefix}-{subtask}-{sequence}",
-                                                    self.delivery_timeout_ms / 1000)
+        producer, identity, failures = self._prepared_producer()
         self.registry.record(subtask, sequence, identity)
         try:
             producer.begin_transaction()
@@ -259,6 +286,7 @@ class TransactionalKafkaSink(TwoPhaseCommitSink):
         self.registry.record(self.context.subtask_index, transaction.sequence, identity, checkpoint_id)
         self._pre_committed[identity.transactional_id] = transaction.producer
         self._next_sequence = checkpoint_id + 1
+        self._prepare_next()
         return {"transactional_id": identity.transactional_id, "producer_id": identity.producer_id,
                 "epoch": identity.epoch, "subtask": self.context.subtask_index, "sequence": transaction.sequence,
                 "records": transaction.records}
@@ -320,8 +348,11 @@ class TransactionalKafkaSink(TwoPhaseCommitSink):
             super().close()
         finally:
             # pre-committed transactions stay open for the next attempt: drop the producers, do not close them
-            # (close() would abort them)
+            # (close() would abort them); a producer prepared for the next transaction has none
             self._pre_committed.clear()
+            self._preparing = None
+            if self._preparer is not None:
+                self._preparer.shutdown(wait=False, cancel_futures=True)
 
     def metrics(self):
         return {**super().metrics(), "recovered_committed": self.recovered["committed"],

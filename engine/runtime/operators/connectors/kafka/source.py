@@ -158,6 +158,8 @@ class KafkaSource(SourceOperator):
     def handle_operator_event(self, event: dict) -> None:
         kind = event.get("kind")
         self._awaiting_answer = False
+        if self.watermarks is not None:
+            self.watermarks.none_assigned = kind in ("none", "no_more") and not self.splits
         if kind == "splits":
             fresh = [dict(split) for split in event["splits"]]
             for split in fresh:
@@ -382,6 +384,8 @@ class PartitionWatermarks:
         self.last_record_at: dict[tuple, float] = {}
         self.emitted = NO_WATERMARK
         self.idle = False
+        self.none_assigned = False
+        """The enumerator answered and this subtask has no partition."""
 
     def add(self, partition: tuple) -> None:
         self.highest.setdefault(partition, NO_WATERMARK)
@@ -406,9 +410,11 @@ class PartitionWatermarks:
         When every partition is quiet, each one's own watermark still holds for its own records: the
         lowest of those is emitted before the subtask goes idle (else the order in which two quiet
         partitions passed their timeout would decide whether windows fire). A subtask without
-        partitions (more subtasks than partitions, or none handed out yet) is idle."""
+        partitions is idle once its enumerator said there are none for it now (more subtasks than
+        partitions); before that answer it holds event time back, or a partition handed to it a
+        moment later would find its records late."""
         if not self.last_record_at:
-            return None, True
+            return None, self.none_assigned
         active = [partition for partition, at in self.last_record_at.items()
                   if self.idle_timeout_s <= 0 or now - at < self.idle_timeout_s]
         idle = not active
