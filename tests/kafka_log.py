@@ -18,8 +18,7 @@ import struct
 from collections import Counter
 from dataclasses import dataclass, field
 
-from engine.runtime.operators.connectors.kafka.protocol import (API_FETCH, Connection, Reader, bootstrap_addresses,
-                                                                 string)
+from engine.runtime.operators.connectors.kafka.protocol import API_FETCH, Connection, string
 
 TRANSACTIONAL = 0x10
 CONTROL = 0x20
@@ -184,6 +183,3 @@ def committed_values(bootstrap: str, topic: str) -> list[bytes]:
     """The values a read_committed consumer gets from every partition (partition by partition)."""
     return [record.value for log in read_topic(bootstrap, topic).values() for record in log.committed]
 
-
-__all__ = ["PartitionLog", "Record", "bootstrap_addresses", "committed_values", "read_partition", "read_topic",
-           "Reader"]
