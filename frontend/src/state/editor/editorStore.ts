@@ -18,9 +18,9 @@ import { operatorOf } from '../shared/catalogStore';
 import { definitionToGraph, graphToDefinition, newPipelineSettings, type PipelineSettings } from '../shared/definition';
 import type { OperatorNode, OperatorNodeData, PipelineEdge, PipelineEdgeData } from '../shared/graph';
 import { copySelection, pasteElements, PASTE_OFFSET, type Clipboard } from './clipboard';
-import { connectionProblem, defaultEdgeData, freePosition, nextEdgeId, nextNodeId, type Point } from './graphEdits';
+import { connectionProblem, defaultEdgeData, freePosition, nextEdgeId, nextNodeId, NODE_FOOTPRINT, type Point } from './graphEdits';
 import { EMPTY_HISTORY, record, step, type Direction, type History, type Snapshot } from './history';
-import { autoLayout as layoutPositions } from './layout';
+import { autoLayout as layoutPositions } from '../shared/layout';
 import { indexProblems, NO_PROBLEMS, type ProblemIndex } from './problems';
 
 export type ValidationState = 'idle' | 'checking' | 'valid' | 'invalid' | 'unavailable';
@@ -399,7 +399,10 @@ export const useEditorStore = create<EditorState>()((set, get) => ({
   autoLayout: () => {
     const state = get();
     if (state.nodes.length === 0) return;
-    const positions = layoutPositions(state.nodes, state.edges);
+    const positions = layoutPositions(
+      state.nodes.map((node) => ({ id: node.id, width: node.measured?.width || NODE_FOOTPRINT.width, height: node.measured?.height || NODE_FOOTPRINT.height })),
+      state.edges,
+    );
     set({
       nodes: state.nodes.map((node) => {
         const position = positions.get(node.id);

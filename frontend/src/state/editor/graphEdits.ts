@@ -4,6 +4,7 @@
  */
 import type { Operator } from '../../api/types';
 import type { PipelineEdge, PipelineEdgeData } from '../shared/graph';
+import type { Point } from '../shared/layout';
 
 const TRAILING_NUMBER = /-(\d+)$/;
 
@@ -41,10 +42,7 @@ export function nextEdgeId(existingIds: Iterable<string>): string {
   return `e${number}`;
 }
 
-export interface Point {
-  x: number;
-  y: number;
-}
+export type { Point };
 
 /** The size a node is assumed to take when looking for free space. */
 export const NODE_FOOTPRINT = { width: 220, height: 84 };
