@@ -64,6 +64,9 @@ export function mayLeave(to: string): boolean {
   return !warning || window.confirm(warning);
 }
 
+/** Where Back goes is unknown to the page: any other page. */
+export const SOMEWHERE_ELSE = 'about:blank';
+
 function here(): string {
   return window.location.pathname + window.location.search;
 }
@@ -71,22 +74,88 @@ function here(): string {
 /** The path the app shows: where Back goes again when the user stays. */
 let shownPath = typeof window === 'undefined' ? '/' : here();
 
-export function navigate(path: string, options: { replace?: boolean } = {}): void {
-  if (path === here()) return;
-  if (options.replace) window.history.replaceState(null, '', path);
-  else window.history.pushState(null, '', path);
+/** The mark on the copy of the current history entry that holds Back (see holdBack). */
+const HELD = 'studio:held';
+
+function isHeld(state: unknown): boolean {
+  return typeof state === 'object' && state !== null && (state as Record<string, unknown>)[HELD] === true;
+}
+
+/** Whether the top history entry is the held copy of this page. */
+let holding = typeof window !== 'undefined' && isHeld(window.history.state);
+/** The user confirmed Back: the next pop is where they were going. */
+let leaving = false;
+
+/**
+ * Hold Back on this page: a copy of the current entry goes on top of the history, so that Back
+ * first lands on the same address, where the page asks before anything changes (the address
+ * included) and, if the user stays, holds again. The editor calls it on its first unsaved edit.
+ */
+export function holdBack(): void {
+  if (holding || typeof window === 'undefined') return;
+  window.history.pushState({ [HELD]: true }, '', here());
+  holding = true;
+}
+
+/** Whether the user has just confirmed leaving with Back (the page unloads without asking again). */
+export function isLeaving(): boolean {
+  return leaving;
+}
+
+function arrive(): void {
   shownPath = here();
   window.dispatchEvent(new Event(NAVIGATED));
 }
 
-/** Back and Forward: the browser has moved already, so a user who stays is put back where they were. */
-function onPopState(): void {
+export function navigate(path: string, options: { replace?: boolean } = {}): void {
+  if (path === here()) return;
+  if (holding && options.replace) {
+    // The page renames itself (a new pipeline saved): the held copy takes the new address, and
+    // the entry beneath gets it too when Back reaches it (see onPopState).
+    window.history.replaceState({ [HELD]: true }, '', path);
+  } else if (holding) {
+    // A held copy makes way for the next page: Back from there returns to this page's own entry.
+    window.history.replaceState(null, '', path);
+    holding = false;
+  } else if (options.replace) {
+    window.history.replaceState(null, '', path);
+  } else {
+    window.history.pushState(null, '', path);
+  }
+  arrive();
+}
+
+/**
+ * Back and Forward. Off the held copy, the address has not changed (it is put back if an older
+ * entry beneath had another): ask, then hold again or go on back. Anywhere else the browser has
+ * moved already, so a user who stays is put back where they were.
+ */
+function onPopState(event: PopStateEvent): void {
+  if (leaving) {
+    leaving = false;
+    arrive();
+    return;
+  }
+  if (holding && !isHeld(event.state)) {
+    holding = false;
+    if (here() !== shownPath) window.history.replaceState(null, '', shownPath);
+    if (!mayLeave(SOMEWHERE_ELSE)) {
+      holdBack();
+      return;
+    }
+    leaving = true;
+    window.history.back();
+    return;
+  }
+  if (isHeld(event.state) && here() === shownPath) {
+    holding = true; // Forward onto this page's held copy: nothing moved
+    return;
+  }
   if (!mayLeave(here())) {
     window.history.pushState(null, '', shownPath);
     return;
   }
-  shownPath = here();
-  window.dispatchEvent(new Event(NAVIGATED));
+  arrive();
 }
 
 if (typeof window !== 'undefined') window.addEventListener('popstate', onPopState);

@@ -1,8 +1,10 @@
 import { Panel, useReactFlow } from '@xyflow/react';
+import { useRef, type ChangeEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { currentDefinition, useEditorStore, type EditorState } from '../state/editor/editorStore';
 import { useEditorViewStore, type EditorViewState } from '../state/editor/editorViewStore';
 import { canRedo, canUndo } from '../state/editor/history';
+import { exportFileName, exportText, parseImportedDefinition } from '../state/editor/importExport';
 import { classNames } from '../ui/classNames';
 
 const selectEditing = (state: EditorState) => ({
@@ -17,6 +19,32 @@ const selectEditing = (state: EditorState) => ({
 const selectPlan = (state: EditorViewState) => ({ planEnabled: state.planEnabled, planStatus: state.planStatus });
 const FIT = { padding: 0.2, maxZoom: 1, duration: 200 };
 const mod = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl+';
+
+function exportDefinition() {
+  const state = useEditorStore.getState();
+  const definition = currentDefinition(state);
+  const url = URL.createObjectURL(new Blob([exportText(definition)], { type: 'application/json' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = exportFileName(definition.name, state.version);
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+async function importDefinition(event: ChangeEvent<HTMLInputElement>) {
+  const file = event.target.files?.[0];
+  event.target.value = '';
+  if (!file) return;
+  const result = parseImportedDefinition(await file.text());
+  if (!result.ok) {
+    useEditorStore.setState({ notice: `Could not import ${file.name}: ${result.message}` });
+    return;
+  }
+  useEditorStore.getState().replaceDefinition(result.definition);
+  useEditorStore.setState({ notice: `Imported ${file.name}; Undo takes it back, Save keeps it.` });
+}
 
 function ToolButton({ testId, label, shortcut, disabled, pressed, onClick, children }: {
   testId: string;
@@ -43,12 +71,13 @@ function ToolButton({ testId, label, shortcut, disabled, pressed, onClick, child
   );
 }
 
-/** Editing commands over the canvas: undo/redo, clipboard, delete, layout, fit, plan overlay. */
+/** Editing commands over the canvas: undo/redo, clipboard, delete, layout, fit, plan overlay, import and export. */
 export function CanvasToolbar() {
   const editing = useEditorStore(useShallow(selectEditing));
   const { planEnabled, planStatus } = useEditorViewStore(useShallow(selectPlan));
   const { fitView } = useReactFlow();
   const store = useEditorStore.getState;
+  const fileInput = useRef<HTMLInputElement>(null);
 
   return (
     <Panel position="top-left" className="canvas-toolbar" aria-label="Canvas tools">
@@ -97,6 +126,14 @@ export function CanvasToolbar() {
         }}
       >
         {planEnabled && planStatus === 'loading' ? 'Plan…' : 'Plan'}
+      </ToolButton>
+      <span className="tool-separator" />
+      <ToolButton testId="import" label="Load a definition from a JSON file into the editor" onClick={() => fileInput.current?.click()}>
+        Import
+      </ToolButton>
+      <input ref={fileInput} type="file" accept="application/json,.json" data-testid="import-file" hidden onChange={(event) => void importDefinition(event)} />
+      <ToolButton testId="export" label="Download the definition as JSON" onClick={exportDefinition}>
+        Export
       </ToolButton>
     </Panel>
   );

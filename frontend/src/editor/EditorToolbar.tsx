@@ -1,8 +1,8 @@
-import { useRef, useState, type ChangeEvent } from 'react';
+import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { PipelineMode } from '../api/types';
-import { canRun, currentDefinition, isDirty, mayDo, useEditorStore, type EditorState } from '../state/editor/editorStore';
-import { exportFileName, exportText, parseImportedDefinition } from '../state/editor/importExport';
+import { canRun, isDirty, mayDo, useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { Dialog } from '../ui/Dialog';
 import { IntegerInput } from '../ui/IntegerInput';
 import { classNames } from '../ui/classNames';
 import { runPipeline, savePipeline } from './pipelineActions';
@@ -51,65 +51,36 @@ function validationText(status: ToolbarStatus): { text: string; tone: string } {
   return { text: count === 1 ? '1 problem' : `${count} problems`, tone: 'danger' };
 }
 
-function exportDefinition() {
-  const state = useEditorStore.getState();
-  const definition = currentDefinition(state);
-  const url = URL.createObjectURL(new Blob([exportText(definition)], { type: 'application/json' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = exportFileName(definition.name, state.version);
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
-async function importDefinition(event: ChangeEvent<HTMLInputElement>) {
-  const file = event.target.files?.[0];
-  event.target.value = '';
-  if (!file) return;
-  const result = parseImportedDefinition(await file.text());
-  if (!result.ok) {
-    useEditorStore.setState({ notice: `Could not import ${file.name}: ${result.message}` });
-    return;
-  }
-  useEditorStore.getState().replaceDefinition(result.definition);
-  useEditorStore.setState({ notice: `Imported ${file.name}; Undo takes it back, Save keeps it.` });
-}
-
 /** Run with unsaved edits: they are saved as a new version first, with the message asked for here. */
 function SaveAndRunDialog({ initial, onRun, onClose }: { initial: string; onRun: (message: string) => void; onClose: () => void }) {
   const [text, setText] = useState(initial);
   return (
-    <div className="dialog-backdrop" role="presentation" onClick={onClose}>
-      <div className="dialog" role="dialog" aria-label="Save and run" data-testid="save-and-run-dialog" onClick={(event) => event.stopPropagation()}>
-        <h2>Save and run</h2>
-        <p className="muted">The pipeline has unsaved changes: they become a new version, and the run starts from it.</p>
-        <label className="form-field">
-          <span className="form-field__label">Version message</span>
-          <input
-            autoFocus
-            className="input"
-            data-testid="run-version-message"
-            placeholder="what changed"
-            value={text}
-            onChange={(event) => setText(event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === 'Enter') onRun(text);
-              if (event.key === 'Escape') onClose();
-            }}
-          />
-        </label>
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="button" className="button button--primary" data-testid="save-and-run" onClick={() => onRun(text)}>
-            Save and run
-          </button>
-        </div>
+    <Dialog label="Save and run" testId="save-and-run-dialog" onClose={onClose}>
+      <h2>Save and run</h2>
+      <p className="muted">The pipeline has unsaved changes: they become a new version, and the run starts from it.</p>
+      <label className="form-field">
+        <span className="form-field__label">Version message</span>
+        <input
+          autoFocus
+          className="input"
+          data-testid="run-version-message"
+          placeholder="what changed"
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') onRun(text);
+          }}
+        />
+      </label>
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="button" className="button button--primary" data-testid="save-and-run" onClick={() => onRun(text)}>
+          Save and run
+        </button>
       </div>
-    </div>
+    </Dialog>
   );
 }
 
@@ -119,7 +90,6 @@ export function EditorToolbar() {
   const status = useEditorStore(useShallow(selectStatus));
   const [starting, setStarting] = useState(false);
   const [message, setMessage] = useState('');
-  const fileInput = useRef<HTMLInputElement>(null);
   const validation = validationText(status);
   const saving = status.saveState === 'saving';
 
@@ -176,8 +146,8 @@ export function EditorToolbar() {
           onCommit={(value) => value !== undefined && updateSettings({ parallelism: value })}
         />
       </label>
-      <label className="toolbar-field">
-        <span>Checkpoint every</span>
+      <label className="toolbar-field" title="How often the running pipeline takes a checkpoint">
+        <span>Checkpoint</span>
         <IntegerInput
           data-testid="checkpoint-interval"
           className="input--medium"
@@ -189,20 +159,14 @@ export function EditorToolbar() {
       </label>
 
       <div className="toolbar-spacer" />
-      <button type="button" className="button button--quiet" data-testid="import" title="Load a definition from a JSON file into the editor" onClick={() => fileInput.current?.click()}>
-        Import
-      </button>
-      <input ref={fileInput} type="file" accept="application/json,.json" data-testid="import-file" hidden onChange={(event) => void importDefinition(event)} />
-      <button type="button" className="button button--quiet" data-testid="export" title="Download the definition as JSON" onClick={exportDefinition}>
-        Export
-      </button>
-
-      <span data-testid="validation-status" className={`validation-summary tone-${validation.tone}`} title={status.validationMessage ?? undefined}>
-        {validation.text}
-      </span>
-      <span data-testid="save-status" className={classNames('save-status', status.saveState === 'failed' && 'error-text')}>
-        {saveStatusText(status)}
-      </span>
+      <div className="editor-status" role="status">
+        <span data-testid="validation-status" className={`validation-summary tone-${validation.tone}`} title={status.validationMessage ?? undefined}>
+          {validation.text}
+        </span>
+        <span data-testid="save-status" className={classNames('save-status', status.saveState === 'failed' && 'error-text')} title={saveStatusText(status)}>
+          {saveStatusText(status)}
+        </span>
+      </div>
       <input
         data-testid="save-message"
         className="input save-message"
@@ -239,10 +203,10 @@ export function EditorToolbar() {
         data-testid="upgrade"
         className="button"
         disabled={status.pipelineId === null || status.dirty || !status.mayRun}
-        title={status.dirty ? 'Save first: the saved version is what gets deployed' : 'Deploy a version onto the running run, keeping its state (or roll back)'}
+        title={status.dirty ? 'Save first: the saved version is what gets deployed' : 'Deploy a saved version onto the running run, keeping its state (or roll back)'}
         onClick={() => setUpgrading(true)}
       >
-        Deploy with state…
+        Deploy…
       </button>
       {upgrading && status.pipelineId !== null && status.version !== null && (
         <UpgradeDialog pipelineId={status.pipelineId} latestVersion={status.version} onClose={() => setUpgrading(false)} />

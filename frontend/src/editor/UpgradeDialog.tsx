@@ -3,6 +3,7 @@ import { api, rowsOf } from '../api/client';
 import type { RunSummary, StateCompatibility, VersionSummary } from '../api/types';
 import { navigate, paths } from '../router';
 import { upgradeWithState } from './upgradeWithState';
+import { Dialog } from '../ui/Dialog';
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -15,6 +16,28 @@ function Nodes({ label, ids, testId }: { label: string; ids: string[]; testId: s
       {label}: {ids.map((id) => <code key={id}>{id} </code>)}
     </li>
   );
+}
+
+/** "a", "a and b", "a, b and c". */
+function listOf(ids: string[]): string {
+  return ids.length < 2 ? ids.join('') : `${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`;
+}
+
+/**
+ * What the state check means for this deploy, in words. The server's message names the REST
+ * flag (allow_non_restored_state) an API user sets; a person needs the consequence.
+ */
+export function stateVerdict(check: StateCompatibility): string {
+  const one = (ids: string[], single: string, many: string) => (ids.length === 1 ? single : many);
+  if (check.changed_type.length > 0) {
+    const ids = check.changed_type;
+    return `${listOf(ids)} changed operator type: ${one(ids, 'its', 'their')} state cannot be restored. Keep the type, or give the node a new id so that it starts empty.`;
+  }
+  if (check.dropped.length > 0) {
+    const ids = check.dropped;
+    return `${listOf(ids)} ${one(ids, 'is', 'are')} not in v${check.to}: ${one(ids, 'its', 'their')} state would be dropped.`;
+  }
+  return 'Every stateful operator of the running version keeps its state.';
 }
 
 /**
@@ -56,63 +79,61 @@ export function UpgradeDialog({ pipelineId, latestVersion, onClose }: { pipeline
 
   const ready = run !== null && check !== null && check.compatible && (!check.needs_allow_non_restored_state || allowDropping) && step === null;
   return (
-    <div className="dialog-backdrop" role="presentation" onClick={onClose}>
-      <div className="dialog" role="dialog" aria-label="Upgrade with state" data-testid="upgrade-dialog" onClick={(event) => event.stopPropagation()}>
-        <h2>Deploy with state</h2>
-        {runs === null && !error && <p className="muted">Looking for the running run…</p>}
-        {runs !== null && !run && <p className="muted" data-testid="upgrade-no-run">No run of this pipeline is RUNNING: Run starts one.</p>}
-        {run && (
-          <>
-            <p>
-              Stop run <strong>#{run.id}</strong> (v{run.version}) with a savepoint and restore its state into
-            </p>
-            <label className="form-field">
-              <span className="form-field__label">Version</span>
-              <select className="input" data-testid="upgrade-version" value={version} onChange={(event) => setVersion(Number(event.target.value))}>
-                {(versions.length ? versions.map((entry) => entry.number) : [latestVersion]).map((number) => (
-                  <option key={number} value={number}>
-                    v{number}
-                    {number === run.version ? ' (running)' : number < run.version ? ' (rollback)' : ''}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {check === null ? (
-              <p className="muted">Checking the state…</p>
-            ) : (
-              <div className={check.compatible ? 'state-check' : 'state-check error-text'} data-testid="state-check" data-compatible={String(check.compatible)}>
-                <p data-testid="state-check-message">{check.message}</p>
-                <ul>
-                  <Nodes label="keep their state" ids={check.kept} testId="state-kept" />
-                  <Nodes label="start empty" ids={check.added} testId="state-added" />
-                  <Nodes label="lose their state" ids={check.dropped} testId="state-dropped" />
-                  <Nodes label="changed type (refused)" ids={check.changed_type} testId="state-changed" />
-                </ul>
-                {check.needs_allow_non_restored_state && (
-                  <label className="checkbox-label">
-                    <input type="checkbox" data-testid="upgrade-allow-dropping" checked={allowDropping} onChange={(event) => setAllowDropping(event.target.checked)} />
-                    Drop the state of {check.dropped.join(', ')}
-                  </label>
-                )}
-              </div>
-            )}
-          </>
-        )}
-        {step && (
-          <p className="muted" data-testid="upgrade-step" role="status">
-            <span className="spinner" aria-hidden="true" /> {step}
+    <Dialog label="Upgrade with state" testId="upgrade-dialog" onClose={onClose}>
+      <h2>Deploy with state</h2>
+      {runs === null && !error && <p className="muted">Looking for the running run…</p>}
+      {runs !== null && !run && <p className="muted" data-testid="upgrade-no-run">No run of this pipeline is RUNNING: Run starts one.</p>}
+      {run && (
+        <>
+          <p>
+            Stop run <strong>#{run.id}</strong> (v{run.version}) with a savepoint and restore its state into
           </p>
-        )}
-        {error && <p className="error-text">{error}</p>}
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Close
-          </button>
-          <button type="button" className="button button--primary" data-testid="upgrade-confirm" disabled={!ready} onClick={() => void upgrade()}>
-            {run && version < run.version ? 'Roll back with state' : 'Upgrade with state'}
-          </button>
-        </div>
+          <label className="form-field">
+            <span className="form-field__label">Version</span>
+            <select className="input" data-testid="upgrade-version" value={version} onChange={(event) => setVersion(Number(event.target.value))}>
+              {(versions.length ? versions.map((entry) => entry.number) : [latestVersion]).map((number) => (
+                <option key={number} value={number}>
+                  v{number}
+                  {number === run.version ? ' (running)' : number < run.version ? ' (rollback)' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+          {check === null ? (
+            <p className="muted">Checking the state…</p>
+          ) : (
+            <div className={check.compatible ? 'state-check' : 'state-check error-text'} data-testid="state-check" data-compatible={String(check.compatible)}>
+              <p data-testid="state-check-message">{stateVerdict(check)}</p>
+              <ul>
+                <Nodes label="keep their state" ids={check.kept} testId="state-kept" />
+                <Nodes label="start empty" ids={check.added} testId="state-added" />
+                <Nodes label="lose their state" ids={check.dropped} testId="state-dropped" />
+                <Nodes label="changed type (refused)" ids={check.changed_type} testId="state-changed" />
+              </ul>
+              {check.needs_allow_non_restored_state && (
+                <label className="checkbox-label">
+                  <input type="checkbox" data-testid="upgrade-allow-dropping" checked={allowDropping} onChange={(event) => setAllowDropping(event.target.checked)} />
+                  Deploy anyway, without the state of {listOf(check.dropped)}
+                </label>
+              )}
+            </div>
+          )}
+        </>
+      )}
+      {step && (
+        <p className="muted" data-testid="upgrade-step" role="status">
+          <span className="spinner" aria-hidden="true" /> {step}
+        </p>
+      )}
+      {error && <p className="error-text">{error}</p>}
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onClose}>
+          Close
+        </button>
+        <button type="button" className="button button--primary" data-testid="upgrade-confirm" disabled={!ready} onClick={() => void upgrade()}>
+          {run && version < run.version ? 'Roll back with state' : 'Upgrade with state'}
+        </button>
       </div>
-    </div>
+    </Dialog>
   );
 }

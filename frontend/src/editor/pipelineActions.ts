@@ -8,6 +8,13 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Why a save failed, short enough for the header: the problems are counted (each shows on its node and in the list). */
+function saveFailure(error: unknown): string {
+  const problems = error instanceof ApiError ? error.problems.length : 0;
+  if (problems > 0) return problems === 1 ? '1 problem' : `${problems} problems`;
+  return messageOf(error);
+}
+
 /**
  * Save the pipeline: create it the first time (the URL then becomes /pipelines/<id>), a new
  * version after that. Returns the saved pipeline, or null when the server refused it; its
@@ -25,7 +32,7 @@ export async function savePipeline(message = ''): Promise<Pipeline | null> {
     navigate(paths.pipeline(pipeline.id), { replace: true });
     return pipeline;
   } catch (error) {
-    useEditorStore.getState().saveFailed(messageOf(error), error instanceof ApiError ? error.problems : undefined);
+    useEditorStore.getState().saveFailed(saveFailure(error), error instanceof ApiError ? error.problems : undefined);
     return null;
   }
 }

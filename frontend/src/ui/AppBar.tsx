@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { api } from '../api/client';
 import { navigate, paths } from '../router';
@@ -6,6 +6,7 @@ import { useAuthStore, type AuthState } from '../state/shared/authStore';
 import { useEditorStore } from '../state/editor/editorStore';
 import { Link } from './Link';
 import { NotificationsBell } from './NotificationsBell';
+import { useDismiss } from './useDismiss';
 
 const startNewPipeline = () => useEditorStore.getState().newPipeline();
 const selectAuth = (state: AuthState) => ({ status: state.status, user: state.user });
@@ -13,6 +14,7 @@ const selectAuth = (state: AuthState) => ({ status: state.status, user: state.us
 function UserMenu() {
   const { status, user } = useAuthStore(useShallow(selectAuth));
   const [open, setOpen] = useState(false);
+  const menu = useDismiss<HTMLDivElement>(open, useCallback(() => setOpen(false), []));
   if (status !== 'authenticated' || !user) return null;
   async function logout() {
     setOpen(false);
@@ -24,7 +26,7 @@ function UserMenu() {
     }
   }
   return (
-    <div className="user-menu">
+    <div className="user-menu" ref={menu}>
       <button type="button" className="user-menu__button" data-testid="user-menu" aria-expanded={open} onClick={() => setOpen(!open)}>
         {user.username} ▾
       </button>

@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api/client';
 import { socketUrl, type Notification, type NotificationMessage } from '../api/operations';
 import { useAuthStore } from '../state/shared/authStore';
+import { useDismiss } from './useDismiss';
 
 const RECONNECT_MS = 3000;
 
@@ -41,12 +42,13 @@ export function NotificationsBell() {
   const authenticated = useAuthStore((state) => state.status === 'authenticated');
   const { unread, latest, setUnread } = useNotifications(authenticated);
   const [open, setOpen] = useState(false);
+  const panel = useDismiss<HTMLDivElement>(open, useCallback(() => setOpen(false), []));
   if (!authenticated) return null;
   async function readAll() {
     setUnread((await api.readAllNotifications()).unread);
   }
   return (
-    <div className="notifications">
+    <div className="notifications" ref={panel}>
       <button type="button" className="notifications__bell" data-testid="notifications-bell" aria-expanded={open}
         aria-label={`Alerts: ${unread} unread`} onClick={() => setOpen(!open)}>
         Alerts
