@@ -43,11 +43,13 @@ def test_a_live_tap_shows_records_and_a_scheduled_savepoint_appears_in_the_histo
     page.goto(f"{live_studio}/runs/{run_id}")
     expect(page.get_by_test_id("run-status")).to_have_text("RUNNING", timeout=RUNNING_TIMEOUT_MS)
 
+    page.get_by_role("tab", name="Savepoint schedules").click()
     page.get_by_test_id("schedule-interval").fill("2")
     page.get_by_test_id("schedule-retain").fill("2")
     page.get_by_test_id("schedule-add").click()
     expect(page.get_by_test_id("schedule")).to_contain_text("every 2 s · keeps 2")
 
+    page.get_by_role("tab", name="Live tap").click()
     page.get_by_test_id("tap-edge").select_option("e2")
     page.get_by_test_id("tap-open").click()
     expect(page.get_by_test_id("tap-record").first).to_be_visible(timeout=60_000)

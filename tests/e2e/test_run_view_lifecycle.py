@@ -102,4 +102,5 @@ def test_draw_run_checkpoint_savepoint_stop_and_restart(live_studio, page, artif
     page.screenshot(path=str(artifacts / "run-restored.png"))
 
     page.get_by_test_id("cancel").click()
+    page.get_by_test_id("cancel-confirm").click()  # Cancel asks first: the run stops without a savepoint
     expect(page.get_by_test_id("run-status")).to_have_text("CANCELED", timeout=60_000)

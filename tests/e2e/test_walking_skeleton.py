@@ -41,4 +41,5 @@ def test_draw_save_run_and_watch_a_checkpoint(live_studio, page, artifacts):
     page.screenshot(path=str(artifacts / "run.png"))
 
     page.get_by_test_id("cancel").click()
+    page.get_by_test_id("cancel-confirm").click()  # Cancel asks first: the run stops without a savepoint
     expect(page.get_by_test_id("run-status")).to_have_text("CANCELED", timeout=60_000)

@@ -200,7 +200,8 @@ export const api = {
     request<{ request_id: string }>('POST', `/api/runs/${id}/savepoints`, targetDirectory ? { target_directory: targetDirectory } : {}),
   listSavepoints: (id: number) => request<SavepointRequestRow[]>('GET', `/api/runs/${id}/savepoints`),
   getSavepoint: (id: number, requestId: string) => request<SavepointRequestRow>('GET', `/api/runs/${id}/savepoints/${encodeURIComponent(requestId)}`),
-  getCheckpoints: (runId: number) => request<CheckpointHistory>('GET', `/api/runs/${runId}/checkpoints`),
+  /** `limit`: how many history rows, newest first (the server's default without it; 0 for the counts and summary only). */
+  getCheckpoints: (runId: number, limit?: number) => request<CheckpointHistory>('GET', `/api/runs/${runId}/checkpoints${query({ limit })}`),
   getCheckpoint: (runId: number, checkpointId: number) =>
     request<CheckpointDetails>('GET', `/api/runs/${runId}/checkpoints/${checkpointId}`),
   getCheckpointConfig: (runId: number) => request<Record<string, unknown>>('GET', `/api/runs/${runId}/checkpoints/config`),

@@ -1,18 +1,22 @@
 import { Handle, Position, type NodeProps } from '@xyflow/react';
-import { memo, type CSSProperties } from 'react';
+import { memo, type CSSProperties, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import type { Operator } from '../api/types';
 import { useCatalogStore, type CatalogState } from '../state/shared/catalogStore';
-import type { VertexNode } from '../state/shared/graph';
-import PortHandles from './PortHandles';
-import SideHandles from './SideHandles';
+import type { ChainedOperator, VertexNode } from '../state/shared/graph';
+import { formatCount } from '../state/shared/format';
 import { failureIsCurrent, failureOfNode } from '../state/run/runFailures';
+import { CELL_WIDTH } from '../state/run/runGraph';
+import { isRunEnded } from '../state/run/runStatus';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { formatWatermark, nodeFigures } from '../state/run/nodeMetrics';
-import { activityColour, activityOf, activityRatios, activityTextColour, formatPercent, formatRate, ratesOf } from '../state/run/vertexMetrics';
+import { activityColour, activityOf, activityRatios, activityTextColour, formatPercent, formatRate, ratesOf, type ActivityRatios } from '../state/run/vertexMetrics';
 import { classNames } from '../ui/classNames';
+import PortHandles from './PortHandles';
+import SideHandles from './SideHandles';
 
 const selectOperators = (state: CatalogState) => state.byType;
-/** What every node of the run graph reads; each indexes it by its own id and vertex. */
+/** What the run graph's boxes and cells read; each indexes it by its own vertex and node id. */
 const selectRunGraph = (state: RunStoreState) => ({
   vertices: state.vertices,
   nodes: state.nodes,
@@ -20,112 +24,135 @@ const selectRunGraph = (state: RunStoreState) => ({
   exceptions: state.exceptions,
   selectedNode: state.selectedNode,
   runFailed: failureIsCurrent(state.status),
+  ended: isRunEnded(state.status),
   toggleNode: state.toggleNode,
 });
 
-function formatCount(value: unknown): string {
-  return typeof value === 'number' ? value.toLocaleString() : '–';
+function activityTitle(ratios: ActivityRatios): string {
+  return `busy ${formatPercent(ratios.busy)} · idle ${formatPercent(ratios.idle)} · backpressured ${formatPercent(ratios.backpressured)}`;
+}
+
+function countTitle(what: string, count: unknown, rate: number | null, ended: boolean): string {
+  const total = typeof count === 'number' ? count.toLocaleString() : 'no';
+  return `${total} records ${what}${ended || rate === null ? '' : ` (${formatRate(rate)})`}`;
 }
 
 /**
- * A node of a run's read-only graph with its operator's live metrics: its own records in/out,
- * rates and input watermark (its vertex's counts for runs that report none per operator), and
- * Flink's colouring by busy / idle / backpressured time, which chained nodes share (one thread
- * runs the chain). Clicking it opens the drill-down of its subtasks.
+ * One operator of the box: its id and type, its own records in and out with their rates while the
+ * run is live (its vertex's counts for runs that report none per operator), its input watermark
+ * when it has one, and its failures. Clicking it, or Enter on it, opens its subtasks.
  */
-function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
-  const operator = useCatalogStore(selectOperators)[data.type];
-  const vertexId = data.vertex ?? id;
-  const { vertices, nodes, derivedRates, exceptions, selectedNode, runFailed, toggleNode } = useRunStore(useShallow(selectRunGraph));
-  const vertexMetrics = vertices[vertexId];
+const OperatorCell = memo(function OperatorCell(props: { operator: ChainedOperator; vertexId: string; parallelism: number; catalog: Operator | undefined }) {
+  const { operator, vertexId, parallelism, catalog } = props;
+  const { vertices, nodes, derivedRates, exceptions, selectedNode, runFailed, ended, toggleNode } = useRunStore(useShallow(selectRunGraph));
+  const { id } = operator;
   const nodeMetrics = nodes[id];
-  const selected = selectedNode === id;
-  const metrics = nodeFigures(nodeMetrics, vertexMetrics);
-  const derived = nodeMetrics ? undefined : derivedRates[vertexId];
+  const metrics = nodeFigures(nodeMetrics, vertices[vertexId]);
+  const rates = ratesOf(metrics, nodeMetrics ? undefined : derivedRates[vertexId]);
+  const activity = ended ? null : activityOf(activityRatios(metrics, typeof metrics?.parallelism === 'number' ? metrics.parallelism : parallelism));
   const failure = failureOfNode(exceptions, id, vertexId);
   const failedNow = failure !== null && runFailed && exceptions[0]?.seq === failure.latest.seq;
-  const category = operator?.category ?? data.type.split('.')[0];
-  const parallelism = typeof metrics?.parallelism === 'number' ? metrics.parallelism : (data.vertexParallelism ?? data.parallelism ?? 1);
-  const ratios = activityRatios(metrics, parallelism);
-  const activity = activityOf(ratios);
-  const rates = ratesOf(metrics, derived);
-  const fill = activityColour(ratios);
-  const chain = data.chain ?? [id];
-  const style = fill ? ({ '--activity-fill': fill, '--activity-text': activityTextColour(ratios) } as CSSProperties) : undefined;
+  const selected = selectedNode === id;
+  const category = catalog?.category ?? operator.type.split('.')[0];
+  const onKeyDown = (event: KeyboardEvent) => {
+    // a click reaches the graph's onNodeClick, which finds the cell under it
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      toggleNode(id);
+    }
+  };
   return (
     <div
       data-testid={`node-${id}`}
+      data-node={id}
       data-vertex={vertexId}
       data-activity={activity ?? undefined}
       data-failed={failedNow ? 'true' : undefined}
       data-selected={selected ? 'true' : undefined}
-      className={classNames('operator-node', 'is-readonly', 'run-node', `category-${category}`, activity && `activity-${activity}`, chain.length > 1 && 'is-chained', failedNow && 'is-failed', selected && 'is-drilled')}
-      style={style}
-      title={operator?.description}
+      className={classNames('run-cell', `category-${category}`, failedNow && 'is-failed', selected && 'is-drilled')}
+      style={{ width: CELL_WIDTH }}
+      title={catalog?.description}
       role="button"
       tabIndex={0}
       aria-pressed={selected}
       aria-label={`${id}: show its subtasks`}
-      onKeyDown={(event) => {
-        // a click reaches the graph's onNodeClick (which also gives nodes pointer events)
-        if (event.key === 'Enter' || event.key === ' ') {
-          event.preventDefault();
-          toggleNode(id);
-        }
-      }}
+      onKeyDown={onKeyDown}
     >
-      {operator?.input_sides?.length ? (
-        <SideHandles sides={operator.input_sides} connectable={false} />
-      ) : (
-        operator?.inputs !== 0 && <Handle type="target" position={Position.Left} isConnectable={false} />
-      )}
-      <div className="operator-node__header">
-        <span className="operator-node__category">{category}</span>
-        {(data.vertexParallelism ?? data.parallelism) !== undefined && (
-          <span className="operator-node__parallelism">×{data.vertexParallelism ?? data.parallelism}</span>
-        )}
-        {activity && ratios && (
-          <span
-            className={`activity-badge activity-badge--${activity}`}
-            data-testid="activity"
-            title={`busy ${formatPercent(ratios.busy)} · idle ${formatPercent(ratios.idle)} · backpressured ${formatPercent(ratios.backpressured)}`}
-          >
-            {activity === 'backpressured' ? `backpressured ${formatPercent(ratios.backpressured)}` : activity === 'busy' ? `busy ${formatPercent(ratios.busy)}` : 'idle'}
-          </span>
-        )}
+      <div className="run-cell__name">
+        <span className="run-cell__id">{id}</span>
+        <span className="run-cell__type">{catalog?.title ?? operator.type}</span>
       </div>
-      <div className="operator-node__title">{operator?.title ?? data.type}</div>
-      <div className="operator-node__id">{id}</div>
-      {failure && (
-        <div
-          className={classNames('failure-mark', failedNow && 'failure-mark--current')}
-          data-testid="failure-mark"
-          title={failure.latest.message}
-        >
-          {failedNow ? 'failed' : `failed ${failure.count}×`}: subtask {failure.subtasks.length ? failure.subtasks.join(', ') : '?'}
-          {failure.latest.attempt !== null && ` · attempt ${failure.latest.attempt}`}
-        </div>
-      )}
-      {chain.length > 1 && (
-        <div className="chain-label" title="Operators chained into one task share its thread, so its busy / idle / backpressured time">
-          chain {chain.indexOf(id) + 1}/{chain.length}: {chain.join(' → ')}
-        </div>
-      )}
       {metrics && (
-        <div className="operator-node__metrics" data-testid="vertex-metrics" data-source={nodeMetrics ? 'operator' : 'vertex'}>
-          <span title="records in (per second)" data-testid="records-in" data-count={metrics.records_in}>
-            in {formatCount(metrics.records_in)} <em>{formatRate(rates.inRate)}</em>
+        <div className="run-cell__metrics" data-testid="vertex-metrics" data-source={nodeMetrics ? 'operator' : 'vertex'}>
+          <span data-testid="records-in" data-count={metrics.records_in} title={countTitle('in', metrics.records_in, rates.inRate, ended)}>
+            in {formatCount(metrics.records_in)} {!ended && <em>{formatRate(rates.inRate)}</em>}
           </span>
-          <span title="records out (per second)" data-testid="records-out" data-count={metrics.records_out}>
-            out {formatCount(metrics.records_out)} <em>{formatRate(rates.outRate)}</em>
+          <span data-testid="records-out" data-count={metrics.records_out} title={countTitle('out', metrics.records_out, rates.outRate, ended)}>
+            out {formatCount(metrics.records_out)} {!ended && <em>{formatRate(rates.outRate)}</em>}
           </span>
-          {nodeMetrics && (
+          {nodeMetrics && nodeMetrics.watermark !== null && (
             <span title="input watermark (the lowest of its subtasks')" data-testid="node-watermark">
               wm {formatWatermark(nodeMetrics.watermark)}
             </span>
           )}
         </div>
       )}
+      {failure && (
+        <div className={classNames('failure-mark', failedNow && 'failure-mark--current')} data-testid="failure-mark" title={failure.latest.message}>
+          {failedNow ? 'failed' : `failed ${failure.count}×`}: subtask {failure.subtasks.length ? failure.subtasks.join(', ') : '?'}
+          {failure.latest.attempt !== null && ` · attempt ${failure.latest.attempt}`}
+        </div>
+      )}
+    </div>
+  );
+});
+
+/**
+ * A job vertex of a run's read-only graph: its chained operators side by side, coloured as Flink
+ * colours a vertex by how its thread spends its time (busy / idle / backpressured), while the
+ * run is live. Inputs enter its first operator, outputs leave its last.
+ */
+function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
+  const catalog = useCatalogStore(selectOperators);
+  const { vertices, nodes, ended } = useRunStore(useShallow(selectRunGraph));
+  const head = data.operators[0];
+  const tail = data.operators[data.operators.length - 1];
+  const headOperator = head ? catalog[head.type] : undefined;
+  const tailOperator = tail ? catalog[tail.type] : undefined;
+  const metrics = vertices[id] ?? (head ? nodes[head.id] : undefined);
+  const parallelism = typeof metrics?.parallelism === 'number' ? metrics.parallelism : (data.parallelism ?? 1);
+  const ratios = ended ? null : activityRatios(metrics, parallelism);
+  const activity = activityOf(ratios);
+  const fill = activityColour(ratios);
+  const style = fill ? ({ '--activity-fill': fill, '--activity-text': activityTextColour(ratios) } as CSSProperties) : undefined;
+  return (
+    <div
+      className={classNames('run-vertex', activity && `activity-${activity}`)}
+      data-vertex={id}
+      data-activity={activity ?? undefined}
+      style={style}
+      title={ratios ? `${data.operators.length > 1 ? 'One thread runs these operators: ' : ''}${activityTitle(ratios)}` : undefined}
+    >
+      {headOperator?.input_sides?.length ? (
+        <SideHandles sides={headOperator.input_sides} connectable={false} />
+      ) : (
+        headOperator?.inputs !== 0 && <Handle type="target" position={Position.Left} isConnectable={false} />
+      )}
+      <div className="run-vertex__head">
+        <span className="run-vertex__parallelism" title={`${parallelism} parallel subtasks`}>
+          ×{parallelism}
+        </span>
+        {activity && ratios && (
+          <span className={`activity-badge activity-badge--${activity}`} data-testid="activity">
+            {activity === 'backpressured' ? `backpressured ${formatPercent(ratios.backpressured)}` : activity === 'busy' ? `busy ${formatPercent(ratios.busy)}` : 'idle'}
+          </span>
+        )}
+      </div>
+      <div className="run-vertex__cells">
+        {data.operators.map((operator) => (
+          <OperatorCell key={operator.id} operator={operator} vertexId={id} parallelism={parallelism} catalog={catalog[operator.type]} />
+        ))}
+      </div>
       {ratios && (
         <div className="activity-bar" aria-hidden="true">
           <span className="activity-bar__busy" style={{ width: `${ratios.busy * 100}%` }} />
@@ -133,8 +160,8 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
           <span className="activity-bar__idle" style={{ width: `${ratios.idle * 100}%` }} />
         </div>
       )}
-      {operator?.outputs !== 0 && <Handle type="source" position={Position.Right} isConnectable={false} />}
-      <PortHandles ports={operator?.output_ports} connectable={false} />
+      {tailOperator?.outputs !== 0 && <Handle type="source" position={Position.Right} isConnectable={false} />}
+      <PortHandles ports={tailOperator?.output_ports} connectable={false} />
     </div>
   );
 }

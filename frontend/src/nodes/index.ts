@@ -7,7 +7,7 @@ import DiffNode from './DiffNode';
 import OperatorNode from './OperatorNode';
 import RunVertexNode from './RunVertexNode';
 
-export type { OperatorNode as OperatorNodeType, PipelineNode, VertexNode, OperatorNodeData } from '../state/shared/graph';
+export type { OperatorNode as OperatorNodeType, VertexNode, OperatorNodeData } from '../state/shared/graph';
 export { isOperatorNode, isVertexNode } from '../state/shared/graph';
 
 /** The editor canvas. */

@@ -76,4 +76,31 @@ describe('CheckpointPanel', () => {
     render(<CheckpointPanel />);
     expect(screen.getByText('No checkpoint yet.')).toBeTruthy();
   });
+
+  it('keeps the summary live: it asks the server again as checkpoints complete, and shows whole bytes', async () => {
+    vi.useFakeTimers();
+    const statistic = (avg: number | null) => ({ min: avg, max: avg, avg, p50: avg, p90: avg, p99: avg });
+    const summary = (size: number | null) => ({ end_to_end_duration: statistic(size === null ? null : 40), state_size: statistic(size), alignment_duration: statistic(null), persisted_data: statistic(null) });
+    let answer = summary(null);
+    const fetch = vi.fn(async () => new Response(JSON.stringify({ counts: {}, summary: answer, latest: {}, history: [] }), { status: 200, headers: { 'Content-Type': 'application/json' } }));
+    vi.stubGlobal('fetch', fetch);
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, checkpoints: { counts: { restored: 0, total: 0, in_progress: 0, completed: 0, failed: 0 }, rows: [] } });
+    render(<CheckpointPanel />);
+    fireEvent.click(screen.getByTestId('checkpoint-tab-summary'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(fetch.mock.calls.map((call) => (call as unknown as [string])[0])).toContain('/api/runs/7/checkpoints?limit=0');
+    const asked = () => fetch.mock.calls.filter((call) => (call as unknown as [string])[0].includes('limit=0')).length;
+    expect(asked()).toBe(1);
+    await vi.advanceTimersByTimeAsync(5000); // nothing completed: nothing asked
+    expect(asked()).toBe(1);
+
+    answer = summary(947.8846153846154);
+    useRunStore.setState({ checkpoints: { counts: { restored: 0, total: 1, in_progress: 0, completed: 1, failed: 0 }, rows: [row(1)] } });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(asked()).toBe(2);
+    const sizes = within(screen.getByTestId('checkpoint-summary')).getByText('Checkpointed data size').parentElement!;
+    expect(sizes.textContent).toContain('948 B');
+    expect(sizes.textContent).not.toContain('947.88');
+    vi.useRealTimers();
+  });
 });

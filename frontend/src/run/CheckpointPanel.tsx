@@ -4,6 +4,7 @@ import { api } from '../api/client';
 import type { CheckpointStats, DistributionSummary, SavepointRequest } from '../api/types';
 import { checkpointSummary, isSavepoint } from '../state/run/checkpointTimeline';
 import { formatBytes, formatClock, formatDuration } from '../state/shared/format';
+import { checkpointSummaryLoaded } from '../state/run/runState';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { checkpointStatusTone } from '../state/run/runStatus';
 import { classNames } from '../ui/classNames';
@@ -24,6 +25,35 @@ const selectCheckpoints = (state: RunStoreState) => ({
 });
 
 type Tab = 'history' | 'summary' | 'config';
+
+/** How often at most the open Summary tab asks the server again, while checkpoints complete. */
+export const SUMMARY_REFRESH_MS = 2000;
+
+/**
+ * While the Summary tab is open, the server's summary follows the run: asked again (counts and
+ * summary only, no history rows) whenever more checkpoints completed, at most every
+ * SUMMARY_REFRESH_MS. It covers every completed checkpoint, more than the rows the page holds.
+ */
+function useLiveSummary(runId: number | null, open: boolean): void {
+  useEffect(() => {
+    if (!open || runId === null) return;
+    let askedAt = -1;
+    const refresh = () => {
+      const completed = useRunStore.getState().checkpoints.counts.completed;
+      if (completed === askedAt) return;
+      askedAt = completed;
+      api.getCheckpoints(runId, 0).then(
+        (history) => {
+          if (useRunStore.getState().runId === runId) useRunStore.getState().update((state) => checkpointSummaryLoaded(state, history.summary));
+        },
+        () => undefined, // the next completed checkpoint asks again
+      );
+    };
+    refresh();
+    const timer = setInterval(refresh, SUMMARY_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [runId, open]);
+}
 
 function AckProgress({ row }: { row: CheckpointStats }) {
   const share = row.num_subtasks > 0 ? row.num_acknowledged_subtasks / row.num_subtasks : 0;
@@ -235,6 +265,7 @@ export function CheckpointPanel() {
   // Live checkpoint events do not say who asked for a savepoint; its request does.
   const rows = useMemo(() => withTriggers(liveRows, savepoints), [liveRows, savepoints]);
   const [tab, setTab] = useState<Tab>('history');
+  useLiveSummary(runId, tab === 'summary');
   const summary = useMemo(() => serverSummary ?? checkpointSummary(rows), [serverSummary, rows]);
   const selectedRow = selected === null ? undefined : rows.find((row) => row.id === selected);
   return (

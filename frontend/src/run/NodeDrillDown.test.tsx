@@ -46,13 +46,16 @@ function metricsEvent(seq: number, nodes: Record<string, NodeMetrics>): RunEvent
   return { seq, type: 'metrics', ts: 1_700_000_000_000 + seq, data: { vertices: { gen: { records_in: 200, records_out: 100 } }, nodes } };
 }
 
+/** The box of vertex `gen`: the chain gen -> even, parallelism 2; `id`'s cell of it. */
 function renderNode(id: string) {
-  const props = { id, type: 'vertex', data: { type: 'transform.filter', params: {}, vertex: 'gen', chain: ['gen', id] } } as unknown as NodeProps<VertexNode>;
-  return render(
+  const data = { operators: [{ id: 'gen', type: 'source.datagen' }, { id: 'even', type: 'transform.filter' }], parallelism: 2 };
+  const props = { id: 'gen', type: 'vertex', data } as unknown as NodeProps<VertexNode>;
+  render(
     <ReactFlowProvider>
       <RunVertexNode {...props} />
     </ReactFlowProvider>,
   );
+  return within(screen.getByTestId(`node-${id}`));
 }
 
 describe('per-node metrics and the drill-down', () => {
@@ -68,21 +71,20 @@ describe('per-node metrics and the drill-down', () => {
 
   it("shows the operator's own counts on its node, not its chain's", () => {
     useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, vertices: { gen: { records_in: 200, records_out: 100 } }, nodes: { even: EVEN, gen: { ...EVEN, records_in: 200, records_out: 200 } } });
-    renderNode('gen');
-    expect(screen.getByTestId('records-out').dataset.count).toBe('200');  // the source's output, not the chain's 100
-    cleanup();
-    renderNode('even');
-    expect(screen.getByTestId('vertex-metrics').dataset.source).toBe('operator');
-    expect(screen.getByTestId('records-in').textContent).toContain('200');
-    expect(screen.getByTestId('records-out').textContent).toContain('100');
-    expect(screen.getByTestId('node-watermark').textContent).toBe('wm 1,000');
+    const gen = renderNode('gen');
+    expect(gen.getByTestId('records-out').dataset.count).toBe('200');  // the source's output, not the chain's 100
+    const even = within(screen.getByTestId('node-even'));
+    expect(even.getByTestId('vertex-metrics').dataset.source).toBe('operator');
+    expect(even.getByTestId('records-in').textContent).toContain('200');
+    expect(even.getByTestId('records-out').textContent).toContain('100');
+    expect(even.getByTestId('node-watermark').textContent).toBe('wm 1,000');
   });
 
   it("falls back to the vertex's counts for a run that reports none per operator", () => {
     useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, vertices: { gen: { records_in: 7, records_out: 5 } } });
-    renderNode('even');
-    expect(screen.getByTestId('vertex-metrics').dataset.source).toBe('vertex');
-    expect(screen.getByTestId('records-out').dataset.count).toBe('5');
+    const even = renderNode('even');
+    expect(even.getByTestId('vertex-metrics').dataset.source).toBe('vertex');
+    expect(even.getByTestId('records-out').dataset.count).toBe('5');
   });
 
   it('opens the drill-down of a node clicked in the run graph, with one row per subtask', () => {
@@ -125,5 +127,23 @@ describe('per-node metrics and the drill-down', () => {
     useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, selectedNode: 'even', nodes: { even: { ...EVEN, subtasks: [subtask(0, { watermark: 2 ** 63 - 1 })] } } });
     render(<NodeDrillDown />);
     expect(screen.getByTestId('subtask-watermark').textContent).toBe('end');
+  });
+
+  it('shows the chain in one box, coloured while the run is live, and only totals once it ended', () => {
+    const busy = { ...EVEN, busy_ratio: 0.8, idle_ratio: 0.2, backpressured_ratio: 0 };
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, status: 'RUNNING', vertices: { gen: { records_in: 200, records_out: 100, busy_ratio: 0.8, idle_ratio: 0.2, backpressured_ratio: 0 } }, nodes: { even: busy, gen: busy } });
+    const even = renderNode('even');
+    const box = screen.getByTestId('node-gen').closest<HTMLElement>('.run-vertex')!;
+    expect([...box.querySelectorAll<HTMLElement>('[data-node]')].map((cell) => cell.dataset.node)).toEqual(['gen', 'even']);
+    expect(box.dataset.activity).toBe('busy');
+    expect(screen.getByTestId('node-even').dataset.activity).toBe('busy');
+    expect(even.getByTestId('records-out').textContent).toContain('/s');
+    cleanup();
+
+    useRunStore.setState({ status: 'FINISHED' });
+    const ended = renderNode('even');
+    expect(ended.getByTestId('records-out').textContent).toBe('out 100 ');
+    expect(screen.getByTestId('node-gen').closest<HTMLElement>('.run-vertex')!.dataset.activity).toBeUndefined();
+    expect(screen.queryByTestId('activity')).toBeNull();
   });
 });

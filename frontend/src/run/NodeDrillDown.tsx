@@ -21,8 +21,8 @@ export function NodeDrillDown() {
   const close = useRunStore(selectClose);
   if (id === null) return null;
   return (
-    <section className="panel node-drilldown" aria-label={`Subtasks of ${id}`} data-testid="node-drilldown" data-node={id}>
-      <div className="panel-heading">
+    <section className="node-drilldown" aria-label={`Subtasks of ${id}`} data-testid="node-drilldown" data-node={id}>
+      <div className="node-drilldown__heading">
         Node <code>{id}</code>
         {metrics && (
           <span className="muted">

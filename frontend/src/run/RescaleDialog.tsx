@@ -3,6 +3,7 @@ import { api } from '../api/client';
 import type { Rescale, Run } from '../api/types';
 import { paths } from '../router';
 import { useRunStore } from '../state/run/runStore';
+import { Dialog } from '../ui/Dialog';
 import { Link } from '../ui/Link';
 
 function messageOf(failure: unknown): string {
@@ -33,29 +34,27 @@ export function RescaleDialog({ run, onClose }: { run: Run; onClose: () => void 
     }
   }
   return (
-    <div className="dialog-backdrop" role="presentation" onClick={onClose}>
-      <div className="dialog" role="dialog" aria-label="Rescale" data-testid="rescale-dialog" onClick={(event) => event.stopPropagation()}>
-        <h2>Rescale</h2>
-        <p className="muted">
-          Stops the run with a savepoint, saves the new parallelism as a new version and starts it from the savepoint. If the
-          new run fails, the old parallelism starts again from the same savepoint.
-        </p>
-        <label className="form-field">
-          <span className="form-field__label">Parallelism</span>
-          <input className="input" type="number" min={1} max={1024} data-testid="rescale-parallelism" value={parallelism}
-            onChange={(event) => setParallelism(event.target.value)} />
-        </label>
-        {error && <p className="error-text" data-testid="rescale-error">{error}</p>}
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Close
-          </button>
-          <button type="button" className="button button--primary" data-testid="rescale-confirm" disabled={busy} onClick={() => void rescale()}>
-            {busy ? 'Rescaling…' : 'Rescale'}
-          </button>
-        </div>
+    <Dialog label="Rescale" testId="rescale-dialog" onClose={onClose}>
+      <h2>Rescale</h2>
+      <p className="muted">
+        Stops the run with a savepoint, saves the new parallelism as a new version and starts it from the savepoint. If the
+        new run fails, the old parallelism starts again from the same savepoint.
+      </p>
+      <label className="form-field">
+        <span className="form-field__label">Parallelism</span>
+        <input className="input" type="number" min={1} max={1024} data-testid="rescale-parallelism" value={parallelism}
+          onChange={(event) => setParallelism(event.target.value)} />
+      </label>
+      {error && <p className="error-text" data-testid="rescale-error">{error}</p>}
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onClose}>
+          Close
+        </button>
+        <button type="button" className="button button--primary" data-testid="rescale-confirm" disabled={busy} onClick={() => void rescale()}>
+          {busy ? 'Rescaling…' : 'Rescale'}
+        </button>
       </div>
-    </div>
+    </Dialog>
   );
 }
 

@@ -3,6 +3,7 @@ import type { CheckpointStats, RestoreFrom, Run, SavepointRequest } from '../api
 import { isSavepoint, restorePoints } from '../state/run/checkpointTimeline';
 import { formatBytes, formatClock } from '../state/shared/format';
 import { restartFrom } from './runActions';
+import { Dialog } from '../ui/Dialog';
 
 interface Option {
   key: string;
@@ -62,52 +63,50 @@ export function RestartDialog({ run, rows, savepoints, onClose }: { run: Run; ro
   }
 
   return (
-    <div className="dialog-backdrop" role="presentation" onClick={onClose}>
-      <div className="dialog" role="dialog" aria-label="Restart from a checkpoint" data-testid="restart-dialog" onClick={(event) => event.stopPropagation()}>
-        <h2>Restart from…</h2>
-        <p className="muted">
-          Starts a new run of v{run.version} ({run.mode}) with its state restored from the chosen snapshot.
-        </p>
-        <div className="restore-options">
-          {options.length === 0 && <p className="muted">This run has no retained checkpoint or savepoint yet.</p>}
-          {options.map((option) => (
-            <label key={option.key} className="restore-option" data-testid="restore-option" data-kind={option.kind} data-id={option.checkpointId ?? undefined}>
-              <input type="radio" name="restore" checked={choice === option.key} onChange={() => setChoice(option.key)} />
-              <span>
-                <strong>{option.label}</strong>
-                <span className="muted restore-option__detail">{option.detail}</span>
-              </span>
-            </label>
-          ))}
-          <label className="restore-option">
-            <input type="radio" name="restore" checked={choice === 'path'} onChange={() => setChoice('path')} />
+    <Dialog label="Restart from a checkpoint" testId="restart-dialog" onClose={onClose}>
+      <h2>Restart from…</h2>
+      <p className="muted">
+        Starts a new run of v{run.version} ({run.mode}) with its state restored from the chosen snapshot.
+      </p>
+      <div className="restore-options">
+        {options.length === 0 && <p className="muted">This run has no retained checkpoint or savepoint yet.</p>}
+        {options.map((option) => (
+          <label key={option.key} className="restore-option" data-testid="restore-option" data-kind={option.kind} data-id={option.checkpointId ?? undefined}>
+            <input type="radio" name="restore" checked={choice === option.key} onChange={() => setChoice(option.key)} />
             <span>
-              <strong>A path</strong>
-              <input
-                className="input is-code"
-                data-testid="restore-path"
-                placeholder="file:///…/savepoint-…"
-                value={path}
-                onFocus={() => setChoice('path')}
-                onChange={(event) => setPath(event.target.value)}
-              />
+              <strong>{option.label}</strong>
+              <span className="muted restore-option__detail">{option.detail}</span>
             </span>
           </label>
-        </div>
-        <label className="checkbox-label">
-          <input type="checkbox" checked={allowNonRestored} onChange={(event) => setAllowNonRestored(event.target.checked)} />
-          Allow state that no operator of this version takes (skip it)
+        ))}
+        <label className="restore-option">
+          <input type="radio" name="restore" checked={choice === 'path'} onChange={() => setChoice('path')} />
+          <span>
+            <strong>A path</strong>
+            <input
+              className="input is-code"
+              data-testid="restore-path"
+              placeholder="file:///…/savepoint-…"
+              value={path}
+              onFocus={() => setChoice('path')}
+              onChange={(event) => setPath(event.target.value)}
+            />
+          </span>
         </label>
-        {error && <p className="error-text">{error}</p>}
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Close
-          </button>
-          <button type="button" className="button button--primary" data-testid="restart-confirm" disabled={!restore || busy} onClick={() => void submit()}>
-            {busy ? 'Starting…' : 'Restart'}
-          </button>
-        </div>
       </div>
-    </div>
+      <label className="checkbox-label">
+        <input type="checkbox" checked={allowNonRestored} onChange={(event) => setAllowNonRestored(event.target.checked)} />
+        Allow state that no operator of this version takes (skip it)
+      </label>
+      {error && <p className="error-text">{error}</p>}
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onClose}>
+          Close
+        </button>
+        <button type="button" className="button button--primary" data-testid="restart-confirm" disabled={!restore || busy} onClick={() => void submit()}>
+          {busy ? 'Starting…' : 'Restart'}
+        </button>
+      </div>
+    </Dialog>
   );
 }

@@ -1,16 +1,23 @@
-import { Background, BackgroundVariant, Controls, MarkerType, Panel, ReactFlow, ReactFlowProvider, type DefaultEdgeOptions, type EdgeTypes } from '@xyflow/react';
+import { Background, BackgroundVariant, ControlButton, Controls, MarkerType, Panel, ReactFlow, ReactFlowProvider, type DefaultEdgeOptions, type EdgeTypes, type NodeMouseHandler } from '@xyflow/react';
 import { useMemo } from 'react';
-import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import type { PipelineDefinition, PlanSummary } from '../api/types';
 import { runNodeTypes } from '../nodes';
-import { definitionToGraph } from '../state/shared/definition';
-import { nodeVertexIndex } from '../state/shared/planOverlay';
-import { ReadableFit } from '../ui/ReadableFit';
+import { runGraph } from '../state/run/runGraph';
+import { useRunStore, type RunStoreState } from '../state/run/runStore';
+import { MIN_READABLE_ZOOM, type FitOptions } from '../state/shared/viewport';
+import { ReadableFit, useFitGraph } from '../ui/ReadableFit';
 import RunEdge from './RunEdge';
 
 const edgeTypes = { pipeline: RunEdge } satisfies EdgeTypes;
 const selectToggleNode = (state: RunStoreState) => state.toggleNode;
 const DEFAULT_EDGE_OPTIONS: DefaultEdgeOptions = { markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 } };
+
+/** Clear of the zoom controls on the left and the colour legend at the bottom. */
+const GRAPH_INSETS = { top: 22, right: 20, bottom: 50, left: 48 };
+/** On load: the whole graph when it fits at a readable zoom, else its upper left at that zoom. */
+const OPEN_FIT: FitOptions = { padding: GRAPH_INSETS, anchorTop: GRAPH_INSETS.top, minZoom: MIN_READABLE_ZOOM };
+/** Fit: the whole graph, whatever zoom that takes. */
+const WHOLE_FIT: FitOptions = { ...OPEN_FIT, minZoom: 0.1 };
 
 function Legend() {
   return (
@@ -28,24 +35,36 @@ function Legend() {
   );
 }
 
-/** The pipeline of a run, read-only, with live per-operator metrics on its nodes; a click opens the drill-down. */
-export function RunGraph({ definition, plan }: { definition: PipelineDefinition; plan: PlanSummary | null | undefined }) {
-  const graph = useMemo(() => {
-    const base = definitionToGraph(definition, 'vertex');
-    const vertices = nodeVertexIndex(plan);
-    const parallelism = new Map((plan?.job_vertices ?? []).map((vertex) => [vertex.id, vertex.parallelism]));
-    return {
-      ...base,
-      nodes: base.nodes.map((node) => {
-        const vertex = vertices.get(node.id);
-        if (!vertex) return node;
-        return { ...node, data: { ...node.data, vertex: vertex.vertex, chain: vertex.chain, vertexParallelism: parallelism.get(vertex.vertex) } };
-      }),
-    };
-  }, [definition, plan]);
-  const toggleNode = useRunStore(selectToggleNode);
+/** Zoom in and out, and Fit: one click shows the whole graph. */
+function GraphControls() {
+  const fit = useFitGraph(WHOLE_FIT);
   return (
-    <ReactFlowProvider>
+    <Controls showInteractive={false} showFitView={false}>
+      <ControlButton className="react-flow__controls-fitview" onClick={fit} title="Fit view" aria-label="Fit view">
+        <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">
+          <path d="M1 5V1h4M11 1h4v4M15 11v4h-4M5 15H1v-4" fill="none" stroke="currentColor" strokeWidth="1.6" />
+        </svg>
+      </ControlButton>
+    </Controls>
+  );
+}
+
+/**
+ * The pipeline of a run, read-only: a box per job vertex with its operators' live metrics
+ * (see runGraph.ts). A click on an operator opens its subtasks.
+ */
+export function RunGraph({ definition, plan }: { definition: PipelineDefinition; plan: PlanSummary | null | undefined }) {
+  const graph = useMemo(() => runGraph(definition, plan), [definition, plan]);
+  // The plan regroups the operators into vertices when the run is scheduled: a new drawing,
+  // fitted again once React Flow has measured its boxes.
+  const shape = useMemo(() => graph.nodes.map((node) => node.id).join(' '), [graph]);
+  const toggleNode = useRunStore(selectToggleNode);
+  const openOperator: NodeMouseHandler = (event) => {
+    const cell = (event.target as Element).closest<HTMLElement>('[data-node]');
+    if (cell?.dataset.node) toggleNode(cell.dataset.node);
+  };
+  return (
+    <ReactFlowProvider key={shape}>
       <ReactFlow
         nodes={graph.nodes}
         edges={graph.edges}
@@ -55,13 +74,13 @@ export function RunGraph({ definition, plan }: { definition: PipelineDefinition;
         nodesDraggable={false}
         nodesConnectable={false}
         elementsSelectable={false}
-        onNodeClick={(_, node) => toggleNode(node.id)}
+        onNodeClick={openOperator}
         deleteKeyCode={null}
         minZoom={0.1}
       >
-        <ReadableFit />
+        <ReadableFit options={OPEN_FIT} />
         <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
-        <Controls showInteractive={false} />
+        <GraphControls />
         <Legend />
       </ReactFlow>
     </ReactFlowProvider>

@@ -66,4 +66,25 @@ describe('RunHeader', () => {
     expect(screen.getByTestId('rescale-next-run').textContent).toBe('run #8');
     vi.unstubAllGlobals();
   });
+
+  it('asks before Cancel throws the run away, and only cancels when the user confirms', async () => {
+    const fetch = vi.fn(async () => new Response(JSON.stringify({ ...RUN, status: 'CANCELING' }), { status: 200, headers: { 'Content-Type': 'application/json' } }));
+    vi.stubGlobal('fetch', fetch);
+    showRun('RUNNING');
+    render(<RunHeader runId={7} />);
+    fireEvent.click(screen.getByTestId('cancel'));
+    const dialog = screen.getByRole('dialog', { name: 'Cancel the run?' });
+    expect(dialog.textContent).toContain('Stop with savepoint');
+    fireEvent.click(screen.getByText('Keep running'));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    fireEvent.click(screen.getByTestId('cancel'));
+    fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(fetch).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByTestId('cancel'));
+    fireEvent.click(screen.getByTestId('cancel-confirm'));
+    await waitFor(() => expect(fetch).toHaveBeenCalledTimes(1));
+    expect((fetch.mock.calls[0] as unknown as [string])[0]).toBe('/api/runs/7/cancel');
+    vi.unstubAllGlobals();
+  });
 });

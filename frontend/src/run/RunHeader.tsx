@@ -4,6 +4,7 @@ import type { SavepointRequest } from '../api/types';
 import { paths } from '../router';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { isRunEnded, runStatusTone } from '../state/run/runStatus';
+import { Dialog } from '../ui/Dialog';
 import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
 import { RescaleDialog, RescaleProgress } from './RescaleDialog';
@@ -82,29 +83,56 @@ function StopDialog({ runId, onClose }: { runId: number; onClose: () => void }) 
     }
   }
   return (
-    <div className="dialog-backdrop" role="presentation" onClick={onClose}>
-      <div className="dialog" role="dialog" aria-label="Stop with savepoint" data-testid="stop-dialog" onClick={(event) => event.stopPropagation()}>
-        <h2>Stop with savepoint</h2>
-        <p className="muted">Takes a savepoint, then stops the run. Restart from the savepoint later to continue exactly there.</p>
-        <label className="checkbox-label">
-          <input type="checkbox" data-testid="stop-drain" checked={drain} onChange={(event) => setDrain(event.target.checked)} />
-          Drain: end the input first (sources emit end of data and the max watermark, so windows fire)
-        </label>
-        <label className="form-field">
-          <span className="form-field__label">Target directory (optional)</span>
-          <input className="input is-code" data-testid="stop-target" placeholder="the run's savepoint directory" value={target} onChange={(event) => setTarget(event.target.value)} />
-        </label>
-        {error && <p className="error-text">{error}</p>}
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Close
-          </button>
-          <button type="button" className="button button--danger" data-testid="stop-confirm" disabled={busy} onClick={() => void stop()}>
-            {busy ? 'Stopping…' : drain ? 'Drain and stop' : 'Stop'}
-          </button>
-        </div>
+    <Dialog label="Stop with savepoint" testId="stop-dialog" onClose={onClose}>
+      <h2>Stop with savepoint</h2>
+      <p className="muted">Takes a savepoint, then stops the run. Restart from the savepoint later to continue exactly there.</p>
+      <label className="checkbox-label">
+        <input type="checkbox" data-testid="stop-drain" checked={drain} onChange={(event) => setDrain(event.target.checked)} />
+        Drain: end the input first (sources emit end of data and the max watermark, so windows fire)
+      </label>
+      <label className="form-field">
+        <span className="form-field__label">Target directory (optional)</span>
+        <input className="input is-code" data-testid="stop-target" placeholder="the run's savepoint directory" value={target} onChange={(event) => setTarget(event.target.value)} />
+      </label>
+      {error && <p className="error-text">{error}</p>}
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onClose}>
+          Close
+        </button>
+        <button type="button" className="button button--danger" data-testid="stop-confirm" disabled={busy} onClick={() => void stop()}>
+          {busy ? 'Stopping…' : drain ? 'Drain and stop' : 'Stop'}
+        </button>
       </div>
-    </div>
+    </Dialog>
+  );
+}
+
+/** Cancel ends the run without a savepoint: it asks first, and names the way that keeps the state. */
+function CancelDialog({ runId, onCancel, onClose }: { runId: number; onCancel: () => void; onClose: () => void }) {
+  return (
+    <Dialog label="Cancel the run?" testId="cancel-dialog" onClose={onClose}>
+      <h2>Cancel run #{runId}?</h2>
+      <p>
+        The run stops at once, without a savepoint. To stop at a point you can continue from exactly, choose{' '}
+        <strong>Stop with savepoint</strong> instead.
+      </p>
+      <div className="dialog-actions">
+        <button type="button" className="button" autoFocus onClick={onClose}>
+          Keep running
+        </button>
+        <button
+          type="button"
+          className="button button--danger"
+          data-testid="cancel-confirm"
+          onClick={() => {
+            onClose();
+            onCancel();
+          }}
+        >
+          Cancel the run
+        </button>
+      </div>
+    </Dialog>
   );
 }
 
@@ -113,7 +141,7 @@ export function RunHeader({ runId }: { runId: number }) {
   const { run, status, failureCause, savepoints, rows, rescale } = useRunStore(useShallow(selectHeader));
   const [busy, setBusy] = useState<'savepoint' | 'cancel' | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [dialog, setDialog] = useState<'stop' | 'restart' | 'rescale' | null>(null);
+  const [dialog, setDialog] = useState<'stop' | 'restart' | 'rescale' | 'cancel' | null>(null);
   const ended = isRunEnded(status);
   // Savepoints and stop-with-savepoint need a running streaming run (a batch run answers 409).
   const running = status === 'RUNNING' && run?.mode !== 'batch';
@@ -200,7 +228,8 @@ export function RunHeader({ runId }: { runId: number }) {
         data-testid="cancel"
         className="button button--danger"
         disabled={ended || busy !== null || status === 'CANCELING' || status === null}
-        onClick={() => void act('cancel', () => cancelRun(runId))}
+        title="Stop the run at once, without a savepoint (asks first)"
+        onClick={() => setDialog('cancel')}
       >
         {status === 'CANCELING' || busy === 'cancel' ? 'Canceling…' : 'Cancel'}
       </button>
@@ -223,6 +252,7 @@ export function RunHeader({ runId }: { runId: number }) {
         </div>
       )}
       {dialog === 'stop' && <StopDialog runId={runId} onClose={() => setDialog(null)} />}
+      {dialog === 'cancel' && <CancelDialog runId={runId} onCancel={() => void act('cancel', () => cancelRun(runId))} onClose={() => setDialog(null)} />}
       {dialog === 'rescale' && run && <RescaleDialog run={run} onClose={() => setDialog(null)} />}
       {dialog === 'restart' && run && <RestartDialog run={run} rows={rows} savepoints={savepoints} onClose={() => setDialog(null)} />}
     </div>

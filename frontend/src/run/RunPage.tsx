@@ -2,12 +2,9 @@ import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { CheckpointPanel } from './CheckpointPanel';
-import { NodeDrillDown } from './NodeDrillDown';
 import { RunGraph } from './RunGraph';
 import { RunDetailsTabs } from './RunDetailsTabs';
 import { RunHeader } from './RunHeader';
-import { SchedulePanel } from './SchedulePanel';
-import { TapPanel } from './TapPanel';
 import { useRunDefinition } from './useRunDefinition';
 import { useRunSubscription } from './useRunSubscription';
 
@@ -15,7 +12,6 @@ const selectPage = (state: RunStoreState) => ({
   run: state.run,
   connection: state.connection,
   loadError: state.loadError,
-  status: state.status,
 });
 
 /** A drop that is repaired within this time shows no banner (no flicker on a quick reconnect). */
@@ -47,7 +43,7 @@ function ConnectionBanner() {
 /** A run: live status, the graph, checkpoints and collected records. */
 export function RunPage({ runId }: { runId: number }) {
   useRunSubscription(runId);
-  const { run, connection, loadError, status } = useRunStore(useShallow(selectPage));
+  const { run, connection, loadError } = useRunStore(useShallow(selectPage));
   const { definition, note } = useRunDefinition(run);
   const showBanner = useSustained(connection === 'disconnected', BANNER_GRACE_MS);
 
@@ -65,16 +61,11 @@ export function RunPage({ runId }: { runId: number }) {
       {showBanner && <ConnectionBanner />}
       <div className="run-body">
         <section className="panel run-graph" aria-label="Pipeline graph">
-          <div className="panel-heading">
-            Graph{note && <span className="muted graph-note">{note}</span>}
-          </div>
+          {note && <p className="muted graph-note">{note}</p>}
           <div className="run-graph__canvas">{definition ? <RunGraph definition={definition} plan={run?.plan} /> : <p className="muted panel-empty">Loading the graph…</p>}</div>
         </section>
-        <NodeDrillDown />
+        <RunDetailsTabs runId={runId} definition={definition} />
         <CheckpointPanel />
-        <RunDetailsTabs definition={definition} />
-        <TapPanel runId={runId} definition={definition} running={status === 'RUNNING'} />
-        <SchedulePanel runId={runId} pipelineId={run?.pipeline ?? null} />
       </div>
     </main>
   );

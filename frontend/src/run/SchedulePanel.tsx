@@ -34,8 +34,7 @@ export function SchedulePanel({ runId, pipelineId }: { runId: number; pipelineId
     await reload();
   }
   return (
-    <section className="panel schedule-panel" aria-label="Savepoint schedules" data-testid="schedule-panel">
-      <div className="panel-heading">Scheduled savepoints</div>
+    <section className="schedule-panel" aria-label="Savepoint schedules" data-testid="schedule-panel">
       <ul className="schedule-list">
         {schedules.map((schedule) => (
           <li key={schedule.id} data-testid="schedule">

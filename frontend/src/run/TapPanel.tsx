@@ -61,8 +61,7 @@ export function TapPanel({ runId, definition, running }: { runId: number; defini
   const { records, dropped, error } = useTap(runId, running ? open : null);
   const selected = choice || edges[0]?.id || '';
   return (
-    <section className="panel tap-panel" aria-label="Live tap" data-testid="tap-panel">
-      <div className="panel-heading">Live tap</div>
+    <section className="tap-panel" aria-label="Live tap" data-testid="tap-panel">
       <div className="tap-controls">
         <select className="input" data-testid="tap-edge" value={selected} disabled={!!open} onChange={(event) => setChoice(event.target.value)}>
           {edges.map((edge) => (

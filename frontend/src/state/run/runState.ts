@@ -116,6 +116,11 @@ export function savepointRequestsLoaded(state: RunState, requests: SavepointRequ
   return { ...state, savepoints: savepointsLoaded(state.savepoints, requests) };
 }
 
+/** The server's summary of every completed checkpoint, read again while the run checkpoints. */
+export function checkpointSummaryLoaded(state: RunState, summary: CheckpointHistory['summary']): RunState {
+  return { ...state, checkpointSummary: summary };
+}
+
 export function checkpointHistoryLoaded(state: RunState, history: CheckpointHistory): RunState {
   return { ...state, checkpoints: checkpointsFromHistory(history), checkpointSummary: history.summary ?? state.checkpointSummary };
 }

@@ -58,11 +58,6 @@ describe('definition ⇄ graph', () => {
     expect(settings.restart).toEqual({ strategy: 'fixed_delay', attempts: 3, delay_ms: 1000 });
   });
 
-  it('makes read-only vertex nodes for the run page', () => {
-    const { nodes } = definitionToGraph(sampleDefinition(), 'vertex');
-    expect(nodes.map((node) => node.type)).toEqual(['vertex', 'vertex', 'vertex', 'vertex']);
-  });
-
   it('does not share params objects between the definition and the graph', () => {
     const definition = sampleDefinition();
     const graph = definitionToGraph(definition);

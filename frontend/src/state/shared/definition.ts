@@ -4,13 +4,13 @@
  * every definition the editor writes: settings it does not edit travel through untouched.
  */
 import type { DefinitionEdge, DefinitionNode, PipelineDefinition, PipelineSettings } from '../../api/types';
-import type { PipelineEdge, PipelineNode, PipelineNodeKind } from './graph';
+import type { OperatorNode, PipelineEdge } from './graph';
 
 export type { PipelineSettings };
 
-export interface PipelineGraph<N extends PipelineNode = PipelineNode> {
+export interface PipelineGraph {
   settings: PipelineSettings;
-  nodes: N[];
+  nodes: OperatorNode[];
   edges: PipelineEdge[];
 }
 
@@ -64,40 +64,34 @@ export function layeredPositions(def: Pick<PipelineDefinition, 'nodes' | 'edges'
   return positions;
 }
 
-function toFlowNode<K extends PipelineNodeKind>(
-  node: DefinitionNode,
-  kind: K,
-  fallback: { x: number; y: number },
-): Extract<PipelineNode, { type: K }> {
-  const data = { type: node.type, params: { ...(node.params ?? {}) } } as PipelineNode['data'];
+function toFlowNode(node: DefinitionNode, fallback: { x: number; y: number }): OperatorNode {
+  const data: OperatorNode['data'] = { type: node.type, params: { ...(node.params ?? {}) } };
   if (node.parallelism !== undefined) data.parallelism = node.parallelism;
   const position = node.ui ? { x: node.ui.x, y: node.ui.y } : fallback;
-  return { id: node.id, type: kind, position, data } as Extract<PipelineNode, { type: K }>;
+  return { id: node.id, type: 'operator', position, data };
 }
 
-function toFlowEdge(edge: DefinitionEdge): PipelineEdge {
+/** A definition edge as a React Flow edge between `source` and `target` (the edge's own nodes unless given). */
+export function toFlowEdge(edge: DefinitionEdge, source = edge.from, target = edge.to): PipelineEdge {
   const data: PipelineEdge['data'] = { partitioning: edge.partitioning, exchange: edge.exchange };
   if (edge.key !== undefined) data.key = edge.key;
-  const flowEdge: PipelineEdge = { id: edge.id, type: 'pipeline', source: edge.from, target: edge.to, data };
+  const flowEdge: PipelineEdge = { id: edge.id, type: 'pipeline', source, target, data };
   if (edge.from_port) flowEdge.sourceHandle = edge.from_port;
   if (edge.side) flowEdge.targetHandle = edge.side;
   return flowEdge;
 }
 
-export function definitionToGraph<K extends PipelineNodeKind = 'operator'>(
-  definition: PipelineDefinition,
-  kind: K = 'operator' as K,
-): PipelineGraph<Extract<PipelineNode, { type: K }>> {
+export function definitionToGraph(definition: PipelineDefinition): PipelineGraph {
   const { nodes = [], edges = [], ...settings } = definition;
   const fallback = layeredPositions({ nodes, edges });
   return {
     settings,
-    nodes: nodes.map((node) => toFlowNode(node, kind, fallback.get(node.id) ?? ORIGIN)),
-    edges: edges.map(toFlowEdge),
+    nodes: nodes.map((node) => toFlowNode(node, fallback.get(node.id) ?? ORIGIN)),
+    edges: edges.map((edge) => toFlowEdge(edge)),
   };
 }
 
-function toDefinitionNode(node: PipelineNode): DefinitionNode {
+function toDefinitionNode(node: OperatorNode): DefinitionNode {
   const result: DefinitionNode = { id: node.id, type: node.data.type, params: { ...node.data.params } };
   if (node.data.parallelism !== undefined) result.parallelism = node.data.parallelism;
   result.ui = { x: Math.round(node.position.x), y: Math.round(node.position.y) };
@@ -123,7 +117,7 @@ function toDefinitionEdge(edge: PipelineEdge): DefinitionEdge {
   return result;
 }
 
-export function graphToDefinition(settings: PipelineSettings, nodes: PipelineNode[], edges: PipelineEdge[]): PipelineDefinition {
+export function graphToDefinition(settings: PipelineSettings, nodes: OperatorNode[], edges: PipelineEdge[]): PipelineDefinition {
   return {
     ...settings,
     nodes: nodes.map(toDefinitionNode),

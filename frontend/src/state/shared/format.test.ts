@@ -1,12 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatClock, formatDuration, formatRecord } from './format';
+import { formatBytes, formatClock, formatCount, formatDuration, formatRecord } from './format';
 
 describe('formatting', () => {
   it('formats sizes in binary units', () => {
     expect(formatBytes(512)).toBe('512 B');
+    expect(formatBytes(947.8846153846154)).toBe('948 B'); // an average: whole bytes
+    expect(formatBytes(1023.6)).toBe('1.0 KiB');
     expect(formatBytes(2048)).toBe('2.0 KiB');
     expect(formatBytes(50 * 1024 * 1024)).toBe('50 MiB');
     expect(formatBytes(null)).toBe('–');
+  });
+
+  it('formats record counts exactly while short, then to three digits', () => {
+    expect([formatCount(0), formatCount(9_999), formatCount(12_345), formatCount(456_789), formatCount(7_891_234), formatCount(12_345_678_901)]).toEqual(
+      ['0', '9,999', '12.3k', '457k', '7.89M', '12.3G'],
+    );
+    expect([formatCount(999_999), formatCount(99_960)]).toEqual(['1.00M', '100k']
+    );
+    expect(formatCount(undefined)).toBe('–');
   });
 
   it('formats durations from ms to minutes', () => {

@@ -2,7 +2,7 @@
 
 export function formatBytes(bytes: number | null | undefined): string {
   if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return '–';
-  if (bytes < 1024) return `${bytes} B`;
+  if (Math.round(bytes) < 1024) return `${Math.round(bytes)} B`; // an average of sizes is a fraction of a byte
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let value = bytes / 1024;
   let unit = 0;
@@ -11,6 +11,19 @@ export function formatBytes(bytes: number | null | undefined): string {
     unit += 1;
   }
   return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** A record count short enough for a graph node: exact below 10,000, then three digits (12.3k, 456k, 7.89M, 12.3G). */
+export function formatCount(count: unknown): string {
+  if (typeof count !== 'number' || !Number.isFinite(count)) return '–';
+  if (Math.abs(count) < 10_000) return count.toLocaleString();
+  const units: Array<[string, number]> = [['k', 1e3], ['M', 1e6], ['G', 1e9]];
+  for (const [unit, scale] of units) {
+    const value = Number((count / scale).toPrecision(3));
+    const size = Math.abs(value);
+    if (size < 1000 || unit === 'G') return `${value.toFixed(size < 10 ? 2 : size < 100 ? 1 : 0)}${unit}`;
+  }
+  return count.toLocaleString();
 }
 
 export function formatDuration(ms: number | null | undefined): string {

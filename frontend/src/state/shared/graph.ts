@@ -15,18 +15,26 @@ export type OperatorNodeData = {
 
 /** A node of the editable canvas. */
 export type OperatorNode = Node<OperatorNodeData, 'operator'>;
-export type VertexNodeData = OperatorNodeData & {
-  /** The job vertex (operator chain) the node runs in; it shares the vertex's busy/idle/backpressured time. */
-  vertex?: string;
-  /** All nodes of that chain, in order. */
-  chain?: string[];
-  vertexParallelism?: number;
+
+/** One operator of a job vertex: a node of the pipeline. */
+export interface ChainedOperator {
+  id: string;
+  /** Operator type from the catalog. */
+  type: string;
+}
+
+export type VertexNodeData = {
+  /**
+   * The operators one task thread runs, in order (Flink's operator chain): records go from each
+   * to the next without leaving the thread, so they share its busy / idle / backpressured time.
+   */
+  operators: ChainedOperator[];
+  /** How many subtasks run the vertex, when known. */
+  parallelism?: number;
 };
 
-/** A node of a run's read-only graph, showing live metrics. */
+/** A box of a run's read-only graph: one job vertex, with each operator's live metrics. */
 export type VertexNode = Node<VertexNodeData, 'vertex'>;
-export type PipelineNode = OperatorNode | VertexNode;
-export type PipelineNodeKind = PipelineNode['type'];
 
 export type PipelineEdgeData = {
   partitioning: Partitioning;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitPlacement, MIN_READABLE_ZOOM } from './viewport';
+import { evenInsets, fitPlacement, MIN_READABLE_ZOOM } from './viewport';
 
 const pane = { width: 1000, height: 600 };
 
@@ -23,5 +23,18 @@ describe('fitPlacement', () => {
     const viewport = fitPlacement({ x: 0, y: 0, width: 6000, height: 100 }, pane);
     expect(viewport.zoom).toBe(MIN_READABLE_ZOOM);
     expect(viewport.y).toBeCloseTo((600 - 100 * MIN_READABLE_ZOOM) / 2);
+  });
+
+  it('centres in the room the insets leave, clear of controls floating over the pane', () => {
+    const insets = { top: 20, right: 20, bottom: 50, left: 50 };
+    const viewport = fitPlacement({ x: 0, y: 0, width: 930, height: 200 }, pane, { padding: insets, anchorTop: 20, minZoom: 0.1 });
+    expect(viewport.zoom).toBe(1);
+    expect(viewport.x).toBe(50);
+    expect(viewport.y).toBe(20 + (530 - 200) / 2);
+  });
+
+  it('fits the whole of a large graph when asked to, below the readable zoom', () => {
+    const viewport = fitPlacement({ x: 0, y: 0, width: 6000, height: 3000 }, pane, { padding: evenInsets(0), anchorTop: 0, minZoom: 0.1 });
+    expect(viewport.zoom).toBeCloseTo(1000 / 6000);
   });
 });

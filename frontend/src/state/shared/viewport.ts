@@ -4,9 +4,6 @@
 export const MIN_READABLE_ZOOM = 0.9;
 /** A fit never enlarges a small graph beyond its natural size. */
 const MAX_FIT_ZOOM = 1;
-const PADDING_PX = 32;
-/** A graph taller than the pane starts below the canvas's own toolbar, which floats over its top. */
-const TOP_PX = 72;
 
 export interface Size {
   width: number;
@@ -24,16 +21,45 @@ export interface Viewport {
   zoom: number;
 }
 
+/** Screen pixels kept free on each side of the pane (where controls float over it). */
+export interface Insets {
+  top: number;
+  right: number;
+  bottom: number;
+  left: number;
+}
+
+export interface FitOptions {
+  /** Room kept between the graph and the pane's edges. */
+  padding: Insets;
+  /** Where a graph too tall to fit starts from the top (the editor's canvas tools float over its top). */
+  anchorTop: number;
+  /** The smallest zoom the fit goes down to; below it the graph's upper left stays in view. */
+  minZoom: number;
+}
+
+export function evenInsets(pixels: number): Insets {
+  return { top: pixels, right: pixels, bottom: pixels, left: pixels };
+}
+
+/** The editor's canvas: room for its tool bar, and never below the readable zoom. */
+export const READABLE_FIT: FitOptions = { padding: evenInsets(32), anchorTop: 72, minZoom: MIN_READABLE_ZOOM };
+
 /**
- * The viewport that shows `bounds` (flow coordinates) in a pane of `pane` pixels: centred
- * when it fits at a readable zoom; otherwise at MIN_READABLE_ZOOM with its upper left in view,
- * centred along an axis where it still fits.
+ * The viewport that shows `bounds` (flow coordinates) in a pane of `pane` pixels: centred in
+ * the room the padding leaves when it fits at a zoom of at least `minZoom`; otherwise at
+ * `minZoom` with its upper left in view, centred along an axis where it still fits.
  */
-export function fitPlacement(bounds: Rect, pane: Size): Viewport {
-  const room = { width: Math.max(1, pane.width - 2 * PADDING_PX), height: Math.max(1, pane.height - 2 * PADDING_PX) };
+export function fitPlacement(bounds: Rect, pane: Size, options: FitOptions = READABLE_FIT): Viewport {
+  const { padding, anchorTop, minZoom } = options;
+  const room = { width: Math.max(1, pane.width - padding.left - padding.right), height: Math.max(1, pane.height - padding.top - padding.bottom) };
   const fitting = Math.min(room.width / Math.max(1, bounds.width), room.height / Math.max(1, bounds.height), MAX_FIT_ZOOM);
-  const zoom = Math.max(fitting, MIN_READABLE_ZOOM);
-  const place = (start: number, length: number, available: number, edge: number) =>
-    length * zoom <= available - 2 * PADDING_PX ? (available - length * zoom) / 2 - start * zoom : edge - start * zoom;
-  return { x: place(bounds.x, bounds.width, pane.width, PADDING_PX), y: place(bounds.y, bounds.height, pane.height, TOP_PX), zoom };
+  const zoom = Math.max(fitting, minZoom);
+  const place = (start: number, length: number, available: number, before: number, edge: number) =>
+    length * zoom <= available ? before + (available - length * zoom) / 2 - start * zoom : edge - start * zoom;
+  return {
+    x: place(bounds.x, bounds.width, room.width, padding.left, padding.left),
+    y: place(bounds.y, bounds.height, room.height, padding.top, anchorTop),
+    zoom,
+  };
 }

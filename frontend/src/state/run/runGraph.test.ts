@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { PipelineDefinition, PlanSummary } from '../../api/types';
+import { sampleDefinition } from '../../testing/fixtures';
+import { BOX_HEIGHT, boxWidth, runGraph } from './runGraph';
+
+type Vertices = Pick<PlanSummary, 'job_vertices'>;
+
+/** The sample pipeline's plan: datagen and map chained, the keyed reduce behind a hash edge, then the collect sink. */
+const PLAN: Vertices = {
+  job_vertices: [
+    { id: 'v0', name: 'datagen-1 -> map-2', operators: ['datagen-1', 'map-2'], parallelism: 2 },
+    { id: 'v1', name: 'reduce-3', operators: ['reduce-3'], parallelism: 2 },
+    { id: 'v2', name: 'collect-4', operators: ['collect-4'], parallelism: 2 },
+  ],
+};
+
+/** `rows` rows of a source, `length - 2` maps and a sink, forward edges all along: each row one chain. */
+function rows(count: number, length: number): { definition: PipelineDefinition; plan: Vertices } {
+  const definition = { ...sampleDefinition(), nodes: [], edges: [] } as PipelineDefinition;
+  const plan: Vertices = { job_vertices: [] };
+  for (let row = 0; row < count; row += 1) {
+    const ids = Array.from({ length }, (_, column) => `n${row * length + column}`);
+    ids.forEach((id, column) => {
+      const type = column === 0 ? 'source.datagen' : column === length - 1 ? 'sink.collect' : 'transform.map';
+      definition.nodes.push({ id, type, params: {} });
+      if (column > 0) definition.edges.push({ id: `e-${id}`, from: ids[column - 1], to: id, partitioning: 'forward', exchange: 'pipelined' });
+    });
+    plan.job_vertices.push({ id: `v${row}`, name: ids.join(' -> '), operators: ids, parallelism: 1 });
+  }
+  return { definition, plan };
+}
+
+describe('the run graph', () => {
+  it('draws a box per job vertex with its operators in chain order', () => {
+    const { nodes } = runGraph(sampleDefinition(), PLAN);
+    expect(nodes.map((node) => [node.id, node.data.operators.map((operator) => operator.id), node.data.parallelism])).toEqual([
+      ['v0', ['datagen-1', 'map-2'], 2],
+      ['v1', ['reduce-3'], 2],
+      ['v2', ['collect-4'], 2],
+    ]);
+    expect(nodes[0].data.operators[0]).toEqual({ id: 'datagen-1', type: 'source.datagen' });
+  });
+
+  it("draws an arrow only where records leave a vertex, with the edge's partitioning", () => {
+    const { edges } = runGraph(sampleDefinition(), PLAN);
+    expect(edges.map((edge) => [edge.id, edge.source, edge.target, edge.data?.partitioning])).toEqual([
+      ['e2', 'v0', 'v1', 'hash'],
+      ['e3', 'v1', 'v2', 'forward'],
+    ]);
+  });
+
+  it('gives every operator a box of its own before the run is planned', () => {
+    const { nodes, edges } = runGraph(sampleDefinition(), null);
+    expect(nodes.map((node) => node.id)).toEqual(['datagen-1', 'map-2', 'reduce-3', 'collect-4']);
+    expect(nodes.map((node) => node.data.parallelism)).toEqual([1, 2, 2, 2]);
+    expect(edges).toHaveLength(3);
+  });
+
+  it('lays boxes out left to right along the data', () => {
+    const { nodes } = runGraph(sampleDefinition(), PLAN);
+    const xs = nodes.map((node) => node.position.x);
+    expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    expect(nodes[1].position.x).toBeGreaterThanOrEqual(nodes[0].position.x + boxWidth(2));
+  });
+
+  it('stacks independent chains of ten, so that thirty operators fit a laptop screen at a readable zoom', () => {
+    const { definition, plan } = rows(3, 10);
+    const { nodes, edges } = runGraph(definition, plan);
+    expect(edges).toEqual([]);
+    const right = Math.max(...nodes.map((node) => node.position.x + boxWidth(node.data.operators.length)));
+    const bottom = Math.max(...nodes.map((node) => node.position.y + BOX_HEIGHT));
+    expect(new Set(nodes.map((node) => node.position.x)).size).toBe(1);
+    // the run page's graph at 1280×720 is about 1230 × 270 pixels free: 12 px text stays at least 11 px
+    expect(Math.min(1230 / right, 270 / bottom)).toBeGreaterThanOrEqual(11 / 12);
+  });
+
+  it('keeps an operator the plan does not name in a box of its own', () => {
+    const definition = sampleDefinition();
+    const { nodes } = runGraph(definition, { job_vertices: [PLAN.job_vertices[0]] });
+    expect(nodes.map((node) => node.id)).toEqual(['v0', 'reduce-3', 'collect-4']);
+  });
+});
