@@ -1,6 +1,8 @@
 """The import contracts of ``.importlinter``: the studio's one door into the engine, the
 engine's floors (a module never imports from a floor above its own), the rooms of its
-runtime and the groups of its operators; every contract in the file is kept."""
+runtime and the groups of its operators, the studio's layers (every module of studio/ has
+one, and none imports from a layer above its own) and no import cycle in the studio;
+every contract in the file is kept."""
 import subprocess
 import sys
 from pathlib import Path

@@ -24,7 +24,6 @@ short-lived thread per savepoint request waiting for its outcome.
 """
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 import os
@@ -142,8 +141,6 @@ def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
                 holder["job_master"].cancel()
 
     options = {"checkpoint_dir": checkpoint_dir, "on_event": on_event, "restore": restore}
-    if "allow_non_restored_state" in inspect.signature(submit).parameters:
-        options["allow_non_restored_state"] = run.allow_non_restored_state
     holder["tracker"] = VertexMetricsTracker(describe_vertices(definition))
     stop = threading.Event()
     job = JobReference()
@@ -202,11 +199,6 @@ class SavepointReporter:
         outcome: Future = Future()
         self.track(request_id, kind, outcome)
         return outcome
-
-    def fail(self, request_id: str, kind: str, cause: str) -> None:
-        future: Future = Future()
-        future.set_exception(RuntimeError(cause))
-        self.track(request_id, kind, future)
 
     def flush(self, timeout: float, kinds: tuple[str, ...] = ("savepoint", "sync-savepoint")) -> None:
         """Report every open request of ``kinds`` whose outcome is known or arrives within ``timeout``."""
@@ -293,13 +285,10 @@ def _execute(command: dict, run_id: int, job_master, savepoints: SavepointReport
     request_id = command["request_id"]
     kind = "sync-savepoint" if name == "stop" else "savepoint"
     target = command.get("target_directory") or None
-    method = getattr(job_master, "stop_with_savepoint" if name == "stop" else "trigger_savepoint", None)
-    if method is None:
-        savepoints.fail(request_id, kind, f"this engine version cannot {name} with a savepoint")
-        return
     outcome = savepoints.expect(request_id, kind)
     try:
-        future = method(bool(command.get("drain")), target) if name == "stop" else method(target)
+        future = (job_master.stop_with_savepoint(bool(command.get("drain")), target) if name == "stop"
+                  else job_master.trigger_savepoint(target))
     except Exception as error:
         outcome.set_exception(RuntimeError(str(error) or type(error).__name__))
         return
