@@ -24,6 +24,11 @@ a ``ClusterClient`` and never through the scheduler's internals:
   (:class:`SnapshotRefused` names a snapshot it refuses);
 - trust at the boundaries: :class:`Grants` lists where a job's connectors may read, write
   and connect, checked by each connector at the moment of use (``engine.runtime.grants``);
+- failures on purpose: a :class:`KillPlan` of :class:`PlannedKill` s given to :func:`submit`
+  crashes chosen subtasks at chosen points (:data:`KILL_POINTS`) in chosen attempts of the job,
+  on either deployment (``engine.runtime.kill_hooks``); ``"source_pacing":
+  {"records_per_checkpoint": n}`` in a deployment's ``config`` spreads a job's checkpoints
+  over its input; :func:`register_operator` adds an operator outside the catalog (a plugin);
 - live taps: ``JobHandle.open_tap(edge_id, sink, limits)`` samples the records on an edge
   of the running job into ``sink`` (rate- and size-limited, dropped rather than ever
   slowing the job; ``engine.cluster.taps``), ``JobHandle.close_tap(tap_id)`` stops it;
@@ -56,6 +61,7 @@ from engine.cluster.taps import TapError
 from engine.cluster.warm_session import session_for, start_warm_session
 from engine.plan.plan_summary import plan_pipeline
 from engine.runtime.grants import Grants
+from engine.runtime.kill_hooks import KILL_POINTS, KillPlan, PlannedKill
 from engine.spec import OPERATOR_CATALOG, ValidationError, normalise_definition, validate_definition
 from engine.spec.catalog import expression_fields, operator_spec
 from engine.spec.expressions import check_expression
@@ -97,42 +103,59 @@ Deployment = InProcess | Spark
 
 def submit(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,
            on_event: EventSink | None = None, timeout: float | None = None, grants: Grants | None = None,
-           signer: SnapshotSigner | None = None) -> JobHandle:
+           signer: SnapshotSigner | None = None, kill_plan: KillPlan | None = None) -> JobHandle:
     """Start a job in the background; the handle controls it. ``restore``: a checkpoint or
     savepoint directory (or its loaded metadata) to start from. ``grants``: where its
     connectors may go (None: anywhere); ``signer``: signs its snapshots and refuses to
-    restore one it did not sign (None: no signatures)."""
+    restore one it did not sign (None: no signatures); ``kill_plan``: crashes to inject
+    (:class:`KillPlan`, on either deployment)."""
     return job_master_for(definition, deployment, checkpoint_dir=checkpoint_dir, restore=restore,
-                          on_event=on_event, grants=grants, signer=signer).start(timeout)
+                          on_event=on_event, grants=grants, signer=signer, kill_plan=kill_plan).start(timeout)
 
 
 def job_master_for(definition: dict, deployment: Deployment, *, checkpoint_dir: str,
                    restore: str | dict | None = None, on_event: EventSink | None = None, kill_hook=None,
-                   grants: Grants | None = None, signer: SnapshotSigner | None = None) -> JobMaster:
+                   grants: Grants | None = None, signer: SnapshotSigner | None = None,
+                   kill_plan: KillPlan | None = None) -> JobMaster:
     """The JobMaster of ``definition`` over the deployer of ``deployment`` (not started yet).
 
-    ``kill_hook`` (in-process only) injects failures for tests (``engine.runtime.kill_hooks``)."""
+    ``kill_hook`` (in-process only) injects failures for tests (``engine.runtime.kill_hooks``);
+    ``kill_plan`` injects planned ones on either deployment (a kill raises in process, and on
+    Spark it ends the slot's process as the plan's ``crash`` says)."""
     definition = normalise_definition(definition)
     if isinstance(deployment, InProcess):
         return JobMaster(definition, ThreadDeployer(deployment.config, kill_hook), checkpoint_dir=checkpoint_dir,
                          restore=restore, on_event=on_event, config=deployment.config,
-                         shuffle_root=deployment.config.get("shuffle_dir"), grants=grants, signer=signer)
+                         shuffle_root=deployment.config.get("shuffle_dir"), grants=grants, signer=signer,
+                         kill_plan=kill_plan)
     if isinstance(deployment, Spark):
         if kill_hook is not None:
-            raise ValueError("kill hooks run in this process only: on Spark, kill the slot's process")
+            raise ValueError("kill hooks run in this process only: on Spark, use a KillPlan")
         deployer = SparkDeployer(spark_master=deployment.master, spark_session=deployment.session,
                                  advertised_host=deployment.advertised_host, pin_slots=deployment.pin_slots)
         return JobMaster(definition, deployer, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
-                         config=deployment.config, grants=grants, signer=signer)
+                         config=deployment.config, grants=grants, signer=signer, kill_plan=kill_plan)
     raise TypeError(f"unknown deployment {deployment!r}: use InProcess(...) or Spark(...)")
 
 
 def run(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,
         on_event: EventSink | None = None, timeout: float | None = None, grants: Grants | None = None,
-        signer: SnapshotSigner | None = None) -> JobResult:
+        signer: SnapshotSigner | None = None, kill_plan: KillPlan | None = None) -> JobResult:
     """Run a job to its end; a ``timeout`` cancels it (status CANCELED)."""
     return submit(definition, deployment, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
-                  timeout=timeout, grants=grants, signer=signer).wait()
+                  timeout=timeout, grants=grants, signer=signer, kill_plan=kill_plan).wait()
+
+
+def register_operator(spec: dict, factory: str) -> None:
+    """Add an operator type outside the catalog (a plugin): ``spec`` as the catalog's entries are,
+    ``factory`` a ``"module:callable"`` building it as ``factory(node, context)``. Jobs using it carry
+    the factory's name to their slots, which import it there (the module must be importable on
+    every executor). Tests register deliberately broken operators this way."""
+    from engine.runtime.operators import register_factory
+    from engine.spec.catalog import register_operator_spec
+
+    register_operator_spec(spec)
+    register_factory(spec["type"], factory)
 
 
 def latest_checkpoint(checkpoint_dir: str) -> dict | None:
@@ -173,8 +196,9 @@ def describe_vertices(definition: dict) -> dict:
 
 
 __all__ = [
-    "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "OPERATOR_CATALOG", "check_expression", "expression_fields",
-    "operator_spec", "Deployment", "Grants", "InProcess", "JobHandle", "JobResult", "SnapshotRefused",
+    "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "KILL_POINTS", "OPERATOR_CATALOG", "check_expression",
+    "expression_fields", "operator_spec", "Deployment", "Grants", "InProcess", "JobHandle", "JobResult", "KillPlan",
+    "PlannedKill", "register_operator", "SnapshotRefused",
     "SnapshotSigner", "Spark", "TapError",
     "ValidationError", "describe_vertices", "discard_checkpoint", "job_master_for", "kafka_sample", "kafka_topics",
     "latest_checkpoint",

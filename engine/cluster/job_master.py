@@ -64,7 +64,8 @@ from engine.plan.compiler import compile_job_graph
 from engine.plan.execution_ids import ExecutionState, ExecutionVertexID, TaskId, as_task_id, task_name
 from engine.plan.job_graph import build_job_graph
 from engine.runtime.grants import GRANTS, Grants
-from engine.runtime.operators import awaits_final_checkpoint
+from engine.runtime.kill_hooks import KillPlan
+from engine.runtime.operators import awaits_final_checkpoint, plugins_used
 
 logger = logging.getLogger(__name__)
 
@@ -112,13 +113,17 @@ class RegionAttempt:
     Fields below ``slots`` are guarded by the JobMaster's lock.
     """
 
-    def __init__(self, number: int, region, slots_tasks: list[list[TaskId]], restore: dict | None):
+    def __init__(self, number: int, region, slots_tasks: list[list[TaskId]], restore: dict | None,
+                 planned_kills: list[dict] | None = None):
         self.number = number
         self.region = region
         self.name = f"r{region.index}"
         self.slots_tasks = slots_tasks
         self.tasks = frozenset(task for tasks in slots_tasks for task in tasks)
         self.restore = restore
+        self.planned_kills = [kill for kill in planned_kills or () if tuple(kill["task"]) in self.tasks]
+        """The kills of the job's :class:`KillPlan` armed in this attempt's slots (its subtasks', of its
+        job attempt), as data the deployer hands to the slots."""
         self.deployment: Any = None
         """What the deployer keeps about it (threads and networks; a Spark stage)."""
         self.slots: dict[int, Any] = {}
@@ -162,6 +167,9 @@ def task_config(definition: dict, job_graph, checkpoint_dir: str, extra: dict | 
               "max_parallelism": definition.get("max_parallelism", 128), "mode": job_graph.mode,
               "debloat": definition.get("debloat") or {}, **(extra or {})}
     config.pop(GRANTS, None)  # only the client's grants, never a deployment's setting
+    plugins = plugins_used(definition)
+    if plugins:
+        config["operator_plugins"] = plugins
     if grants is not None:
         config[GRANTS] = grants.to_config()
     return config
@@ -206,8 +214,11 @@ class JobMaster:
     def __init__(self, definition: dict, deployer, *, checkpoint_dir: str, restore: str | dict | None = None,
                  on_event: EventSink | None = None, config: dict | None = None, shuffle_root: str | None = None,
                  capacity_wait_s: float = CAPACITY_WAIT_S, grants: Grants | None = None,
-                 signer: SnapshotSigner | None = None):
+                 signer: SnapshotSigner | None = None, kill_plan: KillPlan | None = None):
         self.definition = definition
+        self.kill_plan = kill_plan
+        """Crashes planned ahead (``engine.runtime.kill_hooks``): each region attempt arms the kills of
+        the job's attempt it belongs to (``restarts`` when it is deployed)."""
         self.capacity_wait_s = capacity_wait_s
         self.deployer = deployer
         self.job_graph = build_job_graph(definition)
@@ -541,7 +552,8 @@ class JobMaster:
             self._capacity_wait_since = None
             self._ready.popleft()
             with self._lock:
-                attempt = RegionAttempt(self._next_attempt, region, slots_tasks, self._restore)
+                attempt = RegionAttempt(self._next_attempt, region, slots_tasks, self._restore,
+                                        self.kill_plan.for_attempt(self.restarts) if self.kill_plan else None)
                 self._next_attempt += 1
                 self._attempts[region.index] = attempt
             self._emit({"type": "region", "event": "scheduled", "region": attempt.name,

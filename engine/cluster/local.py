@@ -32,6 +32,7 @@ from engine.cluster.job_master import JobHandle, JobMaster, JobResult, RegionAtt
 from engine.cluster.shuffle import ShuffleNetwork
 from engine.plan.execution_ids import TaskId
 from engine.runtime.io.network import LocalNetwork
+from engine.runtime.kill_hooks import either, planned_hook
 from engine.runtime.slot import Slot
 
 logger = logging.getLogger(__name__)
@@ -72,14 +73,22 @@ class ThreadDeployer:
             networks = [ShuffleNetwork(network, job_master.shuffle, blocking) for network in networks]
         gateway = job_master.gateway_for(attempt)
         cpu = self._cpu.cpu if self._cpu is not None else None
+        kill_hook = either(self.kill_hook, self._planned_hook(attempt))
         slots = [Slot(job_master.job_graph, tasks, gateway, network, job_master.config, restore=attempt.restore,
-                      kill_hook=self.kill_hook, cpu=cpu)
+                      kill_hook=kill_hook, cpu=cpu)
                  for tasks, network in zip(attempt.slots_tasks, networks)]
         attempt.deployment = (slots, networks)
         for index, slot in enumerate(slots):
             job_master.on_slot_running(attempt, index, slot)
         for slot in slots:
             slot.start()
+
+    def _planned_hook(self, attempt: RegionAttempt):
+        """The attempt's planned kills; here a kill raises in the subtask (this process is the test's own)."""
+        plan = self._job_master.kill_plan
+        if not attempt.planned_kills:
+            return None
+        return planned_hook(attempt.planned_kills, crash="raise", record_dir=plan.record_dir)
 
     def cancel(self, attempts: list[RegionAttempt]) -> None:
         for attempt in attempts:

@@ -160,7 +160,10 @@ class SparkDeployer:
                               blocking_edges=sorted(edge.id for edge in job_master.job_graph.edges
                                                     if edge.is_blocking),
                               shuffle_dir=job_master.shuffle.directory if job_master.shuffle else "",
-                              pin_cpu=self._pin_slots, cpu_lock_dir=self._cpu_lock_dir)
+                              pin_cpu=self._pin_slots, cpu_lock_dir=self._cpu_lock_dir,
+                              planned_kills=attempt.planned_kills,
+                              crash=job_master.kill_plan.crash if job_master.kill_plan else "exit",
+                              kill_record_dir=job_master.kill_plan.record_dir if job_master.kill_plan else None)
         context = self._session.sparkContext
         try:
             context.setJobGroup(self._job_group_of(attempt), f"{job_master.definition.get('name')} {attempt.name}",

@@ -47,7 +47,12 @@ class SlotPayload:
     pin_cpu: bool = True
     cpu_lock_dir: str | None = None
     """Where slots on a host hold their CPUs (None: ``cpu_pinning.default_lock_dir()``)."""
-    """Run the slot on a CPU no other slot of this host holds (see ``cpu_pinning``)."""
+    planned_kills: list[dict] = field(default_factory=list)
+    """The kills of the job's ``KillPlan`` armed in this stage (``engine.runtime.kill_hooks``)."""
+    crash: str = "exit"
+    """How a planned kill crashes the slot: ``exit`` (SIGKILL of its Python worker) or ``raise``."""
+    kill_record_dir: str | None = None
+    """Where a planned kill is written down before it crashes the slot."""
 
 
 def run_slot_partition(payload: SlotPayload):
@@ -74,8 +79,11 @@ def run_slot(payload: SlotPayload, slot_index: int, barrier_context=None) -> dic
 def _run_pinned_slot(payload: SlotPayload, slot_index: int, barrier_context, cpu: int | None) -> dict:
     from engine.cluster.control import ControlClient
     from engine.plan.job_graph import build_job_graph
+    from engine.runtime.kill_hooks import planned_hook
+    from engine.runtime.operators import register_plugins
     from engine.runtime.slot import Slot
 
+    register_plugins(payload.config.get("operator_plugins"))
     job_graph = build_job_graph(payload.definition)
     tasks = [tuple(task) for task in payload.slots_tasks[slot_index]]
     tcp = _tcp_network(job_graph, payload, slot_index, barrier_context)
@@ -88,7 +96,8 @@ def _run_pinned_slot(payload: SlotPayload, slot_index: int, barrier_context, cpu
         if tcp is not None:
             tcp.set_peers(peers)
         network = _with_shuffle(tcp, payload)
-        slot = Slot(job_graph, tasks, control, network, payload.config, restore=payload.restore)
+        kill_hook = planned_hook(payload.planned_kills, crash=payload.crash, record_dir=payload.kill_record_dir)
+        slot = Slot(job_graph, tasks, control, network, payload.config, restore=payload.restore, kill_hook=kill_hook)
         control.attach(slot)
         slot.start()
         slot.join()

@@ -293,9 +293,10 @@ class StreamTask:
         self.chain.open()
         head = self.chain.head
         if self.is_source:
+            pacing = (self.config.get("source_pacing") or {}) if self.config["checkpointing_enabled"] else {}
             self.input = SourceInput(head, head.emit, self.timer_service, kill_hook=self.kill_hook,
-                                     task=self.task_id)
-            if self.debloat.enabled:
+                                     task=self.task_id, records_per_checkpoint=pacing.get("records_per_checkpoint", 0))
+            if self.debloat.enabled or self.input.is_paced:
                 head.context.poll_budget = self._poll_budget
         elif self.gate is not None:
             self.input = self._create_network_input(head)
@@ -432,8 +433,12 @@ class StreamTask:
         raise ValueError(f"'{self.vertex.operators[0]['id']}' has no {side} input edge")
 
     def _poll_budget(self) -> int | None:
-        """Debloating: the records one source poll may produce (the smallest budget of the writers)."""
-        budgets = [budget for writer in self.chain.writers if (budget := writer.step_budget()) is not None]
+        """The records one source poll may produce: what a paced source may still read before its next
+        checkpoint, and with debloating the smallest budget of the writers."""
+        budgets = [budget for writer in self.chain.writers if (budget := writer.step_budget()) is not None] \
+            if self.debloat.enabled else []
+        if self.input.is_paced:
+            budgets.append(self.input.records_before_checkpoint)
         return min(budgets) if budgets else None
 
     def _create_writers(self) -> tuple[dict[str, list[RecordWriter]], dict[str, dict[str, list[RecordWriter]]]]:
@@ -728,6 +733,8 @@ class StreamTask:
                                  input_channel_ids=self.gate.channel_infos if self.gate is not None else (),
                                  awaiting_barriers=awaiting_barriers or watch_outputs)
         self.state = self.state.checkpoint_performed(checkpoint_id, options)
+        if self.is_source and isinstance(self.input, SourceInput):
+            self.input.checkpoint_taken()
         if watch_outputs:
             self._watch_output_barriers(checkpoint_id, timestamp_ms, options)
         return True

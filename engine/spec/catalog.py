@@ -248,6 +248,23 @@ for family in (connector_operators, window_operators, join_operators, python_ope
 _BY_TYPE = {spec["type"]: spec for spec in OPERATOR_CATALOG}
 
 
+def register_operator_spec(spec: dict[str, Any]) -> None:
+    """Add an operator type to the catalog at run time (a plugin: ``engine.api.register_operator``).
+
+    ``spec`` has the catalog entries' keys (``operator_entry`` makes one); a type of the catalog's
+    own cannot be replaced, a plugin's can (registering it again is harmless)."""
+    type_ = spec["type"]
+    known = _BY_TYPE.get(type_)
+    if known is not None and known.get("plugin") is not True:
+        raise ValueError(f"operator type '{type_}' is the catalog's own")
+    entry = {**spec, "plugin": True}
+    if known is not None:
+        OPERATOR_CATALOG[OPERATOR_CATALOG.index(known)] = entry
+    else:
+        OPERATOR_CATALOG.append(entry)
+    _BY_TYPE[type_] = entry
+
+
 def output_port_names(spec: dict[str, Any]) -> list[str]:
     """The names of an operator's extra output ports (the main output has none)."""
     return [port["name"] for port in spec.get("output_ports", ())]

@@ -54,6 +54,10 @@ class InProcessDeployment:
     def __init__(self, config: dict | None = None):
         self.config = dict(config or {})
 
+    def configured(self, config: dict) -> "InProcessDeployment":
+        """This deployment with ``config`` merged into every slot's configuration."""
+        return InProcessDeployment({**self.config, **config})
+
     def submit(self, definition: dict, *, checkpoint_dir: str, restore=None, on_event=None,
                timeout: float | None = None, kill_hook=None, **options) -> JobHandle:
         killer = SlotKiller()
@@ -80,12 +84,18 @@ class SparkDeployment:
 
     id = "spark"
 
-    def __init__(self, session):
+    def __init__(self, session, config: dict | None = None):
         self.session = session
+        self.config = dict(config or {})
+
+    def configured(self, config: dict) -> "SparkDeployment":
+        """This deployment with ``config`` merged into every slot's configuration."""
+        return SparkDeployment(self.session, {**self.config, **config})
 
     def submit(self, definition: dict, *, checkpoint_dir: str, restore=None, on_event=None,
                timeout: float | None = None, **options) -> JobHandle:
-        job_master = job_master_for(definition, Spark(session=self.session), checkpoint_dir=checkpoint_dir,
+        job_master = job_master_for(definition, Spark(session=self.session, config=self.config),
+                                    checkpoint_dir=checkpoint_dir,
                                     restore=restore, on_event=on_event, **options)
         return job_master.start(timeout)
 

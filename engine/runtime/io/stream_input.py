@@ -335,19 +335,46 @@ class SortingInput:
 
 
 class SourceInput:
-    """Polls a step-wise source for one batch per step."""
+    """Polls a step-wise source for one batch per step.
 
-    def __init__(self, source, process_batch: Callable, timer_service, kill_hook=None, task=None):
+    Pacing (``records_per_checkpoint``, a proof's setting: ``source_pacing`` in the slot
+    configuration): after that many records since its last checkpoint the source is polled
+    no more until it takes the next one, so a job's checkpoints -- and the kills planned at
+    them -- come spread over its whole input, however fast it could read.
+    """
+
+    def __init__(self, source, process_batch: Callable, timer_service, kill_hook=None, task=None,
+                 records_per_checkpoint: int = 0):
         self.source = source
         self._kill_hook = kill_hook
         self._task = task
         self._process_batch = process_batch
         self._timer_service = timer_service
+        self._records_per_checkpoint = max(0, int(records_per_checkpoint))
+        self._since_checkpoint = 0
+        self._resume_at_checkpoint: Callable[[], None] | None = None
         self.records_in = 0
         self.is_finished = False
         self.drained = True
 
+    @property
+    def is_paced(self) -> bool:
+        """Whether the source reads a bounded number of records per checkpoint."""
+        return self._records_per_checkpoint > 0
+
+    @property
+    def paced(self) -> bool:
+        """Whether the source waits for its next checkpoint before it may read on."""
+        return 0 < self._records_per_checkpoint <= self._since_checkpoint
+
+    @property
+    def records_before_checkpoint(self) -> int:
+        """What a paced source may still read before its next checkpoint (at least one: a poll's budget)."""
+        return max(1, self._records_per_checkpoint - self._since_checkpoint)
+
     def process_input(self) -> InputStatus:
+        if self.paced:
+            return NOTHING_AVAILABLE
         if self._kill_hook is not None:
             maybe_kill(self._kill_hook, "source_poll", self._task, {"records_out": self.records_in})
         batch = self.source.poll_next()
@@ -358,12 +385,23 @@ class SourceInput:
         if not records:
             return NOTHING_AVAILABLE
         self.records_in += records
+        self._since_checkpoint += records
         self._process_batch(batch)
         return MORE_AVAILABLE
 
     def when_available(self, callback: Callable[[], None]) -> None:
+        if self.paced:
+            self._resume_at_checkpoint = callback
+            return
         delay = self.source.next_poll_delay()
         if delay <= 0:
             callback()
         else:
             self._timer_service.schedule(delay, callback, "poll source again")
+
+    def checkpoint_taken(self) -> None:
+        """The source took a checkpoint (mailbox thread): a paced source reads on."""
+        self._since_checkpoint = 0
+        resume, self._resume_at_checkpoint = self._resume_at_checkpoint, None
+        if resume is not None:
+            resume()

@@ -43,6 +43,33 @@ OPERATOR_FACTORIES: dict[str, str] = {
 }
 """Operator type -> ``module:factory``; a factory is called as ``factory(node, context)``."""
 
+PLUGIN_FACTORIES: dict[str, str] = {}
+"""Operator types registered at run time (``register_factory``), not part of the catalog: a test's
+deliberately broken sink, say. A job using one carries it to its slots (``operator_plugins`` in the
+slot configuration), so a Spark executor builds it too, if it can import the module."""
+
+
+def register_factory(type_: str, target: str) -> None:
+    """Build operators of ``type_`` with ``target`` (``"module:factory"``) from now on, in this process."""
+    if type_ in OPERATOR_FACTORIES and type_ not in PLUGIN_FACTORIES:
+        raise ValueError(f"operator type '{type_}' is the catalog's own")
+    if ":" not in target:
+        raise ValueError(f"an operator factory is named 'module:factory', not {target!r}")
+    OPERATOR_FACTORIES[type_] = PLUGIN_FACTORIES[type_] = target
+
+
+def register_plugins(plugins: dict[str, str] | None) -> None:
+    """Register the plugin factories a slot's configuration carries (``plugins_used``)."""
+    for type_, target in (plugins or {}).items():
+        if OPERATOR_FACTORIES.get(type_) != target:
+            register_factory(type_, target)
+
+
+def plugins_used(definition: dict) -> dict[str, str]:
+    """The plugin factories of the operator types ``definition`` uses."""
+    return {node["type"]: PLUGIN_FACTORIES[node["type"]] for node in definition.get("nodes", ())
+            if node.get("type") in PLUGIN_FACTORIES}
+
 
 def create_operator(node: dict, context: OperatorContext) -> StreamOperator:
     """Build the runtime operator of a definition node."""
@@ -72,5 +99,5 @@ def _factory(node: dict):
     return getattr(importlib.import_module(module_name), factory_name)
 
 
-__all__ = ["OPERATOR_FACTORIES", "OperatorContext", "StreamOperator", "awaits_final_checkpoint", "coordinator_factory",
-           "create_operator"]
+__all__ = ["OPERATOR_FACTORIES", "OperatorContext", "PLUGIN_FACTORIES", "StreamOperator", "awaits_final_checkpoint",
+           "coordinator_factory", "create_operator", "plugins_used", "register_factory", "register_plugins"]

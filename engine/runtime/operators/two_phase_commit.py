@@ -169,6 +169,11 @@ class TwoPhaseCommitSink(StreamOperator):
             return
         if self.transaction is None:
             self.transaction = self.begin_transaction()
+        if self.context.kill_hook is not None and len(batch) > 1:  # a crash may come with half a batch written
+            half = len(batch) // 2
+            self.write(self.transaction, batch[:half])
+            self.context.maybe_kill("mid_batch", records=len(batch), written=half)
+            batch = batch[half:]
         self.write(self.transaction, batch)
 
     def process_watermark(self, watermark):
