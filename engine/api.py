@@ -16,7 +16,10 @@ a ``ClusterClient`` and never through the scheduler's internals:
 - warm drivers: :func:`start_warm_session` (a Spark session whose executors already run,
   before the job is known), :func:`session_for` (use it for a job, or None when the job
   needs more slots) and :func:`slots_needed` (slots a job needs at once);
-- snapshots: :func:`load_checkpoint_metadata`, :func:`discard_checkpoint`;
+- snapshots: :func:`load_checkpoint_metadata`, :func:`discard_checkpoint`; a :class:`SnapshotBrowser`
+  reads a completed snapshot's state as data (never restoring it): per operator the kind of
+  state, keys paged and searched, one key's state, sizes per key group, the diff of two
+  snapshots, an export as JSON lines or Parquet (``engine.snapshots``);
 - Kafka, without a job: :func:`kafka_topics` (topics, partitions, earliest and latest offsets)
   and :func:`kafka_sample` (a topic's latest messages, decoded as a source node would), for a
   topic browser and schema inference; the caller checks the address against its grants first; a
@@ -62,6 +65,7 @@ from engine.cluster.warm_session import session_for, start_warm_session
 from engine.plan.plan_summary import plan_pipeline
 from engine.runtime.grants import Grants
 from engine.runtime.kill_hooks import KILL_POINTS, KillPlan, PlannedKill
+from engine.snapshots.browser import SnapshotBrowser, UnknownOperator
 from engine.spec import OPERATOR_CATALOG, ValidationError, normalise_definition, validate_definition
 from engine.spec.catalog import expression_fields, operator_spec
 from engine.spec.expressions import check_expression
@@ -198,8 +202,8 @@ def describe_vertices(definition: dict) -> dict:
 __all__ = [
     "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "KILL_POINTS", "OPERATOR_CATALOG", "check_expression",
     "expression_fields", "operator_spec", "Deployment", "Grants", "InProcess", "JobHandle", "JobResult", "KillPlan",
-    "PlannedKill", "register_operator", "SnapshotRefused",
-    "SnapshotSigner", "Spark", "TapError",
+    "PlannedKill", "register_operator", "SnapshotBrowser", "SnapshotRefused",
+    "SnapshotSigner", "Spark", "TapError", "UnknownOperator",
     "ValidationError", "describe_vertices", "discard_checkpoint", "job_master_for", "kafka_sample", "kafka_topics",
     "latest_checkpoint",
     "load_checkpoint_metadata", "normalise_definition", "plan_pipeline", "run", "session_for", "slots_needed",

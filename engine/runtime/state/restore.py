@@ -50,7 +50,7 @@ class TaskRestore:
         self._files: dict[str, dict] = {}
 
     # -- where an operator was -------------------------------------------------------------
-    def _old_vertex(self, node_id: str) -> tuple[str, dict] | None:
+    def old_vertex(self, node_id: str) -> tuple[str, dict] | None:
         for vertex_id, vertex in self._vertices.items():
             if node_id in vertex.get("operators", ()):
                 return vertex_id, vertex
@@ -59,18 +59,18 @@ class TaskRestore:
 
     def knows(self, node_id: str) -> bool:
         """Whether the checkpoint had this operator (then it is *restored*, maybe to empty state)."""
-        return self._old_vertex(node_id) is not None
+        return self.old_vertex(node_id) is not None
 
     def is_finished(self, node_id: str) -> bool:
         """Whether every subtask of the operator's old vertex had finished."""
-        found = self._old_vertex(node_id)
+        found = self.old_vertex(node_id)
         if found is None:
             return False
         _, vertex = found
         return len(set(vertex.get("finished", ()))) >= int(vertex["parallelism"])
 
     def _old_handles(self, node_id: str) -> list[dict | None]:
-        found = self._old_vertex(node_id)
+        found = self.old_vertex(node_id)
         if found is None:
             return []
         vertex_id, vertex = found
@@ -118,7 +118,7 @@ class TaskRestore:
         Key groups are only comparable under the same max parallelism, so a checkpoint taken
         with another one cannot be restored (as in Flink).
         """
-        found = self._old_vertex(node_id)
+        found = self.old_vertex(node_id)
         old_max = found[1].get("max_parallelism") if found else None
         if max_parallelism is not None and old_max is not None and int(old_max) != max_parallelism:
             raise ValueError(
@@ -148,7 +148,7 @@ class TaskRestore:
         if not self.knows(node_id):
             return None
         handles = self._old_handles(node_id)
-        states = [self._operator_state_of(handle, node_id) for handle in handles]
+        states = self.written_operator_state(node_id)
         result: dict[str, list] = {}
         names = {name for state in states for name in state}
         for name in names:
@@ -163,6 +163,11 @@ class TaskRestore:
                 pooled = [element for state in states for element in state.get(name, ())]
                 result[name] = pooled[self.index::self.parallelism]
         return result
+
+    def written_operator_state(self, node_id: str) -> list[dict[str, list]]:
+        """``{name: [elements]}`` of each old subtask of the operator, as it wrote them (none: not in the
+        checkpoint)."""
+        return [self._operator_state_of(handle, node_id) for handle in self._old_handles(node_id)]
 
     def _operator_state_of(self, handle: dict | None, node_id: str) -> dict[str, list]:
         if not handle:
