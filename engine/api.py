@@ -25,6 +25,12 @@ a ``ClusterClient`` and never through the scheduler's internals:
   topic browser and schema inference; the caller checks the address against its grants first; a
   :class:`SnapshotSigner` signs what a job writes and verifies what it restores
   (:class:`SnapshotRefused` names a snapshot it refuses);
+- shadow runs (``engine.shadow``): :func:`fork_definition` makes one job of production's
+  version and a candidate (shared sources, the candidate's copies restoring production's
+  state, every sink redirected into a sandbox directory), :func:`redirect_sinks` does the
+  last for any definition (a test case's sandbox too), :func:`prepare_source_forks`,
+  :func:`shadow_sources` and :func:`release_source_forks` keep production's slots and
+  consumer groups where they are, :func:`diff_outputs` compares the two sides per sink;
 - trust at the boundaries: :class:`Grants` lists where a job's connectors may read, write
   and connect, checked by each connector at the moment of use (``engine.runtime.grants``);
 - failures on purpose: a :class:`KillPlan` of :class:`PlannedKill` s given to :func:`submit`
@@ -65,6 +71,11 @@ from engine.cluster.warm_session import session_for, start_warm_session
 from engine.plan.plan_summary import plan_pipeline
 from engine.runtime.grants import Grants
 from engine.runtime.kill_hooks import KILL_POINTS, KillPlan, PlannedKill
+from engine.shadow.fork import ForkError, ShadowJob, fork_definition
+from engine.shadow.outputs import OutputTooLarge, committed_records, diff_outputs, output_bytes
+from engine.shadow.redirect import RedirectedSink, redirect_sinks
+from engine.shadow.sources import (SourceFork, prepare_source_forks, release_source_forks, shadow_sources,
+                                   source_forks_config)
 from engine.snapshots.browser import SnapshotBrowser, UnknownOperator
 from engine.spec import OPERATOR_CATALOG, ValidationError, normalise_definition, validate_definition
 from engine.spec.catalog import expression_fields, operator_spec
@@ -202,8 +213,12 @@ def describe_vertices(definition: dict) -> dict:
 __all__ = [
     "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "KILL_POINTS", "OPERATOR_CATALOG", "check_expression",
     "expression_fields", "operator_spec", "Deployment", "Grants", "InProcess", "JobHandle", "JobResult", "KillPlan",
-    "PlannedKill", "register_operator", "SnapshotBrowser", "SnapshotRefused",
-    "SnapshotSigner", "Spark", "TapError", "UnknownOperator",
+    "PlannedKill", "register_operator", "SnapshotRefused",
+    "SnapshotSigner", "Spark", "TapError",
+    # shadow runs and the state browser
+    "ForkError", "OutputTooLarge", "RedirectedSink", "ShadowJob", "SnapshotBrowser", "SourceFork", "UnknownOperator",
+    "committed_records", "diff_outputs", "fork_definition", "output_bytes", "prepare_source_forks", "redirect_sinks",
+    "release_source_forks", "shadow_sources", "source_forks_config",
     "ValidationError", "describe_vertices", "discard_checkpoint", "job_master_for", "kafka_sample", "kafka_topics",
     "latest_checkpoint",
     "load_checkpoint_metadata", "normalise_definition", "plan_pipeline", "run", "session_for", "slots_needed",

@@ -47,13 +47,15 @@ class OperatorCoordinators:
         self._undelivered: dict[TaskId, list[tuple[str, dict]]] = {}  # guarded by: self._lock
         self._vertex_of: dict[str, str] = {}
         states = (restore or {}).get("coordinators") or {}
-        restored = TaskRestore(restore, 0, 1) if restore else None  # only asked which operators it had
+        aliases = TaskRestore.aliases_of(node for vertex in job_graph.vertices for node in vertex.operators)
+        restored = TaskRestore(restore, 0, 1, aliases) if restore else None  # only asked which operators it had
         for vertex in job_graph.vertices:
             for node in vertex.operators:
                 factory = coordinator_factory(node)
                 if factory is not None:
                     known = restored is not None and restored.knows(node["id"])
-                    state = states.get(node["id"]) if isinstance(states, dict) else states  # not a dict: refused
+                    state_id = restored.state_id(node["id"]) if restored is not None else node["id"]
+                    state = states.get(state_id) if isinstance(states, dict) else states  # not a dict: refused
                     self._coordinators[node["id"]] = factory(node, state, known, config=config,
                                                              snapshot=(restore or {}).get("location"))
                     self._vertex_of[node["id"]] = vertex.id

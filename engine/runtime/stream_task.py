@@ -273,7 +273,8 @@ class StreamTask:
     def _before_invoke(self) -> None:
         restore = None
         if self.restore_metadata is not None:
-            restore = TaskRestore(self.restore_metadata, self.index, self.vertex.parallelism)
+            restore = TaskRestore(self.restore_metadata, self.index, self.vertex.parallelism,
+                                  TaskRestore.aliases_of(self.vertex.operators))
         self._restore = restore
         writers, port_writers = self._create_writers()
         if restore is not None:

@@ -97,6 +97,8 @@ DEFINITION_SCHEMA: dict[str, Any] = {
                     "parallelism": {"type": "integer", "minimum": 1, "maximum": 1024},
                     "ui": {"type": "object"},
                     "name": {"type": "string"},
+                    # restores this node's state from the node of that id in a snapshot that has none of its own
+                    "restore_state_of": _ID,
                 },
                 "additionalProperties": False,
             },

@@ -18,7 +18,10 @@ subtask may run at another parallelism than the one that wrote the checkpoint:
 - finished vertices: if every old subtask of the operator's vertex had finished (a bounded
   source that was done), the new subtask starts finished instead of starting over.
 
-State is matched by operator (node) id, so changing the chaining between runs is fine.
+State is matched by operator (node) id, so changing the chaining between runs is fine. A node
+may name another node whose state it restores when the checkpoint has none of its own id
+(``restore_state_of``, as Flink's ``uid``): a shadow run's copy of a production node starts
+from that node's state (``aliases``).
 State files are read only from the checkpoint's own directory, and only as they were
 written (``storage.read_state_file``: a plain name, no symlink, the digest of the handle).
 What an operator finds in its state is still data it checks against its own configuration
@@ -39,7 +42,7 @@ from engine.runtime.state.snapshot import deserialise_channel_state, deserialise
 class TaskRestore:
     """The parts of one checkpoint that belong to one new subtask."""
 
-    def __init__(self, metadata: dict, index: int, parallelism: int):
+    def __init__(self, metadata: dict, index: int, parallelism: int, aliases: dict[str, str] | None = None):
         self.metadata = metadata
         self.index = index
         self.parallelism = parallelism
@@ -48,9 +51,27 @@ class TaskRestore:
         self._vertices: dict = metadata.get("vertices", {})
         self._tasks: dict = metadata.get("tasks", {})
         self._files: dict[str, dict] = {}
+        self._aliases = dict(aliases or {})
 
     # -- where an operator was -------------------------------------------------------------
+    def state_id(self, node_id: str) -> str:
+        """The id the checkpoint holds ``node_id``'s state under: its own, or, when the checkpoint has no
+        operator of that id, the one its node restores the state of (``aliases``)."""
+        alias = self._aliases.get(node_id)
+        if alias is None or self._vertex_of(node_id) is not None:
+            return node_id
+        return alias
+
+    @staticmethod
+    def aliases_of(nodes) -> dict[str, str]:
+        """``{node id: restore_state_of}`` of the definition's nodes that name one."""
+        return {node["id"]: node["restore_state_of"] for node in nodes if node.get("restore_state_of")}
+
     def old_vertex(self, node_id: str) -> tuple[str, dict] | None:
+        """``(vertex id, vertex)`` of the checkpoint that held the operator's state, or None."""
+        return self._vertex_of(self.state_id(node_id))
+
+    def _vertex_of(self, node_id: str) -> tuple[str, dict] | None:
         for vertex_id, vertex in self._vertices.items():
             if node_id in vertex.get("operators", ()):
                 return vertex_id, vertex
@@ -118,6 +139,7 @@ class TaskRestore:
         Key groups are only comparable under the same max parallelism, so a checkpoint taken
         with another one cannot be restored (as in Flink).
         """
+        node_id = self.state_id(node_id)
         found = self.old_vertex(node_id)
         old_max = found[1].get("max_parallelism") if found else None
         if max_parallelism is not None and old_max is not None and int(old_max) != max_parallelism:
@@ -145,6 +167,7 @@ class TaskRestore:
 
     def operator_state(self, node_id: str) -> dict[str, list] | None:
         """``{name: [elements]}`` for this subtask, or None when the operator was not in the checkpoint."""
+        node_id = self.state_id(node_id)
         if not self.knows(node_id):
             return None
         handles = self._old_handles(node_id)
@@ -167,6 +190,7 @@ class TaskRestore:
     def written_operator_state(self, node_id: str) -> list[dict[str, list]]:
         """``{name: [elements]}`` of each old subtask of the operator, as it wrote them (none: not in the
         checkpoint)."""
+        node_id = self.state_id(node_id)
         return [self._operator_state_of(handle, node_id) for handle in self._old_handles(node_id)]
 
     def _operator_state_of(self, handle: dict | None, node_id: str) -> dict[str, list]:

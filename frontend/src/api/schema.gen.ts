@@ -1449,6 +1449,7 @@ export interface components {
                     parallelism?: number;
                     ui?: Record<string, never>;
                     name?: string;
+                    restore_state_of?: string;
                 }[];
                 edges: {
                     id: string;
@@ -1751,6 +1752,7 @@ export interface components {
                     parallelism?: number;
                     ui?: Record<string, never>;
                     name?: string;
+                    restore_state_of?: string;
                 }[];
                 edges: {
                     id: string;
@@ -1843,6 +1845,7 @@ export interface components {
                     parallelism?: number;
                     ui?: Record<string, never>;
                     name?: string;
+                    restore_state_of?: string;
                 }[];
                 edges: {
                     id: string;
@@ -1918,6 +1921,7 @@ export interface components {
                     parallelism?: number;
                     ui?: Record<string, never>;
                     name?: string;
+                    restore_state_of?: string;
                 }[];
                 edges: {
                     id: string;

@@ -36,6 +36,10 @@ without a primary key cannot be resumed: a failure while reading it fails the ru
 
 One subtask (the first) reads; the others end at once. The publication (``publication``,
 default: the slot's name) is created for ``tables`` when missing.
+
+A shadow run (``engine.shadow.sources``) reads through a copy of the slot made before its
+snapshot was taken (the job's ``source_forks`` configuration names it): it advances only
+the copy, and restores positions of the slot it copied.
 """
 from __future__ import annotations
 
@@ -164,8 +168,12 @@ class PostgresCdcSource(SourceOperator):
         params = self.params
         self.url = params.get("url", "")
         self.tables = list(params["tables"])
-        self.slot = params.get("slot", "")
-        self.publication = params.get("publication") or self.slot
+        fork = (context.config.get("source_forks") or {}).get(node["id"]) or {}
+        self.slot = fork.get("slot") or params.get("slot", "")
+        """The slot read and advanced: ``slot``, or in a shadow run its copy (``engine.shadow.sources``)."""
+        self._own_slots = {params.get("slot", ""), self.slot}
+        """Slots a restored position may name: a shadow's copy restores positions of the slot it copied."""
+        self.publication = params.get("publication") or params.get("slot", "")
         self.snapshot_mode = params.get("snapshot", "initial")
         self.split: dict | None = None
         self._state = None
@@ -198,7 +206,7 @@ class PostgresCdcSource(SourceOperator):
         """A restored position is data: this source's slot, positions of its tables, LSNs as PostgreSQL writes them."""
         tables = range(len(self.tables) + 1)
         segments = split.get("segments")
-        return (split.get("slot") == self.slot and split.get("phase") in ("snapshot", "stream")
+        return (split.get("slot") in self._own_slots and split.get("phase") in ("snapshot", "stream")
                 and type(split.get("table")) is int and split["table"] in tables
                 and is_offset(split.get("row")) and is_offset(split.get("skip"))
                 and (split.get("lsn") is None or _is_lsn(split["lsn"]))
