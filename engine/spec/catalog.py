@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.spec.catalog_schema import (AGGREGATION, ALLOWED_LATENESS, DAY_MS, EXPRESSION, LATE_PORT, MAX_BATCH,
-                                        MAX_COUNT, MAX_RATE, REDIS_URL, SAFE_INTEGER, STATE_TTL, YEAR_MS,
+from engine.spec.catalog_schema import (AGGREGATION, ALLOWED_LATENESS, DAY_MS, EVENT_TIME_ASSIGNS, EVENT_TIME_NEEDS,
+                                        EXPRESSION, LATE_PORT, MAX_BATCH, MAX_COUNT, MAX_RATE, REDIS_URL, SAFE_INTEGER, STATE_TTL, YEAR_MS,
                                         operator_entry, params_object)
 from engine.spec.connector_catalog import connector_operators
 from engine.spec.join_catalog import join_operators
@@ -157,6 +157,7 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
                                 "description": "Without records for this long, the subtask stops holding "
                                                "event time back downstream (0: never)."},
         }, ["timestamp"]),
+        event_time=EVENT_TIME_ASSIGNS,
     ),
     operator_entry(
         "aggregate.reduce", "Keyed running aggregate",
@@ -169,7 +170,7 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "when the watermark passes the window's end.",
         params_object({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS}, **AGGREGATION,
                  "allowed_lateness_ms": ALLOWED_LATENESS}, ["size_ms"]),
-        keyed=True, output_ports=[LATE_PORT],
+        keyed=True, output_ports=[LATE_PORT], event_time=EVENT_TIME_NEEDS,
     ),
     operator_entry(
         "window.sliding", "Sliding window",
@@ -178,7 +179,7 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         params_object({"size_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
                  "slide_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS},
                  **AGGREGATION, "allowed_lateness_ms": ALLOWED_LATENESS}, ["size_ms", "slide_ms"]), keyed=True,
-        output_ports=[LATE_PORT],
+        output_ports=[LATE_PORT], event_time=EVENT_TIME_NEEDS,
     ),
     operator_entry(
         "sink.collect", "Collect (preview)", "Keeps the last N records of each subtask for preview.",

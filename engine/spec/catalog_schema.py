@@ -28,6 +28,14 @@ MAX_RATE = 10_000_000
 MAX_BATCH = 100_000
 
 
+EVENT_TIME_NEEDS = "needs"
+EVENT_TIME_ASSIGNS = "assigns"
+"""The two ways an operator relates to event time: it needs it on every input (windows, joins,
+deduplication), or it assigns it (watermark nodes). A parameter schema with ``"x-event-time"``
+set to one of them makes the operator do so while the parameter is set (a positive number, or
+true): a state TTL needs event time, a Kafka source with ``watermarks`` assigns it."""
+
+
 def params_object(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
     """A closed JSON Schema object: unknown parameters are errors, not silently ignored."""
     return {
@@ -49,7 +57,13 @@ def operator_entry(
     keyed: bool = False,
     stateful: bool = False,
     output_ports: list[dict[str, str]] | None = None,
+    event_time: str | None = None,
 ) -> dict[str, Any]:
+    """One catalog entry. ``event_time`` says how the operator relates to event time (see
+    ``engine.spec.event_time``): ``"needs"`` (every record it takes must carry an event time),
+    ``"assigns"`` (it stamps its records) or None; a parameter that makes it need or assign
+    event time only when set says so in its schema with ``"x-event-time"``."""
+    assert event_time in (None, EVENT_TIME_NEEDS, EVENT_TIME_ASSIGNS), event_time
     category = type_.split(".", 1)[0]
     return {
         "type": type_,
@@ -64,6 +78,7 @@ def operator_entry(
         "stateful": stateful or keyed or category in ("source", "sink"),
         "params_schema": params_schema,
         "output_ports": list(output_ports or []),
+        "event_time": event_time,
     }
 
 
@@ -82,7 +97,8 @@ ALLOWED_LATENESS = {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "defaul
 STATE_TTL = {"type": "integer", "minimum": 0, "maximum": YEAR_MS,
              "description": "A key's state expires this long (in event time) after its latest record: a later "
                             "record starts afresh, and keys that stop appearing are removed when the watermark "
-                            "passes (counted as expired_keys). Needs event time. Empty or 0: never."}
+                            "passes (counted as expired_keys). Needs event time. Empty or 0: never.",
+             "x-event-time": "needs"}
 
 AGGREGATION = {
     "function": {"type": "string", "enum": AGGREGATE_FUNCTIONS, "default": "sum",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.spec.catalog_schema import EXPRESSION, YEAR_MS, operator_entry, params_object
+from engine.spec.catalog_schema import EVENT_TIME_NEEDS, EXPRESSION, YEAR_MS, operator_entry, params_object
 
 INPUT_SIDES = ("left", "right")
 """The input ports of a two-input operator, in the order the editor shows them."""
@@ -56,7 +56,7 @@ def join_operators() -> list[dict[str, Any]]:
             "output": output,
             "allowed_lateness_ms": lateness,
         }, ["lower_ms", "upper_ms"]),
-        inputs=2, keyed=True, output_ports=late_ports,
+        inputs=2, keyed=True, output_ports=late_ports, event_time=EVENT_TIME_NEEDS,
     )
     window = operator_entry(
         "join.window", "Window join",
@@ -75,7 +75,7 @@ def join_operators() -> list[dict[str, Any]]:
             "output": output,
             "allowed_lateness_ms": lateness,
         }, ["size_ms"]),
-        inputs=2, keyed=True, output_ports=late_ports,
+        inputs=2, keyed=True, output_ports=late_ports, event_time=EVENT_TIME_NEEDS,
     )
     for spec in (interval, window):
         spec["input_sides"] = list(INPUT_SIDES)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from engine.spec.catalog_schema import DAY_MS, EXPRESSION, YEAR_MS, operator_entry, params_object
+from engine.spec.catalog_schema import DAY_MS, EVENT_TIME_ASSIGNS, EXPRESSION, YEAR_MS, operator_entry, params_object
 
 TUNING_PROPERTIES = frozenset({
     "client.id", "linger.ms", "batch.size", "batch.num.messages", "compression.level", "message.max.bytes",
@@ -92,7 +92,8 @@ def kafka_operators() -> list[dict[str, Any]]:
         **_formatparams_object(),
         "watermarks": {"type": "boolean", "default": False,
                        "description": "Event time from each record (its Kafka timestamp, or timestamp), with one "
-                                      "watermark per partition."},
+                                      "watermark per partition.",
+                       "x-event-time": EVENT_TIME_ASSIGNS},
         "timestamp": {**EXPRESSION, "description": "Event time in epoch milliseconds, over the emitted record x "
                                                    "(watermarks: true). Empty: the Kafka timestamp."},
         "max_out_of_orderness_ms": {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0,

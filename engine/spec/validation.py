@@ -203,11 +203,18 @@ def _problems(definition: Any) -> Iterator[Problem]:
 
 
 def _event_time_problems(definition: dict[str, Any]) -> Iterator[Problem]:
-    """Session windows, deduplication and state TTLs run on event time: a watermark node must precede them."""
-    for node, field in nodes_without_event_time(definition):
+    """Windows, joins, deduplication and state TTLs run on event time: every input must carry it,
+    so a watermark node (or a source that assigns event time) must precede them on every path."""
+    for node, field, untimed in nodes_without_event_time(definition):
         reason = "a state TTL" if field == "params.state_ttl_ms" else f"'{node['type']}'"
-        yield Problem(f"{reason} needs event time: put a watermark operator (transform.watermark) upstream",
-                      node=node["id"], field=field)
+        inputs = ", ".join(_input_name(edge) for edge in untimed)
+        yield Problem(f"{reason} needs event time, but {inputs} {'has' if len(untimed) == 1 else 'have'} none: "
+                      "put a watermark operator (transform.watermark) upstream", node=node["id"], field=field)
+
+
+def _input_name(edge: dict[str, Any]) -> str:
+    side = f"{edge['side']} " if isinstance(edge.get("side"), str) else ""
+    return f"its {side}input from '{edge['from']}'"
 
 
 def _checkpointing_problems(checkpointing: dict[str, Any]) -> Iterator[Problem]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.spec.catalog_schema import (AGGREGATION, ALLOWED_LATENESS, LATE_PORT, STATE_TTL, YEAR_MS, operator_entry,
-                                        params_object)
+from engine.spec.catalog_schema import (AGGREGATION, ALLOWED_LATENESS, EVENT_TIME_NEEDS, LATE_PORT, STATE_TTL, YEAR_MS,
+                                        operator_entry, params_object)
 
 MAX_RECORDS_PER_WINDOW = 1_000_000
 """The largest count window: its records of one key are held in state until it fires."""
@@ -27,7 +27,7 @@ def window_operators() -> list[dict[str, Any]]:
             params_object({"gap_ms": {"type": "integer", "minimum": 1, "maximum": YEAR_MS,
                                 "description": "A session ends after this long without a record of its key."},
                      **AGGREGATION, "allowed_lateness_ms": ALLOWED_LATENESS}, ["gap_ms"]),
-            keyed=True, output_ports=[LATE_PORT],
+            keyed=True, output_ports=[LATE_PORT], event_time=EVENT_TIME_NEEDS,
         ),
         operator_entry(
             "window.count", "Count window",
@@ -52,6 +52,6 @@ def window_operators() -> list[dict[str, Any]]:
                      "keep": {"type": "string", "enum": ["first", "last"], "default": "first",
                               "description": "first: emit the first record at once. last: emit the last "
                                              "record of each TTL when it ends."}}, ["ttl_ms"]),
-            keyed=True, output_ports=[dedup_late],
+            keyed=True, output_ports=[dedup_late], event_time=EVENT_TIME_NEEDS,
         ),
     ]

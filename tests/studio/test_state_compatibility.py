@@ -33,7 +33,7 @@ def test_state_compatibility_before_an_upgrade(api):
                "edges": [dict(edge) for edge in reduced["edges"]]}
     renamed["nodes"][0]["id"] = "source"
     renamed["edges"][0]["from"] = "source"
-    renamed["nodes"][2].update(type="window.tumbling", params={"size_ms": 1000})
+    renamed["nodes"][2].update(type="window.count", params={"size": 3})
     assert api.put(f"/api/pipelines/{pipeline['id']}", {"definition": renamed}, format="json").status_code == 200
     check = api.get(f"/api/runs/{summing['id']}/state-compatibility?version=3").json()
     assert check["compatible"] is False and check["changed_type"] == ["sum"] and check["dropped"] == ["gen"]

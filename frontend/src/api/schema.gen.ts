@@ -1358,6 +1358,12 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description * `needs` - needs
+         *     * `assigns` - assigns
+         * @enum {string}
+         */
+        EventTimeEnum: "needs" | "assigns";
         Exceptions: {
             /** @description Why the run failed, when it did. */
             root: string | null;
@@ -1621,6 +1627,13 @@ export interface components {
             output_ports: {
                 [key: string]: string;
             }[];
+            /**
+             * @description "needs": every input must carry event time (a watermark operator upstream, or a source that assigns it); "assigns": the operator stamps its records with event time; null: neither. A parameter whose schema has "x-event-time" does the same while it is set (a state TTL needs event time, a Kafka source with watermarks assigns it).
+             *
+             *     * `needs` - needs
+             *     * `assigns` - assigns
+             */
+            event_time: (components["schemas"]["EventTimeEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description Named inputs of a two-input operator (joins: ["left", "right"]); an edge into one says which it feeds with "side". Absent for operators with one kind of input. */
             input_sides?: string[];
         };

@@ -17,6 +17,7 @@ function operator(type: string, title: string, fields: Partial<Operator>, proper
     keyed: false,
     stateful: category === 'source' || category === 'sink',
     params_schema: { type: 'object', properties, required, additionalProperties: false },
+    event_time: null,
     ...fields,
   };
 }

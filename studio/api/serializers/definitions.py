@@ -25,6 +25,12 @@ class OperatorSerializer(serializers.Serializer):
         child=serializers.DictField(child=StrictCharField()),
         help_text='Named output ports besides the main output, [{"name", "description"}]: an edge leaves one '
                   'with "from_port" (event-time windows: "late").')
+    event_time = serializers.ChoiceField(
+        choices=["needs", "assigns"], allow_null=True,
+        help_text='"needs": every input must carry event time (a watermark operator upstream, or a source that '
+                  'assigns it); "assigns": the operator stamps its records with event time; null: neither. A '
+                  'parameter whose schema has "x-event-time" does the same while it is set (a state TTL needs '
+                  'event time, a Kafka source with watermarks assigns it).')
     input_sides = serializers.ListField(
         child=StrictCharField(), required=False,
         help_text='Named inputs of a two-input operator (joins: ["left", "right"]); an edge into one says which '

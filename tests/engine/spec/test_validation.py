@@ -184,7 +184,9 @@ def test_absurd_numbers_are_refused_naming_the_field(change, field, node):
 
 def test_a_window_of_ten_to_the_thirty_ms_is_refused():
     definition = simple_pipeline()
-    definition["nodes"][1:2] = [{"id": "w", "type": "window.tumbling", "params": {"size_ms": 10 ** 30}}]
-    definition["edges"] = [{"id": "a", "from": "gen", "to": "w", "partitioning": "hash", "key": "x % 2"},
+    definition["nodes"][1:2] = [{"id": "time", "type": "transform.watermark", "params": {"timestamp": "x"}},
+                                {"id": "w", "type": "window.tumbling", "params": {"size_ms": 10 ** 30}}]
+    definition["edges"] = [{"id": "t", "from": "gen", "to": "time"},
+                           {"id": "a", "from": "time", "to": "w", "partitioning": "hash", "key": "x % 2"},
                            {"id": "b", "from": "w", "to": "out"}]
     assert [(error["node"], error["field"]) for error in validate_definition(definition)] == [("w", "params.size_ms")]
