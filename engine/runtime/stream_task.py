@@ -231,7 +231,7 @@ class StreamTask:
             self._after_invoke()
             self._wait_until_outputs_sent()
             self.checkpoints.wait_for_asynchronous_parts()
-            self._report_metrics()
+            self._report_metrics(finished=True)
             self.gateway.task_finished(self.task_id, self.chain.result())
         except TaskCanceled:
             pass
@@ -812,9 +812,15 @@ class StreamTask:
             return self.chain.counters[0].watermark_out
         return None if valve.current <= NO_INPUT_WATERMARK else valve.current
 
-    def _report_metrics(self) -> None:
+    def _report_metrics(self, finished: bool = False) -> None:
+        """Report the metrics; a finished subtask's last report stays its latest, so it says the
+        subtask works no more (idle, ``finished_subtasks`` 1) rather than how busy its last moments were."""
         try:
-            self.gateway.report_metrics(self.task_id, self.metrics())
+            metrics = self.metrics()
+            if finished:
+                metrics.update(busy_ms_per_second=0.0, idle_ms_per_second=1000.0, backpressured_ms_per_second=0.0,
+                               finished_subtasks=1)
+            self.gateway.report_metrics(self.task_id, metrics)
         except Exception:
             logger.debug("metrics of %s not delivered", self.name)
 

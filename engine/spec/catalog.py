@@ -69,7 +69,8 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
         "Emits the numbers start, start+1, ... split across subtasks; bounded when `count` is set, "
         "rate-limited when `rate` is set. An optional expression turns each number x into a record.",
         params_object({
-            "count": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_COUNT, "default": 1000,
+            "count": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_COUNT, "default": None,
+                      "x-empty-means": "unbounded",
                       "description": "Total records over all subtasks; empty for an unbounded stream."},
             "rate": {"type": "number", "minimum": 0, "maximum": MAX_RATE, "default": 0,
                      "description": "Records per second over all subtasks; 0 for as fast as possible."},

@@ -4,6 +4,11 @@ schema (``params_object``), and the parameter schemas and bounds several operato
 ``engine.spec.catalog`` and the catalogs of the operator families beside it
 (``connector_catalog``, ``window_catalog``, ``join_catalog``, ``python_catalog``) build
 their entries from these; the catalog appends the families' entries to ``OPERATOR_CATALOG``.
+
+Keys beyond JSON Schema's start with ``x-``: ``x-location`` and ``x-sink-target`` (below),
+``x-event-time`` (``engine.spec.event_time``), ``x-names`` (the names an expression sees), and
+``x-empty-means``: what leaving a nullable parameter empty means (datagen's count:
+``"unbounded"``), which the editor shows in the empty input.
 """
 from __future__ import annotations
 

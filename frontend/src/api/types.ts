@@ -41,6 +41,8 @@ export interface ParamSchema {
   description?: string;
   format?: 'expression' | (string & {});
   title?: string;
+  /** What leaving a nullable param empty means, shown in the empty input (datagen's count: "unbounded"). */
+  'x-empty-means'?: string;
 }
 
 export interface ParamsSchema {

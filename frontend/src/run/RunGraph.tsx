@@ -4,6 +4,7 @@ import type { PipelineDefinition, PlanSummary } from '../api/types';
 import { runNodeTypes } from '../nodes';
 import { runGraph } from '../state/run/runGraph';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
+import { ACTIVITY_SCALE } from '../state/run/vertexMetrics';
 import { MIN_READABLE_ZOOM, type FitOptions } from '../state/shared/viewport';
 import { ReadableFit, useFitGraph } from '../ui/ReadableFit';
 import RunEdge from './RunEdge';
@@ -19,16 +20,14 @@ const OPEN_FIT: FitOptions = { padding: GRAPH_INSETS, anchorTop: GRAPH_INSETS.to
 /** Fit: the whole graph, whatever zoom that takes. */
 const WHOLE_FIT: FitOptions = { ...OPEN_FIT, minZoom: 0.1 };
 
+/** What the fills mean: the share of time a task works, from idle blue to busy red; dark when backpressured. */
 function Legend() {
   return (
-    <Panel position="bottom-right" className="activity-legend" aria-label="Colours">
-      <span>
-        <i className="swatch swatch--idle" /> idle
+    <Panel position="bottom-right" className="activity-legend" aria-label="Colours" data-testid="activity-legend">
+      <span title="The fill shows the share of its time each task spends working (busy), from 0 % to 100 %">
+        idle <i className="swatch swatch--scale" style={{ background: `linear-gradient(to right, ${ACTIVITY_SCALE.join(', ')})` }} /> busy
       </span>
-      <span>
-        <i className="swatch swatch--busy" /> busy
-      </span>
-      <span>
+      <span title="More than half of its time waiting for room downstream">
         <i className="swatch swatch--backpressured" /> backpressured
       </span>
     </Panel>

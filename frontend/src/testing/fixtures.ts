@@ -23,7 +23,7 @@ function operator(type: string, title: string, fields: Partial<Operator>, proper
 }
 
 export const DATAGEN = operator('source.datagen', 'Sequence generator', { inputs: 0 }, {
-  count: { type: ['integer', 'null'], minimum: 0, default: 1000, description: 'Total records; empty for an unbounded stream.' },
+  count: { type: ['integer', 'null'], minimum: 0, default: null, 'x-empty-means': 'unbounded', description: 'Total records; empty for an unbounded stream.' },
   rate: { type: 'number', minimum: 0, default: 0 },
   start: { type: 'integer', default: 0 },
   expression: { ...EXPRESSION, description: 'Optional: the record made from number x.' },

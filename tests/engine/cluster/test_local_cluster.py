@@ -132,7 +132,7 @@ def test_unbounded_job_savepoint_cancel_and_rescaled_restore(cluster, tmp_path):
     splits = []
     for task, state in metadata["tasks"].items():
         if task.startswith("gen#"):
-            splits.append(state["operators"]["gen"]["operator_state"]["splits"])
+            splits.append(state["operators"]["gen"]["operator_state"]["union/splits"])
     assert splits == [1, 1]
 
     # restore at parallelism 3 and run a bounded continuation: state and offsets carry over

@@ -158,7 +158,7 @@ def test_source_takes_the_coordinators_trigger_between_two_batches(tmp_path):
     while (polled := output.poll_next()) is not None:
         items.append(polled[1])
     assert items == [[0, 1, 2, 3], CheckpointBarrier(7, 0, {}), [4, 5, 6, 7]]
-    assert gateway.acks[0]["state"]["operators"]["gen"]["operator_state"] == {"splits": 1}
+    assert gateway.acks[0]["state"]["operators"]["gen"]["operator_state"] == {"union/splits": 1}
     steps(task)
     tail = []
     while (polled := output.poll_next()) is not None:

@@ -1,13 +1,15 @@
 """``source.datagen``: the numbers start, start+1, ... split across subtasks.
 
 Subtask i of p emits ``start + i, start + i + p, start + i + 2p, ...`` (below
-``start + count`` when bounded), so the subtasks together emit every number exactly once
-and each subtask's numbers are increasing. The position is one split
-``{"next": n, "step": p, "end": e | None}`` in operator list state; after a restore at
-another parallelism the splits are dealt out again and a subtask may serve several,
-taking turns. ``rate`` (records per second over all subtasks) is enforced per subtask
-with a token count since the subtask started; when no token is left the source waits for
-the next one on a timer instead of sleeping.
+``start + count`` when bounded; unbounded without a count), so the subtasks together emit
+every number exactly once. A position is a split ``{"next": n, "step": s, "end": e | None}``:
+the numbers n, n + s, ... below e. The splits are a union list state: on restore every
+subtask sees all of them and takes its share (``deal_splits``), dividing splits where there
+are fewer than subtasks, so that after a rescale from 1 to 2 both subtasks have numbers to
+emit, and the total rate holds. A subtask holding several splits takes turns between them.
+``rate`` (records per second over all subtasks) is enforced per subtask with a token count
+since the subtask started; when no token is left the source waits for the next one on a
+timer instead of sleeping.
 
 Without an ``expression`` the records are the numbers themselves; when the operators
 chained after it take columnar batches, the chain asks for them as int64 arrays
@@ -22,6 +24,7 @@ import numpy as np
 
 from engine.runtime.columnar import LIMIT
 from engine.runtime.operators.base import compile_expression_function
+from engine.runtime.operators.restored_state import require, restored_dicts
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 
 
@@ -41,7 +44,7 @@ class DatagenSource(SourceOperator):
     def __init__(self, node, context):
         super().__init__(node, context)
         params = self.params
-        self.count = params.get("count", 1000)
+        self.count = params.get("count")
         self.start = int(params.get("start", 0))
         rate = float(params.get("rate") or 0)
         self.rate_per_subtask = rate / context.parallelism if rate > 0 else 0.0
@@ -56,12 +59,26 @@ class DatagenSource(SourceOperator):
         self._state = None
 
     def initialize_state(self):
-        self._state = self.context.operator_state().list_state("splits")
+        operator_state = self.context.operator_state()
+        self._state = operator_state.union_list_state("splits")
         if self.context.is_restored:
-            self.splits = [dict(split) for split in self._state.get()]
+            pooled = self._restored(self._state.get())
+            # a snapshot from before the splits were a union state: already dealt round robin
+            dealt = operator_state.list_state("splits")
+            self.splits = deal_splits(pooled, self.context.subtask_index, self.context.parallelism)
+            self.splits += [split for split in self._restored(dealt.get()) if not _exhausted(split)]
+            dealt.clear()
         else:
-            self.splits = [self._initial_split()]
-        self.splits = [split for split in self.splits if not _exhausted(split)]
+            self.splits = [split for split in [self._initial_split()] if not _exhausted(split)]
+
+    def _restored(self, elements) -> list[dict]:
+        splits = restored_dicts(self.node, self.context, "splits", elements)
+        for split in splits:
+            require(set(split) == {"next", "step", "end"} and type(split["next"]) is int
+                    and type(split["step"]) is int and split["step"] >= 1
+                    and (split["end"] is None or type(split["end"]) is int), self.node, self.context,
+                    f"holds the split {split!r:.200}, which is not a range of numbers this source writes")
+        return splits
 
     def _initial_split(self) -> dict:
         p, i = self.context.parallelism, self.context.subtask_index
@@ -110,6 +127,25 @@ class DatagenSource(SourceOperator):
 
     def snapshot_state(self, checkpoint_id):
         self._state.update(dict(split) for split in self.splits)
+
+
+def deal_splits(splits: list[dict], index: int, parallelism: int) -> list[dict]:
+    """Subtask ``index``'s share of ``splits`` (every subtask's, pooled in subtask order).
+
+    Dealt round robin once each split is divided into as many pieces as it takes for the
+    pieces to deal out evenly (a split into ``ways`` pieces of ``ways`` times its step), so
+    every subtask gets as many: p=1 -> 2 gives each subtask every other number of the one
+    split; p=2 -> 1 gives the one subtask both; p=2 -> 3 divides both splits in three, two
+    pieces each. Every subtask computes the same division, so together they keep every
+    number exactly once; the splits grow only to the least common multiple of the
+    parallelisms a job went through."""
+    live = [split for split in splits if not _exhausted(split)]
+    if not live:
+        return []
+    ways = parallelism // math.gcd(len(live), parallelism)
+    pieces = [{"next": split["next"] + part * split["step"], "step": split["step"] * ways, "end": split["end"]}
+              for split in live for part in range(ways)]
+    return [piece for piece in pieces[index::parallelism] if not _exhausted(piece)]
 
 
 def _take(split: dict, wanted: int) -> range:

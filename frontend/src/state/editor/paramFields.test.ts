@@ -60,7 +60,7 @@ describe('paramFields (schema → form model)', () => {
 
   it('keeps defaults, bounds and descriptions', () => {
     const count = field(paramFields(DATAGEN.params_schema), 'count');
-    expect(count).toMatchObject({ hasDefault: true, defaultValue: 1000, placeholder: '1000', minimum: 0 });
+    expect(count).toMatchObject({ hasDefault: true, defaultValue: null, emptyMeans: 'unbounded', minimum: 0 });
     expect(count.description).toMatch(/unbounded/);
     const maxRecords = field(paramFields(COLLECT.params_schema), 'max_records');
     expect(maxRecords).toMatchObject({ minimum: 1, maximum: 100000, placeholder: '100', label: 'Max records' });
@@ -135,15 +135,21 @@ describe('parsing inputs', () => {
     expect(emptyText(rate)).toBe('0');
     expect(displayParamValue(rate, 12)).toBe('12');
     expect(displayParamValue(expression, 'x')).toBe('x');
-    expect(displayParamValue(count, undefined)).toBe('1000');
+    const timeout = paramField('timeout_ms', { type: ['integer', 'null'], default: 10000 }, false);
+    expect(displayParamValue(timeout, undefined)).toBe('10000');
+    expect(displayParamValue(timeout, null)).toBe('');
+    expect(emptyText(timeout)).toBe('null');
+  });
+
+  it("leaves datagen's count empty, saying that empty means unbounded", () => {
+    expect(displayParamValue(count, undefined)).toBe('');
     expect(displayParamValue(count, null)).toBe('');
-    expect(emptyText(count)).toBe('null');
+    expect(emptyText(count)).toBe('unbounded');
   });
 
   it('offers a reset only for a value of its own that differs from the default', () => {
-    expect(canResetToDefault(count, null)).toBe(true);
+    expect(canResetToDefault(count, null)).toBe(false);
     expect(canResetToDefault(count, 5)).toBe(true);
-    expect(canResetToDefault(count, 1000)).toBe(false);
     expect(canResetToDefault(count, undefined)).toBe(false);
     expect(canResetToDefault(expression, 'x')).toBe(false);
   });

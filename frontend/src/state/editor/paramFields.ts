@@ -4,8 +4,9 @@
  *
  * Empty input means "no value". For most params that leaves the param out of `params`, so the
  * server applies the schema's default, shown as the placeholder. For a nullable param, no value
- * is null (datagen's `count`: "empty for an unbounded stream"), so there the default is shown
- * as text until the user changes it, and emptying the input sets null.
+ * is null, and the empty input says what null means (datagen's `count`: "unbounded"); a
+ * nullable param with another default shows it as text until the user changes it, and emptying
+ * the input sets null.
  * Text that does not parse as the field's type is kept as typed: the server's validation
  * then reports it next to the field, so what is shown is always what would be saved.
  */
@@ -26,6 +27,8 @@ export interface ParamField {
   defaultValue: unknown;
   /** The default as text, or "" when there is none. */
   placeholder: string;
+  /** What an empty nullable input means ("unbounded"), from the schema's `x-empty-means`. */
+  emptyMeans?: string;
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -84,6 +87,7 @@ export function paramField(name: string, schema: ParamSchema, required: boolean)
   if (schema.maximum !== undefined) field.maximum = schema.maximum;
   if (schema.minLength !== undefined) field.minLength = schema.minLength;
   if (schema.description !== undefined) field.description = schema.description;
+  if (schema['x-empty-means'] !== undefined) field.emptyMeans = schema['x-empty-means'];
   return field;
 }
 
@@ -139,9 +143,9 @@ export function displayParamValue(field: ParamField, value: unknown): string {
   return formatValue(value);
 }
 
-/** The placeholder of an empty input: the default, or "null" where empty means null. */
+/** The placeholder of an empty input: the default, or what null means where empty means null. */
 export function emptyText(field: ParamField): string {
-  return field.nullable ? 'null' : field.placeholder;
+  return field.nullable ? (field.emptyMeans ?? 'null') : field.placeholder;
 }
 
 /** Whether the param holds a value of its own that differs from what leaving it unset gives. */

@@ -27,6 +27,14 @@ describe('vertex metrics', () => {
     expect(activityColour({ busy: 0, idle: 0, backpressured: 1 })).toBe(BACKPRESSURED_FILL);
   });
 
+  it('never passes green or yellow on the way: half busy is violet, not a "healthy" green', () => {
+    for (let busy = 0; busy <= 1; busy += 0.01) {
+      const hue = Number(/hsl\((\d+)/.exec(activityColour({ busy, idle: 1 - busy, backpressured: 0 })!)![1]);
+      expect(hue >= 40 && hue <= 180, `busy ${busy}: hue ${hue}`).toBe(false);
+    }
+    expect(activityColour({ busy: 0.51, idle: 0.49, backpressured: 0 })).toBe('hsl(287, 72%, 83%)');
+  });
+
   it('derives rates from two samples unless the server sent them', () => {
     const rates = ratesBetween({ ts: 1000, records_in: 100, records_out: 50 }, { ts: 3000, records_in: 300, records_out: 50 });
     expect(rates).toEqual({ inRate: 100, outRate: 0 });

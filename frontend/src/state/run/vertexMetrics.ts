@@ -9,8 +9,9 @@
  *
  * Colouring follows Flink's web UI: a vertex is backpressured when it spends more than half
  * its time waiting for room downstream (Flink's HIGH), else busy when it spends more than
- * half its time working, else idle; the fill goes from blue (idle) to red (busy) with the
- * busy ratio, and dark grey when backpressured.
+ * half its time working, else idle; the fill goes from blue (idle) through violet to red (busy)
+ * with the busy ratio, and dark grey when backpressured. The hue turns the way that never
+ * passes green or yellow: a half-busy node must not look "healthy" in a traffic-light colour.
  */
 import type { VertexMetrics } from '../../api/types';
 
@@ -79,13 +80,19 @@ export const BACKPRESSURED_FILL = 'hsl(215, 28%, 22%)';
 const LIGHT_TEXT = 'hsl(210, 40%, 98%)';
 const DARK_TEXT = 'hsl(222, 47%, 11%)';
 
-/** The node fill: blue → red with the busy share, dark slate when highly backpressured. */
+const IDLE_HUE = 210;
+const BUSY_HUE = 360;
+
+/** The node fill: blue → violet → red with the busy share, dark slate when highly backpressured. */
 export function activityColour(ratios: ActivityRatios | null): string | null {
   if (!ratios) return null;
   if (ratios.backpressured > HIGH_BACKPRESSURE) return BACKPRESSURED_FILL;
-  const hue = Math.round(210 * (1 - ratios.busy));
+  const hue = Math.round(IDLE_HUE + (BUSY_HUE - IDLE_HUE) * ratios.busy) % 360;
   return `hsl(${hue}, 72%, ${Math.round(92 - 18 * ratios.busy)}%)`;
 }
+
+/** The legend's scale of `activityColour`: idle, half busy, busy. */
+export const ACTIVITY_SCALE = [0, 0.5, 1].map((busy) => activityColour({ busy, idle: 1 - busy, backpressured: 0 })!);
 
 /** The text colour on `activityColour`'s fill: every line of the node stays legible (WCAG AAA, 7:1). */
 export function activityTextColour(ratios: ActivityRatios | null): string | null {
