@@ -16,7 +16,8 @@ a ``ClusterClient`` and never through the scheduler's internals:
 - warm drivers: :func:`start_warm_session` (a Spark session whose executors already run,
   before the job is known), :func:`session_for` (use it for a job, or None when the job
   needs more slots) and :func:`slots_needed` (slots a job needs at once);
-- snapshots: :func:`load_checkpoint_metadata`, :func:`discard_checkpoint`; a :class:`SnapshotBrowser`
+- snapshots: :func:`load_checkpoint_metadata`, :func:`discard_checkpoint`, :func:`checkpoint_exists`
+  (whether a completed checkpoint or savepoint is still at a location); a :class:`SnapshotBrowser`
   reads a completed snapshot's state as data (never restoring it): per operator the kind of
   state, keys paged and searched, one key's state, sizes per key group, the diff of two
   snapshots, an export as JSON lines or Parquet (``engine.snapshots``);
@@ -62,6 +63,7 @@ from typing import Any, Callable
 from engine.checkpoint.signing import SnapshotRefused, SnapshotSigner
 from engine.checkpoint.storage import CheckpointStorage
 from engine.checkpoint.storage import discard as discard_checkpoint
+from engine.checkpoint.storage import is_completed as checkpoint_exists
 from engine.checkpoint.storage import load_metadata as load_checkpoint_metadata
 from engine.cluster.job_master import JobHandle, JobMaster, JobResult
 from engine.cluster.local import ThreadDeployer
@@ -212,8 +214,8 @@ def describe_vertices(definition: dict) -> dict:
 
 __all__ = [
     "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "KILL_POINTS", "OPERATOR_CATALOG", "check_expression",
-    "expression_fields", "operator_spec", "Deployment", "Grants", "InProcess", "JobHandle", "JobResult", "KillPlan",
-    "PlannedKill", "register_operator", "SnapshotRefused",
+    "checkpoint_exists", "expression_fields", "operator_spec", "Deployment", "Grants", "InProcess", "JobHandle",
+    "JobResult", "KillPlan", "PlannedKill", "register_operator", "SnapshotRefused",
     "SnapshotSigner", "Spark", "TapError",
     # shadow runs and the state browser
     "ForkError", "OutputTooLarge", "RedirectedSink", "ShadowJob", "SnapshotBrowser", "SourceFork", "UnknownOperator",

@@ -159,6 +159,7 @@ def discard(directory: str) -> None:
 
 
 def is_completed(directory: str) -> bool:
+    """Whether a completed checkpoint is at ``directory`` (its ``_metadata`` is there)."""
     fs, path = _filesystem(join(directory, METADATA_FILE))
     return fs.exists(path)
 

@@ -15,10 +15,11 @@ from studio.api.nested import RunNestedMixin
 from studio.api.parameters import int_param
 from studio.api.schema import responses
 from studio.api.serializers.checkpoints import (
-    CheckpointConfigSerializer, CheckpointDetailSerializer, CheckpointOverviewSerializer,
+    CheckpointConfigSerializer, CheckpointDetailSerializer, CheckpointOverviewSerializer, RestorePointSerializer,
 )
 from studio.models import Checkpoint
 from studio.runs import checkpoint_stats
+from studio.runs.restore import restore_points
 
 RUN_PK = OpenApiParameter("run_pk", int, OpenApiParameter.PATH, description="The run's id.")
 
@@ -56,6 +57,13 @@ class CheckpointViewSet(RunNestedMixin, viewsets.GenericViewSet):
     def retrieve(self, request, run_pk=None, checkpoint_id=None):
         checkpoint = get_object_or_404(Checkpoint, run=self.run, checkpoint_id=checkpoint_id)
         return Response(checkpoint_stats.details(self.run, checkpoint))
+
+    @extend_schema(summary="What the run can be restarted from, newest first",
+                   description="Its completed checkpoints and savepoints whose files are still there: deleted "
+                               "ones (by retention, a user, or outside the studio) are left out.",
+                   parameters=[RUN_PK], responses=responses({200: RestorePointSerializer(many=True)}, 404))
+    def restore_points(self, request, run_pk=None):
+        return Response(restore_points(self.run))
 
     @extend_schema(summary="The run's checkpointing configuration", parameters=[RUN_PK],
                    responses=responses({200: CheckpointConfigSerializer}, 404))

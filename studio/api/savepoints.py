@@ -22,6 +22,7 @@ from studio.api.serializers.savepoints import (
 )
 from studio.models import TERMINAL_STATUSES, Checkpoint, SavepointRequest
 from studio.runs.control import RunStateConflict, trigger_savepoint
+from studio.runs.events import record_discarded
 from studio.storage_urls import StorageUrlError
 
 RUN_PK = OpenApiParameter("run_pk", int, OpenApiParameter.PATH, description="The run's id.")
@@ -80,7 +81,7 @@ class SavepointViewSet(mixins.DestroyModelMixin, viewsets.GenericViewSet):
             raise Conflict(f"savepoint {savepoint.pk} is still in progress")
         if savepoint.external_path:
             discard(savepoint.external_path)
-        Checkpoint.objects.filter(pk=savepoint.pk).update(discarded=True)
+        record_discarded(savepoint, f"deleted by {self.request.user.get_username()}")
 
 
 

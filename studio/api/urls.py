@@ -35,6 +35,7 @@ urlpatterns = [
           SavepointRequestViewSet.as_view({"get": "retrieve"}), "run-savepoint"),
     route(f"{RUN}/checkpoints", CheckpointViewSet.as_view({"get": "list"}), "run-checkpoints"),
     route(f"{RUN}/checkpoints/config", CheckpointViewSet.as_view({"get": "config"}), "run-checkpoint-config"),
+    route(f"{RUN}/restore-points", CheckpointViewSet.as_view({"get": "restore_points"}), "run-restore-points"),
     route(rf"{RUN}/checkpoints/(?P<checkpoint_id>\d{{1,9}})", CheckpointViewSet.as_view({"get": "retrieve"}),
           "run-checkpoint"),
     path("", include(router.urls)),

@@ -7,7 +7,8 @@ fan-out (Redis channel layer) comes after the commit and may fail: a stored even
 never lost, clients catch up from the database.
 
 Event types: ``status`` (``{"status", "cause"?}``), ``checkpoint`` (the coordinator's
-statistics, ``event`` in triggered | acknowledged | completed | failed | discarded),
+statistics, ``event`` in triggered | acknowledged | completed | failed | discarded; a discarded
+savepoint's event, from the studio, says by whom: ``reason``, see :func:`record_discarded`),
 ``savepoint`` (``{"request_id", "status", "kind", "location"?, "failure_cause"?}``),
 ``savepoint_progress`` (``{"request_id", "status": "IN_PROGRESS", "kind", "trigger", "checkpoint_id",
 "acknowledged", "total"}``: a savepoint request's subtasks acknowledged so far, recorded
@@ -89,6 +90,16 @@ def record_event(run_id: int, event_type: str, data: dict[str, Any],
     if progress is not None:
         record_event(run_id, "savepoint_progress", progress, driver_token)
     return message
+
+
+def record_discarded(checkpoint: Checkpoint, reason: str) -> dict[str, Any]:
+    """Tell the run's pages that the files of ``checkpoint`` (a savepoint, usually) were deleted,
+    ``reason`` saying by whom: a ``checkpoint`` event ``discarded`` as the engine sends for a
+    subsumed checkpoint, so a page drops it from what it offers to restart from (replayed
+    events included: the row may be gone, the event stays)."""
+    return record_event(checkpoint.run_id, "checkpoint", {
+        "id": checkpoint.checkpoint_id, "event": "discarded", "discarded": True, "kind": checkpoint.kind,
+        "pk": checkpoint.pk, "external_path": checkpoint.external_path, "reason": reason})
 
 
 def _fan_out(run_id: int, pipeline_id: int, message: dict[str, Any], status_changed: bool) -> None:

@@ -2,11 +2,17 @@
 
 Like Flink, a restore fails when the snapshot holds state of operators the new version
 no longer has, unless ``allow_non_restored_state`` says to drop that state.
+
+``restore_points`` lists what a run can still be restarted from: its completed checkpoints
+and savepoints whose files are still there (retention, a user or an operator may have
+deleted them), newest first. A restore from one that is gone answers 409 naming it, and a
+path with no snapshot a 400 saying so, never the storage layer's words.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.api import checkpoint_exists
 from engine.api import load_checkpoint_metadata as load_metadata
 from studio.access import checkpoints_visible_to
 from studio.locations import SnapshotRefused, check_restore_path
@@ -46,12 +52,16 @@ def resolve_restore(user, restore_from: dict, definition: dict, allow_non_restor
             raise RestoreError(f"{_name(checkpoint)} is {checkpoint.status}; only a completed one "
                                "can be restored", status=409)
         if checkpoint.discarded:
-            raise RestoreError(f"{_name(checkpoint)} was discarded: its files are gone", status=409)
+            raise RestoreError(f"{_name(checkpoint)} was deleted: its files are gone", status=409)
         path = checkpoint.external_path
     try:
         metadata = load_metadata(path)
-    except FileNotFoundError as error:
-        raise RestoreError(str(error))
+    except FileNotFoundError:
+        if checkpoint is not None:
+            raise RestoreError(f"{_name(checkpoint)} no longer exists: its files at {path} were deleted",
+                               status=409)
+        raise RestoreError(f"restore_from.path: there is no completed checkpoint or savepoint at {path} (it was "
+                           "deleted, or never completed)")
     except Exception as error:  # unreadable, not JSON, an unknown filesystem ...
         raise RestoreError(f"cannot read the checkpoint at {path}: {error}")
     unmatched = sorted(operators_with_state(metadata) - {node["id"] for node in definition.get("nodes", [])})
@@ -94,7 +104,8 @@ def _checkpoint(user, restore_from: dict, pipeline) -> Checkpoint:
     if "pk" in restore_from:
         checkpoint = visible.filter(pk=restore_from["pk"]).first()
         if checkpoint is None:
-            raise RestoreError(f"no checkpoint or savepoint with pk {restore_from['pk']}")
+            raise RestoreError(f"there is no checkpoint or savepoint with pk {restore_from['pk']} (it was deleted, "
+                               "or is not yours to see)")
         return checkpoint
     number = restore_from["checkpoint"]
     if "run" in restore_from:
@@ -111,6 +122,30 @@ def _checkpoint(user, restore_from: dict, pipeline) -> Checkpoint:
         raise RestoreError(f"checkpoint #{number} is ambiguous: runs {runs} each have one; "
                            "add \"run\" to say whose")
     return completed[0] if completed else candidates[0]
+
+
+RESTORE_POINTS_MAX = 100
+"""The newest completed checkpoints and savepoints of a run looked at (each costs a look at its files)."""
+
+
+def restore_points(run) -> list[dict]:
+    """The run's completed checkpoints and savepoints that can still be restored, newest first:
+    not deleted, and their ``_metadata`` still where the row says."""
+    rows = (Checkpoint.objects.filter(run=run, status="COMPLETED", discarded=False).exclude(external_path="")
+            .order_by("-checkpoint_id")[:RESTORE_POINTS_MAX])
+    return [{"pk": row.pk, "run": row.run_id, "checkpoint_id": row.checkpoint_id,
+             "kind": "checkpoint" if row.kind == "checkpoint" else "savepoint", "trigger": row.trigger or None,
+             "trigger_timestamp": row.trigger_timestamp,
+             "completed_timestamp": row.latest_ack_timestamp or row.trigger_timestamp,
+             "state_size": row.state_size, "location": row.external_path}
+            for row in rows if _still_there(row.external_path)]
+
+
+def _still_there(location: str) -> bool:
+    try:
+        return checkpoint_exists(location)
+    except Exception:  # an unreachable or unknown filesystem: nothing to restore from there now
+        return False
 
 
 def _name(checkpoint: Checkpoint) -> str:

@@ -29,6 +29,7 @@ from engine.api import discard_checkpoint
 from studio.access import RUN, why_owner_may_not
 from studio.models import TERMINAL_STATUSES, Checkpoint, SavepointRequest, SavepointStatus, SavepointTrigger
 from studio.runs.control import RunStateConflict, trigger_savepoint
+from studio.runs.events import record_discarded
 from studio.schedules.models import SavepointSchedule
 
 logger = logging.getLogger(__name__)
@@ -78,6 +79,9 @@ def prune_savepoints(schedule: SavepointSchedule) -> list[int]:
         location = (checkpoint.external_path if checkpoint else "") or request.location
         if location:
             discard_checkpoint(location)
+        if checkpoint is not None:
+            record_discarded(checkpoint, f"deleted by the retention of schedule {schedule.pk} "
+                                         f"(it keeps {schedule.retain})")
         with transaction.atomic():
             if checkpoint is not None:
                 deleted.append(checkpoint.pk)

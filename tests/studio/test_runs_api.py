@@ -109,7 +109,7 @@ def test_start_from_a_path_and_the_restore_errors(api, pipeline, granted_tmp_pat
     assert "only a completed one" in refused({"restore_from": {"pk": failed.pk}}, 409)
     gone = Checkpoint.objects.create(run_id=run["id"], checkpoint_id=2, status="COMPLETED", trigger_timestamp=1,
                                      external_path=location, discarded=True)
-    assert "discarded" in refused({"restore_from": {"pk": gone.pk}}, 409)
+    assert "was deleted: its files are gone" in refused({"restore_from": {"pk": gone.pk}}, 409)
 
 
 def test_start_from_the_checkpoint_id_users_see(api, pipeline, tmp_path):

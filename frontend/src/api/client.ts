@@ -17,6 +17,7 @@ import type {
   PreviewResult,
   Problem,
   Rescale,
+  RestorePoint,
   Run,
   RunExceptions,
   RunMetrics,
@@ -204,6 +205,7 @@ export const api = {
   getCheckpoints: (runId: number, limit?: number) => request<CheckpointHistory>('GET', `/api/runs/${runId}/checkpoints${query({ limit })}`),
   getCheckpoint: (runId: number, checkpointId: number) =>
     request<CheckpointDetails>('GET', `/api/runs/${runId}/checkpoints/${checkpointId}`),
+  listRestorePoints: (runId: number) => request<RestorePoint[]>('GET', `/api/runs/${runId}/restore-points`),
   getCheckpointConfig: (runId: number) => request<Record<string, unknown>>('GET', `/api/runs/${runId}/checkpoints/config`),
   stateCompatibility: (runId: number, version: number) =>
     request<StateCompatibility>('GET', `/api/runs/${runId}/state-compatibility${query({ version })}`),

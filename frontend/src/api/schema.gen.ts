@@ -945,6 +945,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_pk}/restore-points/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the run can be restarted from, newest first
+         * @description Its completed checkpoints and savepoints whose files are still there: deleted ones (by retention, a user, or outside the studio) are left out.
+         */
+        get: operations["runs_restore_points_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_pk}/savepoints/": {
         parameters: {
             query?: never;
@@ -2028,6 +2048,33 @@ export interface components {
             /** @description A checkpoint or savepoint directory (with `_metadata`) or URL. */
             path?: string;
         };
+        /** @description A completed checkpoint or savepoint whose files are still there; restore it with ``{"pk": pk}``. */
+        RestorePoint: {
+            pk: number;
+            run: number;
+            checkpoint_id: number;
+            kind: components["schemas"]["RestorePointKindEnum"];
+            /**
+             * @description Savepoints: who asked for it; null for checkpoints.
+             *
+             *     * `manual` - Manual
+             *     * `scheduled` - Scheduled
+             *     * `stop` - Stop
+             */
+            trigger: (components["schemas"]["SavepointTriggerEnum"] | components["schemas"]["NullEnum"]) | null;
+            trigger_timestamp: number;
+            /** @description When its last subtask acknowledged it (epoch ms). */
+            completed_timestamp: number;
+            /** @description Bytes. */
+            state_size: number;
+            location: string;
+        };
+        /**
+         * @description * `checkpoint` - checkpoint
+         *     * `savepoint` - savepoint
+         * @enum {string}
+         */
+        RestorePointKindEnum: "checkpoint" | "savepoint";
         RestoredCheckpoint: {
             id: number | null;
             pk: number | null;
@@ -2158,6 +2205,11 @@ export interface components {
             readonly acknowledged_subtasks: number | null;
             /** @description Subtasks that take part in the savepoint. */
             readonly total_subtasks: number | null;
+            /**
+             * @description Its files were deleted (by a user): it can no longer be restored.
+             * @default false
+             */
+            readonly discarded: boolean;
             target_directory: string | null;
             drain?: boolean | null;
             trigger?: components["schemas"]["SavepointTriggerEnum"];
@@ -5984,6 +6036,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CheckpointConfig"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_restore_points_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                run_pk: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestorePoint"][];
                 };
             };
             /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */

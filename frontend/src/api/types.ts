@@ -246,6 +246,9 @@ export type SavepointRequest = Pick<SavepointRequestRow, 'request_id'> & { statu
 // ---------------------------------------------------------------------------------------------
 // Checkpoints
 
+/** A completed checkpoint or savepoint whose files are still there (GET /api/runs/<id>/restore-points). */
+export type RestorePoint = Schemas['RestorePoint'];
+
 export type CheckpointKind = Schemas['CheckpointKindEnum'];
 export type CheckpointStatus = Schemas['CheckpointStatusEnum'];
 /** A subtask's part of a checkpoint; in an event's flat list it says its vertex and task ("vertex#i"). */

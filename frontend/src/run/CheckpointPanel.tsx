@@ -89,7 +89,7 @@ function CheckpointRow({ row, selected, onSelect }: { row: CheckpointStats; sele
       data-kind={row.kind}
       data-id={row.id}
       className={classNames(row.discarded && 'is-discarded', selected && 'is-selected', 'is-clickable')}
-      title={row.discarded ? 'Subsumed by a newer checkpoint; its files were removed.' : (row.external_path ?? undefined)}
+      title={row.discarded ? (isSavepoint(row) ? 'Deleted: its files were removed.' : 'Subsumed by a newer checkpoint; its files were removed.') : (row.external_path ?? undefined)}
       onClick={onSelect}
     >
       <td className="numeric">{row.id}</td>

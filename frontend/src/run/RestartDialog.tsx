@@ -1,53 +1,51 @@
-import { useMemo, useState } from 'react';
-import type { CheckpointStats, RestoreFrom, Run, SavepointRequest } from '../api/types';
-import { isSavepoint, restorePoints } from '../state/run/checkpointTimeline';
-import { formatBytes, formatClock } from '../state/shared/format';
+import { useEffect, useState } from 'react';
+import { api } from '../api/client';
+import type { RestoreFrom, RestorePoint, Run } from '../api/types';
+import { formatBytes } from '../state/shared/format';
 import { restartFrom } from './runActions';
 import { Dialog } from '../ui/Dialog';
 
-interface Option {
-  key: string;
-  label: string;
-  detail: string;
-  kind: string;
-  checkpointId: number | null;
-  restore: RestoreFrom;
+const TRIGGER_LABELS: Record<string, string> = { manual: 'taken by hand', scheduled: 'scheduled', stop: 'stop with savepoint' };
+
+/** "Savepoint #12 · stop with savepoint". */
+function labelOf(point: RestorePoint): string {
+  const what = `${point.kind === 'savepoint' ? 'Savepoint' : 'Checkpoint'} #${point.checkpoint_id}`;
+  return point.trigger ? `${what} · ${TRIGGER_LABELS[point.trigger] ?? point.trigger}` : what;
 }
 
-function optionsOf(rows: CheckpointStats[], savepoints: SavepointRequest[]): Option[] {
-  const options: Option[] = restorePoints(rows).map((row) => ({
-    key: `c${row.id}`,
-    label: `${isSavepoint(row) ? 'Savepoint' : 'Checkpoint'} #${row.id}`,
-    detail: `${formatClock(row.trigger_timestamp)} · ${formatBytes(row.state_size)}${row.external_path ? ` · ${row.external_path}` : ''}`,
-    kind: isSavepoint(row) ? 'savepoint' : 'checkpoint',
-    checkpointId: row.id,
-    restore: row.pk !== undefined ? { pk: row.pk } : { path: row.external_path ?? '' },
-  }));
-  const known = new Set(rows.map((row) => row.external_path).filter(Boolean));
-  for (const request of savepoints) {
-    if (request.status !== 'COMPLETED' || !request.location || known.has(request.location)) continue;
-    options.unshift({
-      key: `s${request.request_id}`,
-      label: `Savepoint${request.checkpoint_id != null ? ` #${request.checkpoint_id}` : ''}`,
-      detail: request.location,
-      kind: 'savepoint',
-      checkpointId: request.checkpoint_id ?? null,
-      restore: request.checkpoint_pk != null ? { pk: request.checkpoint_pk } : { path: request.location },
-    });
-  }
-  return options.filter((option) => !('path' in option.restore) || option.restore.path);
+/** "12/05/2025, 14:03:27 · 1.2 KiB · file:///…/savepoint-12". */
+function detailOf(point: RestorePoint): string {
+  return `${new Date(point.completed_timestamp).toLocaleString()} · ${formatBytes(point.state_size)} · ${point.location}`;
 }
 
-/** Pick a retained checkpoint or a savepoint (or type a path) and start the pipeline again from it. */
-export function RestartDialog({ run, rows, savepoints, onClose }: { run: Run; rows: CheckpointStats[]; savepoints: SavepointRequest[]; onClose: () => void }) {
-  const options = useMemo(() => optionsOf(rows, savepoints), [rows, savepoints]);
-  const [choice, setChoice] = useState<string>(() => options.find((option) => option.kind === 'savepoint')?.key ?? options[0]?.key ?? 'path');
+/** Pick a checkpoint or savepoint that still exists, newest first (or type a path), and start the pipeline again from it. */
+export function RestartDialog({ run, onClose }: { run: Run; onClose: () => void }) {
+  const [points, setPoints] = useState<RestorePoint[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [choice, setChoice] = useState<string>('path');
   const [path, setPath] = useState('');
   const [allowNonRestored, setAllowNonRestored] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  const restore: RestoreFrom | null = choice === 'path' ? (path.trim() ? { path: path.trim() } : null) : (options.find((option) => option.key === choice)?.restore ?? null);
+  // What exists now, asked when the dialog opens: retention or a user may have deleted what the page once showed.
+  useEffect(() => {
+    let current = true;
+    api.listRestorePoints(run.id).then(
+      (loaded) => {
+        if (!current) return;
+        setPoints(loaded);
+        setChoice((chosen) => (chosen === 'path' && loaded.length ? `p${loaded[0].pk}` : chosen));
+      },
+      (failure: unknown) => current && setLoadError(failure instanceof Error ? failure.message : String(failure)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [run.id]);
+
+  const chosen = points?.find((point) => `p${point.pk}` === choice);
+  const restore: RestoreFrom | null = choice === 'path' ? (path.trim() ? { path: path.trim() } : null) : chosen ? { pk: chosen.pk } : null;
 
   async function submit() {
     if (!restore) return;
@@ -68,14 +66,16 @@ export function RestartDialog({ run, rows, savepoints, onClose }: { run: Run; ro
       <p className="muted">
         Starts a new run of v{run.version} ({run.mode}) with its state restored from the chosen snapshot.
       </p>
-      <div className="restore-options">
-        {options.length === 0 && <p className="muted">This run has no retained checkpoint or savepoint yet.</p>}
-        {options.map((option) => (
-          <label key={option.key} className="restore-option" data-testid="restore-option" data-kind={option.kind} data-id={option.checkpointId ?? undefined}>
-            <input type="radio" name="restore" checked={choice === option.key} onChange={() => setChoice(option.key)} />
+      <div className="restore-options" data-testid="restore-options" aria-busy={points === null}>
+        {points === null && !loadError && <p className="muted">Looking for checkpoints and savepoints…</p>}
+        {loadError && <p className="error-text">Could not list them: {loadError}</p>}
+        {points?.length === 0 && <p className="muted">This run has no checkpoint or savepoint left to restart from.</p>}
+        {points?.map((point) => (
+          <label key={point.pk} className="restore-option" data-testid="restore-option" data-kind={point.kind} data-id={point.checkpoint_id}>
+            <input type="radio" name="restore" checked={choice === `p${point.pk}`} onChange={() => setChoice(`p${point.pk}`)} />
             <span>
-              <strong>{option.label}</strong>
-              <span className="muted restore-option__detail">{option.detail}</span>
+              <strong>{labelOf(point)}</strong>
+              <span className="muted restore-option__detail">{detailOf(point)}</span>
             </span>
           </label>
         ))}

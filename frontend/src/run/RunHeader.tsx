@@ -16,7 +16,6 @@ const selectHeader = (state: RunStoreState) => ({
   status: state.status,
   failureCause: state.failureCause,
   savepoints: state.savepoints,
-  rows: state.checkpoints.rows,
   rescale: state.rescale,
 });
 
@@ -28,9 +27,10 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The newest savepoint request: in progress, then where it was written or why it failed. */
+/** The newest savepoint request: in progress, then where it was written or why it failed; nothing once
+ * its files were deleted (retention, or a user): the page names no savepoint that is gone. */
 function SavepointStatus({ request }: { request: SavepointRequest | undefined }) {
-  if (!request) return null;
+  if (!request || request.discarded) return null;
   const stop = request.stop || request.trigger === 'stop' || request.kind === 'sync-savepoint';
   const what = stop ? `Stop with savepoint${request.drain ? ' (drain)' : ''}` : request.trigger === 'scheduled' ? 'Scheduled savepoint' : 'Savepoint';
   return (
@@ -138,7 +138,7 @@ function CancelDialog({ runId, onCancel, onClose }: { runId: number; onCancel: (
 
 /** Which run this is, its live status, and its commands: savepoint, stop with savepoint, cancel, restart. */
 export function RunHeader({ runId }: { runId: number }) {
-  const { run, status, failureCause, savepoints, rows, rescale } = useRunStore(useShallow(selectHeader));
+  const { run, status, failureCause, savepoints, rescale } = useRunStore(useShallow(selectHeader));
   const [busy, setBusy] = useState<'savepoint' | 'cancel' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [dialog, setDialog] = useState<'stop' | 'restart' | 'rescale' | 'cancel' | null>(null);
@@ -254,7 +254,7 @@ export function RunHeader({ runId }: { runId: number }) {
       {dialog === 'stop' && <StopDialog runId={runId} onClose={() => setDialog(null)} />}
       {dialog === 'cancel' && <CancelDialog runId={runId} onCancel={() => void act('cancel', () => cancelRun(runId))} onClose={() => setDialog(null)} />}
       {dialog === 'rescale' && run && <RescaleDialog run={run} onClose={() => setDialog(null)} />}
-      {dialog === 'restart' && run && <RestartDialog run={run} rows={rows} savepoints={savepoints} onClose={() => setDialog(null)} />}
+      {dialog === 'restart' && run && <RestartDialog run={run} onClose={() => setDialog(null)} />}
     </div>
   );
 }

@@ -49,6 +49,21 @@ class CheckpointRowSerializer(serializers.Serializer):
                                       help_text="Savepoints: who asked for it; null for checkpoints.")
 
 
+class RestorePointSerializer(serializers.Serializer):
+    """A completed checkpoint or savepoint whose files are still there; restore it with ``{"pk": pk}``."""
+
+    pk = serializers.IntegerField()
+    run = serializers.IntegerField()
+    checkpoint_id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=["checkpoint", "savepoint"])
+    trigger = serializers.ChoiceField(choices=SavepointTrigger.choices, allow_null=True,
+                                      help_text="Savepoints: who asked for it; null for checkpoints.")
+    trigger_timestamp = serializers.IntegerField()
+    completed_timestamp = serializers.IntegerField(help_text="When its last subtask acknowledged it (epoch ms).")
+    state_size = serializers.IntegerField(help_text="Bytes.")
+    location = StrictCharField()
+
+
 class VertexCheckpointSerializer(serializers.Serializer):
     id = StrictCharField()
     name = StrictCharField()

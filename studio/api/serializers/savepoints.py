@@ -16,14 +16,17 @@ class SavepointRequestSerializer(StrictModelSerializer):
         help_text="Subtasks that acknowledged the savepoint so far (null before the engine triggered it).")
     total_subtasks = serializers.IntegerField(source="checkpoint.num_subtasks", read_only=True, allow_null=True,
                                               default=None, help_text="Subtasks that take part in the savepoint.")
+    discarded = serializers.BooleanField(
+        source="checkpoint.discarded", read_only=True, default=False,
+        help_text="Its files were deleted (by a user): it can no longer be restored.")
     location = StrictCharField(allow_null=True)
     target_directory = StrictCharField(allow_null=True)
 
     class Meta:
         model = SavepointRequest
         fields = ["request_id", "run", "kind", "status", "location", "failure_cause", "checkpoint_id",
-                  "checkpoint_pk", "acknowledged_subtasks", "total_subtasks", "target_directory", "drain", "trigger",
-                  "schedule", "triggered_at", "completed_at"]
+                  "checkpoint_pk", "acknowledged_subtasks", "total_subtasks", "discarded", "target_directory", "drain",
+                  "trigger", "schedule", "triggered_at", "completed_at"]
 
     def to_representation(self, request):
         data = super().to_representation(request)

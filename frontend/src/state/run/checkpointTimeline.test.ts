@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointDetails, CheckpointStats } from '../../api/types';
 import { subtaskStatsOf, vertexCheckpointOf } from '../../testing/fixtures';
-import { checkpointSummary, distribution, ganttOf, restorePoints, ticks, timelineBars, timelineTone } from './checkpointTimeline';
+import { checkpointSummary, distribution, ganttOf, ticks, timelineBars, timelineTone } from './checkpointTimeline';
 
 function row(id: number, status: CheckpointStats['status'], extra: Partial<CheckpointStats> = {}): CheckpointStats {
   return {
@@ -91,11 +91,6 @@ describe('checkpoint timeline', () => {
     const rows = [row(1, 'COMPLETED'), row(2, 'COMPLETED'), row(3, 'COMPLETED'), row(4, 'COMPLETED'), row(5, 'FAILED')];
     expect(checkpointSummary(rows).end_to_end_duration).toEqual({ min: 10, max: 40, avg: 25, p50: 20, p90: 40, p99: 40 });
     expect(distribution([])).toMatchObject({ min: null, avg: null });
-  });
-
-  it('offers completed, retained checkpoints and savepoints for a restart', () => {
-    const rows = [row(3, 'IN_PROGRESS'), row(2, 'COMPLETED', { discarded: true }), row(1, 'COMPLETED', { kind: 'savepoint' })];
-    expect(restorePoints(rows).map((r) => r.id)).toEqual([1]);
   });
 
   it('chooses round ticks', () => {

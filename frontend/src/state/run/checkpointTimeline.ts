@@ -193,7 +193,3 @@ export function checkpointSummary(rows: CheckpointStats[]): Record<string, Distr
   };
 }
 
-/** Completed checkpoints and savepoints a run can be restarted from, newest first. */
-export function restorePoints(rows: CheckpointStats[]): CheckpointStats[] {
-  return rows.filter((row) => row.status === 'COMPLETED' && !row.discarded);
-}

@@ -6,7 +6,7 @@ import type { CheckpointHistory, CollectedRecords, DistributionSummary, NodeMetr
 import { applyCheckpointEvent, checkpointsFromHistory, EMPTY_CHECKPOINTS, type CheckpointList } from './checkpoints';
 import { exceptionOf, prependOnce, restartOf } from './runFailures';
 import { isRunEnded } from './runStatus';
-import { applySavepointEvent, applySavepointProgress, savepointsLoaded } from './savepoints';
+import { applySavepointEvent, applySavepointProgress, markSavepointDiscarded, savepointsLoaded } from './savepoints';
 import { ratesBetween, type CounterSample, type VertexRates } from './vertexMetrics';
 
 export interface LogLine {
@@ -134,8 +134,11 @@ export function applyRunEvent(state: RunState, event: RunEvent): RunState {
       const restarts = status === 'RESTARTING' ? prependOnce(state.restarts, restartOf(event.seq, event.ts, event.data)) : state.restarts;
       return { ...state, status, restarts, failureCause: event.data.cause ?? (keepsCause ? state.failureCause : null) };
     }
-    case 'checkpoint':
-      return { ...state, checkpoints: applyCheckpointEvent(state.checkpoints, event.data, event.ts) };
+    case 'checkpoint': {
+      const checkpoints = applyCheckpointEvent(state.checkpoints, event.data, event.ts);
+      const discarded = event.data.discarded || event.data.event === 'discarded';
+      return { ...state, checkpoints, savepoints: discarded ? markSavepointDiscarded(state.savepoints, event.data) : state.savepoints };
+    }
     case 'metrics': {
       const sampled = event.data.vertices ? metricsSampled(state, event.data.vertices, event.ts) : state;
       return { ...nodeMetricsReported(sampled, event.data.nodes), collected: mergeCollected(state.collected, event.data.collected) };

@@ -4,6 +4,16 @@ import { applySavepointEvent, applySavepointProgress, isSavepointPending, upsert
 import type { Run } from '../../api/types';
 
 describe('savepoint requests', () => {
+  it('marks a request whose savepoint was deleted, replayed events included', () => {
+    let state = applyRunEvent(INITIAL_RUN_STATE, { seq: 1, type: 'savepoint', ts: 1, data: { request_id: 'a', status: 'COMPLETED', location: 'file:///sp/savepoint-1' } });
+    state = applyRunEvent(state, { seq: 2, type: 'savepoint', ts: 2, data: { request_id: 'b', status: 'COMPLETED', location: 'file:///sp/savepoint-2' } });
+    state = applyRunEvent(state, { seq: 3, type: 'checkpoint', ts: 3, data: { id: 1, event: 'discarded', discarded: true, kind: 'savepoint', external_path: 'file:///sp/savepoint-1' } });
+    expect(state.savepoints.map((request) => [request.request_id, request.discarded ?? false])).toEqual([
+      ['b', false],
+      ['a', true],
+    ]);
+  });
+
   it('adds new requests on top and completes them with their location', () => {
     let list = upsertSavepoint([], { request_id: 'a', status: 'IN_PROGRESS' });
     list = upsertSavepoint(list, { request_id: 'b', status: 'IN_PROGRESS' });

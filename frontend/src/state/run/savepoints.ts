@@ -39,6 +39,15 @@ export function applySavepointEvent(list: SavepointRequest[], data: SavepointEve
   return upsertSavepoint(list, { ...data, status: normaliseStatus(data.status) } as SavepointRequest);
 }
 
+/** A checkpoint event said a savepoint's files were deleted: its requests are marked, so nothing offers them. */
+export function markSavepointDiscarded(list: SavepointRequest[], event: { id?: number; pk?: number; external_path?: string | null }): SavepointRequest[] {
+  const matches = (request: SavepointRequest) =>
+    (event.pk !== undefined && request.checkpoint_pk === event.pk) ||
+    (!!event.external_path && request.location === event.external_path);
+  if (!list.some(matches)) return list;
+  return list.map((request) => (matches(request) ? { ...request, discarded: true } : request));
+}
+
 export function isSavepointPending(request: SavepointRequest | undefined): boolean {
   return !!request && request.status === 'IN_PROGRESS';
 }
