@@ -12,6 +12,7 @@ import random
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.conf import settings
 
@@ -30,6 +31,7 @@ ACCESS_REVOKED = 4403
 NOT_FOUND = 4404
 CATCH_UP_BATCH = 500
 WATCH_INTERVAL_S = 5.0
+STOP_RETRY_S = 0.5
 
 
 class _GroupListener(AsyncJsonWebsocketConsumer):
@@ -46,6 +48,10 @@ class _GroupListener(AsyncJsonWebsocketConsumer):
     leaves its groups, on every path: a normal close, a client that vanished while the
     server was sending (the server's ``send`` raises), the channel layer failing, or the
     server cancelling the socket. ``_ended`` is the subclasses' hook for the same moment.
+    Cancelling alone does not end a task: one cancelled inside a ``database_sync_to_async``
+    call gets the call's result instead (asgiref cannot stop the thread, and swallows the
+    cancellation), so background loops also stop once ``live`` is false, and the end
+    cancels again until every task is done.
     """
 
     joined: tuple[str, ...] = ()
@@ -54,8 +60,18 @@ class _GroupListener(AsyncJsonWebsocketConsumer):
 
     async def __call__(self, scope, receive, send):
         self._tasks: set[asyncio.Task] = set()
+
+        async def send_while_connected(message):
+            """A client that is gone ends the socket quietly: the server refuses sends once it saw the
+            connection drop, and a client that vanished is no error of the studio's."""
+            try:
+                await send(message)
+            except Exception as error:
+                logger.debug("socket %s: client gone (%s)", scope.get("path"), error or type(error).__name__)
+                raise StopConsumer() from None
+
         try:
-            await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, send_while_connected)
         finally:
             await self._end()
 
@@ -75,9 +91,14 @@ class _GroupListener(AsyncJsonWebsocketConsumer):
         self.joined = (stream_group, user_access_group(self.user_id), pipeline_access_group(pipeline_id))
         await self._join_groups()
 
+    @property
+    def live(self) -> bool:
+        """Neither revoked nor ended: background loops go on while this holds."""
+        return not self.revoked and not self.ended
+
     async def _join_groups(self) -> None:
         """Join (again: idempotent) every group; a Redis restart or the layer's group expiry forgets them."""
-        for group in self.joined:
+        for group in self.joined if not self.ended else ():
             await self.channel_layer.group_add(group, self.channel_name)
 
     async def accept(self, subprotocol=None, headers=None):
@@ -99,10 +120,11 @@ class _GroupListener(AsyncJsonWebsocketConsumer):
         if self.ended:
             return
         self.ended = True
-        tasks = list(getattr(self, "_tasks", ()))
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        pending = set(getattr(self, "_tasks", ()))
+        while pending:
+            for task in pending:
+                task.cancel()
+            _, pending = await asyncio.wait(pending, timeout=STOP_RETRY_S)
         try:
             for group in self.joined:
                 await self.channel_layer.group_discard(group, self.channel_name)
@@ -139,7 +161,7 @@ class _GroupListener(AsyncJsonWebsocketConsumer):
         sockets opened together do not ask together)."""
         period = settings.SOCKET_ACCESS_RECHECK_S
         await asyncio.sleep(random.uniform(0, period))
-        while not self.revoked:
+        while self.live:
             try:
                 await self.access_changed()
             except Exception as error:  # the database away for a moment: ask again next time
@@ -197,7 +219,7 @@ class RunEventsConsumer(_GroupListener):
 
     async def _catch_up(self, until: int | None = None) -> None:
         """Send the stored events after ``last_seq`` (up to ``until``), in batches; hold ``sending``."""
-        while not self.revoked:  # in batches, so a long history does not sit in memory at once
+        while self.live:  # in batches, so a long history does not sit in memory at once
             events = await self._stored_events_after(self.last_seq, until)
             for event in events:
                 await self._send_event(event)
@@ -205,7 +227,7 @@ class RunEventsConsumer(_GroupListener):
                 return
 
     async def _watch(self) -> None:
-        while not self.revoked:
+        while self.live:
             await asyncio.sleep(WATCH_INTERVAL_S)
             try:
                 await self._join_groups()
@@ -213,11 +235,13 @@ class RunEventsConsumer(_GroupListener):
                     if not self.live_seen:
                         await self._catch_up()
                     self.live_seen = False
+            except StopConsumer:  # the client is gone: the socket ends
+                return
             except Exception as error:  # Redis or the database away for a moment: try again next time
                 logger.warning("run %s socket: watch failed: %s", self.run_id, error or type(error).__name__)
 
     async def _send_event(self, event):
-        if event["seq"] <= self.last_seq or self.revoked:
+        if event["seq"] <= self.last_seq or not self.live:
             return
         self.last_seq = event["seq"]
         await self.send_json(event)

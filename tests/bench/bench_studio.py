@@ -53,9 +53,19 @@ Live tap
     machine's one wall clock) to the client having the parsed message, over ``TAP_SAMPLES``
     samples. Figures: ``tap_p50_ms``, ``tap_p99_ms``, ``tap_max_ms``, ``tap_records``.
 
+Socket leak
+    ``LEAK_SOCKETS`` sockets follow a run in uvicorn served from a thread of the bench process
+    (the same application and server options as ``make up``, so that its event loop can be
+    looked into); each client vanishes with a TCP reset while the server sends it a catch-up
+    of events it missed (``tests.socket_leak``). Figures: the tasks still alive in the
+    server's loop beyond those of the idle server, and the members left in the run's
+    channel-layer group, once the server saw every socket go
+    (``ws_tasks_alive_after_abnormal_closes``, ``ws_group_members_after_abnormal_closes``).
+
 Targets (loopback, this 2-core shared machine): ws_p99_ms ≤ 50, rest_p99_ms ≤ 100,
 revocation_close_max_ms ≤ 1000, load_rest_p99_ms ≤ 200, load_timeouts 0, load_ws_missing_events 0,
-tap_p99_ms ≤ 100, click_to_running_s ≤ 3, cancel_s ≤ 2, cancel_scheduling_s ≤ 2. The last line is one
+tap_p99_ms ≤ 100, click_to_running_s ≤ 3, cancel_s ≤ 2, cancel_scheduling_s ≤ 2, and 0 tasks and 0 group
+members left after the abnormal closes. The last line is one
 JSON object; the exit status is 1 when a target is missed.
 """
 from __future__ import annotations
@@ -94,6 +104,7 @@ TAP_SAMPLES = 300
 TARGET_TAP_P99_MS = 100
 TARGET_CLICK_TO_RUNNING_S = 3
 TARGET_CANCEL_S = 2
+LEAK_SOCKETS = 50
 
 
 def percentile(values: list[float], percent: float) -> float:
@@ -133,7 +144,8 @@ def seed() -> dict:
     tapped = PipelineVersion.objects.create(pipeline=pipeline, number=2, definition=simple_pipeline(
         count=None, rate=2000, interval_ms=1000, name="tapped"))
     tap_run = Run.objects.create(pipeline=pipeline, version=tapped)
-    for run in (history_run, live_run, load_run, tap_run):
+    leak_run = Run.objects.create(pipeline=pipeline, version=version)
+    for run in (history_run, live_run, load_run, tap_run, leak_run):
         for status in ("CREATED", "SCHEDULING", "RUNNING"):
             set_status(run.id, status)
     rows = []
@@ -151,7 +163,7 @@ def seed() -> dict:
                                subtasks=subtasks))
     Checkpoint.objects.bulk_create(rows)
     return {"key": key, "history_run": history_run.id, "live_run": live_run.id, "load_run": load_run.id,
-            "tap_run": tap_run.id,
+            "tap_run": tap_run.id, "leak_run": leak_run.id,
             "pipeline": pipeline.id, "revoked_token": revoked_token.id, "revoked_key": revoked_key}
 
 
@@ -456,6 +468,32 @@ async def measure_tap(port: int, key: str, run_id: int) -> tuple[list[float], in
     return latencies, records
 
 
+def measure_socket_leak(key: str, run_id: int) -> dict:
+    """``LEAK_SOCKETS`` sockets vanish while the server sends to them: what they left behind."""
+    from studio.asgi import application
+    from tests.socket_leak import vanish_while_sending
+    from tests.support import ThreadedAsgiServer
+
+    with ThreadedAsgiServer(application) as server:
+        tasks, members = vanish_while_sending(server, run_id, key, LEAK_SOCKETS)
+    return {"ws_abnormal_closes": LEAK_SOCKETS, "ws_tasks_alive_after_abnormal_closes": tasks,
+            "ws_group_members_after_abnormal_closes": members}
+
+
+def main_leak_only() -> int:
+    """``bench_studio.py --leak``: only the socket leak phase."""
+    data_dir = tempfile.mkdtemp(prefix="bench-studio-")
+    setup_django(data_dir)
+    seeded = seed()
+    try:
+        figures = measure_socket_leak(seeded["key"], seeded["leak_run"])
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+    print(json.dumps(figures))
+    return 1 if figures["ws_tasks_alive_after_abnormal_closes"] or figures["ws_group_members_after_abnormal_closes"] \
+        else 0
+
+
 def main_tap_only() -> int:
     """``bench_studio.py --tap``: only the live tap phase (it needs no Spark, and runs in a minute)."""
     data_dir = tempfile.mkdtemp(prefix="bench-studio-")
@@ -468,6 +506,9 @@ def main_tap_only() -> int:
     finally:
         server.terminate()
         server.wait(10)
+    try:
+        leak = measure_socket_leak(seeded["key"], seeded["leak_run"])
+    finally:
         shutil.rmtree(data_dir, ignore_errors=True)
     figures = {"tap_p50_ms": round(percentile(tap, 50), 2), "tap_p99_ms": round(percentile(tap, 99), 2),
                "tap_max_ms": round(max(tap), 2), "tap_samples": len(tap), "tap_records": tap_records}
@@ -521,6 +562,9 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait(10)
+    try:
+        leak = measure_socket_leak(seeded["key"], seeded["leak_run"])
+    finally:
         shutil.rmtree(data_dir, ignore_errors=True)
     figures = {
         "ws_p50_ms": round(percentile(ws, 50), 2), "ws_p99_ms": round(percentile(ws, 99), 2),
@@ -535,6 +579,7 @@ def main() -> int:
         "load_ws_reconnects": load["ws_closes"],
         "tap_p50_ms": round(percentile(tap, 50), 2), "tap_p99_ms": round(percentile(tap, 99), 2),
         "tap_max_ms": round(max(tap), 2), "tap_samples": len(tap), "tap_records": tap_records,
+        **leak,
     }
     print(f"WebSocket: checkpoint-completed event, driver publish → client, {len(ws)} events: "
           f"p50 {figures['ws_p50_ms']} ms, p99 {figures['ws_p99_ms']} ms, max {figures['ws_max_ms']} ms "
@@ -553,10 +598,14 @@ def main() -> int:
           f"({figures['load_ws_reconnects']} reconnects)")
     print(f"Live tap: record on the edge → client, {len(tap)} samples ({tap_records} records): "
           f"p50 {figures['tap_p50_ms']} ms, p99 {figures['tap_p99_ms']} ms, max {figures['tap_max_ms']} ms")
+    print(f"Socket leak: {LEAK_SOCKETS} sockets reset by their clients while the server sent to them: "
+          f"{figures['ws_tasks_alive_after_abnormal_closes']} tasks and "
+          f"{figures['ws_group_members_after_abnormal_closes']} group members left")
     targets = (("ws_p99_ms", TARGET_WS_P99_MS), ("tap_p99_ms", TARGET_TAP_P99_MS), ("rest_p99_ms", TARGET_REST_P99_MS),
                ("revocation_close_max_ms", TARGET_REVOCATION_MS),
                ("load_rest_p99_ms", TARGET_LOAD_REST_P99_MS), ("load_timeouts", 0), ("load_ws_missing_events", 0),
-               ("load_ws_out_of_order", 0))
+               ("load_ws_out_of_order", 0), ("ws_tasks_alive_after_abnormal_closes", 0),
+               ("ws_group_members_after_abnormal_closes", 0))
     # A separate phase with the whole studio and real Spark drivers (tests/bench/bench_run_start.py)
     from tests.bench.bench_run_start import measure as measure_start_and_cancel
 
@@ -589,6 +638,8 @@ if __name__ == "__main__":
         sys.exit(main_load_only())
     if sys.argv[1:] == ["--tap"]:
         sys.exit(main_tap_only())
+    if sys.argv[1:] == ["--leak"]:
+        sys.exit(main_leak_only())
     if len(sys.argv) == 3 and sys.argv[1] == "--drive-tapped":
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
         import django
