@@ -39,6 +39,10 @@ a ``ClusterClient`` and never through the scheduler's internals:
   on either deployment (``engine.runtime.kill_hooks``); ``"source_pacing":
   {"records_per_checkpoint": n}`` in a deployment's ``config`` spreads a job's checkpoints
   over its input; :func:`register_operator` adds an operator outside the catalog (a plugin);
+- test cases (a definition's ``tests``, ``engine.spec.test_cases``): :func:`run_test_case`
+  runs one, bounded and streaming, with its inputs, mocks and assertions;
+  :func:`prove_exactly_once` runs one on a deployment while its subtasks are killed and
+  compares the sinks' output with a failure-free run; :func:`junit_report` reports;
 - live taps: ``JobHandle.open_tap(edge_id, sink, limits)`` samples the records on an edge
   of the running job into ``sink`` (rate- and size-limited, dropped rather than ever
   slowing the job; ``engine.cluster.taps``), ``JobHandle.close_tap(tap_id)`` stops it;
@@ -57,7 +61,6 @@ A studio test enforces that ``studio`` imports nothing else of the engine (see
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from engine.checkpoint.signing import SnapshotRefused, SnapshotSigner
@@ -65,9 +68,8 @@ from engine.checkpoint.storage import CheckpointStorage
 from engine.checkpoint.storage import discard as discard_checkpoint
 from engine.checkpoint.storage import is_completed as checkpoint_exists
 from engine.checkpoint.storage import load_metadata as load_checkpoint_metadata
-from engine.cluster.job_master import JobHandle, JobMaster, JobResult
-from engine.cluster.local import ThreadDeployer
-from engine.cluster.spark_deployer import SparkDeployer
+from engine.cluster.deployments import Deployment, InProcess, Spark, job_master_for, run, submit
+from engine.cluster.job_master import JobHandle, JobResult
 from engine.cluster.taps import TapError
 from engine.cluster.warm_session import session_for, start_warm_session
 from engine.plan.plan_summary import plan_pipeline
@@ -87,80 +89,40 @@ from engine.spec.validation import CHECKPOINTING_DEFAULTS, DEFINITION_SCHEMA
 EventSink = Callable[[dict[str, Any]], None]
 
 
-@dataclass(frozen=True)
-class InProcess:
-    """Run the job's slots as threads of this process (tests, previews).
+def run_test_case(definition: dict, case: dict, *, workdir: str, timeout: float = 30.0, resolve_file=None,
+                  grants: Grants | None = None) -> dict:
+    """Run one test case of a definition (``engine.spec.test_cases`` says what one is) in this process,
+    bounded and streaming: what passed, what failed with its first difference, per node what it
+    emitted (``engine.testing.runner``). Its inputs and outputs are files below ``workdir``."""
+    from pathlib import Path
 
-    ``config`` is merged into every slot's configuration (``batch_size``,
-    ``channel_capacity``, ``network: "tcp"`` ...).
-    """
+    from engine.testing.runner import run_test_case as run_case
 
-    config: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Spark:
-    """Run each pipelined region as a Spark barrier stage.
-
-    ``master``: a Spark master URL (``local[N]`` sized to the job when None); ``session``:
-    an existing SparkSession to use instead; ``advertised_host``: where the executors
-    reach this driver's control channel; ``pin_slots``: each slot on a CPU of its own;
-    ``config`` is merged into every slot's configuration, as ``InProcess``'s.
-    """
-
-    master: str | None = None
-    session: Any = None
-    advertised_host: str = "127.0.0.1"
-    pin_slots: bool = True
-    config: dict = field(default_factory=dict)
+    return run_case(definition, case, workdir=Path(workdir), timeout=timeout, resolve_file=resolve_file,
+                    grants=grants)
 
 
-Deployment = InProcess | Spark
+def prove_exactly_once(definition: dict, case: dict, deployment: Deployment, *, workdir: str, kills: int = 10,
+                       seed: int | None = None, rescale: bool = True, timeout: float = 600.0, resolve_file=None,
+                       grants: Grants | None = None, on_progress=None, sink_targets=None) -> dict:
+    """Run a test case of a definition while its subtasks are killed at random points (a seed draws
+    them; once it restores at another parallelism) and compare every sink's committed output with a
+    failure-free run's (``engine.testing.proof``): passed, failed (with the first difference, the kills
+    and the seed to replay them), inconclusive or error."""
+    from pathlib import Path
+
+    from engine.testing.proof import prove_exactly_once as prove
+
+    return prove(definition, case, deployment, workdir=Path(workdir), kills=kills, seed=seed, rescale=rescale,
+                 timeout=timeout, resolve_file=resolve_file, grants=grants, on_progress=on_progress,
+                 sink_targets=sink_targets)
 
 
-def submit(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,
-           on_event: EventSink | None = None, timeout: float | None = None, grants: Grants | None = None,
-           signer: SnapshotSigner | None = None, kill_plan: KillPlan | None = None) -> JobHandle:
-    """Start a job in the background; the handle controls it. ``restore``: a checkpoint or
-    savepoint directory (or its loaded metadata) to start from. ``grants``: where its
-    connectors may go (None: anywhere); ``signer``: signs its snapshots and refuses to
-    restore one it did not sign (None: no signatures); ``kill_plan``: crashes to inject
-    (:class:`KillPlan`, on either deployment)."""
-    return job_master_for(definition, deployment, checkpoint_dir=checkpoint_dir, restore=restore,
-                          on_event=on_event, grants=grants, signer=signer, kill_plan=kill_plan).start(timeout)
+def junit_report(pipeline: str, results: list[dict]) -> str:
+    """Test case results as a JUnit XML report."""
+    from engine.testing.runner import junit_xml
 
-
-def job_master_for(definition: dict, deployment: Deployment, *, checkpoint_dir: str,
-                   restore: str | dict | None = None, on_event: EventSink | None = None, kill_hook=None,
-                   grants: Grants | None = None, signer: SnapshotSigner | None = None,
-                   kill_plan: KillPlan | None = None) -> JobMaster:
-    """The JobMaster of ``definition`` over the deployer of ``deployment`` (not started yet).
-
-    ``kill_hook`` (in-process only) injects failures for tests (``engine.runtime.kill_hooks``);
-    ``kill_plan`` injects planned ones on either deployment (a kill raises in process, and on
-    Spark it ends the slot's process as the plan's ``crash`` says)."""
-    definition = normalise_definition(definition)
-    if isinstance(deployment, InProcess):
-        return JobMaster(definition, ThreadDeployer(deployment.config, kill_hook), checkpoint_dir=checkpoint_dir,
-                         restore=restore, on_event=on_event, config=deployment.config,
-                         shuffle_root=deployment.config.get("shuffle_dir"), grants=grants, signer=signer,
-                         kill_plan=kill_plan)
-    if isinstance(deployment, Spark):
-        if kill_hook is not None:
-            raise ValueError("kill hooks run in this process only: on Spark, use a KillPlan")
-        deployer = SparkDeployer(spark_master=deployment.master, spark_session=deployment.session,
-                                 advertised_host=deployment.advertised_host, pin_slots=deployment.pin_slots)
-        return JobMaster(definition, deployer, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
-                         config=deployment.config, grants=grants, signer=signer, kill_plan=kill_plan)
-    raise TypeError(f"unknown deployment {deployment!r}: use InProcess(...) or Spark(...)")
-
-
-def run(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,
-        on_event: EventSink | None = None, timeout: float | None = None, grants: Grants | None = None,
-        signer: SnapshotSigner | None = None, kill_plan: KillPlan | None = None) -> JobResult:
-    """Run a job to its end; a ``timeout`` cancels it (status CANCELED)."""
-    return submit(definition, deployment, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
-                  timeout=timeout, grants=grants, signer=signer, kill_plan=kill_plan).wait()
+    return junit_xml(pipeline, results)
 
 
 def register_operator(spec: dict, factory: str) -> None:
@@ -223,6 +185,6 @@ __all__ = [
     "release_source_forks", "shadow_sources", "source_forks_config",
     "ValidationError", "describe_vertices", "discard_checkpoint", "job_master_for", "kafka_sample", "kafka_topics",
     "latest_checkpoint",
-    "load_checkpoint_metadata", "normalise_definition", "plan_pipeline", "run", "session_for", "slots_needed",
-    "start_warm_session", "submit", "validate_definition",
+    "load_checkpoint_metadata", "normalise_definition", "plan_pipeline", "prove_exactly_once", "run", "run_test_case",
+    "session_for", "slots_needed", "start_warm_session", "submit", "junit_report", "validate_definition",
 ]

@@ -24,6 +24,7 @@ from engine.spec.event_time import nodes_without_event_time
 from engine.spec.join_catalog import INPUT_SIDES
 from engine.spec.kafka_catalog import kafka_param_problems
 from engine.spec.python_catalog import PYTHON_TYPE, code_problems
+from engine.spec.test_cases import TESTS_SCHEMA, problems_of_tests
 
 PARTITIONINGS = ("forward", "rebalance", "rescale", "hash", "broadcast")
 EXCHANGES = ("pipelined", "blocking")
@@ -123,6 +124,7 @@ DEFINITION_SCHEMA: dict[str, Any] = {
             },
         },
         "ui": {"type": "object"},
+        "tests": TESTS_SCHEMA,
     },
     "additionalProperties": False,
 }
@@ -200,6 +202,8 @@ def _problems(definition: Any) -> Iterator[Problem]:
     yield from _cycle_problems(nodes, edges)
     yield from _event_time_problems(definition)
     yield from _checkpointing_problems(definition.get("checkpointing", {}))
+    for field, message in problems_of_tests(definition):
+        yield Problem(message, field=field)
 
 
 def _event_time_problems(definition: dict[str, Any]) -> Iterator[Problem]:

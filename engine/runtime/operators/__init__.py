@@ -72,7 +72,13 @@ def plugins_used(definition: dict) -> dict[str, str]:
 
 
 def create_operator(node: dict, context: OperatorContext) -> StreamOperator:
-    """Build the runtime operator of a definition node."""
+    """Build the runtime operator of a definition node (answered by a test's mock when the
+    slot configuration has one for it: ``engine.runtime.operators.mocks``)."""
+    mock = (context.config.get("mocks") or {}).get(node["id"])
+    if mock is not None:
+        from engine.runtime.operators.mocks import mocked_operator
+
+        return mocked_operator(node, context, mock, _factory(node))
     return _factory(node)(node, context)
 
 

@@ -1492,6 +1492,45 @@ export interface components {
                     ui?: Record<string, never>;
                 }[];
                 ui?: Record<string, never>;
+                tests?: {
+                    name: string;
+                    description?: string;
+                    modes?: ("batch" | "streaming")[];
+                    inputs?: {
+                        [key: string]: {
+                            rows?: unknown[];
+                            file?: string;
+                            /** Format: expression */
+                            timestamp?: string;
+                        };
+                    };
+                    mocks?: {
+                        [key: string]: {
+                            answers?: {
+                                request: unknown;
+                                answer?: unknown;
+                                error?: string;
+                                delay_ms?: number;
+                            }[];
+                            /** Format: expression */
+                            expression?: string;
+                        };
+                    };
+                    assertions?: {
+                        node: string;
+                        port?: string | null;
+                        /** @enum {unknown} */
+                        expect: "rows" | "contains" | "count" | "every" | "none" | "unique" | "empty";
+                        rows?: unknown[];
+                        /** @enum {unknown} */
+                        order?: "auto" | "exact" | "any";
+                        min?: number;
+                        max?: number;
+                        /** Format: expression */
+                        expression?: string;
+                        description?: string;
+                    }[];
+                }[];
             };
             /** @default Imported */
             message: string;
@@ -1802,6 +1841,45 @@ export interface components {
                     ui?: Record<string, never>;
                 }[];
                 ui?: Record<string, never>;
+                tests?: {
+                    name: string;
+                    description?: string;
+                    modes?: ("batch" | "streaming")[];
+                    inputs?: {
+                        [key: string]: {
+                            rows?: unknown[];
+                            file?: string;
+                            /** Format: expression */
+                            timestamp?: string;
+                        };
+                    };
+                    mocks?: {
+                        [key: string]: {
+                            answers?: {
+                                request: unknown;
+                                answer?: unknown;
+                                error?: string;
+                                delay_ms?: number;
+                            }[];
+                            /** Format: expression */
+                            expression?: string;
+                        };
+                    };
+                    assertions?: {
+                        node: string;
+                        port?: string | null;
+                        /** @enum {unknown} */
+                        expect: "rows" | "contains" | "count" | "every" | "none" | "unique" | "empty";
+                        rows?: unknown[];
+                        /** @enum {unknown} */
+                        order?: "auto" | "exact" | "any";
+                        min?: number;
+                        max?: number;
+                        /** Format: expression */
+                        expression?: string;
+                        description?: string;
+                    }[];
+                }[];
             };
             /** @default  */
             message: string;
@@ -1895,6 +1973,45 @@ export interface components {
                     ui?: Record<string, never>;
                 }[];
                 ui?: Record<string, never>;
+                tests?: {
+                    name: string;
+                    description?: string;
+                    modes?: ("batch" | "streaming")[];
+                    inputs?: {
+                        [key: string]: {
+                            rows?: unknown[];
+                            file?: string;
+                            /** Format: expression */
+                            timestamp?: string;
+                        };
+                    };
+                    mocks?: {
+                        [key: string]: {
+                            answers?: {
+                                request: unknown;
+                                answer?: unknown;
+                                error?: string;
+                                delay_ms?: number;
+                            }[];
+                            /** Format: expression */
+                            expression?: string;
+                        };
+                    };
+                    assertions?: {
+                        node: string;
+                        port?: string | null;
+                        /** @enum {unknown} */
+                        expect: "rows" | "contains" | "count" | "every" | "none" | "unique" | "empty";
+                        rows?: unknown[];
+                        /** @enum {unknown} */
+                        order?: "auto" | "exact" | "any";
+                        min?: number;
+                        max?: number;
+                        /** Format: expression */
+                        expression?: string;
+                        description?: string;
+                    }[];
+                }[];
             };
         };
         Preview: {
@@ -1971,6 +2088,45 @@ export interface components {
                     ui?: Record<string, never>;
                 }[];
                 ui?: Record<string, never>;
+                tests?: {
+                    name: string;
+                    description?: string;
+                    modes?: ("batch" | "streaming")[];
+                    inputs?: {
+                        [key: string]: {
+                            rows?: unknown[];
+                            file?: string;
+                            /** Format: expression */
+                            timestamp?: string;
+                        };
+                    };
+                    mocks?: {
+                        [key: string]: {
+                            answers?: {
+                                request: unknown;
+                                answer?: unknown;
+                                error?: string;
+                                delay_ms?: number;
+                            }[];
+                            /** Format: expression */
+                            expression?: string;
+                        };
+                    };
+                    assertions?: {
+                        node: string;
+                        port?: string | null;
+                        /** @enum {unknown} */
+                        expect: "rows" | "contains" | "count" | "every" | "none" | "unique" | "empty";
+                        rows?: unknown[];
+                        /** @enum {unknown} */
+                        order?: "auto" | "exact" | "any";
+                        min?: number;
+                        max?: number;
+                        /** Format: expression */
+                        expression?: string;
+                        description?: string;
+                    }[];
+                }[];
             };
             /** @default 100 */
             limit: number;
