@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: up test setup python frontend browser postgres api-types bench-engine bench-windows bench-plan bench-spark bench-events bench-async bench-debloat bench-unaligned bench-batch bench-studio bench-expressions bench-budget bench-connectors bench-kafka bench-frontend bench-scale clean
+.PHONY: up test setup python frontend browser postgres api-types bench-engine bench-windows bench-plan bench-spark bench-events bench-async bench-debloat bench-unaligned bench-batch bench-studio bench-expressions bench-budget bench-connectors bench-boundaries bench-kafka bench-frontend bench-scale clean
 
 up: setup
 	$(PY) -m studio.processes.supervisor
@@ -87,6 +87,9 @@ bench-studio: python
 
 bench-connectors: python postgres
 	$(PY) tests/bench/bench_connectors.py
+
+bench-boundaries: python
+	$(PY) tests/bench/bench_boundaries.py
 
 bench-kafka: python
 	$(PY) tests/bench/bench_kafka.py

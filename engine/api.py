@@ -68,6 +68,7 @@ from engine.checkpoint.storage import CheckpointStorage
 from engine.checkpoint.storage import discard as discard_checkpoint
 from engine.checkpoint.storage import is_completed as checkpoint_exists
 from engine.checkpoint.storage import load_metadata as load_checkpoint_metadata
+from engine.checkpoint.storage import sign_snapshot_files
 from engine.cluster.deployments import Deployment, InProcess, Spark, job_master_for, run, submit
 from engine.cluster.job_master import JobHandle, JobResult
 from engine.cluster.taps import TapError
@@ -178,7 +179,7 @@ __all__ = [
     "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "KILL_POINTS", "OPERATOR_CATALOG", "check_expression",
     "checkpoint_exists", "expression_fields", "operator_spec", "Deployment", "Grants", "InProcess", "JobHandle",
     "JobResult", "KillPlan", "PlannedKill", "register_operator", "SnapshotRefused",
-    "SnapshotSigner", "Spark", "TapError",
+    "SnapshotSigner", "Spark", "TapError", "sign_snapshot_files",
     # shadow runs and the state browser
     "ForkError", "OutputTooLarge", "RedirectedSink", "ShadowJob", "SnapshotBrowser", "SourceFork", "UnknownOperator",
     "committed_records", "diff_outputs", "fork_definition", "output_bytes", "prepare_source_forks", "redirect_sinks",

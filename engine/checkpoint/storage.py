@@ -33,7 +33,7 @@ from typing import Any
 
 import fsspec
 
-from engine.checkpoint.signing import SnapshotRefused, SnapshotSigner, check_digest
+from engine.checkpoint.signing import DIGEST, SnapshotRefused, SnapshotSigner, check_digest, digest
 
 METADATA_FILE = "_metadata"
 _CHECKPOINT_DIR = re.compile(r"^chk-(\d+)$")
@@ -50,6 +50,70 @@ def join(url: str, *parts: str) -> str:
     for part in parts:
         result = f"{result}/{part.strip('/')}"
     return result
+
+
+class OutsideGrants(OSError):
+    """A file or directory whose real path lies outside the locations granted to the job."""
+
+
+def opened_real_path(descriptor: int, path: str) -> str:
+    """The real path of the file open as ``descriptor`` (opened as ``path``): what was opened, links followed.
+
+    Linux says it directly (``/proc/self/fd``); elsewhere the path is resolved and must still name the
+    same file as the descriptor."""
+    try:
+        return os.readlink(f"/proc/self/fd/{descriptor}")
+    except OSError:
+        real = os.path.realpath(path)
+        opened, named = os.fstat(descriptor), os.stat(real)
+        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+            raise OutsideGrants(f"{path} changed while it was opened")
+        return real
+
+
+def write_confined(directory: str, name: str, data: bytes, allowed, temporary: str | None = None) -> int:
+    """Write ``data`` as the file ``name`` of local ``directory`` only inside what ``allowed`` accepts (a
+    predicate over real paths), never through a link; :class:`OutsideGrants` otherwise, with nothing made.
+    With ``temporary`` the data goes there first and is renamed to ``name``. Returns the size.
+
+    The directory is reached from its nearest existing ancestor, opened and checked, creating each missing
+    directory below it relative to the one before (no link is followed on the way down), and the file is
+    created relative to the directory as opened: nothing swapped in meanwhile can redirect it."""
+    descriptor = _open_directory_confined(directory, allowed)
+    try:
+        file = os.open(temporary or name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
+                       0o666, dir_fd=descriptor)
+        with os.fdopen(file, "wb") as handle:
+            handle.write(data)
+        if temporary:
+            os.rename(temporary, name, src_dir_fd=descriptor, dst_dir_fd=descriptor)
+    finally:
+        os.close(descriptor)
+    return len(data)
+
+
+def _open_directory_confined(directory: str, allowed) -> int:
+    path, missing = os.path.abspath(directory), []
+    while not os.path.isdir(path):
+        path, part = os.path.split(path)
+        missing.append(part)
+    descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:  # what is made below the ancestor is made without links: its real path is known before it is made
+        if not allowed(os.path.join(opened_real_path(descriptor, path), *reversed(missing))):
+            raise OutsideGrants(f"{directory} is, or is reached through, a link to a directory outside the "
+                                "locations granted to the run")
+        for part in reversed(missing):
+            try:
+                os.mkdir(part, 0o777, dir_fd=descriptor)
+            except FileExistsError:
+                pass
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=descriptor)
+            os.close(descriptor)
+            descriptor = inner
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
 
 
 def write_file(directory: str, name: str, data: bytes) -> int:
@@ -99,11 +163,17 @@ def is_local(fs) -> bool:
     return bool({"file", "local"} & set(protocols))
 
 
-def write_metadata(directory: str, metadata: dict[str, Any], signer: SnapshotSigner | None = None) -> str:
+def write_metadata(directory: str, metadata: dict[str, Any], signer: SnapshotSigner | None = None,
+                   allowed=None) -> str:
     """Write ``_metadata`` into ``directory`` atomically where possible (signed by ``signer``, in place, when
-    given); return its URL."""
+    given; for a local directory with ``allowed``, only through the directory as opened, see
+    ``write_confined``); return its URL."""
     if signer is not None:
         signer.sign(metadata)
+    if allowed is not None and "://" not in directory:
+        data = json.dumps(metadata, sort_keys=True, separators=(",", ":")).encode("utf-8")
+        write_confined(directory, METADATA_FILE, data, allowed, temporary=f".{METADATA_FILE}.{uuid.uuid4().hex[:8]}")
+        return join(directory, METADATA_FILE)
     fs, path = _filesystem(directory)
     fs.makedirs(path, exist_ok=True)
     # compact: json's C encoder (any indent takes the pure-Python one, 8x slower: 100 ms a
@@ -148,6 +218,21 @@ def load_metadata(path_or_url: str, signer: SnapshotSigner | None = None) -> dic
     return metadata
 
 
+def sign_snapshot_files(path_or_url: str, signer: SnapshotSigner) -> dict[str, Any]:
+    """Sign an existing snapshot as it is now: the digest of each state file it lists (read as a restore reads
+    it: a plain name of its directory, no symlink) goes into its handle, then ``signer`` signs the metadata,
+    which is written back. For snapshots written before signing, by whoever vouches for them."""
+    metadata = load_metadata(path_or_url)
+    location = metadata.pop("location")
+    for handle in (metadata.get("tasks") or {}).values():
+        if isinstance(handle, dict):
+            handle.pop(DIGEST, None)
+            handle[DIGEST] = digest(read_state_file(location, handle))
+    write_metadata(location, metadata, signer)
+    metadata["location"] = location
+    return metadata
+
+
 def discard(directory: str) -> None:
     """Delete a checkpoint directory and everything in it (missing is fine)."""
     fs, path = _filesystem(directory)
@@ -167,10 +252,13 @@ def is_completed(directory: str) -> bool:
 class CheckpointStorage:
     """The checkpoint directories of one job below ``url``."""
 
-    def __init__(self, url: str, savepoint_url: str | None = None, signer: SnapshotSigner | None = None):
+    def __init__(self, url: str, savepoint_url: str | None = None, signer: SnapshotSigner | None = None,
+                 allowed=None):
         self.url = url.rstrip("/") or "/"
         self.savepoint_url = (savepoint_url or join(self.url, "savepoints")).rstrip("/")
         self.signer = signer
+        self.allowed = allowed
+        """Where (real paths) local metadata may be written, or None: anywhere (``write_confined``)."""
 
     def checkpoint_directory(self, checkpoint_id: int) -> str:
         return join(self.url, f"chk-{checkpoint_id}")
@@ -184,7 +272,7 @@ class CheckpointStorage:
         return self.checkpoint_directory(checkpoint_id)
 
     def write_metadata(self, location: str, metadata: dict[str, Any]) -> str:
-        return write_metadata(location, metadata, self.signer)
+        return write_metadata(location, metadata, self.signer, self.allowed)
 
     def discard(self, location: str) -> None:
         discard(location)

@@ -45,6 +45,7 @@ Threading model
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections import deque
@@ -63,7 +64,7 @@ from engine.plan.channels import output_channel_ids
 from engine.plan.compiler import compile_job_graph
 from engine.plan.execution_ids import ExecutionState, ExecutionVertexID, TaskId, as_task_id, task_name
 from engine.plan.job_graph import build_job_graph
-from engine.runtime.grants import GRANTS, Grants
+from engine.runtime.grants import GRANTS, Grants, snapshot_directories
 from engine.runtime.kill_hooks import KillPlan
 from engine.runtime.operators import awaits_final_checkpoint, plugins_used
 
@@ -269,12 +270,17 @@ class JobMaster:
         if not self.job_graph.takes_checkpoints:
             section["interval_ms"] = 0  # savepoints only (if any)
         coordinator = CheckpointCoordinator(
-            section, CheckpointStorage(self.checkpoint_dir, signer=self.signer), [_Participants(self)], self.all_tasks,
-            self._emit,
+            section, CheckpointStorage(self.checkpoint_dir, signer=self.signer, allowed=self._snapshot_directories()),
+            [_Participants(self)], self.all_tasks, self._emit,
             vertices=self._described_vertices(), on_failure=self._on_checkpointing_failure,
             restored_from=self.initial_restore, operator_coordinators=self.operator_coordinators)
         coordinator.pause("the job is not running yet")
         return coordinator
+
+    def _snapshot_directories(self):
+        """With grants: where snapshot files may be written (the job's checkpoint directory, granted targets)."""
+        grants = Grants.of(self.config)
+        return snapshot_directories(grants, self.checkpoint_dir) if grants is not None else None
 
     def _verified_restore(self, restore: str | dict | None) -> dict | None:
         """The metadata to restore from, loaded (and, with a signer, verified); a refused snapshot
@@ -315,7 +321,20 @@ class JobMaster:
         """A savepoint now; the future's result is its location (a directory with ``_metadata``)."""
         if not self.job_graph.takes_savepoints:
             return _failed_future(NO_SAVEPOINTS)
+        refused = self._refused_target(target)
+        if refused:
+            return _failed_future(refused)
         return self._once_running(lambda: self.coordinator.trigger_savepoint(target))
+
+    def _refused_target(self, target: str | None) -> str | None:
+        """Why a job with grants may not write a savepoint into local ``target`` now (links resolved), or None."""
+        grants = Grants.of(self.config)
+        if grants is None or not target or "://" in target:
+            return None
+        if not grants.may_write(os.path.realpath(target)):
+            return (f"the savepoint target {target} is, or is reached through, a link to a directory outside the "
+                    "locations granted to the run")
+        return None
 
     def stop_with_savepoint(self, drain: bool = False, target: str | None = None) -> Future:
         """Take a savepoint and end the job with it (it ends FINISHED); the future yields its location.
@@ -328,6 +347,9 @@ class JobMaster:
         """
         if not self.job_graph.takes_savepoints:
             return _failed_future(NO_SAVEPOINTS)
+        refused = self._refused_target(target)
+        if refused:
+            return _failed_future(refused)
         return self._once_running(lambda: self.coordinator.trigger_savepoint(target, stop=True, drain=drain))
 
     def trigger_checkpoint(self) -> Future:

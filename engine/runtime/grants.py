@@ -14,7 +14,10 @@ use against them, every time:
   between the check and the read;
 - a sink writes only below a directory it opened once and checked (``file_transactions``);
 - an HTTP lookup checks every address it is about to reach, each redirect's ``Location``
-  included (:meth:`Grants.allows_url`).
+  included (:meth:`Grants.allows_url`);
+- a subtask writes its state file into a savepoint target only through the directory it
+  opened and found inside the grants (``engine.checkpoint.storage.write_confined``), the
+  JobMaster writes ``_metadata`` the same way and takes a savepoint only into a granted target.
 
 Without grants (the engine run alone, ``engine run``) nothing is restricted here. Paths of
 other filesystems (``s3://`` ...) have no links; the client checked their prefix.
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 from urllib.parse import urlsplit
 
-from engine.checkpoint.storage import is_local
+from engine.checkpoint.storage import OutsideGrants, is_local, opened_real_path
 
 GRANTS = "grants"
 """The key of the grants in a slot's configuration."""
@@ -119,23 +122,11 @@ def same_origin(url: str, other: str) -> bool:
 # --- files --------------------------------------------------------------------------------------
 
 
-class OutsideGrants(OSError):
-    """A file or directory whose real path lies outside the locations granted to the job."""
-
-
-def opened_real_path(descriptor: int, path: str) -> str:
-    """The real path of the file open as ``descriptor`` (opened as ``path``): what was opened, links followed.
-
-    Linux says it directly (``/proc/self/fd``); elsewhere the path is resolved and must still name the
-    same file as the descriptor."""
-    try:
-        return os.readlink(f"/proc/self/fd/{descriptor}")
-    except OSError:
-        real = os.path.realpath(path)
-        opened, named = os.fstat(descriptor), os.stat(real)
-        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
-            raise OutsideGrants(f"{path} changed while it was opened")
-        return real
+def snapshot_directories(grants: Grants, checkpoint_storage: str):
+    """Where a job with ``grants`` may write snapshot files: its own checkpoint storage (the client's), or a
+    granted location (a savepoint target); a predicate over real paths."""
+    own = os.path.realpath(checkpoint_storage) if "://" not in checkpoint_storage else None
+    return lambda real: (own is not None and inside(real, own)) or grants.may_write(real)
 
 
 def open_for_reading(path: str, grants: Grants | None, buffering: int = -1) -> BinaryIO:

@@ -36,6 +36,8 @@ import time
 
 from engine.checkpoint import storage
 from engine.checkpoint.signing import DIGEST, digest
+from engine.checkpoint.storage import write_confined
+from engine.runtime.grants import Grants, snapshot_directories
 from engine.runtime.io.events import CancelCheckpointMarker, CheckpointBarrier
 from engine.runtime.kill_hooks import SimulatedFailure, maybe_kill
 from engine.runtime.state.snapshot import TaskStateSnapshot
@@ -211,7 +213,12 @@ class SubtaskCheckpointCoordinator:
         location = options.get("location") or storage.join(
             self.config.get("checkpoint_storage", "checkpoints"), f"chk-{checkpoint_id}")
         name = f"{_safe_name(self.task_id[0])}-{self.task_id[1]}.state"
-        size = storage.write_file(location, name, data)
+        grants = Grants.of(self.config)
+        if grants is not None and "://" not in location:
+            size = write_confined(location, name, data, snapshot_directories(
+                grants, str(self.config.get("checkpoint_storage", "checkpoints"))))
+        else:
+            size = storage.write_file(location, name, data)
         handle = {"path": name, "size": size, "key_group_range": self.key_group_range.as_list(),
                   "operators": described, "persisted_data": persisted, DIGEST: digest(data)}
         return handle, size, persisted

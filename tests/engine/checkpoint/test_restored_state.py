@@ -241,3 +241,48 @@ def test_a_change_data_source_resumes_only_its_own_slot(deployment, tmp_path, ch
     snapshot = write_snapshot(tmp_path / "sp", definition, {"in": {"position": [position]}})
     result = deployment.run(definition, checkpoint_dir=str(tmp_path / "chk"), restore=str(snapshot))
     assert_refused(result, "in", snapshot)
+
+
+def kafka_job(source: dict, sink: dict | None = None) -> dict:
+    sink = sink or {"id": "out", "type": "sink.collect", "params": {}}
+    return {"format": 1, "name": "kafka", "parallelism": 1, "checkpointing": {"interval_ms": 100},
+            "restart": {"strategy": "none"}, "nodes": [source, sink],
+            "edges": [{"id": "e1", "from": source["id"], "to": sink["id"]}]}
+
+
+@pytest.mark.parametrize("where", ["source", "enumerator"])
+def test_a_kafka_source_reads_only_its_own_topics(deployment, tmp_path, kafka_cluster, where):
+    from tests.engine.connectors.kafka_support import kafka_source, new_topic, produce_events
+
+    mine, theirs = new_topic(kafka_cluster, "mine", 1), new_topic(kafka_cluster, "theirs", 1)
+    produce_events(kafka_cluster.bootstrap, theirs, 20, 1)
+    source = kafka_source(kafka_cluster.bootstrap, mine, watermarks=False)
+    source["params"].pop("timestamp")
+    definition = kafka_job(source)
+    split = {"topic": theirs, "partition": 0, "offset": 0, "stop": 20}
+    state, coordinators = ({"partitions": [split]}, {"events": {"known": [[mine, 0]], "unassigned": []}}) \
+        if where == "source" else ({"partitions": []}, {"events": {"known": [[mine, 0]], "unassigned": [split]}})
+    snapshot = write_snapshot(tmp_path / "sp", definition, {"events": state}, coordinators=coordinators)
+    result = deployment.run(definition, checkpoint_dir=str(tmp_path / "chk"), restore=str(snapshot), timeout=60)
+    assert_refused(result, "events", snapshot)
+    assert result.collected.get("out", []) == []
+
+
+def test_a_kafka_sink_ends_no_transaction_it_did_not_begin(deployment, tmp_path, kafka_cluster):
+    """The transaction registry beside a restored checkpoint is read to end what the checkpoint's run left: one
+    naming another sink's transaction (planted next to a copied checkpoint) refuses the snapshot."""
+    from tests.engine.connectors.kafka_support import kafka_sink, new_topic
+
+    out = new_topic(kafka_cluster, "out", 1)
+    sink = kafka_sink(kafka_cluster.bootstrap, out)
+    sink["params"].pop("key")
+    definition = kafka_job({"id": "gen", "type": "source.datagen", "params": {"count": 10}}, sink)
+    snapshot = write_snapshot(tmp_path / "planted" / "chk-5", definition,
+                              {"out": {"transaction_prefix": ["k0123456789ab"], "pending": []}})
+    registry = tmp_path / "planted" / "kafka-transactions" / "k0123456789ab"
+    registry.mkdir(parents=True)
+    (registry / "0.1.c1.json").write_text(json.dumps({"transactional_id": "kfeedfacefeed0-0-1", "producer_id": 5,
+                                                      "epoch": 0}))
+    result = deployment.run(definition, checkpoint_dir=str(tmp_path / "chk"), restore=str(snapshot), timeout=60)
+    assert_refused(result, "out", snapshot)
+    assert (registry / "0.1.c1.json").exists()

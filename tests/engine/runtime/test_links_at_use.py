@@ -159,3 +159,41 @@ def test_a_sink_directory_that_is_a_link_out_of_the_grants_is_refused(deployment
     assert result.status == "FAILED" and "node 'files'" in result.failure, result.failure
     assert "outside the locations granted" in result.failure, result.failure
     assert listing(where["bob"]) == bobs
+
+
+def test_a_savepoint_target_that_is_a_link_out_of_the_grants_gets_nothing(deployment, tmp_path):
+    """The studio resolved the target when the savepoint was asked for; it is a link to Bob's directory when the
+    job writes: the savepoint fails naming the target, and nothing is written there."""
+    where = places(tmp_path)
+    completed = threading.Event()
+    handle = deployment.submit(streaming_sink_job("sink.file", where["alice"] / "out"),
+                               checkpoint_dir=str(tmp_path / "chk"), grants=grants_of(where),
+                               on_event=lambda event: event["type"] == "checkpoint" and event.get(
+                                   "event") == "completed" and completed.set())
+    try:
+        assert completed.wait(120), "no checkpoint completed"
+        bobs = listing(where["bob"])
+        (where["alice"] / "sp").symlink_to(where["bob"] / "out")
+        with pytest.raises(Exception, match="outside the locations granted"):
+            handle.trigger_savepoint(str(where["alice"] / "sp")).result(timeout=60)
+        assert listing(where["bob"]) == bobs
+        assert handle.trigger_savepoint(str(where["alice"] / "sp-real")).result(timeout=60)  # the control
+    finally:
+        handle.cancel()
+        handle.wait(60)
+
+
+def test_a_state_file_is_written_only_through_the_directory_as_opened(tmp_path):
+    """A savepoint directory swapped for a link after the JobMaster checked its target: a subtask writing its
+    state file opens the directory, finds it outside the grants and writes nothing."""
+    from engine.checkpoint.storage import OutsideGrants, write_confined
+    from engine.runtime.grants import snapshot_directories
+
+    where = places(tmp_path)
+    (where["alice"] / "sp").symlink_to(where["bob"] / "out")
+    bobs = listing(where["bob"])
+    allowed = snapshot_directories(grants_of(where), str(tmp_path / "chk"))
+    with pytest.raises(OutsideGrants):
+        write_confined(str(where["alice"] / "sp" / "savepoint-3-x"), "gen-0.state", b"state", allowed)
+    assert listing(where["bob"]) == bobs
+    assert write_confined(str(where["alice"] / "real" / "savepoint-3-x"), "gen-0.state", b"state", allowed) == 5

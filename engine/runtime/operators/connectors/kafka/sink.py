@@ -42,6 +42,7 @@ from engine.runtime.operators.connectors.kafka.clients import (base_config, kafk
 from engine.runtime.operators.connectors.kafka.protocol import (INVALID_TXN_STATE, NONE, KafkaProtocolError,
                                                                 ProducerIdentity, end_transaction, error_name)
 from engine.runtime.operators.connectors.kafka.transactions import TransactionRegistry, registry_roots
+from engine.runtime.operators.restored_state import require
 from engine.runtime.operators.two_phase_commit import CommitError, TwoPhaseCommitSink
 
 DEFAULT_DELIVERY_TIMEOUT_MS = 120_000
@@ -320,7 +321,14 @@ class TransactionalKafkaSink(TwoPhaseCommitSink):
 
     # -- recovery ------------------------------------------------------------------------------
     def leftovers(self):
-        return [(entry.subtask, entry.checkpoint_id, entry) for entry in self.registry.transactions()]
+        """The registered transactions; each must be one this sink began (its id is the sink's name for it),
+        or the snapshot whose registry names it is refused before any transaction is ended."""
+        entries = self.registry.transactions()
+        for entry in entries:
+            require(entry.identity.transactional_id == f"{self.transaction_prefix}-{entry.subtask}-{entry.sequence}",
+                    self.node, self.context, f"comes with a transaction registry naming "
+                                             f"{entry.identity.transactional_id!r:.120}, which this sink did not begin")
+        return [(entry.subtask, entry.checkpoint_id, entry) for entry in entries]
 
     def commit_leftover(self, handle):
         self._end(handle.identity, commit=True)
