@@ -158,6 +158,21 @@ def resolved_definition(definition: dict[str, Any], uses: list[Use]) -> dict[str
     return result
 
 
+def engine_grants(policy: Policy):
+    """The grants a job of this policy's user gets (``engine.api.Grants``): its connectors check every file
+    they open, every directory they write and every address they reach against them when they use it. Local
+    directories as real paths (the workspace too, readable and writable), HTTP addresses as granted."""
+    from engine.api import Grants
+
+    local = [location for location in policy.of_kind(PATH) if "://" not in location.prefix]
+    read = [os.path.realpath(location.prefix) for location in local]
+    write = [os.path.realpath(location.prefix) for location in local if location.write]
+    if policy.workspace:
+        read.append(os.path.realpath(policy.workspace))
+        write.append(os.path.realpath(policy.workspace))
+    return Grants(read=tuple(read), write=tuple(write), urls=tuple(location.prefix for location in policy.of_kind(URL)))
+
+
 def resolve(kind: str, value: str, policy: Policy, *, node_id: str = "", field_: str = "",
             sink: bool = False) -> Use:
     """Resolve one location parameter, or raise :class:`LocationRefused`."""

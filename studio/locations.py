@@ -188,7 +188,11 @@ def check_savepoint_target(user, pipeline: Pipeline, target: str) -> str:
 
 def check_restore_path(user, path: str) -> str:
     """``path`` when ``user`` may restore from it: a snapshot of a pipeline they may run, or inside a
-    location granted to them; otherwise :class:`SnapshotRefused` (403)."""
+    location granted to them; otherwise :class:`SnapshotRefused` (403).
+
+    A recorded snapshot (or run directory) counts only where the path reaches it without a link:
+    ``mine/savepoint-3/theirs``, a link inside one's own savepoint to another user's, is not one's own
+    savepoint. (``studio.runs.snapshots`` then checks who wrote what the path holds.)"""
     from studio.access import pipelines_runnable_by
 
     local = path.split("://", 1)[1] if path.startswith(("file://", "local://")) else path
@@ -196,11 +200,17 @@ def check_restore_path(user, path: str) -> str:
         raise SnapshotRefused(f"{path}: '..' is not allowed in a restore path", status=400)
     spelled = os.path.normpath(local) if local.startswith("/") else path.rstrip("/")
     real = os.path.realpath(local) if local.startswith("/") else spelled
+    candidates = {real, *_ancestors(real)}
+    if local.startswith("/"):
+        candidates |= {ancestor for ancestor in [spelled, *_ancestors(spelled)]
+                       if _reached_without_links(spelled, ancestor, real)}
+    else:
+        candidates |= set(_ancestors(spelled))
     runnable = pipelines_runnable_by(user).values("id")
-    candidates = sorted({real, spelled, *_ancestors(real), *_ancestors(spelled)})
-    if Checkpoint.objects.filter(run__pipeline__in=runnable, external_path__in=_spellings(candidates)).exists():
+    spellings = _spellings(sorted(candidates))
+    if Checkpoint.objects.filter(run__pipeline__in=runnable, external_path__in=spellings).exists():
         return path
-    if Run.objects.filter(pipeline__in=runnable, checkpoint_dir__in=_spellings(candidates)).exists():
+    if Run.objects.filter(pipeline__in=runnable, checkpoint_dir__in=spellings).exists():
         return path
     try:
         resolve_path(path, Policy(tuple(granted_locations(user))))
@@ -209,6 +219,13 @@ def check_restore_path(user, path: str) -> str:
         pass
     raise SnapshotRefused(f"{path} is not a snapshot of a pipeline you may run, nor inside a location granted "
                           "to you")
+
+
+def _reached_without_links(path: str, ancestor: str, real: str) -> bool:
+    """Whether ``path`` below ``ancestor`` passes no link: its real path is the ancestor's real path plus the
+    rest as spelled (the ancestor itself may be reached through links, as a data directory may be)."""
+    rest = os.path.relpath(path, ancestor)
+    return os.path.normpath(os.path.join(os.path.realpath(ancestor), rest)) == real
 
 
 def _spellings(paths: list[str]) -> list[str]:
@@ -246,3 +263,11 @@ def resolve_run_locations(run: Run, definition: dict) -> dict:
         raise LocationsRefused(problems)
     Path(policy.workspace).mkdir(parents=True, exist_ok=True)
     return resolved_definition(definition, uses)
+
+
+def run_grants(run: Run):
+    """What ``run``'s job may reach (``engine.api.Grants``), from the grants of the user who started it as they
+    are now: its connectors check each file, directory and address against them when they use it."""
+    from studio.location_policy import engine_grants
+
+    return engine_grants(policy_for(run.created_by, run.pipeline))

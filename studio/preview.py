@@ -58,14 +58,15 @@ def preview_pipeline(definition: dict, limit: int) -> tuple[dict, dict[str, str]
     return prepared, taps
 
 
-def run_preview(definition: dict, limit: int, timeout: float) -> dict:
-    """Run the preview in this process (a worker's); ``{"status", "failure"?, "nodes": {node id: {"records",
+def run_preview(definition: dict, limit: int, timeout: float, grants=None) -> dict:
+    """Run the preview in this process (a worker's), its connectors checking ``grants`` (``engine.api.Grants``)
+    at every file they open and address they reach; ``{"status", "failure"?, "nodes": {node id: {"records",
     "count"}}}``."""
     from engine.api import InProcess, run
 
     prepared, taps = preview_pipeline(definition, limit)
     with tempfile.TemporaryDirectory(prefix="studio-preview-") as checkpoints:
-        result = run(prepared, InProcess(), timeout=timeout, checkpoint_dir=checkpoints)
+        result = run(prepared, InProcess(), timeout=timeout, checkpoint_dir=checkpoints, grants=grants)
     answer = {
         "status": result.status,
         "nodes": {node_id: {"records": list(result.collected.get(tap, []))[:limit],

@@ -11,7 +11,8 @@ default 8), ``STUDIO_MAX_QUEUE_WAIT_MS`` and
 ``STUDIO_QUEUE_WAIT_INTERVAL_MS`` (an API read that waited longer than the first for the
 worker, while the wait has stood above it for the second, gets 503 too; 100 and 200), ``STUDIO_STORAGE_PROTOCOLS`` (filesystems restore paths and
 savepoint targets may name; default local paths and object stores, never http),
-``STUDIO_VALIDATION_BUDGET_S`` (2), ``STUDIO_PREVIEW_BUDGET_S`` (10) and
+``STUDIO_SNAPSHOT_SIGNING_KEY`` (hex; the key snapshots are signed with, generated once into
+``var/snapshot-signing-key`` when unset), ``STUDIO_VALIDATION_BUDGET_S`` (2), ``STUDIO_PREVIEW_BUDGET_S`` (10) and
 ``STUDIO_BUDGET_MEMORY_MB`` (1024): the limits of the worker processes that validate, plan
 and preview definitions (``studio.processes.budget``), ``STUDIO_WORKSPACE_ROOT`` (each pipeline's
 directory for relative paths; default ``var/workspaces``, see ``studio.locations``).
@@ -187,6 +188,9 @@ MAX_REQUESTS_IN_FLIGHT = int(os.environ.get("STUDIO_MAX_REQUESTS_IN_FLIGHT", "8"
 MAX_QUEUE_WAIT_MS = float(os.environ.get("STUDIO_MAX_QUEUE_WAIT_MS", "100"))
 QUEUE_WAIT_INTERVAL_MS = float(os.environ.get("STUDIO_QUEUE_WAIT_INTERVAL_MS", "200"))
 ADMIN_PASSWORD_FILE = DATA_DIR / "admin-password"
+SNAPSHOT_SIGNING_KEY = os.environ.get("STUDIO_SNAPSHOT_SIGNING_KEY", "")
+"""Hex key the runs sign their snapshots with (``studio.runs.snapshots``); empty: generated once into the file below."""
+SNAPSHOT_SIGNING_KEY_FILE = DATA_DIR / "snapshot-signing-key"
 LOGIN_URL = "/login"
 CSRF_COOKIE_SAMESITE = "Lax"
 CSRF_FAILURE_VIEW = "studio.api.exceptions.csrf_failure"

@@ -17,7 +17,7 @@ import json
 import os
 from typing import Any, Callable
 
-from studio.location_policy import PATH, LocationRefused, Policy, location_fields, resolve
+from studio.location_policy import PATH, LocationRefused, Policy, engine_grants, location_fields, resolve
 
 Report = Callable[[str], None]
 
@@ -27,7 +27,7 @@ def source_warnings(definition: Any, policy: Policy, report: Report = lambda whe
     (node and field) each check is, before it starts."""
     from engine.api import operator_spec
 
-    warnings = []
+    warnings, grants = [], engine_grants(policy)
     nodes = definition.get("nodes") if isinstance(definition, dict) else None
     for node in nodes if isinstance(nodes, list) else ():
         spec = operator_spec(node.get("type")) if isinstance(node, dict) and isinstance(node.get("type"), str) else None
@@ -44,7 +44,7 @@ def source_warnings(definition: Any, policy: Policy, report: Report = lambda whe
             if not use.local:
                 continue
             report(json.dumps({"node": use.node, "field": f"params.{name}", "check": "files"}))
-            if not matches_a_file(use.value):
+            if not matches_a_file(use.value, grants):
                 warnings.append({"node": use.node, "edge": None, "field": f"params.{name}",
                                  "message": f"no file matches {params[name]} (yet): a run would fail unless "
                                             "files arrive there before it starts"})
@@ -58,17 +58,23 @@ def overrun_warning(where: dict, seconds: float) -> dict:
                        "budget and was stopped: a run would list them too; name the files more narrowly"}
 
 
-def matches_a_file(path: str) -> bool:
+def matches_a_file(path: str, grants=None) -> bool:
     """Whether a local file source over ``path`` (a file, a directory or a glob) would read a file.
 
     The file source's rule (``engine``'s ``list_files``): a directory is read recursively, a glob
     reads the files it matches (not the directories), and names starting with ``.`` or ``_``
-    (hidden, or a writer's temporary files) are not data. Stops at the first file it finds."""
+    (hidden, or a writer's temporary files) are not data. With ``grants`` (``engine.api.Grants``) a
+    file counts only when its real path lies inside them, as a run reads it: so the answer is the
+    same whether a link to a file outside them leads anywhere or not. Stops at the first file it finds."""
+    def readable(file: str) -> bool:
+        return _is_data(file) and os.path.isfile(file) and (grants is None or grants.may_read(os.path.realpath(file)))
+
     if set("*?[") & set(path):  # a glob names files; the directories it matches are not read
-        return any(os.path.isfile(match) and _is_data(match) for match in glob.iglob(path, recursive=True))
+        return any(readable(match) for match in glob.iglob(path, recursive=True))
     if os.path.isdir(path):
-        return any(any(_is_data(name) for name in files) for _directory, _subdirectories, files in os.walk(path))
-    return os.path.isfile(path) and _is_data(path)
+        return any(any(readable(os.path.join(directory, name)) for name in files)
+                   for directory, _subdirectories, files in os.walk(path))
+    return readable(path)
 
 
 def _is_data(name: str) -> bool:

@@ -37,6 +37,7 @@ def _isolated_run_dirs(studio_data_dir):
 
     settings.CHECKPOINT_ROOT = str(studio_data_dir / "checkpoints")
     settings.RUN_LOG_DIR = studio_data_dir / "runs"
+    settings.SNAPSHOT_SIGNING_KEY_FILE = studio_data_dir / "snapshot-signing-key"  # the workers' and drivers' too
     # xdist's processes share one Redis but each has its own database, so run ids repeat
     # across them: each process gets channel-layer groups of its own, or a socket on run 5
     # of one process would hear run 5 of the other. Drivers and workers they start inherit it.

@@ -31,6 +31,29 @@ def assert_exactly_once(found: Counter, expected: Counter, context: str = "") ->
                                          f"doubled {list(doubled)[:5]}")
 
 
+def signed_snapshot(directory, pipeline, *, operators=("gen",), checkpoint_id: int = 7, kind: str = "savepoint",
+                    run=None, vertices: dict | None = None) -> str:
+    """A completed snapshot on disk as a run of ``pipeline`` writes one: a state file holding (empty) state of
+    ``operators``, and ``_metadata`` naming it, signed by the studio (``studio.runs.snapshots``)."""
+    import json
+    import pickle
+    from pathlib import Path
+
+    from studio.runs.snapshots import sign_snapshot
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    state = {"format": 1, "task": ["v", 0], "channels": None,
+             "operators": {name: {"keyed": None, "operator": None} for name in operators}}
+    (directory / "v-0.state").write_bytes(pickle.dumps(state))
+    metadata = {"format": 1, "checkpoint_id": checkpoint_id, "kind": kind, "trigger_timestamp": 1,
+                "completed_timestamp": 2, "vertices": vertices or {},
+                "tasks": {"v#0": {"path": "v-0.state", "operators": {name: {} for name in operators}}}}
+    (directory / "_metadata").write_text(json.dumps(metadata))
+    sign_snapshot(str(directory), pipeline, run)
+    return str(directory)
+
+
 def wait_until(predicate, timeout: float, what: str, interval: float = 0.1):
     """Poll ``predicate`` until it returns a truthy value; fail naming ``what`` after ``timeout``.
 

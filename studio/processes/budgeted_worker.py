@@ -88,16 +88,17 @@ def preview(args: dict, report: Report) -> dict:
     errors = validate(args, report)
     if errors:
         return {"errors": errors}
-    definition = args["definition"]
+    definition, grants = args["definition"], None
     if args.get("policy") is not None:  # resolved again right before it runs: what was checked is what is opened
-        from studio.location_policy import Policy, check_definition, resolved_definition
+        from studio.location_policy import Policy, check_definition, engine_grants, resolved_definition
 
-        problems, uses = check_definition(definition, Policy.from_json(args["policy"]))
+        policy = Policy.from_json(args["policy"])
+        problems, uses = check_definition(definition, policy)
         if problems:
             return {"errors": problems}
-        definition = resolved_definition(definition, uses)
+        definition, grants = resolved_definition(definition, uses), engine_grants(policy)
     report(json.dumps({"field": "preview"}))
-    return run_preview(definition, limit=args["limit"], timeout=args["timeout"])
+    return run_preview(definition, limit=args["limit"], timeout=args["timeout"], grants=grants)
 
 
 JOBS: dict[str, Callable[[dict, Report], Any]] = {"validate": validate, "validate_with_warnings": validate_with_warnings,

@@ -17,7 +17,12 @@ the JobMaster (the Spark driver) and:
 - reports with its fencing token (``STUDIO_DRIVER_TOKEN`` from the launching task, or
   one it claims when started by hand): once the studio fenced it, every report is refused
   (``DriverFenced``) and the driver cancels its job;
-- turns SIGTERM/SIGINT into a cancel, so stopping the studio ends runs cleanly.
+- turns SIGTERM/SIGINT into a cancel, so stopping the studio ends runs cleanly;
+- checks, as it opens them, what crosses into the job: the definition's locations
+  (``studio.locations``), the snapshot it restores (``studio.runs.snapshots``: signed by this
+  studio as it is, of a pipeline the run's user may run), and hands the job the user's grants
+  (checked by every connector at each file, directory and address it uses) and a signer for
+  the snapshots it writes (the key stays in this process).
 
 Threads: the main thread runs the job; a command thread, a heartbeat thread, and one
 short-lived thread per savepoint request waiting for its outcome.
@@ -86,9 +91,10 @@ def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
     from django.utils import timezone
 
     from engine.api import Spark, describe_vertices, normalise_definition, session_for, slots_needed, submit
-    from studio.locations import LocationsRefused, resolve_run_locations
+    from studio.locations import LocationsRefused, resolve_run_locations, run_grants
     from studio.models import TERMINAL_STATUSES, Run, RunStatus
     from studio.runs.events import DriverFenced, record_event, set_status
+    from studio.runs.snapshots import signer_for
     from studio.runs.vertex_metrics import VertexMetricsTracker
 
     run = Run.objects.select_related("version", "restored_from", "pipeline", "created_by").get(pk=run_id)
@@ -100,7 +106,12 @@ def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
         set_status(run_id, "FAILED", str(refused), driver_token=token)
         return 0
     checkpoint_dir = str(Path(settings.CHECKPOINT_ROOT) / f"run-{run_id}")
-    restore = run.restore_path or (run.restored_from.external_path if run.restored_from else None) or None
+    try:
+        restore = _restored_snapshot(run)
+    except RestoreRefused as refused:
+        logger.warning("run %s refused: %s", run_id, refused)
+        set_status(run_id, "FAILED", str(refused), driver_token=token)
+        return 0
     started = Run.objects.filter(pk=run_id).exclude(status__in=TERMINAL_STATUSES)
     if token is None:
         token = secrets.token_hex(16)
@@ -140,7 +151,8 @@ def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
             if "job_master" in holder:
                 holder["job_master"].cancel()
 
-    options = {"checkpoint_dir": checkpoint_dir, "on_event": on_event, "restore": restore}
+    options = {"checkpoint_dir": checkpoint_dir, "on_event": on_event, "restore": restore,
+               "grants": run_grants(run), "signer": signer_for(run)}
     holder["tracker"] = VertexMetricsTracker(describe_vertices(definition))
     stop = threading.Event()
     job = JobReference()
@@ -168,6 +180,26 @@ def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
     savepoints.flush(SAVEPOINT_FLUSH_TIMEOUT_S)
     logger.info("run %s ended: %s %s", run_id, outcome.status, outcome.failure_cause or "")
     return 0
+
+
+class RestoreRefused(Exception):
+    """The snapshot a run would restore is refused when its driver opens it."""
+
+
+def _restored_snapshot(run) -> dict | None:
+    """The metadata of the snapshot ``run`` restores, checked now (signed by this studio as it is, written by a
+    pipeline the run's user may run): what is checked is what the job restores. None without one."""
+    from engine.api import SnapshotRefused
+    from studio.runs.snapshots import SnapshotForbidden, verified_snapshot
+
+    path = run.restore_path or (run.restored_from.external_path if run.restored_from else None)
+    if not path:
+        return None
+    field = "restore_from.path" if run.restored_from_id is None else "restore_from"
+    try:
+        return verified_snapshot(run.created_by, path)
+    except (SnapshotRefused, SnapshotForbidden, OSError) as refused:
+        raise RestoreRefused(f"{field}: {refused}") from None
 
 
 class SavepointReporter:

@@ -1,7 +1,10 @@
 """Starting a run from a checkpoint or savepoint: find it, check it, and check it fits.
 
 Like Flink, a restore fails when the snapshot holds state of operators the new version
-no longer has, unless ``allow_non_restored_state`` says to drop that state.
+no longer has, unless ``allow_non_restored_state`` says to drop that state. Whatever names
+it (a path, a row), a snapshot is restored only when this studio signed it as it is and
+the user may run the pipeline that wrote it (``studio.runs.snapshots``): 400 and 403
+otherwise, naming ``restore_from``.
 
 ``restore_points`` lists what a run can still be restarted from: its completed checkpoints
 and savepoints whose files are still there (retention, a user or an operator may have
@@ -12,11 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.api import SnapshotRefused as EngineSnapshotRefused
 from engine.api import checkpoint_exists
-from engine.api import load_checkpoint_metadata as load_metadata
 from studio.access import checkpoints_visible_to
 from studio.locations import SnapshotRefused, check_restore_path
 from studio.models import Checkpoint
+from studio.runs.snapshots import SnapshotForbidden, verified_snapshot
 from studio.storage_urls import StorageUrlError, check_storage_url
 
 
@@ -54,48 +58,27 @@ def resolve_restore(user, restore_from: dict, definition: dict, allow_non_restor
         if checkpoint.discarded:
             raise RestoreError(f"{_name(checkpoint)} was deleted: its files are gone", status=409)
         path = checkpoint.external_path
-    try:
-        metadata = load_metadata(path)
+    field = "restore_from.path" if "path" in restore_from else "restore_from"
+    try:  # signed by this studio as it is, and written by a pipeline the user may run (the driver asks again)
+        metadata = verified_snapshot(user, path)
     except FileNotFoundError:
         if checkpoint is not None:
             raise RestoreError(f"{_name(checkpoint)} no longer exists: its files at {path} were deleted",
                                status=409)
         raise RestoreError(f"restore_from.path: there is no completed checkpoint or savepoint at {path} (it was "
                            "deleted, or never completed)")
-    except Exception as error:  # unreadable, not JSON, an unknown filesystem ...
+    except SnapshotForbidden as forbidden:
+        raise RestoreError(f"{field}: {forbidden}", status=403)
+    except EngineSnapshotRefused as refused:
+        raise RestoreError(f"{field}: {refused}")
+    except Exception as error:  # unreadable, an unknown filesystem ...
         raise RestoreError(f"cannot read the checkpoint at {path}: {error}")
     unmatched = sorted(operators_with_state(metadata) - {node["id"] for node in definition.get("nodes", [])})
     if unmatched and not allow_non_restored_state:
         raise RestoreError(
             f"the snapshot has state of operators {', '.join(unmatched)} that this version does not have; "
             "set allow_non_restored_state to start without it")
-    location = metadata.get("location", path)
-    if checkpoint is None:
-        try:  # the metadata names the snapshot's files: they must be where the snapshot is
-            check_restore_path(user, str(location))
-            check_state_files_inside(metadata, str(location))
-        except SnapshotRefused as refused:
-            raise RestoreError(f"restore_from.path: the snapshot's files: {refused}", status=refused.status)
-    return Restore(checkpoint, location)
-
-
-def check_state_files_inside(metadata: dict, location: str) -> None:
-    """Every state file a snapshot's metadata names lies inside its directory (no ``..``, no symlink out)."""
-    import os
-
-    local = location.split("://", 1)[1] if location.startswith(("file://", "local://")) else location
-    for handle in (metadata.get("tasks") or {}).values():
-        name = str(handle.get("path", "")) if isinstance(handle, dict) else ""
-        if not name:
-            continue
-        if ".." in name.split("/") or "\\" in name or "::" in name:
-            raise SnapshotRefused(f"the state file {name!r} is not inside the snapshot's directory", status=400)
-        if local.startswith("/"):
-            root = os.path.realpath(local)
-            real = os.path.realpath(os.path.join(root, name.lstrip("/")))
-            if not real.startswith(root + "/"):
-                raise SnapshotRefused(f"the state file {name!r} resolves to {real}, outside the snapshot's "
-                                      "directory", status=400)
+    return Restore(checkpoint, metadata["location"])
 
 
 def _checkpoint(user, restore_from: dict, pipeline) -> Checkpoint:

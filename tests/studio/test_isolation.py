@@ -20,7 +20,7 @@ from django.contrib.auth.models import Group
 from engine.api import OPERATOR_CATALOG, operator_spec
 from studio.location_policy import KINDS, location_fields
 from studio.models import Checkpoint, LocationGrant, Pipeline, Run, SinkClaim
-from tests.support import simple_pipeline, token_client
+from tests.support import signed_snapshot, simple_pipeline, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -372,7 +372,7 @@ def bobs_savepoint(other_api, other_user, tmp_path, settings):
     run = Run.objects.create(pipeline_id=pipeline["id"], version=Pipeline.objects.get(pk=pipeline["id"]).latest_version(),
                              created_by=other_user, status="FINISHED",
                              checkpoint_dir=str(tmp_path / "checkpoints" / "run-1"))
-    path = write_snapshot(tmp_path / "checkpoints" / "run-1" / "savepoint-3")
+    path = signed_snapshot(tmp_path / "checkpoints" / "run-1" / "savepoint-3", run.pipeline, run=run, checkpoint_id=3)
     Checkpoint.objects.create(run=run, checkpoint_id=3, kind="savepoint", status="COMPLETED", trigger_timestamp=1,
                               external_path=path)
     return path
@@ -382,10 +382,10 @@ def test_restore_by_path_of_another_users_snapshot_is_refused(api, other_api, pl
     mine = api.post("/api/pipelines", {"name": "a", "definition": simple_pipeline()}, format="json").json()
     link = places["alice"] / "their-savepoint"
     link.symlink_to(bobs_savepoint)
-    forged = write_snapshot(places["alice"] / "forged", state_file="../../checkpoints/run-1/savepoint-3/state-0")
+    forged = write_snapshot(places["alice"] / "forged", state_file="../../checkpoints/run-1/savepoint-3/v-0.state")
     (places["alice"] / "linked").mkdir()
-    (places["alice"] / "linked" / "state-0").symlink_to(Path(bobs_savepoint) / "state-0")
-    linked = write_snapshot(places["alice"] / "linked", state_file="state-0")
+    (places["alice"] / "linked" / "v-0.state").symlink_to(Path(bobs_savepoint) / "v-0.state")
+    linked = write_snapshot(places["alice"] / "linked", state_file="v-0.state")
     for path in (bobs_savepoint, f"file://{bobs_savepoint}", str(link), forged, linked,
                  f"{places['alice']}/../checkpoints/run-1/savepoint-3"):
         response = api.post(f"/api/pipelines/{mine['id']}/runs", {"restore_from": {"path": path}}, format="json")

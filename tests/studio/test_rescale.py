@@ -1,9 +1,11 @@
 """Rescale in one click, driven by the run's events: stop with savepoint, new run from it, rollback."""
+from pathlib import Path
+
 import pytest
 
 from studio.models import PipelineVersion, Rescale, Run, SavepointRequest
 from studio.runs.events import record_event, set_status
-from tests.support import simple_pipeline
+from tests.support import signed_snapshot, simple_pipeline
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the rescale follows events after their commit
 
@@ -28,9 +30,8 @@ def run(api):
 def savepoint_completes(run_id: int, tmp_path) -> str:
     """What the driver reports when the stop's savepoint completed and the run ended."""
     request = SavepointRequest.objects.get(run_id=run_id, kind="sync-savepoint")
-    location = tmp_path / "sp-1"
-    location.mkdir()
-    (location / "_metadata").write_text('{"checkpoint_id": 1, "vertices": {}, "tasks": {}}')
+    location = Path(signed_snapshot(tmp_path / "sp-1", Run.objects.get(pk=run_id).pipeline, checkpoint_id=1,
+                                    operators=()))
     record_event(run_id, "checkpoint", {"event": "triggered", "id": 1, "kind": "savepoint", "synchronous": True,
                                         "trigger_timestamp": 1000, "num_subtasks": 1})
     record_event(run_id, "checkpoint", {"event": "completed", "id": 1, "kind": "savepoint", "synchronous": True,

@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from studio.models import Checkpoint, Run
+from studio.models import Checkpoint, Pipeline, Run
 from studio.runs.events import record_event, set_status
-from tests.support import simple_pipeline
+from tests.support import signed_snapshot, simple_pipeline
 
 pytestmark = pytest.mark.django_db
 
@@ -22,13 +22,9 @@ def start(api, pipeline, **body):
     return response.json()
 
 
-def write_checkpoint(directory, operators=("gen",)) -> str:
-    """A completed checkpoint on disk: a ``_metadata`` naming state of ``operators``."""
-    directory.mkdir(parents=True, exist_ok=True)
-    metadata = {"format": 1, "checkpoint_id": 7, "kind": "savepoint", "vertices": {},
-                "tasks": {"v#0": {"operators": {name: {} for name in operators}}}}
-    (directory / "_metadata").write_text(json.dumps(metadata))
-    return str(directory)
+def write_checkpoint(directory, pipeline, operators=("gen",)) -> str:
+    """A completed checkpoint of ``pipeline`` on disk: signed, its state naming ``operators``."""
+    return signed_snapshot(directory, Pipeline.objects.get(pk=pipeline["id"]), operators=operators)
 
 
 def test_runs_are_listed_paginated_and_filtered_by_pipeline_and_status(api, pipeline):
@@ -76,7 +72,7 @@ def test_run_status_has_a_timestamp_for_every_transition(api, pipeline):
 
 def test_start_from_a_completed_checkpoint_by_pk(api, pipeline, granted_tmp_path):
     first = start(api, pipeline)
-    location = write_checkpoint(granted_tmp_path / "chk-7")
+    location = write_checkpoint(granted_tmp_path / "chk-7", pipeline)
     checkpoint = Checkpoint.objects.create(run_id=first["id"], checkpoint_id=7, kind="savepoint",
                                            status="COMPLETED", trigger_timestamp=1, external_path=location)
     run = start(api, pipeline, restore_from={"pk": checkpoint.pk})
@@ -90,7 +86,7 @@ def test_start_from_a_completed_checkpoint_by_pk(api, pipeline, granted_tmp_path
 
 
 def test_start_from_a_path_and_the_restore_errors(api, pipeline, granted_tmp_path):
-    location = write_checkpoint(granted_tmp_path / "sp")
+    location = write_checkpoint(granted_tmp_path / "sp", pipeline)
     run = start(api, pipeline, restore_from={"path": location})
     assert run["restored_from"]["path"] == location and run["restored_from"]["pk"] is None
 
@@ -115,7 +111,7 @@ def test_start_from_a_path_and_the_restore_errors(api, pipeline, granted_tmp_pat
 def test_start_from_the_checkpoint_id_users_see(api, pipeline, tmp_path):
     """``{"checkpoint": 7}`` is the #7 the run page shows, not a database key; ``run`` picks among runs."""
     first, second = start(api, pipeline), start(api, pipeline)
-    location = write_checkpoint(tmp_path / "chk-7")
+    location = write_checkpoint(tmp_path / "chk-7", pipeline)
     Checkpoint.objects.create(run_id=first["id"], checkpoint_id=3, status="COMPLETED", trigger_timestamp=1,
                               external_path=location)
     mine = Checkpoint.objects.create(run_id=second["id"], checkpoint_id=7, kind="savepoint", status="COMPLETED",
@@ -141,7 +137,7 @@ def test_start_from_the_checkpoint_id_users_see(api, pipeline, tmp_path):
 
 
 def test_state_of_removed_operators_needs_allow_non_restored_state(api, pipeline, granted_tmp_path):
-    location = write_checkpoint(granted_tmp_path / "old", operators=("gen", "dropped_window"))
+    location = write_checkpoint(granted_tmp_path / "old", pipeline, operators=("gen", "dropped_window"))
     response = api.post(f"/api/pipelines/{pipeline['id']}/runs", {"restore_from": {"path": location}}, format="json")
     assert response.status_code == 400
     assert "dropped_window" in response.json()["detail"] and "allow_non_restored_state" in response.json()["detail"]

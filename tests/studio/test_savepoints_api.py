@@ -2,15 +2,16 @@
 import json
 import threading
 from concurrent.futures import Future
+from pathlib import Path
 
 import pytest
 import redis
 from django.conf import settings
 
-from studio.models import Checkpoint, Run, SavepointRequest
+from studio.models import Checkpoint, Pipeline, Run, SavepointRequest
 from studio.runs.commands import command_key
 from studio.runs.events import record_event, set_status
-from tests.support import simple_pipeline, wait_until
+from tests.support import signed_snapshot, simple_pipeline, wait_until
 
 pytestmark = pytest.mark.django_db
 
@@ -128,9 +129,8 @@ def test_stop_with_savepoint_sends_drain_and_is_tracked_as_a_sync_savepoint(api,
 
 
 def test_delete_removes_the_files_unless_a_run_restores_from_it(api, running, other_api, granted_tmp_path):
-    location = granted_tmp_path / "savepoint-3"
-    location.mkdir()
-    (location / "_metadata").write_text(json.dumps({"format": 1, "checkpoint_id": 3, "tasks": {}}))
+    location = Path(signed_snapshot(granted_tmp_path / "savepoint-3", Pipeline.objects.get(pk=running["pipeline"]),
+                                    checkpoint_id=3, operators=()))
     savepoint_completed(running["id"], 3, str(location))
     savepoint = Checkpoint.objects.get(run_id=running["id"], checkpoint_id=3)
     restored = api.post(f"/api/pipelines/{running['pipeline']}/runs", {"restore_from": {"pk": savepoint.pk}},
