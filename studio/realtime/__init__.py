@@ -1,1 +1,2 @@
-"""Live run events: stored in the database, then fanned out to WebSocket groups."""
+"""The studio's WebSockets (Channels): a run's events and a pipeline's runs, live; socket auth, the origin
+check, and revocation reaching open sockets. The events they stream are stored by ``studio.runs.events``."""
