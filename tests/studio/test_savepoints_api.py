@@ -202,16 +202,20 @@ def test_driver_executes_commands_and_reports_each_outcome_once(api, running, gr
 
 
 @pytest.mark.django_db(transaction=True)
-def test_driver_reports_failure_when_the_engine_lacks_savepoints(api, running):
+def test_driver_reports_failure_when_the_engine_refuses_a_savepoint(api, running):
     from studio.runs.driver import SavepointReporter, _execute
+
+    class RefusingJob:
+        def trigger_savepoint(self, target=None):
+            raise RuntimeError("the job is finishing: no more savepoints")
 
     request_id = api.post(f"/api/runs/{running['id']}/savepoints", {}, format="json").json()["request_id"]
     reporter = SavepointReporter(running["id"])
-    _execute({"command": "savepoint", "request_id": request_id}, running["id"], object(), reporter)
+    _execute({"command": "savepoint", "request_id": request_id}, running["id"], RefusingJob(), reporter)
     reporter.flush(timeout=5)
     wait_until(lambda: SavepointRequest.objects.get(request_id=request_id).status != "IN_PROGRESS", 10, "the outcome")
     request = SavepointRequest.objects.get(request_id=request_id)
-    assert request.status == "FAILED" and "cannot savepoint" in request.failure_cause
+    assert (request.status, request.failure_cause) == ("FAILED", "the job is finishing: no more savepoints")
 
 
 def test_a_flush_waits_for_an_outcome_a_future_thread_is_recording(monkeypatch):
