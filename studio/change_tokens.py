@@ -83,6 +83,10 @@ class RunQuerySet(models.QuerySet):
             self._pipelines(pipelines).touch_runs()
             return deleted
 
+    def showing_checkpoints(self, run_ids, checkpoint_pks) -> "RunQuerySet":
+        """The checkpoints' own runs and the runs restored from them: both show the checkpoints."""
+        return self.filter(Q(pk__in=run_ids) | Q(restored_from__in=checkpoint_pks))
+
     def _pipelines(self, pipeline_ids) -> PipelineQuerySet:
         return _related(self, "pipeline").filter(pk__in=pipeline_ids)
 
@@ -117,7 +121,7 @@ class CheckpointQuerySet(RunChildQuerySet):
 
     def touch_runs(self) -> None:
         """Touch the checkpoints' own runs and the runs restored from them (both show the checkpoint)."""
-        _related(self, "run").filter(Q(pk__in=self.values("run_id")) | Q(restored_from__in=self.values("pk"))).update()
+        _related(self, "run").showing_checkpoints(self.values("run_id"), self.values("pk")).update()
 
 
 class SavepointRequestQuerySet(RunChildQuerySet):

@@ -204,12 +204,12 @@ class Checkpoint(models.Model):
         """Save, and touch the runs that show this checkpoint (one transaction)."""
         with transaction.atomic(savepoint=False):
             super().save(*args, **kwargs)
-            Checkpoint.objects.filter(pk=self.pk).touch_runs()
+            Run.objects.showing_checkpoints([self.run_id], [self.pk]).update()
 
     def delete(self, *args, **kwargs):
         """Delete, and touch the runs that showed it (one transaction)."""
         with transaction.atomic(savepoint=False):
-            Checkpoint.objects.filter(pk=self.pk).touch_runs()
+            Run.objects.showing_checkpoints([self.run_id], [self.pk]).update()
             return super().delete(*args, **kwargs)
 
     @property
@@ -264,12 +264,12 @@ class SavepointRequest(models.Model):
         """Save, and touch its run, whose answer lists its savepoint requests (one transaction)."""
         with transaction.atomic(savepoint=False):
             super().save(*args, **kwargs)
-            SavepointRequest.objects.filter(pk=self.pk).touch_runs()
+            Run.objects.filter(pk=self.run_id).update()
 
     def delete(self, *args, **kwargs):
         """Delete, and touch its run (one transaction)."""
         with transaction.atomic(savepoint=False):
-            SavepointRequest.objects.filter(pk=self.pk).touch_runs()
+            Run.objects.filter(pk=self.run_id).update()
             return super().delete(*args, **kwargs)
 
     @staticmethod
