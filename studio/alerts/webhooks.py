@@ -20,7 +20,6 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils import timezone
 
-from studio.access import RUN, why_owner_may_not
 from studio.alerts.models import AlertRule, DeliveryStatus, WebhookDelivery
 from studio.json_out import dumps
 from studio.location_policy import LocationRefused, Policy, resolve_url
@@ -71,11 +70,17 @@ def _policy(user) -> Policy:
 
 
 def attempt(delivery: WebhookDelivery) -> float | None:
-    """POST the delivery once, record the attempt; the seconds to wait before the next try, or None (done)."""
+    """POST the delivery once, record the attempt; the seconds to wait before the next try, or None (done).
+
+    Sent as the rule's author, with the author's permissions and grants as they are now: a refusal
+    (the rule suspended, an address not granted or not public) ends the delivery at once."""
+    from studio.alerts.firing import suspension
+
     record = {"at": now_ms()}
-    refused = _refusal(delivery)
+    rule = AlertRule.objects.select_related("pipeline", "created_by").get(pk=delivery.rule_id)
+    refused = suspension(rule)
     if refused is None:
-        policy = _policy(delivery.rule.created_by)
+        policy = _policy(rule.created_by)
         try:
             record["status_code"] = post(delivery.url, dumps(delivery.payload).encode(), HEADERS,
                                          lambda url: resolve_url(url, policy)[1], timeout=TIMEOUT_S,
@@ -97,10 +102,3 @@ def attempt(delivery: WebhookDelivery) -> float | None:
     if succeeded or not retries_left:
         return None
     return settings.WEBHOOK_BACKOFF_S * 2 ** (len(delivery.attempts) - 1)
-
-
-def _refusal(delivery: WebhookDelivery) -> str | None:
-    """Why the delivery may not be sent at all now (its rule's author may no longer act), or None."""
-    delivery.rule = AlertRule.objects.select_related("pipeline", "created_by").get(pk=delivery.rule_id)
-    reason = why_owner_may_not(delivery.rule.created_by, RUN, delivery.rule.pipeline)
-    return None if reason is None else f"the rule runs as its author, and {reason}"

@@ -106,7 +106,7 @@ class _GroupListener(AsyncJsonWebsocketConsumer):
         self._background(self._recheck_access())
 
     def _background(self, coroutine) -> asyncio.Task:
-        """Run ``coroutine`` for as long as the socket lives; it is cancelled when the socket ends."""
+        """Run ``coroutine`` for as long as the socket lives: it ends when the socket ends (``_end``)."""
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -164,6 +164,8 @@ class _GroupListener(AsyncJsonWebsocketConsumer):
         while self.live:
             try:
                 await self.access_changed()
+            except StopConsumer:  # the client is gone: the socket ends
+                return
             except Exception as error:  # the database away for a moment: ask again next time
                 logger.warning("socket %s: access check failed: %s", self.scope.get("path"),
                                error or type(error).__name__)
