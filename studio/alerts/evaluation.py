@@ -12,7 +12,7 @@ ends the streak. Checkpoint durations, failures and restarts are single occurren
 
 A rule runs as its author: while the author may not run the pipeline (a share revoked, by
 any path, the account deactivated or deleted), the rule is not evaluated at all: nobody is
-notified and no webhook is sent on the author's behalf (``studio.alerts.firing.suspension``).
+notified and no webhook is sent on the author's behalf (``AlertRule.suspension``).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from django.db import transaction
 
-from studio.alerts.firing import fire, suspension
+from studio.alerts.firing import fire
 from studio.alerts.models import AlertKind, AlertRule, AlertState
 from studio.models import Checkpoint, Run
 
@@ -39,7 +39,7 @@ def on_event(run_id: int, pipeline_id: int, event_type: str, ts: int, data: dict
         rules = list(AlertRule.objects.filter(pipeline_id=pipeline_id, enabled=True)
                      .select_related("pipeline", "created_by"))
         for rule in rules:
-            reason = suspension(rule)
+            reason = rule.suspension()
             if reason is None:
                 _evaluate(rule, run_id, event_type, ts, data)
             else:

@@ -7,7 +7,6 @@ from typing import Any
 
 from django.db import transaction
 
-from studio.access import RUN, why_owner_may_not
 from studio.alerts.models import AlertRule, Notification, WebhookDelivery
 from studio.fanout import broadcast
 from studio.models import Run, now_ms
@@ -28,16 +27,10 @@ class RuleSuspended(Exception):
     """The rule runs as its author, who may no longer run its pipeline: it does nothing; the message says why."""
 
 
-def suspension(rule: AlertRule) -> str | None:
-    """Why ``rule`` may not fire now (its author may no longer run its pipeline), or None."""
-    reason = why_owner_may_not(rule.created_by, RUN, rule.pipeline)
-    return None if reason is None else f"alert rule {rule.pk} runs as its author, and {reason}"
-
-
 def fire(rule: AlertRule, run: Run | None, message: str, data: dict[str, Any]) -> list[Notification]:
     """Store the notifications (and the delivery), then send them live and queue the webhook; raise
     :class:`RuleSuspended` when the rule's author may no longer run its pipeline."""
-    reason = suspension(rule)
+    reason = rule.suspension()
     if reason is not None:
         raise RuleSuspended(reason)
     with transaction.atomic():

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from studio.access import RUN, why_owner_may_not
 from studio.models import Pipeline, Run
 
 
@@ -39,6 +40,12 @@ class AlertRule(models.Model):
     @property
     def owning_pipeline(self) -> Pipeline:
         return self.pipeline
+
+    def suspension(self) -> str | None:
+        """Why the rule may not act now, or None: it runs as its author, with the author's permissions
+        as they are now (``studio.access.why_owner_may_not``), and acting on the pipeline's runs needs run."""
+        reason = why_owner_may_not(self.created_by, RUN, self.pipeline)
+        return None if reason is None else f"alert rule {self.pk} runs as its author, and {reason}"
 
 
 class AlertState(models.Model):

@@ -74,11 +74,9 @@ def attempt(delivery: WebhookDelivery) -> float | None:
 
     Sent as the rule's author, with the author's permissions and grants as they are now: a refusal
     (the rule suspended, an address not granted or not public) ends the delivery at once."""
-    from studio.alerts.firing import suspension
-
     record = {"at": now_ms()}
     rule = AlertRule.objects.select_related("pipeline", "created_by").get(pk=delivery.rule_id)
-    refused = suspension(rule)
+    refused = rule.suspension()
     if refused is None:
         policy = _policy(rule.created_by)
         try:
