@@ -338,19 +338,16 @@ def _host_port(authority: str, scheme: str, text: str) -> tuple[str, int]:
 
 
 def check_url(parts: tuple[str, str, int, str], text: str, policy: Policy) -> tuple[str, Location]:
+    """The address ``parts`` name, when it lies below a granted one: the engine's rule, which its lookups apply
+    again to every address they reach (``engine.api.Grants.allows_url``)."""
+    from engine.api import Grants
+
     scheme, host, port, path = parts
+    address = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}{path}"
     for location in policy.of_kind(URL):
-        granted = urlsplit(location.prefix)
-        granted_scheme = granted.scheme.lower()
-        try:
-            granted_port = granted.port or DEFAULT_PORTS.get(granted_scheme)
-        except ValueError:
-            continue
-        granted_path = granted.path.rstrip("/")
-        if (granted_scheme == scheme and (granted.hostname or "").lower() == host and granted_port == port
-                and (not granted_path or path == granted_path or path.startswith(granted_path + "/"))):
-            return f"{scheme}://{host}:{port}{path}", location
-    raise LocationRefused(f"{text!r}: {scheme}://{host}:{port}{path} is not below an address granted to you")
+        if Grants(urls=(location.prefix,)).allows_url(address):
+            return address, location
+    raise LocationRefused(f"{text!r}: {address} is not below an address granted to you")
 
 
 # --- Redis and PostgreSQL ---------------------------------------------------------------------

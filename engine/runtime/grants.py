@@ -57,6 +57,9 @@ class Grants:
     def __post_init__(self):
         for name in ("read", "write", "urls"):
             object.__setattr__(self, name, tuple(str(value) for value in getattr(self, name)))
+        object.__setattr__(self, "_readable", tuple(posixpath.normpath(root) for root in self.read + self.write))
+        object.__setattr__(self, "_writable", tuple(posixpath.normpath(root) for root in self.write))
+        object.__setattr__(self, "_addresses", tuple(address for address in map(_address_or_none, self.urls) if address))
 
     def to_config(self) -> dict:
         return {"read": list(self.read), "write": list(self.write), "urls": list(self.urls)}
@@ -71,27 +74,18 @@ class Grants:
 
     # -- paths ---------------------------------------------------------------------------------
     def may_read(self, real_path: str) -> bool:
-        return any(inside(real_path, posixpath.normpath(root)) for root in self.read + self.write)
+        return any(inside(real_path, root) for root in self._readable)
 
     def may_write(self, real_path: str) -> bool:
-        return any(inside(real_path, posixpath.normpath(root)) for root in self.write)
+        return any(inside(real_path, root) for root in self._writable)
 
     # -- addresses -----------------------------------------------------------------------------
     def allows_url(self, url: str) -> bool:
         """Whether ``url`` lies below a granted address: the same scheme, host and port, and a path at or
         below the granted path (whole segments; no ``..`` or encoded dot anywhere in it)."""
-        try:
-            parts = _address(url)
-        except ValueError:
-            return False
-        for prefix in self.urls:
-            try:
-                granted = _address(prefix)
-            except ValueError:
-                continue
-            if parts[:3] == granted[:3] and _below(parts[3], granted[3]):
-                return True
-        return False
+        parts = _address_or_none(url)
+        return parts is not None and any(parts[:3] == granted[:3] and _below(parts[3], granted[3])
+                                         for granted in self._addresses)
 
 
 def _address(url: str) -> tuple[str, str, int, str]:
@@ -104,6 +98,13 @@ def _address(url: str) -> tuple[str, str, int, str]:
     if ".." in path.split("/") or "%2e" in path.lower() or "\\" in path:
         raise ValueError(f"the address climbs out of its path: {url!r}")
     return scheme, parts.hostname.lower(), parts.port or DEFAULT_PORTS[scheme], path
+
+
+def _address_or_none(url: str) -> tuple[str, str, int, str] | None:
+    try:
+        return _address(url)
+    except ValueError:
+        return None
 
 
 def _below(path: str, granted: str) -> bool:
@@ -132,11 +133,13 @@ def snapshot_directories(grants: Grants, checkpoint_storage: str):
 def open_for_reading(path: str, grants: Grants | None, buffering: int = -1) -> BinaryIO:
     """``path`` (a local path or any fsspec URL) open for binary reading; a local file only when the file
     actually opened lies inside ``grants`` (:class:`OutsideGrants` otherwise, naming ``path`` only)."""
-    import fsspec
+    local = path
+    if "://" in path:  # a URL: its filesystem says where it is (a plain path is this machine's: no lookup)
+        import fsspec
 
-    fs, local = fsspec.core.url_to_fs(path)
-    if not is_local(fs):
-        return fs.open(local, "rb")
+        fs, local = fsspec.core.url_to_fs(path)
+        if not is_local(fs):
+            return fs.open(local, "rb")
     descriptor = os.open(local, os.O_RDONLY | os.O_CLOEXEC)
     try:
         if grants is not None and not grants.may_read(opened_real_path(descriptor, local)):
