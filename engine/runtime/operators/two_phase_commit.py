@@ -35,8 +35,8 @@ recovery above, the only moment when it is known to be dead.
 End of input: with checkpointing on, the subtask waits for a checkpoint covering its last
 data (``requires_final_checkpoint``); with it off, ``finish`` commits directly.
 
-Restored state is data (``restored_state``). A restored prefix must be one this sink
-type derives (its label and twelve hex digits): it becomes part of file names, keys and
+Restored state is data (``restored_state``). A restored prefix must have the form sinks
+derive (a label and twelve hex digits): it becomes part of file names, keys and
 transaction ids. A pending list is committed from the state only for a snapshot of a
 version without prefixes, and only after ``check_restored`` accepted every transaction in
 it as one the sink could have made in its own target; what recovery finds is searched
@@ -143,9 +143,9 @@ class TwoPhaseCommitSink(StreamOperator):
         self._recover(restored_id)
 
     def makes_prefix(self, prefix) -> bool:
-        """Whether ``prefix`` is of the form ``_derived_prefix`` gives (label and twelve hex digits)."""
-        return isinstance(prefix, str) and re.fullmatch(rf"{re.escape(self.prefix_label)}[0-9a-f]{{12}}", prefix) \
-            is not None
+        """Whether ``prefix`` has the form ``_derived_prefix`` gives: a sink's label and twelve hex digits (any
+        sink's: a node that changed its sink type between versions keeps its prefix)."""
+        return isinstance(prefix, str) and re.fullmatch(r"[a-z]{1,4}[0-9a-f]{12}", prefix) is not None
 
     def _derived_prefix(self) -> str:
         run = str(self.context.config.get("checkpoint_storage") or uuid.uuid4().hex)
