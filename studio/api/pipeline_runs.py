@@ -15,7 +15,7 @@ from studio.api.exceptions import BadRequest, Conflict, InvalidDefinition
 from studio.api.pipeline_versions import version_of
 from studio.api.schema import responses
 from studio.api.serializers.runs import RunSerializer, RunStartSerializer, RunSummarySerializer
-from studio.runs.overview import with_last_checkpoint
+from studio.runs.overview import with_ending, with_last_checkpoint
 from studio.runs.restore import RestoreError
 from studio.runs.start import DefinitionProblems, start_run
 
@@ -33,7 +33,8 @@ class PipelineRunActions:
     def runs(self, request, pk=None):
         pipeline = self.get_object()
         if request.method == "GET":
-            runs = with_last_checkpoint(pipeline.runs.select_related("version", "pipeline", "created_by"))
+            runs = pipeline.runs.select_related("version", "pipeline", "created_by")
+            runs = with_ending(with_last_checkpoint(runs))
             return Response(RunSummarySerializer(runs, many=True).data)
         body = RunStartSerializer(data=request.data)
         body.is_valid(raise_exception=True)

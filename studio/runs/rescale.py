@@ -107,6 +107,7 @@ def _event(rescale: Rescale) -> None:
     from studio.runs.events import record_event
 
     data = as_dict(rescale)
+    Run.objects.filter(pk=rescale.run_id).update()  # its answer's ended_by names the rescale
     record_event(rescale.run_id, "rescale", data)
     if rescale.new_run_id:
         record_event(rescale.new_run_id, "rescale", data)

@@ -49,6 +49,8 @@ def start_run(pipeline: Pipeline, version: PipelineVersion, *, user, mode: str |
             pipeline=pipeline, version=version, mode=mode, created_by=user,
             restored_from=restore.checkpoint if restore else None, restore_path=restore.path if restore else "",
             allow_non_restored_state=allow_non_restored_state)
+        if restore and restore.checkpoint:  # the run restored from says where its job went (``ended_by``)
+            Run.objects.filter(pk=restore.checkpoint.run_id).update()
         set_status(run.id, RunStatus.CREATED)  # before the launch can report SCHEDULING
         launch_run.delay(run.id)
     run.refresh_from_db()

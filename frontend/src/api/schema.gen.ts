@@ -1367,6 +1367,24 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        EndedBy: {
+            /**
+             * @description rescale, upgrade, restart: stopped with a savepoint, and a later run of the pipeline restored from it (continued_as); stop: stopped with a savepoint; cancel; failure; end_of_input: its sources ended.
+             *
+             *     * `rescale` - rescale
+             *     * `upgrade` - upgrade
+             *     * `restart` - restart
+             *     * `stop` - stop
+             *     * `cancel` - cancel
+             *     * `failure` - failure
+             *     * `end_of_input` - end_of_input
+             */
+            how: components["schemas"]["HowEnum"];
+            /** @description The run the job goes on as. */
+            continued_as: number | null;
+            /** @description "parallelism 1 -> 2", "v3 -> v4", the failure's first line, or empty. */
+            detail: string;
+        };
         Error: {
             detail: string;
         };
@@ -1428,6 +1446,17 @@ export interface components {
          * @enum {string}
          */
         HealthStatusEnum: "ok" | "degraded";
+        /**
+         * @description * `rescale` - rescale
+         *     * `upgrade` - upgrade
+         *     * `restart` - restart
+         *     * `stop` - stop
+         *     * `cancel` - cancel
+         *     * `failure` - failure
+         *     * `end_of_input` - end_of_input
+         * @enum {string}
+         */
+        HowEnum: "rescale" | "upgrade" | "restart" | "stop" | "cancel" | "failure" | "end_of_input";
         ImportRequest: {
             name?: string;
             /** @description A pipeline definition (format 1); see GET /api/operators for node types and the JSON Schema of each one's params. */
@@ -2252,7 +2281,8 @@ export interface components {
         };
         /**
          * @description A run without its definition, plan and records: what lists, the jobs overview and the pipeline's
-         *     stream show. ``restarts`` counts RESTARTING transitions; ``last_checkpoint`` is the newest completed one.
+         *     stream show. ``restarts`` counts RESTARTING transitions; ``last_checkpoint`` is the newest completed one;
+         *     ``ended_by`` says how an ended run ended, and which run the job continues as.
          */
         Run: {
             readonly id: number;
@@ -2271,6 +2301,7 @@ export interface components {
             ended_at?: string | null;
             readonly restarts: number;
             readonly last_checkpoint: components["schemas"]["LastCheckpoint"] | null;
+            readonly ended_by: components["schemas"]["EndedBy"] | null;
             readonly definition: {
                 [key: string]: unknown;
             };
@@ -2328,7 +2359,8 @@ export interface components {
         RunStatusValueEnum: "CREATED" | "SCHEDULING" | "RUNNING" | "FINISHING" | "FINISHED" | "CANCELING" | "CANCELED" | "FAILING" | "FAILED" | "RESTARTING";
         /**
          * @description A run without its definition, plan and records: what lists, the jobs overview and the pipeline's
-         *     stream show. ``restarts`` counts RESTARTING transitions; ``last_checkpoint`` is the newest completed one.
+         *     stream show. ``restarts`` counts RESTARTING transitions; ``last_checkpoint`` is the newest completed one;
+         *     ``ended_by`` says how an ended run ended, and which run the job continues as.
          */
         RunSummary: {
             readonly id: number;
@@ -2347,6 +2379,7 @@ export interface components {
             ended_at?: string | null;
             readonly restarts: number;
             readonly last_checkpoint: components["schemas"]["LastCheckpoint"] | null;
+            readonly ended_by: components["schemas"]["EndedBy"] | null;
         };
         SavepointRequest: {
             request_id: string;

@@ -3,7 +3,7 @@ import { api, rowsOf } from '../api/client';
 import type { RunSummary } from '../api/types';
 import { paths } from '../router';
 import { formatClock } from '../state/shared/format';
-import { formatUptime, jobsInOrder, uptimeMs } from '../state/run/jobsOverview';
+import { endingOf, formatUptime, JOBS_ORDER, jobsInOrder, uptimeMs } from '../state/run/jobsOverview';
 import { runStatusTone } from '../state/run/runStatus';
 import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
@@ -54,6 +54,11 @@ export function JobsPage() {
             {running} running · {runs.length - running} ended
           </span>
         )}
+        {runs && runs.length > 0 && (
+          <span className="muted jobs-order" data-testid="jobs-order">
+            {JOBS_ORDER}
+          </span>
+        )}
       </div>
       {error && <p className="error-text">{error}</p>}
       {runs === null && !error && <p className="muted">Loading…</p>}
@@ -65,7 +70,8 @@ export function JobsPage() {
               <th className="numeric">Run</th>
               <th>Pipeline</th>
               <th>Status</th>
-              <th>Started</th>
+              <th aria-sort="descending">Started</th>
+              <th aria-sort="descending">Ended</th>
               <th className="numeric">Uptime</th>
               <th>Last checkpoint</th>
               <th className="numeric">Restarts</th>
@@ -84,8 +90,21 @@ export function JobsPage() {
                   <StatusBadge tone={runStatusTone(run.status)} title={run.failure_cause ?? undefined}>
                     {run.status}
                   </StatusBadge>
+                  {run.ended_by && (
+                    <span className="job-ending" data-testid="job-ending" data-how={run.ended_by.how}>
+                      {' '}
+                      {endingOf(run)}
+                      {run.ended_by.continued_as != null && (
+                        <>
+                          {' → '}
+                          <Link to={paths.run(run.ended_by.continued_as)}>#{run.ended_by.continued_as}</Link>
+                        </>
+                      )}
+                    </span>
+                  )}
                 </td>
                 <td>{run.started_at ? new Date(run.started_at).toLocaleString() : '–'}</td>
+                <td data-testid="job-ended">{run.ended_at ? new Date(run.ended_at).toLocaleString() : '–'}</td>
                 <td className="numeric" data-testid="job-uptime">
                   {formatUptime(uptimeMs(run, now))}
                 </td>

@@ -26,7 +26,9 @@ export function RescaleDialog({ run, onClose }: { run: Run; onClose: () => void 
     setError(null);
     try {
       const started = await api.rescaleRun(run.id, { parallelism: value });
-      useRunStore.getState().update((state) => ({ ...state, rescale: started }));
+      const store = useRunStore.getState();
+      store.update((state) => ({ ...state, rescale: started }));
+      store.followRescale(started.id);
       onClose();
     } catch (failure) {
       setError(messageOf(failure));
@@ -37,8 +39,8 @@ export function RescaleDialog({ run, onClose }: { run: Run; onClose: () => void 
     <Dialog label="Rescale" testId="rescale-dialog" onClose={onClose}>
       <h2>Rescale</h2>
       <p className="muted">
-        Stops the run with a savepoint, saves the new parallelism as a new version and starts it from the savepoint. If the
-        new run fails, the old parallelism starts again from the same savepoint.
+        Stops the run with a savepoint, saves the new parallelism as a new version and starts it from the savepoint; this page
+        then takes you to the new run. If the new run fails, the old parallelism starts again from the same savepoint.
       </p>
       <label className="form-field">
         <span className="form-field__label">Parallelism</span>

@@ -1,7 +1,8 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { SavepointRequest } from '../api/types';
-import { paths } from '../router';
+import { navigate, paths } from '../router';
+import { continuationOf, describeContinuation, rescaleDestination, type Continuation } from '../state/run/continuation';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { isRunEnded, runStatusTone } from '../state/run/runStatus';
 import { Dialog } from '../ui/Dialog';
@@ -17,6 +18,7 @@ const selectHeader = (state: RunStoreState) => ({
   failureCause: state.failureCause,
   savepoints: state.savepoints,
   rescale: state.rescale,
+  followedRescale: state.followedRescale,
 });
 
 function formatDate(iso: string | null | undefined): string {
@@ -136,9 +138,21 @@ function CancelDialog({ runId, onCancel, onClose }: { runId: number; onCancel: (
   );
 }
 
+/** An ended run whose job went on as another run says so first, with the way there as its main action. */
+function ContinuedAs({ continuation }: { continuation: Continuation }) {
+  return (
+    <div className="continued-as" role="status" data-testid="continued-as" data-run={continuation.run}>
+      <span>{describeContinuation(continuation)}</span>
+      <Link to={paths.run(continuation.run)} className="button button--primary" data-testid="continued-as-link">
+        Open run #{continuation.run} →
+      </Link>
+    </div>
+  );
+}
+
 /** Which run this is, its live status, and its commands: savepoint, stop with savepoint, cancel, restart. */
 export function RunHeader({ runId }: { runId: number }) {
-  const { run, status, failureCause, savepoints, rescale } = useRunStore(useShallow(selectHeader));
+  const { run, status, failureCause, savepoints, rescale, followedRescale } = useRunStore(useShallow(selectHeader));
   const [busy, setBusy] = useState<'savepoint' | 'cancel' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [dialog, setDialog] = useState<'stop' | 'restart' | 'rescale' | 'cancel' | null>(null);
@@ -146,6 +160,13 @@ export function RunHeader({ runId }: { runId: number }) {
   // Savepoints and stop-with-savepoint need a running streaming run (a batch run answers 409).
   const running = status === 'RUNNING' && run?.mode !== 'batch';
   const pending = savepoints.find((request) => request.status === 'IN_PROGRESS');
+  const continuation = ended ? continuationOf(run, rescale) : null;
+
+  // The rescale this page started: once the job runs at its new parallelism, show it there.
+  useEffect(() => {
+    const destination = rescale && rescale.id === followedRescale ? rescaleDestination(rescale) : null;
+    if (destination !== null) navigate(paths.run(destination));
+  }, [rescale, followedRescale]);
 
   async function act(which: 'savepoint' | 'cancel', action: () => Promise<unknown>) {
     setBusy(which);
@@ -236,15 +257,16 @@ export function RunHeader({ runId }: { runId: number }) {
       <button
         type="button"
         data-testid="restart"
-        className="button button--primary"
+        className={continuation ? 'button' : 'button button--primary'}
         disabled={!run || !ended}
         title={ended ? 'Start again from a checkpoint or savepoint' : 'Stop or cancel the run first'}
         onClick={() => setDialog('restart')}
       >
         Restart from…
       </button>
+      {continuation && <ContinuedAs continuation={continuation} />}
       <SavepointStatus request={savepoints[0]} />
-      <RescaleProgress rescale={rescale} />
+      {!continuation && <RescaleProgress rescale={rescale} />}
       {failureCause && (
         <div className="failure-cause" role="alert">
           <strong>Failure:</strong> {failureCause.split('\n')[0]}

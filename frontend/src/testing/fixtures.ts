@@ -85,7 +85,7 @@ export function runOf(fields: Partial<Run> = {}): Run {
   return {
     id: 1, pipeline: 1, pipeline_name: 'demo', version: 1, mode: 'streaming', status: 'RUNNING', failure_cause: null,
     created_by: 'admin', created_at: '2025-01-01T00:00:00Z', started_at: '2025-01-01T00:00:01Z', ended_at: null,
-    restarts: 0, last_checkpoint: null, collected: {}, status_history: [], restored_from: null, savepoint_requests: [],
+    restarts: 0, last_checkpoint: null, ended_by: null, collected: {}, status_history: [], restored_from: null, savepoint_requests: [],
     ...fields,
   };
 }

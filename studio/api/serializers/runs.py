@@ -62,20 +62,32 @@ class LastCheckpointSerializer(serializers.Serializer):
     trigger_timestamp = serializers.IntegerField(help_text="epoch milliseconds")
 
 
+class EndedBySerializer(serializers.Serializer):
+    how = serializers.ChoiceField(choices=["rescale", "upgrade", "restart", "stop", "cancel", "failure",
+                                           "end_of_input"],
+                                  help_text="rescale, upgrade, restart: stopped with a savepoint, and a later run "
+                                            "of the pipeline restored from it (continued_as); stop: stopped with a "
+                                            "savepoint; cancel; failure; end_of_input: its sources ended.")
+    continued_as = serializers.IntegerField(allow_null=True, help_text="The run the job goes on as.")
+    detail = StrictCharField(help_text='"parallelism 1 -> 2", "v3 -> v4", the failure\'s first line, or empty.')
+
+
 class RunSummarySerializer(StrictModelSerializer):
     """A run without its definition, plan and records: what lists, the jobs overview and the pipeline's
-    stream show. ``restarts`` counts RESTARTING transitions; ``last_checkpoint`` is the newest completed one."""
+    stream show. ``restarts`` counts RESTARTING transitions; ``last_checkpoint`` is the newest completed one;
+    ``ended_by`` says how an ended run ended, and which run the job continues as."""
 
     pipeline_name = StrictCharField(source="pipeline.name", read_only=True)
     version = serializers.IntegerField(source="version.number", read_only=True)
     created_by = StrictCharField(source="created_by.username", read_only=True, allow_null=True, default=None)
     restarts = serializers.SerializerMethodField()
     last_checkpoint = serializers.SerializerMethodField()
+    ended_by = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
         fields = ["id", "pipeline", "pipeline_name", "version", "mode", "status", "failure_cause",
-                  "created_by", "created_at", "started_at", "ended_at", "restarts", "last_checkpoint"]
+                  "created_by", "created_at", "started_at", "ended_at", "restarts", "last_checkpoint", "ended_by"]
 
     def get_restarts(self, run: Run) -> int:
         return sum(1 for entry in run.status_history or [] if entry.get("status") == "RESTARTING")
@@ -85,6 +97,12 @@ class RunSummarySerializer(StrictModelSerializer):
         from studio.runs.overview import last_checkpoint_of
 
         return last_checkpoint_of(run)
+
+    @extend_schema_field(EndedBySerializer(allow_null=True))
+    def get_ended_by(self, run: Run) -> dict | None:
+        from studio.runs.overview import ended_by
+
+        return ended_by(run)
 
 
 class RunSerializer(RunSummarySerializer):

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../api/types';
 import { runOf } from '../../testing/fixtures';
-import { formatUptime, jobsInOrder, uptimeMs } from './jobsOverview';
+import { endingOf, formatUptime, jobsInOrder, uptimeMs } from './jobsOverview';
 
 function run(id: number, status: RunSummary['status'], started: string | null, ended: string | null = null): RunSummary {
   return runOf({ id, status, created_at: '2026-01-01T00:00:00Z', started_at: started, ended_at: ended });
@@ -17,6 +17,13 @@ describe('jobs overview', () => {
       run(5, 'SCHEDULING', null),
     ];
     expect(jobsInOrder(runs).map((entry) => entry.id)).toEqual([4, 2, 5, 3, 1]);
+  });
+
+  it('says how an ended run ended, and nothing while it runs', () => {
+    expect(endingOf({ ended_by: { how: 'rescale', continued_as: 9, detail: 'parallelism 1 -> 2' } })).toBe('rescaled (parallelism 1 -> 2)');
+    expect(endingOf({ ended_by: { how: 'upgrade', continued_as: 9, detail: 'v1 -> v2' } })).toBe('upgraded (v1 -> v2)');
+    expect(endingOf({ ended_by: { how: 'stop', continued_as: null, detail: '' } })).toBe('stopped with a savepoint');
+    expect(endingOf({ ended_by: null })).toBeNull();
   });
 
   it('measures uptime until now, or until the end', () => {

@@ -1,4 +1,5 @@
 /** Flink's jobs overview as data: running runs first (newest start first), then the ended ones (newest end first). */
+export const JOBS_ORDER = 'Running first, newest start first; then ended, newest end first';
 import type { RunSummary } from '../../api/types';
 import { isRunEnded } from './runStatus';
 
@@ -12,6 +13,29 @@ export function jobsInOrder(runs: RunSummary[]): RunSummary[] {
   active.sort((a, b) => time(b.started_at ?? b.created_at) - time(a.started_at ?? a.created_at) || b.id - a.id);
   ended.sort((a, b) => time(b.ended_at) - time(a.ended_at) || b.id - a.id);
   return [...active, ...ended];
+}
+
+/** How an ended run ended, in a few words: "rescaled (parallelism 1 -> 2)", "stopped with a savepoint"; null while it runs. */
+export function endingOf(run: Pick<RunSummary, 'ended_by'>): string | null {
+  const ended = run.ended_by;
+  if (!ended) return null;
+  const detail = ended.detail ? ` (${ended.detail})` : '';
+  switch (ended.how) {
+    case 'rescale':
+      return `rescaled${detail}`;
+    case 'upgrade':
+      return `upgraded${detail}`;
+    case 'restart':
+      return 'restarted';
+    case 'stop':
+      return 'stopped with a savepoint';
+    case 'cancel':
+      return 'canceled';
+    case 'failure':
+      return 'failed';
+    default:
+      return 'its input ended';
+  }
 }
 
 /** How long a run has been up (until `now`), or ran; null before it started. */

@@ -11,6 +11,8 @@ export interface RunStoreState extends RunState {
   selectedCheckpoint: number | null;
   /** The node whose subtasks the drill-down shows (null: closed). */
   selectedNode: string | null;
+  /** The rescale this page started: once its new run runs, the page follows the job there. */
+  followedRescale: number | null;
   reset: (runId: number) => void;
   selectCheckpoint: (id: number | null) => void;
   selectNode: (id: string | null) => void;
@@ -20,6 +22,7 @@ export interface RunStoreState extends RunState {
   update: (transition: (state: RunState) => RunState) => void;
   setConnection: (connection: ConnectionState) => void;
   setLoadError: (message: string | null) => void;
+  followRescale: (id: number) => void;
 }
 
 export const useRunStore = create<RunStoreState>()((set) => ({
@@ -29,11 +32,13 @@ export const useRunStore = create<RunStoreState>()((set) => ({
   loadError: null,
   selectedCheckpoint: null,
   selectedNode: null,
-  reset: (runId) => set({ ...INITIAL_RUN_STATE, runId, connection: 'connecting', loadError: null, selectedCheckpoint: null, selectedNode: null }),
+  followedRescale: null,
+  reset: (runId) => set({ ...INITIAL_RUN_STATE, runId, connection: 'connecting', loadError: null, selectedCheckpoint: null, selectedNode: null, followedRescale: null }),
   selectCheckpoint: (selectedCheckpoint) => set({ selectedCheckpoint }),
   selectNode: (selectedNode) => set({ selectedNode }),
   toggleNode: (id) => set((state) => ({ selectedNode: state.selectedNode === id ? null : id })),
   update: (transition) => set((state) => transition(state)),
   setConnection: (connection) => set({ connection }),
   setLoadError: (loadError) => set({ loadError }),
+  followRescale: (followedRescale) => set({ followedRescale }),
 }));
