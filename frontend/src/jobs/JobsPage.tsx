@@ -3,7 +3,7 @@ import { api, rowsOf } from '../api/client';
 import type { RunSummary } from '../api/types';
 import { paths } from '../router';
 import { formatClock } from '../state/shared/format';
-import { endingOf, formatUptime, JOBS_ORDER, jobsInOrder, uptimeMs } from '../state/run/jobsOverview';
+import { endingOf, formatUptime, formatWhen, JOBS_ORDER, jobsInOrder, uptimeMs } from '../state/run/jobsOverview';
 import { runStatusTone } from '../state/run/runStatus';
 import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
@@ -86,7 +86,7 @@ export function JobsPage() {
                 <td>
                   <Link to={paths.pipeline(run.pipeline)}>{run.pipeline_name}</Link> <span className="muted">v{run.version} · {run.mode}</span>
                 </td>
-                <td>
+                <td className="job-status">
                   <StatusBadge tone={runStatusTone(run.status)} title={run.failure_cause ?? undefined}>
                     {run.status}
                   </StatusBadge>
@@ -103,8 +103,10 @@ export function JobsPage() {
                     </span>
                   )}
                 </td>
-                <td>{run.started_at ? new Date(run.started_at).toLocaleString() : '–'}</td>
-                <td data-testid="job-ended">{run.ended_at ? new Date(run.ended_at).toLocaleString() : '–'}</td>
+                <td title={run.started_at ? new Date(run.started_at).toLocaleString() : undefined}>{formatWhen(run.started_at, now)}</td>
+                <td data-testid="job-ended" title={run.ended_at ? new Date(run.ended_at).toLocaleString() : undefined}>
+                  {formatWhen(run.ended_at, now)}
+                </td>
                 <td className="numeric" data-testid="job-uptime">
                   {formatUptime(uptimeMs(run, now))}
                 </td>

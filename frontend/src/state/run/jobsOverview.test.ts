@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../api/types';
 import { runOf } from '../../testing/fixtures';
-import { endingOf, formatUptime, jobsInOrder, uptimeMs } from './jobsOverview';
+import { endingOf, formatUptime, formatWhen, jobsInOrder, uptimeMs } from './jobsOverview';
 
 function run(id: number, status: RunSummary['status'], started: string | null, ended: string | null = null): RunSummary {
   return runOf({ id, status, created_at: '2026-01-01T00:00:00Z', started_at: started, ended_at: ended });
@@ -24,6 +24,13 @@ describe('jobs overview', () => {
     expect(endingOf({ ended_by: { how: 'upgrade', continued_as: 9, detail: 'v1 -> v2' } })).toBe('upgraded (v1 -> v2)');
     expect(endingOf({ ended_by: { how: 'stop', continued_as: null, detail: '' } })).toBe('stopped with a savepoint');
     expect(endingOf({ ended_by: null })).toBeNull();
+  });
+
+  it('shows today as a clock and other days with their date', () => {
+    const now = Date.parse('2026-01-02T12:00:00');
+    expect(formatWhen(new Date('2026-01-02T10:05:03').toISOString(), now)).toBe(new Date('2026-01-02T10:05:03').toLocaleTimeString());
+    expect(formatWhen(new Date('2025-12-31T10:05:03').toISOString(), now)).toContain('2025');
+    expect(formatWhen(null, now)).toBe('–');
   });
 
   it('measures uptime until now, or until the end', () => {

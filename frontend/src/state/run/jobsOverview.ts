@@ -45,6 +45,14 @@ export function uptimeMs(run: RunSummary, now: number): number | null {
   return Math.max(0, end - time(run.started_at));
 }
 
+/** A time in the list: the clock for today, else the date and the clock without seconds; "–" for none. */
+export function formatWhen(iso: string | null | undefined, now: number): string {
+  if (!iso) return '–';
+  const date = new Date(iso);
+  if (date.toDateString() === new Date(now).toDateString()) return date.toLocaleTimeString();
+  return date.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
 /** "2 h 05 m", "4 m 12 s", "37 s". */
 export function formatUptime(ms: number | null): string {
   if (ms === null) return '–';
