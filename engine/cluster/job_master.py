@@ -463,7 +463,9 @@ class JobMaster:
         summary, _, details = error.partition("\n")
         if details:
             logger.info("task %s failed: %s\n%s", task_name(task), summary, details)
-        self.on_attempt_failed(attempt, f"task {task_name(task)} failed: {error}", task)
+        # an operator's failure names its operator and subtask already; the task is named after the chain's head
+        named = error if error.startswith("operator '") else f"task {task_name(task)} failed: {error}"
+        self.on_attempt_failed(attempt, named, task)
 
     def on_metrics(self, task: TaskId, metrics: dict) -> None:
         with self._lock:

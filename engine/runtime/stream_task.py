@@ -77,6 +77,7 @@ of a checkpoint, which reads only its own copy of the state.
 """
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -127,6 +128,32 @@ class TaskCanceled(Exception):
 
 def _now_ms() -> float:
     return time.time() * 1000.0
+
+
+MAX_RECORD_TEXT = 500
+"""Characters of the failing record a failure shows: its JSON, cut short."""
+
+
+def _failing_record(error: BaseException) -> str | None:
+    """The record an expression was evaluating when ``error`` came out of it (its compiled code's file
+    name is ``<expression: ...>``, its record the frame's one public local, ``x`` most often), as JSON
+    cut at ``MAX_RECORD_TEXT``; None when no expression raised it."""
+    found = None
+    frame_tb = error.__traceback__
+    while frame_tb is not None:
+        frame = frame_tb.tb_frame
+        if frame.f_code.co_filename.startswith("<expression"):
+            values = {name: value for name, value in frame.f_locals.items() if not name.startswith(("_", "."))}
+            found = values or found
+        frame_tb = frame_tb.tb_next
+    if not found:
+        return None
+    record = next(iter(found.values())) if len(found) == 1 else found
+    try:
+        text = json.dumps(record, default=repr, separators=(",", ":"))
+    except (TypeError, ValueError):
+        text = repr(record)
+    return text if len(text) <= MAX_RECORD_TEXT else text[:MAX_RECORD_TEXT] + "…"
 
 
 def _failing_operator(error: BaseException):
@@ -245,16 +272,21 @@ class StreamTask:
             self._clean_up()
             self.done.set()
 
-    @staticmethod
-    def _describe(error: BaseException) -> str:
-        """The error, naming the operator it came from (found in the traceback, so the
-        per-batch path needs no try/except), with the last frames of the traceback."""
+    def _describe(self, error: BaseException) -> str:
+        """The error on one line, naming the operator and subtask it came from (found in the
+        traceback, so the per-batch path needs no try/except, and not the chain's head, whose
+        name the task has); then ``record: ...``, the record an expression failed on; then the
+        last frames of the traceback."""
         if isinstance(error, (SimulatedFailure, ConfigurationError)):
             return str(error)
-        message = "".join(traceback.format_exception_only(type(error), error)).strip()
+        message = " ".join("".join(traceback.format_exception_only(type(error), error)).split("\n")).strip()
         operator = _failing_operator(error)
         if operator is not None:
-            message = f"operator '{operator.node_id}' ({operator.node.get('type')}) failed: {message}"
+            message = (f"operator '{operator.node_id}' ({operator.node.get('type')}), subtask {self.index}, "
+                       f"failed: {message}")
+        record = _failing_record(error)
+        if record is not None:
+            message += f"\nrecord: {record}"
         return message + "\n" + "".join(traceback.format_tb(error.__traceback__)[-5:])
 
     @property
@@ -283,7 +315,9 @@ class StreamTask:
                                           for writer in port])
         operators = [create_operator(node, self._operator_context(node, position, restore))
                      for position, node in enumerate(self.vertex.operators)]
-        self.chain = OperatorChain(operators, writers, {node["id"]: TapPoint(node["id"], self.task_id, self.tap_sender)
+        # a tap's samples name the operator whose output they are, not the chain's head
+        self.chain = OperatorChain(operators, writers, {node["id"]: TapPoint(node["id"], (node["id"], self.index),
+                                                                             self.tap_sender)
                                                         for node in self.vertex.operators}, port_writers)
         if self.chain.buffers_output:
             self.mailbox.before_waiting = self.chain.flush_outputs

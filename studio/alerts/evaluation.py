@@ -48,13 +48,29 @@ def on_event(run_id: int, pipeline_id: int, event_type: str, ts: int, data: dict
         logger.exception("alert evaluation failed for a %s event of run %s", event_type, run_id)
 
 
+MAX_CAUSE = 300
+"""Characters of a run's failure cause a notification and its webhook carry."""
+
+
+def cause_line(cause: str | None) -> str:
+    """A failure cause as a notification says it: its first line (the error, naming the operator), at
+    most ``MAX_CAUSE`` characters. Never the traceback, nor the record that failed (the lines after it):
+    a webhook leaves the studio, and both are in the run's Exceptions tab for whoever may view the run."""
+    lines = [line.strip() for line in (cause or "").splitlines() if line.strip()]
+    if not lines:
+        return "no cause given"
+    line = lines[-1] if lines[0].startswith("Traceback (most recent call last)") else lines[0]
+    return line if len(line) <= MAX_CAUSE else line[:MAX_CAUSE] + "…"
+
+
 def _evaluate(rule: AlertRule, run_id: int, event_type: str, ts: int, data: dict[str, Any]) -> None:
     if rule.kind == AlertKind.RUN_FAILED and event_type == "status" and data.get("status") == "FAILED":
-        _fire(rule, run_id, f"run {run_id} failed: {data.get('cause') or 'no cause given'}",
-              {"status": "FAILED", "cause": data.get("cause")})
+        cause = cause_line(data.get("cause"))
+        _fire(rule, run_id, f"run {run_id} failed: {cause}", {"status": "FAILED", "cause": cause})
     elif rule.kind == AlertKind.RUN_RESTARTED and event_type == "status" and data.get("status") == "RESTARTING":
-        _fire(rule, run_id, f"run {run_id} restarted: {data.get('cause') or 'no cause given'}",
-              {"status": "RESTARTING", "cause": data.get("cause"), "regions": data.get("regions")})
+        cause = cause_line(data.get("cause"))
+        _fire(rule, run_id, f"run {run_id} restarted: {cause}",
+              {"status": "RESTARTING", "cause": cause, "regions": data.get("regions")})
     elif event_type == "checkpoint" and (data.get("kind") or "checkpoint") == "checkpoint":
         if rule.kind == AlertKind.CHECKPOINT_FAILURES:
             _checkpoint_failures(rule, run_id, data)
@@ -75,10 +91,9 @@ def _checkpoint_failures(rule: AlertRule, run_id: int, data: dict[str, Any]) -> 
                   .order_by("-checkpoint_id").values_list("status", "checkpoint_id", "failure_message")[:wanted])
     if len(latest) == wanted and all(status == "FAILED" for status, _, _ in latest) \
             and _set_state(rule, run_id, "", active=True):
-        _fire(rule, run_id, f"{wanted} checkpoint(s) of run {run_id} failed in a row; the last, "
-                            f"{latest[0][1]}: {latest[0][2] or data.get('failure_message') or 'no reason given'}",
-              {"checkpoints": [checkpoint_id for _, checkpoint_id, _ in latest],
-               "failure_message": latest[0][2] or data.get("failure_message")})
+        reason = cause_line(latest[0][2] or data.get("failure_message"))
+        _fire(rule, run_id, f"{wanted} checkpoint(s) of run {run_id} failed in a row; the last, {latest[0][1]}: {reason}",
+              {"checkpoints": [checkpoint_id for _, checkpoint_id, _ in latest], "failure_message": reason})
 
 
 def _checkpoint_duration(rule: AlertRule, run_id: int, data: dict[str, Any]) -> None:

@@ -1,7 +1,9 @@
 """A run's exceptions history (Flink's): every subtask failure and every restart, from the stored events.
 
 The JobMaster reports a failed subtask as a ``task_failed`` event (``task`` "vertex#index",
-``region``, ``attempt``, ``error``: the message, then the traceback's last frames) and a
+``region``, ``attempt``, ``error``: the message naming the failing operator and subtask, then
+``record: ...`` when an expression failed on a record (its JSON, cut short: it is the run's data,
+shown to whoever may view the run, as its collected records are), then the traceback's last frames) and a
 restart as a ``status`` RESTARTING event with its cause; both are stored like every event,
 so the history needs no table of its own and survives the driver.
 """
@@ -14,6 +16,7 @@ from studio.models import Run, RunEvent
 
 MAX_ENTRIES = 500
 _FAILING_OPERATOR = re.compile(r"operator '([^']+)'")
+RECORD_PREFIX = "record: "
 
 
 def exceptions_of(run: Run) -> dict[str, Any]:
@@ -39,10 +42,15 @@ def _exception(seq: int, ts: int, data: dict) -> dict[str, Any]:
         subtask = int(index) if index.isdigit() else None
     error = str(data.get("error") or "")
     message, _, traceback = error.partition("\n")
+    record = None
+    if traceback.startswith(RECORD_PREFIX):
+        line, _, traceback = traceback.partition("\n")
+        record = line.removeprefix(RECORD_PREFIX)
     operator = _FAILING_OPERATOR.search(message)
     return {"seq": seq, "ts": ts, "task": task, "vertex": vertex, "subtask": subtask,
             "operator": operator.group(1) if operator else None, "region": data.get("region"),
-            "attempt": data.get("attempt"), "message": message, "traceback": traceback.rstrip() or None}
+            "attempt": data.get("attempt"), "message": message, "record": record,
+            "traceback": traceback.rstrip() or None}
 
 
 def _first_line(text: str | None) -> str | None:

@@ -31,7 +31,7 @@ def test_a_failing_operator_is_marked_and_its_exceptions_listed(live_studio, pag
     exceptions = page.get_by_test_id("exception")
     expect(exceptions).to_have_count(2)
     expect(exceptions.first.get_by_test_id("exception-message")).to_contain_text(
-        re.compile(r"operator 'double' \(transform.map\) failed: ZeroDivisionError"))
+        re.compile(r"operator 'double' \(transform.map\), subtask 0, failed: ZeroDivisionError"))
     expect(exceptions.first).to_contain_text("attempt 2")
     expect(exceptions.nth(1)).to_contain_text("attempt 1")
     exceptions.first.get_by_role("button", name="Traceback").click()

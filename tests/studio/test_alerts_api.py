@@ -201,6 +201,24 @@ def test_a_failed_and_a_restarted_run_fire(api, user):
     assert messages(user) == [f"run {run.id} restarted: slot lost", f"run {run.id} failed: too many restarts"]
 
 
+def test_a_notification_says_the_error_in_one_line_without_its_traceback_or_record(api, user):
+    run = running_run(user)
+    rule(api, run, kind="run_failed")
+    rule(api, run, kind="checkpoint_failures", threshold=1)
+    checkpoint(run, 1, "failed", failure_message="snapshot failed: OSError: disk full\nTraceback (most recent call last):\n"
+                                                 '  File "engine/checkpoint/storage.py", line 60')
+    set_status(run.id, "FAILED", cause="operator 'double' (transform.map), subtask 0, failed: ZeroDivisionError: "
+                                       'division by zero\nrecord: {"card": "4111"}\n  File "<expression: 1 / x>", line 1')
+    failed_checkpoints, failed = Notification.objects.filter(user=user).order_by("id")
+    assert failed.message == (f"run {run.id} failed: operator 'double' (transform.map), subtask 0, failed: "
+                              "ZeroDivisionError: division by zero")
+    assert failed.data["cause"] == failed.message.split(": ", 1)[1]
+    assert failed_checkpoints.message.endswith("the last, 1: snapshot failed: OSError: disk full")
+    for notification in (failed_checkpoints, failed):
+        assert "Traceback" not in json.dumps(notification.data) + notification.message
+        assert "File" not in notification.message and "4111" not in json.dumps(notification.data)
+
+
 def test_notifications_are_each_users_own_with_an_unread_count(api, user, other_user, other_api):
     run = running_run(user)
     created = rule(api, run, kind="run_failed")

@@ -44,6 +44,16 @@ def test_failures_and_restarts_newest_first_with_vertex_subtask_attempt_and_trac
                                                                           ["r0"], 1000)
 
 
+def test_the_record_an_operator_failed_on_is_shown_apart_from_its_traceback(api, run_id):
+    record_event(run_id, "task_failed", {
+        "task": "gen#0", "region": "r0", "attempt": 0,
+        "error": "operator 'double' (transform.map), subtask 0, failed: ZeroDivisionError: division by zero\n"
+                 f"record: {{\"n\": 20}}\n{TRACEBACK}"})
+    [entry] = api.get(f"/api/runs/{run_id}/exceptions").json()["exceptions"]
+    assert (entry["operator"], entry["record"]) == ("double", '{"n": 20}')
+    assert entry["traceback"] == TRACEBACK.rstrip() and "record" not in entry["message"]
+
+
 def test_a_run_without_failures_has_an_empty_history(api, run_id):
     assert api.get(f"/api/runs/{run_id}/exceptions").json() == {"root": None, "exceptions": [], "restarts": []}
     assert api.get("/api/runs/999999/exceptions").status_code == 404

@@ -2649,6 +2649,8 @@ export interface components {
             region: string | null;
             attempt: number | null;
             message: string;
+            /** @description The record an expression failed on, as JSON cut at 500 characters; null when no record is known. */
+            record: string | null;
             traceback: string | null;
         };
         Token: {

@@ -24,6 +24,11 @@ function ExceptionRow({ entry }: { entry: TaskException }) {
       <div className="exception__message" data-testid="exception-message">
         {entry.message}
       </div>
+      {entry.record && (
+        <div className="exception__record" data-testid="exception-record">
+          <span className="muted">Record:</span> <code>{entry.record}</code>
+        </div>
+      )}
       {entry.traceback && (
         <>
           <button type="button" className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>

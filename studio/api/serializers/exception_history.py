@@ -16,6 +16,8 @@ class TaskExceptionSerializer(serializers.Serializer):
     region = StrictCharField(allow_null=True)
     attempt = serializers.IntegerField(allow_null=True)
     message = StrictCharField()
+    record = StrictCharField(allow_null=True, help_text="The record an expression failed on, as JSON cut at 500 "
+                                                        "characters; null when no record is known.")
     traceback = StrictCharField(allow_null=True)
 
 

@@ -193,8 +193,10 @@ def test_exhausted_restart_strategy_fails_the_job_with_the_cause(deployment, tmp
                           restart={"strategy": "fixed_delay", "attempts": 1, "delay_ms": 0})
     result = deployment.run(definition, timeout=60, checkpoint_dir=str(tmp_path / "c"))
     assert result.status == "FAILED" and result.restarts == 1
-    assert "ZeroDivisionError" in result.failure and "gen#0" in result.failure
-    assert "operator 'bad' (transform.map)" in result.failure
+    # named by the operator that failed, not by its chain's head (gen)
+    assert result.failure.startswith("operator 'bad' (transform.map), subtask 0, failed: ZeroDivisionError")
+    assert "gen#0" not in result.failure.splitlines()[0]
+    assert result.failure.splitlines()[1] == "record: 50"  # the record the expression failed on
 
 
 def test_a_failing_filter_predicate_names_its_operator(cluster, tmp_path):

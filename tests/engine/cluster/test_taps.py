@@ -30,7 +30,8 @@ def test_a_tap_samples_its_edge_within_limits_and_stops_when_closed(deployment, 
         tap_id = handle.open_tap("e2", samples.append, {"records_per_second": 10, "max_record_bytes": 64})
         wait_until(lambda: len(samples) >= 4, 60, "four samples of e2")
         assert {sample["tap"] for sample in samples} == {tap_id} and {s["edge"] for s in samples} == {"e2"}
-        assert {sample["task"] for sample in samples} <= {"gen#0", "gen#1"}  # e2 leaves double, chained with gen
+        # e2 leaves double, chained with gen: its samples are double's, named so, not after the chain's head
+        assert {sample["task"] for sample in samples} <= {"double#0", "double#1"}
         assert handle.job_master.taps.close(tap_id).subtask_limits["records_per_second"] == 5  # half of 10 each
         handle.job_master.taps.open("e2", samples.append, {"records_per_second": 10}, tap_id=tap_id)
         for sample in list(samples):

@@ -97,7 +97,7 @@ def test_an_exception_in_the_code_fails_the_job_naming_the_node():
                            node("py", "transform.python", code="def process(records):\n    return 1 / 0\n"),
                            node("out", "sink.collect")], [edge("gen", "py"), edge("py", "out")])
     result = LocalCluster().run(definition, timeout=60)
-    assert result.status == "FAILED" and "operator 'py' (transform.python) failed: ZeroDivisionError" in result.failure
+    assert result.status == "FAILED" and "operator 'py' (transform.python), subtask 0, failed: ZeroDivisionError" in result.failure
 
 
 def reference(events: list[dict]) -> list:

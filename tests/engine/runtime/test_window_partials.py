@@ -148,7 +148,7 @@ def test_a_failing_value_expression_is_reported_as_the_windows_failure(tmp_path)
     path = write_events([{"k": "a", "t": 1}])  # no "v"
     result = LocalCluster().run(windowed(path), timeout=60)
     assert result.status == "FAILED"
-    assert "operator 'window' (window.tumbling) failed: KeyError: 'v'" in result.failure
+    assert "operator 'window' (window.tumbling), subtask 0, failed: KeyError: 'v'" in result.failure
 
 
 @pytest.mark.parametrize("window_parallelism", [1, 2])

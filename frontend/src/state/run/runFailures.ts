@@ -9,6 +9,8 @@ const FAILING_OPERATOR = /operator '([^']+)'/;
 /** Entries kept on the page; the REST history has up to 500. */
 export const MAX_FAILURES = 200;
 
+const RECORD_PREFIX = 'record: ';
+
 export function exceptionOf(seq: number, ts: number, data: TaskFailedEventData): TaskException {
   const task = typeof data.task === 'string' ? data.task : null;
   const hash = task ? task.lastIndexOf('#') : -1;
@@ -17,7 +19,15 @@ export function exceptionOf(seq: number, ts: number, data: TaskFailedEventData):
   const error = String(data.error ?? '');
   const newline = error.indexOf('\n');
   const message = newline >= 0 ? error.slice(0, newline) : error;
-  const traceback = newline >= 0 ? error.slice(newline + 1).trimEnd() : '';
+  let traceback = newline >= 0 ? error.slice(newline + 1) : '';
+  let record: string | null = null;
+  if (traceback.startsWith(RECORD_PREFIX)) {
+    // the record an expression failed on (the server's studio.runs.exception_history reads it alike)
+    const end = traceback.indexOf('\n');
+    record = (end >= 0 ? traceback.slice(0, end) : traceback).slice(RECORD_PREFIX.length);
+    traceback = end >= 0 ? traceback.slice(end + 1) : '';
+  }
+  traceback = traceback.trimEnd();
   return {
     seq,
     ts,
@@ -28,6 +38,7 @@ export function exceptionOf(seq: number, ts: number, data: TaskFailedEventData):
     region: data.region ?? null,
     attempt: data.attempt ?? null,
     message,
+    record,
     traceback: traceback || null,
   };
 }
