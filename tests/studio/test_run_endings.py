@@ -8,19 +8,17 @@ import pytest
 from studio.models import Checkpoint, PipelineVersion, Rescale, RescaleStatus, Run, SavepointRequest
 from studio.runs.events import set_status
 from tests.studio.test_schedules_api import running_run
-from tests.support import simple_pipeline
+from tests.support import signed_snapshot, simple_pipeline
 
 pytestmark = pytest.mark.django_db
 
 
 def stopped_with_savepoint(run: Run, tmp_path) -> Checkpoint:
-    location = tmp_path / f"savepoint-{run.id}"
-    location.mkdir()
-    (location / "_metadata").write_text('{"tasks": {}}')
+    location = signed_snapshot(tmp_path / f"savepoint-{run.id}", run.pipeline, checkpoint_id=1, run=run)
     savepoint = Checkpoint.objects.create(run=run, checkpoint_id=1, kind="sync-savepoint", status="COMPLETED",
-                                          trigger_timestamp=1, external_path=str(location))
+                                          trigger_timestamp=1, external_path=location)
     SavepointRequest.objects.create(request_id=f"{run.id:032x}", run=run, kind="sync-savepoint", trigger="stop",
-                                    status="COMPLETED", location=str(location), checkpoint=savepoint)
+                                    status="COMPLETED", location=location, checkpoint=savepoint)
     set_status(run.id, "FINISHED")
     return savepoint
 
