@@ -2,7 +2,6 @@
 pipeline's group whenever a run's status changed (a receiver of ``run_event_recorded``)."""
 from __future__ import annotations
 
-from studio.api.serializers.runs import RunSummarySerializer
 from studio.fanout import broadcast
 from studio.models import Run, now_ms
 
@@ -15,6 +14,10 @@ def send_run_summary(sender, run_id: int, status_changed: bool, **kwargs) -> Non
     """The run's summary to its pipeline's sockets, when the event changed the run's status."""
     if not status_changed:
         return
+    # imported here: every process connects this receiver at start-up (the driver too), and the
+    # serializers bring in the engine's whole import
+    from studio.api.serializers.runs import RunSummarySerializer
+
     run = Run.objects.select_related("pipeline", "version", "created_by").filter(pk=run_id).first()
     if run is not None:
         summary = dict(RunSummarySerializer(run).data)

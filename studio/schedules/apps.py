@@ -10,7 +10,19 @@ class SchedulesConfig(AppConfig):
     def ready(self):
         from celery.signals import worker_ready, worker_shutdown
 
-        from studio.schedules.scheduler import start_in_worker, stop_in_worker
+        worker_ready.connect(_start_in_worker, dispatch_uid="schedules.start")
+        worker_shutdown.connect(_stop_in_worker, dispatch_uid="schedules.stop")
 
-        worker_ready.connect(start_in_worker, dispatch_uid="schedules.start", weak=False)
-        worker_shutdown.connect(stop_in_worker, dispatch_uid="schedules.stop", weak=False)
+
+# the scheduler (and the engine it imports) is imported only where a worker starts it, not in
+# every process that sets Django up
+def _start_in_worker(**kwargs) -> None:
+    from studio.schedules.scheduler import start_in_worker
+
+    start_in_worker(**kwargs)
+
+
+def _stop_in_worker(**kwargs) -> None:
+    from studio.schedules.scheduler import stop_in_worker
+
+    stop_in_worker(**kwargs)

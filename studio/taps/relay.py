@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 
-from engine.api import TapError
 from studio.fanout import broadcast
 from studio.taps.control import tap_group
 
@@ -22,6 +21,8 @@ def relay_sample(sample: dict) -> None:
 
 def open_tap(command: dict, run_id: int, job_master) -> None:
     """``tap_open``: sample the command's edge within its limits, into the tap's channel group."""
+    from engine.api import TapError  # here: every process registers these commands at start-up
+
     try:
         job_master.open_tap(command["edge"], relay_sample, command.get("limits"), tap_id=command["tap_id"])
     except TapError as error:

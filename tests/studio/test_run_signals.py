@@ -5,6 +5,8 @@ status changed; one that raises is logged and loses nothing: the event stays sto
 receivers after it still hear it. The receivers the studio wires in at start-up are there.
 """
 import logging
+import subprocess
+import sys
 
 import pytest
 
@@ -12,6 +14,7 @@ from studio.models import Pipeline, PipelineVersion, Run, RunEvent
 from studio.runs.commands import driver_command, register_driver_command
 from studio.runs.events import record_event, set_status
 from studio.runs.signals import run_event_recorded
+from tests.conftest import ROOT
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.django_db(transaction=True)  # receivers hear events after their commit
@@ -75,3 +78,14 @@ def test_the_studio_wires_its_receivers_and_the_taps_driver_commands_at_start_up
 def test_a_feature_cannot_take_over_a_command_the_driver_executes_itself():
     with pytest.raises(ValueError, match="'cancel' is a command the driver executes itself"):
         register_driver_command("cancel", lambda command, run_id, job_master: None)
+
+
+def test_setting_django_up_imports_no_engine():
+    """Every process of the studio sets Django up (web and Celery workers, each run's driver, manage.py),
+    and every app's ready() runs in each: receivers and commands are wired without importing what they use
+    (the engine brings pyspark and pyarrow, seconds on a busy machine, paid before a driver's first beat)."""
+    code = ("import os, sys, django; os.environ['DJANGO_SETTINGS_MODULE'] = 'studio.settings'; django.setup(); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'engine', 'pyspark', 'pyarrow'}))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
