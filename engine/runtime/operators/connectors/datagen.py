@@ -6,7 +6,8 @@ every number exactly once. A position is a split ``{"next": n, "step": s, "end":
 the numbers n, n + s, ... below e. The splits are a union list state: on restore every
 subtask sees all of them and takes its share (``deal_splits``), dividing splits where there
 are fewer than subtasks, so that after a rescale from 1 to 2 both subtasks have numbers to
-emit, and the total rate holds. A subtask holding several splits takes turns between them.
+emit, and the total rate holds. A subtask holding several splits emits their numbers merged in
+increasing order, so each subtask's numbers are increasing, as they are before any restore.
 ``rate`` (records per second over all subtasks) is enforced per subtask with a token count
 since the subtask started; when no token is left the source waits for the next one on a
 timer instead of sleeping.
@@ -53,7 +54,6 @@ class DatagenSource(SourceOperator):
         self.splits: list[dict] = []
         self.int_arrays = False
         """Emit batches as int64 arrays (the chain asked, ``emit_int_arrays``; numbers within ``LIMIT``)."""
-        self._turn = 0
         self._started = time.monotonic()
         self._emitted = 0
         self._state = None
@@ -100,20 +100,22 @@ class DatagenSource(SourceOperator):
             wanted = min(wanted, allowed)
             if wanted <= 0:
                 return []
-        self._turn %= len(self.splits)
-        split = self.splits[self._turn]
-        numbers = _take(split, wanted)
-        if _exhausted(split):
-            del self.splits[self._turn]
+        if len(self.splits) == 1:
+            numbers = _take(self.splits[0], wanted)
         else:
-            self._turn += 1
+            numbers = _take_in_order(self.splits, wanted)
+        self.splits = [split for split in self.splits if not _exhausted(split)]
         self._emitted += len(numbers)
         function = self.function
         if function is not None:
-            return [function(x) for x in numbers]
-        if self.int_arrays and -LIMIT < numbers.start and numbers.stop < LIMIT:
-            return np.arange(numbers.start, numbers.stop, numbers.step, dtype=np.int64)
-        return list(numbers)
+            return [function(x) for x in (numbers if isinstance(numbers, range) else numbers.tolist())]
+        if isinstance(numbers, range):
+            if self.int_arrays and -LIMIT < numbers.start and numbers.stop < LIMIT:
+                return np.arange(numbers.start, numbers.stop, numbers.step, dtype=np.int64)
+            return list(numbers)
+        if self.int_arrays and numbers.dtype == np.int64:
+            return numbers
+        return numbers.tolist()
 
     def emit_int_arrays(self) -> bool:
         self.int_arrays = self.function is None
@@ -158,6 +160,28 @@ def _take(split: dict, wanted: int) -> range:
     numbers = range(first, stop, step)
     split["next"] = first + step * len(numbers)
     return numbers
+
+
+def _take_in_order(splits: list[dict], wanted: int) -> np.ndarray:
+    """The ``wanted`` smallest numbers left in ``splits``, in increasing order, each split advanced past
+    the ones it gave.
+
+    A subtask holding several splits (after a restore at another parallelism) emits their numbers
+    merged, not split by split in turns: its numbers stay increasing, as a subtask's always were, so
+    event time derived from them never goes back behind the subtask's own watermark."""
+    bound = min(split["next"] + split["step"] * wanted for split in splits)
+    candidates = np.concatenate([
+        np.arange(split["next"], bound if split["end"] is None else min(bound, split["end"]), split["step"],
+                  dtype=np.int64 if -LIMIT < min(split["next"] for split in splits) and bound < LIMIT else object)
+        for split in splits])
+    candidates.sort()
+    taken = candidates[:wanted]
+    if len(taken):
+        last = int(taken[-1])
+        for split in splits:
+            if split["next"] <= last:
+                split["next"] += split["step"] * ((last - split["next"]) // split["step"] + 1)
+    return taken
 
 
 def _exhausted(split: dict) -> bool:
