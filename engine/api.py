@@ -7,12 +7,20 @@ a ``ClusterClient`` and never through the scheduler's internals:
   :func:`normalise_definition` (defaults filled in), :data:`OPERATOR_CATALOG`,
   :func:`operator_spec`, :func:`expression_fields`, :func:`check_expression`,
   :data:`DEFINITION_SCHEMA`, :data:`CHECKPOINTING_DEFAULTS`, :class:`ValidationError`;
+- references (``engine.spec.references``): :func:`references_in` finds a definition's
+  ``${param:name}`` and ``${secret:name}``, :func:`fill_parameters` and :func:`fill_secrets` fill them
+  in (a problem naming the node and field for each unknown name), :func:`stand_in_references`
+  and :func:`about_places` let a definition with references be validated before it has values;
 - plans: :func:`plan_pipeline` (regions, vertices, schedule order as JSON-ready data) and
   :func:`describe_vertices` (per job vertex: parallelism, operators, inputs);
 - jobs: :func:`submit` a definition to a deployment (:class:`InProcess` threads, or
   :class:`Spark` barrier stages), with a checkpoint directory and an optional restore
   source; the :class:`JobHandle` gives events, status, savepoints, stop, cancel and the
   :class:`JobResult`; :func:`run` does both and waits;
+- session mode: a :class:`SessionCluster` is one Spark application many jobs share; submit to
+  it with an :class:`InSession` deployment (its own job group, scheduler pool and share of the
+  application's slots, waiting in turn when they are taken; ``SessionCluster.usage`` says who
+  holds what); :class:`SessionTooSmall` names a job that can never fit;
 - warm drivers: :func:`start_warm_session` (a Spark session whose executors already run,
   before the job is known), :func:`session_for` (use it for a job, or None when the job
   needs more slots) and :func:`slots_needed` (slots a job needs at once);
@@ -43,6 +51,10 @@ a ``ClusterClient`` and never through the scheduler's internals:
   runs one, bounded and streaming, with its inputs, mocks and assertions;
   :func:`prove_exactly_once` runs one on a deployment while its subtasks are killed and
   compares the sinks' output with a failure-free run; :func:`junit_report` reports;
+- expectations (data-quality rules on nodes and edges, ``engine.spec.expectations``):
+  :func:`expectation_counts` sums the subtasks' counts of a ``metrics`` event (its ``tasks``)
+  or of a checkpoint's acknowledgements; a completed checkpoint event carries them as
+  ``checkpointed_metrics``;
 - live taps: ``JobHandle.open_tap(edge_id, sink, limits)`` samples the records on an edge
   of the running job into ``sink`` (rate- and size-limited, dropped rather than ever
   slowing the job; ``engine.cluster.taps``), ``JobHandle.close_tap(tap_id)`` stops it;
@@ -69,8 +81,9 @@ from engine.checkpoint.storage import discard as discard_checkpoint
 from engine.checkpoint.storage import is_completed as checkpoint_exists
 from engine.checkpoint.storage import load_metadata as load_checkpoint_metadata
 from engine.checkpoint.storage import sign_snapshot_files
-from engine.cluster.deployments import Deployment, InProcess, Spark, job_master_for, run, submit
+from engine.cluster.deployments import Deployment, InProcess, InSession, Spark, job_master_for, run, submit
 from engine.cluster.job_master import JobHandle, JobResult
+from engine.cluster.session_cluster import SessionCluster, SessionTooSmall
 from engine.cluster.taps import TapError
 from engine.cluster.warm_session import session_for, start_warm_session
 from engine.plan.plan_summary import plan_pipeline
@@ -85,9 +98,34 @@ from engine.snapshots.browser import SnapshotBrowser, UnknownOperator
 from engine.spec import OPERATOR_CATALOG, ValidationError, normalise_definition, validate_definition
 from engine.spec.catalog import expression_fields, operator_spec
 from engine.spec.expressions import check_expression
+from engine.spec.pipeline_file import SUFFIX as PIPELINE_FILE_SUFFIX
+from engine.spec.pipeline_file import (PipelineFileError, logic_of, pipeline_file_name, pipeline_from_text,
+                                         pipeline_to_text)
+from engine.spec.references import (VALUE_NAME, Reference, about_places, fill_parameters, fill_secrets,
+                                    holds_reference, references_in)
 from engine.spec.validation import CHECKPOINTING_DEFAULTS, DEFINITION_SCHEMA
 
 EventSink = Callable[[dict[str, Any]], None]
+
+
+def stand_in_references(definition: dict) -> tuple[dict, set]:
+    """``definition`` with each ``${param:…}``/``${secret:…}`` replaced by a value its field accepts, and the
+    ``(node, field)`` places that held one (``engine.spec.references``): validation without an environment
+    checks the rest and drops what it finds at those places (:func:`about_places`)."""
+    from engine.spec.references import field_schemas, with_stand_ins
+
+    return with_stand_ins(definition, field_schemas(definition))
+
+
+def expectation_counts(task_reports) -> dict[str, dict]:
+    """``{"node:<id>" | "edge:<id>": {"records", "dropped", "quarantined", "rules": {name: {"action",
+    "violated"}}}}`` summed over task reports (each a dict that may hold ``expectations``)."""
+    from engine.checkpoint.statistics import add_counts
+
+    total: dict = {}
+    for report in task_reports:
+        add_counts(total, (report or {}).get("expectations") or {})
+    return total
 
 
 def run_test_case(definition: dict, case: dict, *, workdir: str, timeout: float = 30.0, resolve_file=None,
@@ -176,16 +214,23 @@ def describe_vertices(definition: dict) -> dict:
 
 
 __all__ = [
+    # references to an environment's parameters and the user's secrets
+    "Reference", "VALUE_NAME", "about_places", "fill_parameters", "fill_secrets", "holds_reference", "references_in",
+    "stand_in_references",
     "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "KILL_POINTS", "OPERATOR_CATALOG", "check_expression",
-    "checkpoint_exists", "expression_fields", "operator_spec", "Deployment", "Grants", "InProcess", "JobHandle",
+    "checkpoint_exists", "expression_fields", "operator_spec", "Deployment", "Grants", "InProcess", "InSession",
+    "JobHandle", "SessionCluster", "SessionTooSmall",
     "JobResult", "KillPlan", "PlannedKill", "register_operator", "SnapshotRefused",
     "SnapshotSigner", "Spark", "TapError", "sign_snapshot_files",
     # shadow runs and the state browser
     "ForkError", "OutputTooLarge", "RedirectedSink", "ShadowJob", "SnapshotBrowser", "SourceFork", "UnknownOperator",
     "committed_records", "diff_outputs", "fork_definition", "output_bytes", "prepare_source_forks", "redirect_sinks",
     "release_source_forks", "shadow_sources", "source_forks_config",
-    "ValidationError", "describe_vertices", "discard_checkpoint", "job_master_for", "kafka_sample", "kafka_topics",
+    "ValidationError", "describe_vertices", "expectation_counts", "discard_checkpoint", "job_master_for", "kafka_sample", "kafka_topics",
     "latest_checkpoint",
     "load_checkpoint_metadata", "normalise_definition", "plan_pipeline", "prove_exactly_once", "run", "run_test_case",
     "session_for", "slots_needed", "start_warm_session", "submit", "junit_report", "validate_definition",
+    # pipelines as files
+    "PIPELINE_FILE_SUFFIX", "PipelineFileError", "logic_of", "pipeline_file_name", "pipeline_from_text",
+    "pipeline_to_text",
 ]

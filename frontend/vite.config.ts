@@ -25,5 +25,7 @@ export default defineConfig(({ command }) => ({
     environment: 'node',
     // component tests (*.test.tsx) choose jsdom themselves: `// @vitest-environment jsdom`
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+    // the style sheets' text for the tests that read it (src/styles/*.test.ts); vitest empties CSS otherwise
+    css: { include: [/\/src\/styles\/[^/]+\.css/] },
   },
 }));

@@ -1,7 +1,9 @@
-"""The Django admin (/admin/): users, groups, who a pipeline is shared with, storage locations and their grants."""
+"""The Django admin (/admin/): users, groups, teams and their members, who a pipeline is shared with, storage
+locations and their grants."""
 from django.contrib import admin
 
-from studio.models import ApiToken, LocationGrant, Pipeline, PipelineShare, SinkClaim, StorageLocation
+from studio.models import (ApiToken, LocationGrant, Pipeline, PipelineShare, SinkClaim, StorageLocation, Team,
+                           TeamMembership, TeamShare)
 
 
 class ShareInline(admin.TabularInline):
@@ -9,11 +11,30 @@ class ShareInline(admin.TabularInline):
     extra = 0
 
 
+class TeamShareInline(admin.TabularInline):
+    model = TeamShare
+    extra = 0
+
+
 @admin.register(Pipeline)
 class PipelineAdmin(admin.ModelAdmin):
-    list_display = ["id", "name", "owner", "updated_at"]
-    inlines = [ShareInline]
-    fields = ["name", "owner"]
+    list_display = ["id", "name", "owner", "team", "updated_at"]
+    inlines = [ShareInline, TeamShareInline]
+    fields = ["name", "owner", "team"]
+
+
+class MembershipInline(admin.TabularInline):
+    model = TeamMembership
+    extra = 0
+
+
+@admin.register(Team)
+class TeamAdmin(admin.ModelAdmin):
+    """Teams and their members' roles (``studio.teams`` says what each role may do)."""
+
+    list_display = ["id", "name", "description", "created_at"]
+    search_fields = ["name"]
+    inlines = [MembershipInline]
 
 
 @admin.register(ApiToken)

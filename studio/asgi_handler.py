@@ -22,12 +22,15 @@ request's one sync thread.
 from __future__ import annotations
 
 import tempfile
+from contextvars import ContextVar
 
 import django
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler
+
+_request_path: ContextVar[str] = ContextVar("request_path", default="")
 
 
 class SyncChainASGIHandler(ASGIHandler):
@@ -36,12 +39,17 @@ class SyncChainASGIHandler(ASGIHandler):
     def load_middleware(self, is_async=False):
         super().load_middleware(is_async=False)
 
+    async def handle(self, scope, receive, send):
+        _request_path.set(scope.get("path", ""))  # this request's task's own: read_body has no scope
+        return await super().handle(scope, receive, send)
+
     async def get_response_async(self, request):
         return await sync_to_async(self.get_response, thread_sensitive=True)(request)
 
     async def read_body(self, receive):
-        """The body, as Django reads it, with ``received_bytes``; bytes past the body limit are not kept."""
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        """The body, as Django reads it, with ``received_bytes``; bytes past the body limit (the path's own in
+        ``settings.BODY_LIMITS_BY_PATH``, an upload's) are not kept."""
+        limit = settings.BODY_LIMITS_BY_PATH.get(_request_path.get(), settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
         body_file = tempfile.SpooledTemporaryFile(max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, mode="w+b")
         received = 0
         while True:

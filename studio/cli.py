@@ -14,6 +14,15 @@ exits 0 on success, 1 when the studio refused (its ``detail`` on stderr), 2 on u
     python -m studio cancel 12
     python -m studio status 12            # a summary; --json for the whole run
     python -m studio token --username admin --password-file var/admin-password
+    python -m studio validate pipelines/  # pipelines as files: validate (offline), pull, diff, push;
+                                          # see studio.cli_files
+    python -m studio run 3 --environment prod   # environments, promote, approve: see studio.cli_environments
+    studio test clicks-per-user --version 3 --junit results.xml   # exit 0: every test case passed
+    studio prove clicks-per-user --kills 10 --seed 1234           # exit 0: the proof passed
+
+``test`` and ``prove`` take a pipeline's id or its name. ``test`` runs the version's saved test
+cases (the latest version's by default) and exits 1 when one failed or could not run, so a CI
+job can gate a deploy on it; ``--junit FILE`` writes the JUnit XML report.
 """
 from __future__ import annotations
 
@@ -29,6 +38,10 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from studio.cli_environments import (ENVIRONMENT_COMMANDS, EnvironmentFileError, add_environment_commands,
+                                     run_environment_command)
+from studio.cli_files import FILE_COMMANDS, FileCommandError, Report, add_file_commands, run_file_command
 
 TERMINAL = {"FINISHED", "CANCELED", "FAILED"}
 
@@ -51,7 +64,8 @@ class Studio:
         self._cookies = http.cookiejar.CookieJar()
         self._opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self._cookies))
 
-    def request(self, method: str, path: str, body: Any = None, params: dict | None = None) -> Any:
+    def request(self, method: str, path: str, body: Any = None, params: dict | None = None, *,
+                raw: bool = False) -> Any:
         url = f"{self.url}/api/{path.lstrip('/')}"
         if params:
             url += "?" + urllib.parse.urlencode({k: v for k, v in params.items() if v is not None})
@@ -65,6 +79,8 @@ class Studio:
         csrf = next((c.value for c in self._cookies if c.name == "csrftoken"), None)
         if csrf:
             headers["X-CSRFToken"] = csrf
+        if raw:
+            headers["Accept"] = "*/*"
         request = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
             with self._opener.open(request, timeout=self.timeout) as response:
@@ -75,6 +91,8 @@ class Studio:
             except ValueError:
                 detail = error.reason
             raise StudioError(error.code, str(detail)) from None
+        if raw:
+            return payload.decode()
         return json.loads(payload) if payload else None
 
     def wait_for(self, describe, done, timeout: float, interval: float = 1.0) -> Any:
@@ -116,6 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--restore-run", type=int, metavar="RUN",
                      help="the run whose --restore-checkpoint is meant (needed when several runs have that id)")
     run.add_argument("--allow-non-restored-state", action="store_true")
+    run.add_argument("--environment", metavar="NAME", help="run with this environment's parameters")
     run.add_argument("--wait", metavar="STATUS", help="wait until the run reaches STATUS (or ends)")
 
     savepoint = commands.add_parser("savepoint", help="trigger a savepoint of a running run")
@@ -132,6 +151,22 @@ def _parser() -> argparse.ArgumentParser:
     cancel = commands.add_parser("cancel", help="cancel a run")
     cancel.add_argument("run", type=int)
 
+    test = commands.add_parser("test", help="run a pipeline version's test cases; exit 1 unless all passed")
+    test.add_argument("pipeline", help="the pipeline's id or name")
+    test.add_argument("--version", type=int, help="the version (default: the latest)")
+    test.add_argument("--case", action="append", metavar="NAME", help="run only this test case (repeatable)")
+    test.add_argument("--junit", metavar="FILE", help="write the JUnit XML report to FILE")
+    test.add_argument("--json", action="store_true", help="print the whole result as JSON instead of the summary")
+
+    prove = commands.add_parser("prove", help="prove a version exactly-once on Spark; exit 1 unless it passed")
+    prove.add_argument("pipeline", help="the pipeline's id or name")
+    prove.add_argument("--version", type=int, help="the version (default: the latest)")
+    prove.add_argument("--case", metavar="NAME", help="the test case whose input it runs (default: the first)")
+    prove.add_argument("--kills", type=int, default=10)
+    prove.add_argument("--seed", type=int, help="replay a proof: the seed its report names")
+    prove.add_argument("--no-rescale", action="store_true", help="never restore at another parallelism")
+    prove.add_argument("--json", action="store_true", help="print the whole proof as JSON instead of the summary")
+
     token = commands.add_parser("token", help="create an API token by logging in with a password",
                                 description="The password comes from --password-file, --password-stdin or "
                                             "STUDIO_PASSWORD, else from a prompt on the terminal.")
@@ -141,6 +176,8 @@ def _parser() -> argparse.ArgumentParser:
     password.add_argument("--password-file", metavar="FILE",
                           help="read the password from FILE (`make up` writes the admin's to var/admin-password)")
     password.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
+    add_file_commands(commands)
+    add_environment_commands(commands)
     return parser
 
 
@@ -152,12 +189,18 @@ def main(argv: list[str] | None = None, out=sys.stdout) -> int:
     except StudioError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    except UsageError as error:
+    except (UsageError, FileCommandError, EnvironmentFileError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except (TimeoutError, urllib.error.URLError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    if isinstance(result, Report):
+        out.write(result.text + "\n")
+        return result.exit_code
+    if isinstance(result, Verdict):
+        out.write(result.text + "\n")
+        return 0 if result.passed else 1
     if isinstance(result, RunSummary):
         out.write(result.text + "\n")
         result = result.run
@@ -170,6 +213,11 @@ def main(argv: list[str] | None = None, out=sys.stdout) -> int:
 
 
 def _dispatch(args, studio: Studio) -> Any:
+    if args.command in FILE_COMMANDS:
+        return run_file_command(args, studio)
+    if args.command in ENVIRONMENT_COMMANDS:
+        answer = run_environment_command(args, studio)
+        return Report(answer) if args.command != "environments" else answer
     if args.command == "pipelines":
         return studio.request("GET", "pipelines")
     if args.command == "runs":
@@ -193,6 +241,10 @@ def _dispatch(args, studio: Studio) -> Any:
         if args.no_wait:
             return {"request_id": request_id}
         return _savepoint_outcome(studio, args.run, request_id, args.timeout)
+    if args.command == "test":
+        return _test(args, studio)
+    if args.command == "prove":
+        return _prove(args, studio)
     if args.command == "token":
         password = _password(args)
         studio.request("POST", "auth/login", {"username": args.username, "password": password})
@@ -297,6 +349,8 @@ def _run(args, studio: Studio) -> dict:
         body["restore_from"] = {"path": args.restore_path}
     if args.allow_non_restored_state:
         body["allow_non_restored_state"] = True
+    if args.environment:
+        body["environment"] = args.environment
     run = studio.request("POST", f"pipelines/{args.pipeline}/runs", body)
     if not args.wait:
         return run
@@ -308,3 +362,69 @@ def _run(args, studio: Studio) -> dict:
 def _savepoint_outcome(studio: Studio, run_id: int, request_id: str, timeout: float) -> dict:
     return studio.wait_for(lambda: studio.request("GET", f"runs/{run_id}/savepoints/{request_id}"),
                            lambda r: r["status"] != "IN_PROGRESS", timeout, interval=0.5)
+
+
+class Verdict:
+    """What ``test`` and ``prove`` print, and whether the command succeeds."""
+
+    def __init__(self, text: str, passed: bool):
+        self.text, self.passed = text, passed
+
+
+def _pipeline_id(studio: Studio, given: str) -> int:
+    """A pipeline named by its id or its name (a name two pipelines you see share is a usage error)."""
+    if given.isdigit():
+        return int(given)
+    matches = [pipeline["id"] for pipeline in studio.request("GET", "pipelines") if pipeline["name"] == given]
+    if len(matches) != 1:
+        raise UsageError(f"no pipeline named {given!r}" if not matches else
+                         f"{len(matches)} pipelines are named {given!r} (ids {', '.join(map(str, matches))}): "
+                         "give the id")
+    return matches[0]
+
+
+def _test(args, studio: Studio) -> Verdict:
+    pipeline = _pipeline_id(studio, args.pipeline)
+    body: dict[str, Any] = {}
+    if args.version:
+        body["version"] = args.version
+    if args.case:
+        body["cases"] = args.case
+    studio.timeout = max(studio.timeout, args.timeout)  # the studio answers when the test cases ended
+    run = studio.request("POST", f"pipelines/{pipeline}/test-runs", body)
+    if args.junit:
+        Path(args.junit).write_text(studio.request("GET", f"pipelines/{pipeline}/test-runs/{run['id']}/junit",
+                                                   raw=True))
+    if args.json:
+        return Verdict(json.dumps(run, indent=2), run["status"] == "passed")
+    lines = []
+    for result in run["results"]:
+        lines.append(f"{result['status'].upper():7} {result['name']} ({result.get('duration_s', 0):.2f} s)")
+        lines.extend(f"        {failure}" for failure in result.get("failures") or [])
+    if run.get("error"):
+        lines.append(f"ERROR   {run['error']}")
+    counts = run["counts"]
+    lines.append(f"{run['status'].upper()}: {counts['passed']} passed, {counts['failed']} failed, {counts['error']} "
+                 f"errors · pipeline {pipeline} v{run['version']} · test run {run['id']}")
+    return Verdict("\n".join(lines), run["status"] == "passed")
+
+
+def _prove(args, studio: Studio) -> Verdict:
+    pipeline = _pipeline_id(studio, args.pipeline)
+    body: dict[str, Any] = {"kills": args.kills, "rescale": not args.no_rescale}
+    for key, value in (("version", args.version), ("test_case", args.case), ("seed", args.seed)):
+        if value is not None:
+            body[key] = value
+    proof = studio.request("POST", f"pipelines/{pipeline}/proofs", body)
+    proof = studio.wait_for(lambda: studio.request("GET", f"pipelines/{pipeline}/proofs/{proof['id']}"),
+                            lambda p: p["status"] not in ("queued", "running"), args.timeout, interval=2)
+    if args.json:
+        return Verdict(json.dumps(proof, indent=2), proof["status"] == "passed")
+    result = proof["result"] or {}
+    lines = [f"{proof['status'].upper()}: {proof['message']}",
+             f"pipeline {pipeline} v{proof['version']} · test case {proof['test_case']!r} · seed {proof['seed']} · "
+             f"{result.get('kills_fired', 0)} of {proof['kills']} kills fired · proof {proof['id']}"]
+    if proof["status"] == "failed":
+        lines.append(f"replay: studio prove {pipeline} --version {proof['version']} --case {proof['test_case']!r} "
+                     f"--kills {proof['kills']} --seed {proof['seed']}" + ("" if proof["rescale"] else " --no-rescale"))
+    return Verdict("\n".join(lines), proof["status"] == "passed")

@@ -18,6 +18,8 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
+from studio.secret_masking import masked
+
 logger = logging.getLogger(__name__)
 
 SEND_TIMEOUT_S = 5.0
@@ -51,6 +53,7 @@ def broadcast(group: str, message: dict[str, Any]) -> bool:
     layer = get_channel_layer()
     if layer is None:
         return False
+    message = masked(message)  # a run's secrets never leave its driver, a tap's samples included
     future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _fanout.loop())
     try:
         future.result(SEND_TIMEOUT_S)

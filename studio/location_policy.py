@@ -21,7 +21,11 @@ The rules, NiFi's restricted components and Nussknacker's categories being the m
   cluster (``kafka://host:port,host:port``): a client learns the other brokers from those it
   starts with, so a list mixing in another host could reach another cluster;
 - sinks need a grant that allows writing (a parameter marked ``"x-read-only"``, such as a
-  schema file a sink reads, needs only a grant to read).
+  schema file a sink reads, needs only a grant to read);
+- a Redis, PostgreSQL or Kafka parameter may name a connection profile instead of an address
+  (``connection:<name>``, or ``connection:<owner>/<name>`` for one shared by its owner): the
+  policy holds the profiles its user may use now (``Policy.connections``), the reference is
+  replaced by the profile's address and that address is checked as if written in the node.
 
 Django-free on purpose: the budgeted worker processes (``studio.processes.budgeted_worker``) that
 validate and preview untrusted definitions run it with the policy they are handed as JSON.
@@ -45,6 +49,9 @@ POSTGRES_SCHEMES = ("postgresql", "postgres")
 DEFAULT_PORTS = {"http": 80, "https": 443, "redis": 6379, "rediss": 6379, "postgresql": 5432, "postgres": 5432,
                  "kafka": 9092}
 MAX_KAFKA_BROKERS = 50
+CONNECTION_PREFIX = "connection:"
+"""How a location parameter names a connection profile instead of an address."""
+CONNECTION_KINDS = (REDIS, POSTGRES, KAFKA)
 POSTGRES_KEYS = frozenset({"host", "port", "dbname", "user", "password", "sslmode", "connect_timeout",
                            "application_name"})
 """libpq connection keys a definition may use; others (``service``, ``hostaddr``, ``passfile``, ``sslkey``
@@ -75,18 +82,37 @@ class Policy:
     locations: tuple[Location, ...] = ()
     workspace: str | None = None
     default_redis: str = ""
+    connections: dict[str, dict[str, Any]] = field(default_factory=dict, compare=False, hash=False)
+    """The connection profiles the user may use, by the names a parameter may give them
+    (``orders``, ``bob/orders``): ``{"kind", "address"}``, the address with its secret; ``{"kind": None}``
+    for a bare name several profiles shared with the user carry."""
 
     def to_json(self) -> dict[str, Any]:
         return {"locations": [asdict(location) for location in self.locations], "workspace": self.workspace,
-                "default_redis": self.default_redis}
+                "default_redis": self.default_redis, "connections": self.connections}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Policy":
         return cls(tuple(Location(**location) for location in data.get("locations", ())), data.get("workspace"),
-                   data.get("default_redis", ""))
+                   data.get("default_redis", ""), dict(data.get("connections") or {}))
 
     def of_kind(self, kind: str) -> list[Location]:
         return [location for location in self.locations if location.kind == kind]
+
+    def connection(self, reference: str, kind: str) -> tuple[str, str]:
+        """``(address, profile name)`` of the profile a ``connection:<name>`` parameter of ``kind`` names,
+        or LocationRefused."""
+        name = reference[len(CONNECTION_PREFIX):].strip()
+        profile = self.connections.get(name)
+        if profile is None:
+            raise LocationRefused(f"no connection profile {name!r} of yours or shared with you")
+        if profile.get("kind") is None:
+            raise LocationRefused(f"several connection profiles shared with you are named {name!r}: name one as "
+                                  f"connection:<owner>/{name}")
+        if profile["kind"] != kind:
+            raise LocationRefused(f"connection profile {name!r} is a {profile['kind']} connection, this parameter "
+                                  f"takes a {kind} one")
+        return profile["address"], name
 
 
 @dataclass
@@ -105,6 +131,8 @@ class Use:
     """Redis, PostgreSQL and Kafka: the server and database (or cluster) reached, without credentials
     (``redis://host:port/db``, ``postgresql://host:port/database``, ``kafka://<granted brokers>``):
     what a sink claim names."""
+    profile: str = ""
+    """The connection profile the parameter named (``value`` is then the profile's address)."""
 
 
 def location_fields(spec: dict[str, Any]) -> list[tuple[str, str]]:
@@ -148,14 +176,40 @@ def check_definition(definition: Any, policy: Policy) -> tuple[list[dict[str, An
 
 
 def resolved_definition(definition: dict[str, Any], uses: list[Use]) -> dict[str, Any]:
-    """``definition`` with every local path replaced by its resolved real path (what was checked is
-    what the connector opens)."""
+    """``definition`` with every local path replaced by its resolved real path, and every connection
+    profile by its address (what was checked is what the connector opens)."""
     result = copy.deepcopy(definition)
     by_node = {node.get("id"): node for node in result.get("nodes", [])}
     for use in uses:
-        if use.kind == PATH and use.local:
+        if (use.kind == PATH and use.local) or use.profile:
             by_node[use.node].setdefault("params", {})[use.field] = use.value
     return result
+
+
+def test_input_files(definition: dict[str, Any], cases: list[dict], policy: Policy
+                     ) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The input files of ``cases`` (test cases of ``definition``) resolved as a file source's path is
+    (relative: in the pipeline's workspace) and checked against ``policy``: ``{name as written: real
+    path}`` and the problems, located at the test's field (``tests.<i>.inputs.<node>.file``)."""
+    position = {case.get("name"): index for index, case in enumerate(definition.get("tests") or [])}
+    files: dict[str, str] = {}
+    problems: list[dict[str, Any]] = []
+    for case in cases:
+        for node_id, given in (case.get("inputs") or {}).items():
+            name = given.get("file") if isinstance(given, dict) else None
+            if not isinstance(name, str):
+                continue
+            field = f"tests.{position.get(case.get('name'), 0)}.inputs.{node_id}.file"
+            try:
+                resolved, _, local = resolve_path(name, policy)
+                if not local:
+                    raise LocationRefused(f"{name!r}: a test's input file must be a local file")
+            except LocationRefused as refused:
+                problems.append({"node": node_id, "edge": None, "field": field,
+                                 "message": f"test '{case.get('name')}': {refused}"})
+                continue
+            files[name] = resolved
+    return files, problems
 
 
 def engine_grants(policy: Policy):
@@ -176,6 +230,18 @@ def engine_grants(policy: Policy):
 def resolve(kind: str, value: str, policy: Policy, *, node_id: str = "", field_: str = "",
             sink: bool = False) -> Use:
     """Resolve one location parameter, or raise :class:`LocationRefused`."""
+    profile = ""
+    if kind in CONNECTION_KINDS and value.strip().startswith(CONNECTION_PREFIX):
+        value, profile = policy.connection(value.strip(), kind)
+        try:
+            return _resolve_address(kind, value, policy, node_id, field_, sink, profile)
+        except LocationRefused as refused:
+            raise LocationRefused(f"connection profile {profile!r}: {refused}") from None
+    return _resolve_address(kind, value, policy, node_id, field_, sink, profile)
+
+
+def _resolve_address(kind: str, value: str, policy: Policy, node_id: str, field_: str, sink: bool,
+                     profile: str) -> Use:
     local, address = False, ""
     if kind == PATH:
         resolved, location, local = resolve_path(value, policy, write=sink)
@@ -192,7 +258,7 @@ def resolve(kind: str, value: str, policy: Policy, *, node_id: str = "", field_:
     if sink and not location.write:
         raise LocationRefused(f"location {location.name!r} is granted to you for reading only")
     return Use(node_id, field_, kind, resolved, location.name, sink, shared=location.shared, local=local,
-               address=address)
+               address=address, profile=profile)
 
 
 # --- paths -----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, Callable
 from urllib.parse import quote
 
 from django.conf import settings
@@ -29,9 +30,26 @@ from studio.location_policy import (KAFKA, PATH, POSTGRES, REDIS, Location, Loca
 from studio.models import Checkpoint, Pipeline, Run, SinkClaim, StorageLocation
 
 
+ConnectionSource = Callable[[Any], dict]
+_connection_sources: list[ConnectionSource] = []
+
+
+def register_connection_source(source: ConnectionSource) -> None:
+    """Let ``source(user)`` add the connection profiles ``user`` may use to every policy, as
+    ``Policy.connections`` takes them. Filled by the connection profiles app (``studio.connections``)
+    in its ``ready()``; without it a ``connection:`` parameter names nothing."""
+    if source not in _connection_sources:
+        _connection_sources.append(source)
+
+
 def policy_for(user, pipeline: Pipeline | None = None) -> Policy:
-    """What ``user`` may reach, with ``pipeline``'s workspace (the user's draft workspace when None)."""
-    return Policy(tuple(granted_locations(user)), str(workspace_of(pipeline, user)), settings.REDIS_URL)
+    """What ``user`` may reach, with ``pipeline``'s workspace (the user's draft workspace when None) and
+    the connection profiles they may use, as they are now."""
+    connections: dict = {}
+    for source in _connection_sources:
+        connections.update(source(user))
+    return Policy(tuple(granted_locations(user)), str(workspace_of(pipeline, user)), settings.REDIS_URL,
+                  connections)
 
 
 def workspace_of(pipeline: Pipeline | None, user=None) -> Path:
@@ -69,7 +87,7 @@ def sink_uses(definition: dict, policy: Policy) -> list[Use]:
     a path sink's directory, and a Redis stream, PostgreSQL table or Kafka topic named with its server
     and database or cluster (``redis://host:port/db#stream``), so that two spellings of one target are
     one claim."""
-    from engine.api import operator_spec
+    from engine.api import holds_reference, operator_spec
 
     from studio.location_policy import location_fields
 
@@ -83,8 +101,8 @@ def sink_uses(definition: dict, policy: Policy) -> list[Use]:
         node_id = str(node.get("id"))
         for name, kind in location_fields(spec):
             value = params.get(name)
-            if not writes_location(spec, name):
-                continue
+            if not writes_location(spec, name) or holds_reference(value):
+                continue  # a reference claims its target when a run fills it in
             if kind == PATH and isinstance(value, str) and value:
                 use = _resolved_or_none(kind, value, policy, node_id, name)
                 uses += [use] if use is not None else []
@@ -109,8 +127,8 @@ def _named_targets(server: Use, spec: dict, params: dict) -> list[Use]:
     uses = []
     for name, schema in spec["params_schema"]["properties"].items():
         target = params.get(name)
-        if not schema.get("x-sink-target") or not isinstance(target, str) or not target:
-            continue
+        if not schema.get("x-sink-target") or not isinstance(target, str) or not target or "${" in target:
+            continue  # a reference is claimed when a run fills it in
         if server.kind == POSTGRES and "." not in target:
             target = f"public.{target}"
         uses.append(replace(server, field=name, value=f"{server.address}#{quote(target, safe='')}"))

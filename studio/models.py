@@ -1,8 +1,10 @@
 """Pipelines, their immutable versions, runs, checkpoints, savepoint requests and the stored run events.
 
-Ownership: a pipeline belongs to the user who created it; ``PipelineShare`` grants a group
-view (always), and optionally edit and run, on it. Runs, checkpoints and savepoints are
-visible to whoever may view their pipeline (``studio.access``).
+Ownership: a pipeline belongs to the user who created it, or to a ``Team`` (then its members
+hold what their ``TeamRole`` gives, and the creator nothing more than their role); a
+``PipelineShare`` grants a group view (always), and optionally edit and run, on it; a
+``TeamShare`` grants a team's members a role on it, capped by their role in the team. Runs,
+checkpoints and savepoints are visible to whoever may view their pipeline (``studio.access``).
 """
 from __future__ import annotations
 
@@ -16,14 +18,57 @@ from django.utils import timezone
 from studio.change_tokens import CheckpointQuerySet, PipelineQuerySet, RunQuerySet, SavepointRequestQuerySet, new_token
 
 
+class TeamRole(models.TextChoices):
+    """A member's role in a team, each holding what the one before holds and more
+    (``studio.teams.ROLE_PERMISSIONS`` maps them onto the pipeline permissions)."""
+
+    VIEWER = "viewer"
+    EDITOR = "editor"
+    OPERATOR = "operator"
+    ADMIN = "admin"
+
+
+class Team(models.Model):
+    """Users who own pipelines together; only its members see it (``studio.teams``)."""
+
+    name = models.CharField(max_length=100, unique=True)
+    description = models.CharField(max_length=500, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TeamMembership(models.Model):
+    """``user`` belongs to ``team`` with ``role``."""
+
+    team = models.ForeignKey(Team, related_name="memberships", on_delete=models.CASCADE)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="team_memberships", on_delete=models.CASCADE)
+    role = models.CharField(max_length=16, choices=TeamRole.choices, default=TeamRole.VIEWER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["team", "id"]
+        constraints = [models.UniqueConstraint(fields=["team", "user"], name="unique_membership_per_team")]
+
+
 class Pipeline(models.Model):
     """A named pipeline; its definition lives in immutable versions."""
 
     name = models.CharField(max_length=200)
+    # who created it; it owns the pipeline only while no team does
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="pipelines", null=True, blank=True,
                               on_delete=models.SET_NULL)
+    # a team that owns it: its members hold what their role gives (a team with pipelines is not deleted)
+    team = models.ForeignKey(Team, related_name="pipelines", null=True, blank=True, on_delete=models.PROTECT)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    isolated = models.BooleanField(default=False, help_text=(
+        "Run in a driver and Spark application of its own instead of the studio's shared session "
+        "(runs with Python code always are)."))
     # New at every change of this row, and of any of its runs (``studio.change_tokens``): what
     # cached responses are keyed by
     change_token = models.CharField(max_length=16, default=new_token, editable=False)
@@ -80,6 +125,20 @@ class PipelineShare(models.Model):
         return ["view"] + (["edit"] if self.can_edit else []) + (["run"] if self.can_run else [])
 
 
+class TeamShare(models.Model):
+    """A team's access to a pipeline it does not own: each member holds ``role`` or their own role in
+    the team, whichever is less (a team's viewer stays a viewer). Never admin: owning stays with the owner."""
+
+    pipeline = models.ForeignKey(Pipeline, related_name="team_shares", on_delete=models.CASCADE)
+    team = models.ForeignKey(Team, related_name="shares", on_delete=models.CASCADE)
+    role = models.CharField(max_length=16, choices=TeamRole.choices[:3], default=TeamRole.VIEWER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["pipeline", "team"], name="unique_share_per_team")]
+
+
 class PipelineVersion(models.Model):
     """One saved definition of a pipeline; never changed after it is written."""
 
@@ -134,6 +193,10 @@ class Run(models.Model):
     # gets a new one written here, so whatever it still reports is refused (studio.runs.liveness)
     driver_token = models.CharField(max_length=64, blank=True, default="")
     spark_app_id = models.CharField(max_length=200, blank=True, default="")
+    # Where its job runs (``studio.runs.placement``): "session" (the shared Spark application) or
+    # "own_driver", and why, decided at launch; empty until then
+    placement = models.CharField(max_length=16, blank=True, default="")
+    placement_reason = models.CharField(max_length=300, blank=True, default="")
     checkpoint_dir = models.CharField(max_length=1000, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -198,6 +261,7 @@ class Checkpoint(models.Model):
     class Meta:
         ordering = ["-checkpoint_id"]
         constraints = [models.UniqueConstraint(fields=["run", "checkpoint_id"], name="unique_checkpoint_per_run")]
+        indexes = [models.Index(fields=["run", "status", "checkpoint_id"], name="checkpoint_run_status_id")]
         base_manager_name = "objects"
 
     def save(self, *args, **kwargs):
@@ -278,7 +342,11 @@ class SavepointRequest(models.Model):
 
 
 class RunEvent(models.Model):
-    """Everything a run reported, in order; stored before it is fanned out to WebSockets."""
+    """Everything a run reported, in order; stored before it is fanned out to WebSockets.
+
+    Seqs have no holes but those a ``folded`` event accounts for: the history's retention
+    (``studio.runs.history``) replaces metrics and checkpoint-progress events that aged out with
+    one ``folded`` event at the last seq of the range, its data naming the range and what it held."""
 
     run = models.ForeignKey(Run, related_name="events", on_delete=models.CASCADE)
     seq = models.PositiveIntegerField()
@@ -290,6 +358,49 @@ class RunEvent(models.Model):
         ordering = ["seq"]
         constraints = [models.UniqueConstraint(fields=["run", "seq"], name="unique_event_seq_per_run")]
         indexes = [models.Index(fields=["run", "type", "seq"], name="run_event_type_seq")]
+
+
+class RollupResolution(models.TextChoices):
+    """The span of a checkpoint rollup: a minute or an hour of trigger times, or the whole run."""
+
+    MINUTE = "minute"
+    HOUR = "hour"
+    RUN = "run"
+
+
+class CheckpointRollup(models.Model):
+    """Checkpoints of a run folded out of the detailed history (``studio.runs.history``): per minute or
+    hour of their trigger times, and once for the whole run, what the summary and the long-range
+    timeline need of them (``studio.runs.rollups``: counts, sums, min, max and a sketch of each
+    summarised figure's distribution). Only plain checkpoints are ever folded, never savepoints."""
+
+    run = models.ForeignKey(Run, related_name="checkpoint_rollups", on_delete=models.CASCADE)
+    resolution = models.CharField(max_length=8, choices=RollupResolution.choices)
+    bucket_start = models.BigIntegerField()  # epoch ms of the minute or hour; 0 for the whole run
+    completed = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    unaligned = models.PositiveIntegerField(default=0)
+    first_checkpoint_id = models.PositiveIntegerField()
+    last_checkpoint_id = models.PositiveIntegerField()
+    first_trigger_timestamp = models.BigIntegerField()
+    last_trigger_timestamp = models.BigIntegerField()
+    figures = models.JSONField(default=dict)  # {figure: {"count", "sum", "min", "max", "sketch"}}: completed ones
+
+    class Meta:
+        ordering = ["resolution", "bucket_start"]
+        constraints = [models.UniqueConstraint(fields=["run", "resolution", "bucket_start"],
+                                               name="unique_rollup_per_bucket")]
+
+
+class RunHistory(models.Model):
+    """Where the retention of a run's event log stands (``studio.runs.history``): every event up to
+    ``events_through`` was looked at; of the failed checkpoints' events kept since, their seqs (the
+    oldest are folded once there are more than the cap)."""
+
+    run = models.OneToOneField(Run, related_name="history", on_delete=models.CASCADE)
+    events_through = models.PositiveIntegerField(default=0)
+    failed_event_seqs = models.JSONField(default=list, blank=True)
+    folded_at = models.DateTimeField(null=True, blank=True)
 
 
 class ApiToken(models.Model):

@@ -41,6 +41,8 @@ def preview_pipeline(definition: dict, limit: int) -> tuple[dict, dict[str, str]
             params["bounded"] = True
             params["batch_size"] = min(int(params.get("batch_size", 500)), limit)
             params.pop("group", None)  # reading as the group would take entries from its consumers
+        elif node["type"] == "source.kafka":
+            params["bounded"] = True  # up to the ends the partitions have now; no checkpoint, so no commits
         elif node["type"] == "source.postgres_cdc":
             params["snapshot"] = "only"  # the rows as they are: no replication slot is created or moved
         if category == "sink":

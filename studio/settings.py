@@ -14,8 +14,14 @@ savepoint targets may name; default local paths and object stores, never http),
 ``STUDIO_SNAPSHOT_SIGNING_KEY`` (hex; the key snapshots are signed with, generated once into
 ``var/snapshot-signing-key`` when unset), ``STUDIO_VALIDATION_BUDGET_S`` (2), ``STUDIO_PREVIEW_BUDGET_S`` (10) and
 ``STUDIO_BUDGET_MEMORY_MB`` (1024): the limits of the worker processes that validate, plan
-and preview definitions (``studio.processes.budget``), ``STUDIO_WORKSPACE_ROOT`` (each pipeline's
-directory for relative paths; default ``var/workspaces``, see ``studio.locations``).
+and preview definitions (``studio.processes.budget``), ``STUDIO_SNAPSHOT_BUDGET_S`` (60) and
+``STUDIO_SNAPSHOT_MEMORY_MB`` (2048): those of the state browser's reads, ``STUDIO_TEST_BUDGET_S`` (60: a run
+of a version's test cases, in the same kind of worker), ``STUDIO_PROOF_TIMEOUT_S`` (900: an exactly-once
+proof on Spark), ``STUDIO_WORKSPACE_ROOT`` (each pipeline's
+directory for relative paths; default ``var/workspaces``, see ``studio.locations``),
+``STUDIO_SESSION_MODE`` (1: ``make up`` keeps a session driver, one Spark application small runs share;
+0: every run has a driver of its own) and ``STUDIO_SESSION_SLOTS`` (64: the slots, ``local[N]``'s cores,
+of the session's application; ``studio.runs.placement``).
 """
 import os
 from pathlib import Path
@@ -30,6 +36,12 @@ DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 DEBUG = os.environ.get("DJANGO_DEBUG", "0") == "1"  # debug pages list URL patterns: only when asked for
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-set-DJANGO_SECRET_KEY-in-production")
+# The key users' secrets and connection passwords are encrypted with at rest (studio.secret_box); derived from
+# SECRET_KEY when unset. To change it, name the keys it replaces in STUDIO_SECRETS_OLD_KEYS (comma-separated; still
+# accepted for reading) and run `manage.py rotate_secrets` (docs/deployment.md); without them, what was sealed
+# before is unreadable.
+SECRETS_KEY = os.environ.get("STUDIO_SECRETS_KEY", "")
+SECRETS_OLD_KEYS = [key.strip() for key in os.environ.get("STUDIO_SECRETS_OLD_KEYS", "").split(",") if key.strip()]
 ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",")
 
 INSTALLED_APPS = [
@@ -49,6 +61,15 @@ INSTALLED_APPS = [
     "studio.alerts",
     "studio.schedules",
     "studio.taps",
+    "studio.statebrowser",
+    "studio.testcases",
+    "studio.gitstore",
+    "studio.shadows",
+    "studio.retention",
+    "studio.connections",
+    "studio.environments",
+    "studio.uploads",
+    "studio.observability",
 ]
 
 MIDDLEWARE = [
@@ -141,13 +162,21 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("STUDIO_CELERY_QUEUE", "celery")
 
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "")  # empty: local[N] sized to the run's slots
+# a run's sources send a latency marker this often (ms; 0: off) unless its definition's latency_tracking says;
+# cheap enough to leave on (make bench-markers measures it)
+LATENCY_MARKER_INTERVAL_MS = int(os.environ.get("STUDIO_LATENCY_MARKER_INTERVAL_MS", "1000"))
 # Driver processes each Celery worker keeps started, and the slots their Spark sessions offer (studio.processes.driver_pool).
 WARM_DRIVERS = int(os.environ.get("STUDIO_WARM_DRIVERS", "1"))
 WARM_DRIVER_SLOTS = int(os.environ.get("STUDIO_WARM_DRIVER_SLOTS", str(max(4, os.cpu_count() or 1))))
+# Session mode (studio.runs.placement, studio.runs.session_driver): one Spark application many runs share
+SESSION_MODE = os.environ.get("STUDIO_SESSION_MODE", "1").lower() not in ("0", "false", "no", "off", "")
+SESSION_SLOTS = int(os.environ.get("STUDIO_SESSION_SLOTS", "64"))
 CHECKPOINT_ROOT = os.environ.get("STUDIO_CHECKPOINT_ROOT", str(DATA_DIR / "checkpoints"))
 RUN_LOG_DIR = DATA_DIR / "runs"
 # Each pipeline's relative paths resolve in its own directory here (studio.locations).
 STUDIO_WORKSPACE_ROOT = os.environ.get("STUDIO_WORKSPACE_ROOT", str(DATA_DIR / "workspaces"))
+# The bare mirrors through which pipelines kept in Git are fetched and pushed (studio.gitstore).
+STUDIO_GIT_MIRRORS = os.environ.get("STUDIO_GIT_MIRRORS", str(DATA_DIR / "git-mirrors"))
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -162,6 +191,9 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "studio.api.exceptions.exception_handler",
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("STUDIO_MAX_BODY_BYTES", str(2 ** 20)))  # larger bodies: 413
+# An upload's body is a file (studio.uploads), streamed to disk: its own limit, by path.
+UPLOAD_MAX_BYTES = int(os.environ.get("STUDIO_MAX_UPLOAD_BYTES", str(100 * 2 ** 20)))
+BODY_LIMITS_BY_PATH = {"/api/uploads": UPLOAD_MAX_BYTES, "/api/uploads/": UPLOAD_MAX_BYTES}
 STUDIO_THROTTLE_RATES = {"login": os.environ.get("STUDIO_LOGIN_RATE", "30/min"),
                          "preview": os.environ.get("STUDIO_PREVIEW_RATE", "60/min")}
 STUDIO_STORAGE_PROTOCOLS = frozenset(os.environ.get(
@@ -169,7 +201,17 @@ STUDIO_STORAGE_PROTOCOLS = frozenset(os.environ.get(
 # Validating, planning and previewing run in worker processes within these budgets (studio.processes.budget).
 STUDIO_VALIDATION_BUDGET_S = float(os.environ.get("STUDIO_VALIDATION_BUDGET_S", "2"))
 STUDIO_PREVIEW_BUDGET_S = float(os.environ.get("STUDIO_PREVIEW_BUDGET_S", "10"))
+STUDIO_TEST_BUDGET_S = float(os.environ.get("STUDIO_TEST_BUDGET_S", "60"))
+STUDIO_PROOF_TIMEOUT_S = float(os.environ.get("STUDIO_PROOF_TIMEOUT_S", "900"))
 STUDIO_BUDGET_MEMORY_MB = int(os.environ.get("STUDIO_BUDGET_MEMORY_MB", "1024"))
+# The state browser's reads (studio.statebrowser): a first read of an operator indexes its state once.
+STUDIO_SNAPSHOT_BUDGET_S = float(os.environ.get("STUDIO_SNAPSHOT_BUDGET_S", "60"))
+STUDIO_SNAPSHOT_MEMORY_MB = int(os.environ.get("STUDIO_SNAPSHOT_MEMORY_MB", "2048"))
+STATE_BROWSER_CACHE = DATA_DIR / "state-browser"
+# Shadow runs (studio.shadows): the most a user may ask for, and where their outputs go.
+SHADOW_MAX_SECONDS = int(os.environ.get("STUDIO_SHADOW_MAX_SECONDS", "600"))
+SHADOW_MAX_OUTPUT_BYTES = int(os.environ.get("STUDIO_SHADOW_MAX_OUTPUT_BYTES", str(256 * 2 ** 20)))
+SHADOW_MAX_SLOTS = int(os.environ.get("STUDIO_SHADOW_MAX_SLOTS", "4"))
 HEARTBEAT_TIMEOUT_S = float(os.environ.get("STUDIO_HEARTBEAT_TIMEOUT", "15"))
 HEARTBEAT_CHECK_INTERVAL_S = float(os.environ.get("STUDIO_HEARTBEAT_CHECK_INTERVAL", "3"))
 # How often each Celery worker looks for due savepoint schedules (studio.schedules.scheduler).
@@ -181,6 +223,18 @@ WEBHOOK_BACKOFF_S = float(os.environ.get("STUDIO_WEBHOOK_BACKOFF_S", "2"))
 # operator's own network (studio.outbound_http); loopback and private addresses are refused otherwise.
 STUDIO_TRUSTED_NETWORKS = [network for network in os.environ.get("STUDIO_TRUSTED_NETWORKS", "").split(",") if network]
 LAUNCH_TIMEOUT_S = float(os.environ.get("STUDIO_LAUNCH_TIMEOUT", "600"))
+# A run's bounded history (studio.runs.history): checkpoints kept in detail, the rest folded into rollups;
+# events kept for a reconnecting page and the audit trail, metrics and progress events folded after that.
+HISTORY_DETAILED_CHECKPOINTS = max(1, int(os.environ.get("STUDIO_HISTORY_CHECKPOINTS", "100")))
+HISTORY_FAILED_CHECKPOINTS = max(1, int(os.environ.get("STUDIO_HISTORY_FAILED_CHECKPOINTS", "100")))
+HISTORY_EVENTS_SECONDS = float(os.environ.get("STUDIO_HISTORY_EVENTS_SECONDS", "120"))
+HISTORY_RECENT_EVENTS = max(0, int(os.environ.get("STUDIO_HISTORY_RECENT_EVENTS", "1000")))
+HISTORY_MINUTE_ROLLUPS_HOURS = float(os.environ.get("STUDIO_HISTORY_MINUTE_ROLLUPS_HOURS", "48"))
+# Retention (studio.retention): how often each Celery worker folds histories and sweeps files, and what it keeps.
+RETENTION_INTERVAL_S = float(os.environ.get("STUDIO_RETENTION_INTERVAL", "30"))
+RETENTION_ENDED_RUN_CHECKPOINTS_DAYS = float(os.environ.get("STUDIO_RETENTION_CHECKPOINT_DAYS", "7"))
+RETENTION_RUN_LOG_DAYS = float(os.environ.get("STUDIO_RETENTION_LOG_DAYS", "14"))
+RETENTION_ORPHAN_HOURS = float(os.environ.get("STUDIO_RETENTION_ORPHAN_HOURS", "24"))
 # Per web worker process: HTTP requests served at once before further ones get 503 + Retry-After.
 MAX_REQUESTS_IN_FLIGHT = int(os.environ.get("STUDIO_MAX_REQUESTS_IN_FLIGHT", "8"))
 # ... and an API read that waited longer than this for the worker's Django thread gets 503 too, once the
@@ -211,13 +265,22 @@ SPECTACULAR_SETTINGS = {
                                "FAILING", "FAILED", "RESTARTING"],  # the same statuses, where a field lists values
         "SavepointStatusEnum": "studio.models.SavepointStatus",
         "LocationKindEnum": "studio.models.LocationKind",
+        "TeamRoleEnum": "studio.models.TeamRole",
+        "TeamShareRoleEnum": ["viewer", "editor", "operator"],
         "CheckpointStatusEnum": ["IN_PROGRESS", "COMPLETED", "FAILED"],
         "SavepointTriggerEnum": "studio.models.SavepointTrigger",
         "AlertKindEnum": "studio.alerts.models.AlertKind",
         "CheckpointKindEnum": ["checkpoint", "savepoint", "sync-savepoint"],
         "DeliveryStatusEnum": "studio.alerts.models.DeliveryStatus",
+        "ConnectionKindEnum": "studio.connections.models.ConnectionKind",
+        "FileEntryKindEnum": ["directory", "file", "link", "other"],
+        "VerdictEnum": "studio.testcases.models.Verdict",
+        "RunStartModeEnum": ["streaming", "batch"],  # a run's mode and a definition's (the Definition component)
     },
     "SCHEMA_PATH_PREFIX": r"/api/",
+    # the answers every operation may get whatever its view (503 + Retry-After, 413, 404): studio.api.schema
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "studio.api.schema.document_common_answers"],
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -2,6 +2,7 @@
 a PostgreSQL server of the tests' own."""
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -37,7 +38,11 @@ def _isolated_run_dirs(studio_data_dir):
 
     settings.CHECKPOINT_ROOT = str(studio_data_dir / "checkpoints")
     settings.RUN_LOG_DIR = studio_data_dir / "runs"
+    settings.STATE_BROWSER_CACHE = studio_data_dir / "state-browser"
     settings.SNAPSHOT_SIGNING_KEY_FILE = studio_data_dir / "snapshot-signing-key"  # the workers' and drivers' too
+    # pipelines' workspaces (pipeline-<id>): the session's, for its Celery worker and the drivers it starts
+    # (they read it from the environment); each test other than the worker's gets its own (_own_workspaces)
+    os.environ["STUDIO_WORKSPACE_ROOT"] = settings.STUDIO_WORKSPACE_ROOT = str(studio_data_dir / "workspaces")
     # xdist's processes share one Redis but each has its own database, so run ids repeat
     # across them: each process gets channel-layer groups of its own, or a socket on run 5
     # of one process would hear run 5 of the other. Drivers and workers they start inherit it.
@@ -48,6 +53,86 @@ def _isolated_run_dirs(studio_data_dir):
 
     os.environ["STUDIO_CELERY_QUEUE"] = f"celery-{os.getpid()}"
     settings.CELERY_TASK_DEFAULT_QUEUE = app.conf.task_default_queue = os.environ["STUDIO_CELERY_QUEUE"]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cheap_password_hashes():
+    """Test users' passwords are hashed with PBKDF2 at 1,000 rounds instead of the studio's 1,000,000.
+
+    A hash at full strength costs half a CPU-second, and most tests create one or two users: on CI's two
+    cores that was minutes of the suite. The algorithm stays PBKDF2-SHA256 and a hash carries its round
+    count, so a studio process the tests start (e2e) checks these passwords with its own settings."""
+    from django.conf import settings
+    from django.contrib.auth.hashers import get_hashers, get_hashers_by_algorithm
+
+    settings.PASSWORD_HASHERS = ["tests.hashers.FewRoundsPBKDF2PasswordHasher"]
+    get_hashers.cache_clear()
+    get_hashers_by_algorithm.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def _own_workspaces(request, settings, monkeypatch, studio_data_dir):
+    """Each test's pipelines have workspaces of their own, in this process and in the drivers and workers it
+    starts (they read ``STUDIO_WORKSPACE_ROOT`` from the environment).
+
+    Pipeline ids repeat: across test sessions (a database each), and within one, where a plain
+    ``django_db`` test's rolled-back pipeline gives its id to the next test's. Tests that share the
+    session's Celery worker keep the session's root, which that worker was started with; their pipelines
+    are committed, so their ids do not repeat."""
+    if "celery_worker_process" in request.fixturenames:
+        return
+    root = studio_data_dir / "test-workspaces" / f"{next(_test_numbers)}"
+    settings.STUDIO_WORKSPACE_ROOT = str(root)
+    monkeypatch.setenv("STUDIO_WORKSPACE_ROOT", str(root))
+
+
+_test_numbers = itertools.count(1)
+
+
+@pytest.fixture(autouse=True)
+def _launches_reach_the_worker_only_when_asked(request, monkeypatch):
+    """A run started by a test that did not ask for the Celery worker is launched by no one.
+
+    Once a test asked for it, the worker (``celery_worker_process``) lives for the session and reads
+    this process's queue: without this, every run a later test created would get a real driver,
+    which takes the commands and reports the outcomes of a test that plays the driver itself; and a
+    launch queued in a transaction a plain ``django_db`` test rolls back would wait in the queue
+    for the later run that gets the same id. Such launches go to a queue no worker reads (sent
+    through Redis all the same), emptied after the test."""
+    if "celery_worker_process" in request.fixturenames:
+        yield
+        return
+    from studio.runs.tasks import launch_run
+
+    unread, sent = f"{os.environ['STUDIO_CELERY_QUEUE']}-unread", []
+
+    def delay(run_id):
+        sent.append(run_id)
+        return launch_run.apply_async((run_id,), queue=unread)
+
+    monkeypatch.setattr(launch_run, "delay", delay)
+    yield
+    if sent:
+        with launch_run.app.connection_for_write() as connection:
+            connection.default_channel.queue_purge(unread)
+
+
+@pytest.fixture(autouse=True)
+def _rows_of_data_migrations(request):
+    """The rows the migrations seed (the ``user-data`` location every user has), as a fresh database holds them.
+
+    A ``transaction=True`` test ends by emptying every table, so without this a test after it would see
+    them missing (``StorageLocation.DoesNotExist``), depending on the order the tests ran in."""
+    asked = [name for name in ("transactional_db", "db") if name in request.fixturenames]
+    if request.node.get_closest_marker("django_db") is None and not asked:
+        return
+    if asked:  # a fixture the test needs asks for the database: it opens before this autouse fixture writes
+        request.getfixturevalue(asked[0])
+    import importlib
+
+    from django.apps import apps
+
+    importlib.import_module("studio.migrations.0007_storage_locations").create_user_data_location(apps, None)
 
 
 @pytest.fixture(autouse=True)
@@ -154,10 +239,14 @@ def celery_worker_process(django_db_setup, django_db_blocker, studio_data_dir):
         [sys.executable, "-m", "celery", "-A", "studio", "worker", "--pool", "threads", "--concurrency", "4",
          "--loglevel", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],
         cwd=ROOT, env=env)
-    deadline = time.monotonic() + 60
-    while not app.control.ping(timeout=0.5):
-        if worker.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("the Celery worker did not start")
+    deadline = time.monotonic() + 120  # it answers in seconds; at a load of 30 on 2 cores it took over a minute
+    try:
+        while not app.control.ping(timeout=0.5):
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the Celery worker did not start")
+    except BaseException:
+        stop_process_tree(worker.pid)  # else it outlives the session, failing on its deleted database
+        raise
     yield worker
     stop_process_tree(worker.pid)
 

@@ -16,7 +16,13 @@ views (what ``/jobs/:id/checkpoints/details/:cid`` shows in Flink)::
                    "ack_timestamp", "end_to_end_duration", "start_delay", "alignment_duration",
                    "sync_duration", "async_duration", "state_size", "processed_data",
                    "persisted_data", "unaligned"}],
-     "unaligned": whether any subtask took it unaligned, "alignment_duration": the longest}
+     "unaligned": whether any subtask took it unaligned, "alignment_duration": the longest,
+     "checkpointed_metrics": the counts operators keep in their state (expectations), summed over
+                             the subtasks as this checkpoint holds them}
+
+``checkpointed_metrics`` of a completed checkpoint are exact: they are the counts the
+restored job continues from. A subtask that finished before the checkpoint adds what its
+last acknowledged checkpoint held.
 
 ``persisted_data`` is the bytes of in-flight data (channel state) an unaligned checkpoint
 persisted; ``unaligned`` per subtask says whether it took the checkpoint on its first
@@ -77,6 +83,7 @@ class CheckpointStats:
         self._latest_ack: int | None = None
         self._any_unaligned = False
         self._longest_alignment = 0
+        self._checkpointed: dict[TaskId, dict] = {}
         self._vertices: dict[str, dict] = {}
         for vertex, _ in self._subtasks:
             summary = self._vertices.setdefault(vertex, {"num_subtasks": 0, "num_acknowledged_subtasks": 0,
@@ -114,6 +121,8 @@ class CheckpointStats:
         subtask.update({name: _number(metrics.get(name)) for name in SUBTASK_METRICS})
         subtask["status"] = "completed"
         subtask["unaligned"] = bool(metrics.get("unaligned"))
+        if isinstance(metrics.get("checkpointed"), dict):
+            self._checkpointed[task] = metrics["checkpointed"]
         subtask["ack_timestamp"] = ack_timestamp
         subtask["end_to_end_duration"] = max(0, ack_timestamp - self.trigger_timestamp)
         for name in _TOTALLED:
@@ -127,6 +136,22 @@ class CheckpointStats:
             vertex["latest_ack_timestamp"] = ack_timestamp
             vertex["end_to_end_duration"] = ack_timestamp - self.trigger_timestamp
         return dict(subtask)
+
+    def carry_checkpointed(self, latest: dict[TaskId, dict]) -> None:
+        """Take the checkpointed metrics of the subtasks that did not acknowledge (finished) from ``latest``."""
+        for task, subtask in self._subtasks.items():
+            if task not in self._checkpointed and task in latest:
+                self._checkpointed[task] = latest[task]
+
+    @property
+    def checkpointed_by_task(self) -> dict[TaskId, dict]:
+        return dict(self._checkpointed)
+
+    def checkpointed_metrics(self) -> dict:
+        total: dict = {}
+        for part in self._checkpointed.values():
+            add_counts(total, part)
+        return total
 
     def task_finished(self, task: TaskId) -> None:
         subtask = self._subtasks[task]
@@ -170,12 +195,24 @@ class CheckpointStats:
             "external_path": self.location if self.status == "completed" else None,
             "discarded": self.discarded, "failure_timestamp": self.failure_timestamp,
             "failure_message": self.failure_message, "completed_timestamp": self.completed_timestamp,
-            "tasks": self._tasks_summary(),
+            "tasks": self._tasks_summary(), "checkpointed_metrics": self.checkpointed_metrics(),
             **({"subtasks": [dict(subtask) for subtask in self._subtasks.values()]} if with_subtasks else {}),
         }
 
     def _tasks_summary(self) -> dict:
         return {vertex: dict(summary) for vertex, summary in self._vertices.items()}
+
+
+def add_counts(total: dict, part: dict) -> dict:
+    """Add the numbers of ``part`` into ``total``, nested dicts alike; other values are taken as they are."""
+    for name, value in part.items():
+        if isinstance(value, dict):
+            add_counts(total.setdefault(name, {}), value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            total[name] = total.get(name, 0) + value
+        else:
+            total[name] = value
+    return total
 
 
 def _number(value):
@@ -195,6 +232,7 @@ class CheckpointStatsTracker:
         self.latest_savepoint: dict | None = None
         self.latest_failed: dict | None = None
         self.latest_restored: dict | None = None
+        self._latest_checkpointed: dict = {}  # task -> its checkpointed metrics in the latest completed checkpoint
 
     def triggered(self, stats: CheckpointStats) -> None:
         self.counts["triggered"] += 1
@@ -202,6 +240,8 @@ class CheckpointStatsTracker:
         self.history.appendleft(stats)
 
     def completed(self, stats: CheckpointStats) -> None:
+        stats.carry_checkpointed(self._latest_checkpointed)
+        self._latest_checkpointed = stats.checkpointed_by_task
         self.counts["in_progress"] -= 1
         self.counts["completed"] += 1
         summary = stats.to_dict()

@@ -18,7 +18,9 @@ Contract
     ``job_master.on_attempt_failed(attempt, message)`` when the attempt dies in a way no
     subtask could report (a lost process, a failed stage). ``cancel(attempts)`` stops them
     and returns once they stopped (bounded); ``release(attempt)`` lets go of one whose
-    subtasks all finished; ``close()`` once the job ended.
+    subtasks all finished; ``close()`` once the job ended. ``wait_for_slots(slots)``: the
+    job waits for ``slots`` more than ``capacity()`` left it (a deployer that shares its
+    slots among jobs queues it, so later jobs do not overtake it; the others ignore it).
 
 Threading model: ``open``, ``deploy``, ``cancel``, ``release`` and ``close`` are called by
 the JobMaster's driver thread only; ``capacity`` too. Callbacks into the JobMaster may
@@ -38,6 +40,8 @@ class Deployer(Protocol):
     def open(self, job_master: "JobMaster") -> None: ...
 
     def capacity(self) -> int | None: ...
+
+    def wait_for_slots(self, slots: int) -> None: ...
 
     def deploy(self, attempt: "RegionAttempt") -> None: ...
 

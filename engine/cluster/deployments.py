@@ -12,6 +12,7 @@ from typing import Any, Callable
 from engine.checkpoint.signing import SnapshotSigner
 from engine.cluster.job_master import JobHandle, JobMaster, JobResult
 from engine.cluster.local import ThreadDeployer
+from engine.cluster.session_cluster import SessionCluster
 from engine.cluster.spark_deployer import SparkDeployer
 from engine.runtime.grants import Grants
 from engine.runtime.kill_hooks import KillPlan
@@ -48,7 +49,24 @@ class Spark:
     config: dict = field(default_factory=dict)
 
 
-Deployment = InProcess | Spark
+@dataclass(frozen=True)
+class InSession:
+    """Run the job as one of many in a shared Spark application (a :class:`SessionCluster`).
+
+    ``job``: its name, unique in the session (its scheduler pool and job group are named
+    after it); the job waits without a deadline for slots other jobs hold. ``config`` as
+    ``Spark``'s."""
+
+    cluster: SessionCluster
+    job: str
+    advertised_host: str = "127.0.0.1"
+    config: dict = field(default_factory=dict)
+
+
+SESSION_CAPACITY_WAIT_S = float("inf")
+"""A job in a session waits for its slots as long as it takes: other jobs end and give theirs back."""
+
+Deployment = InProcess | Spark | InSession
 
 
 def submit(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,
@@ -85,7 +103,14 @@ def job_master_for(definition: dict, deployment: Deployment, *, checkpoint_dir: 
                                  advertised_host=deployment.advertised_host, pin_slots=deployment.pin_slots)
         return JobMaster(definition, deployer, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
                          config=deployment.config, grants=grants, signer=signer, kill_plan=kill_plan)
-    raise TypeError(f"unknown deployment {deployment!r}: use InProcess(...) or Spark(...)")
+    if isinstance(deployment, InSession):
+        if kill_hook is not None:
+            raise ValueError("kill hooks run in this process only: in a session, use a KillPlan")
+        return JobMaster(definition, deployment.cluster.deployer(deployment.job,
+                                                                 advertised_host=deployment.advertised_host),
+                         checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event, config=deployment.config,
+                         capacity_wait_s=SESSION_CAPACITY_WAIT_S, grants=grants, signer=signer, kill_plan=kill_plan)
+    raise TypeError(f"unknown deployment {deployment!r}: use InProcess(...), Spark(...) or InSession(...)")
 
 
 def run(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,

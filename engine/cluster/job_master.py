@@ -24,7 +24,8 @@ Failover (Flink's pipelined-region failover)
     ["r1"], "cause", ...}``, ``{"type": "region", "event": "canceled" | "scheduled" |
     "finished", "region": "r1"}``, then RUNNING again once the restarted slots run.
 
-Events (``on_event``, and kept in ``JobResult.events``)
+Events (``on_event``, and kept in ``JobResult.events``: all but the frequent checkpoint and metrics
+events, of which the newest, ``engine.cluster.event_log``)
     ``status`` (RUNNING | RESTARTING | FINISHED | FAILED | CANCELED, with ``cause``),
     ``region``, ``checkpoint`` (the coordinator's), ``task_failed``, ``metrics`` about every
     second (``vertices``: per-vertex sums, ``tasks``, ``collected``: collect sinks' latest
@@ -56,6 +57,7 @@ from typing import Any, Callable
 from engine.checkpoint.coordinator import CheckpointCoordinator, CheckpointException
 from engine.checkpoint.signing import SnapshotRefused, SnapshotSigner
 from engine.checkpoint.storage import CheckpointStorage, join, load_metadata
+from engine.cluster.event_log import EventLog
 from engine.cluster.operator_coordinators import OperatorCoordinators
 from engine.cluster.restart_strategy import create_restart_strategy
 from engine.cluster.shuffle import FileShuffleMaster
@@ -162,12 +164,18 @@ def slots_needed_at_once(plan) -> int:
 
 def task_config(definition: dict, job_graph, checkpoint_dir: str, extra: dict | None = None,
                 grants: Grants | None = None) -> dict:
-    """The configuration every slot of the job gets (plain data: it travels to Spark executors)."""
+    """The configuration every slot of the job gets (plain data: it travels to Spark executors).
+
+    ``latency_interval_ms``: the definition's ``latency_tracking.interval_ms`` when it says one,
+    else the deployment's (``extra``; the studio's runs default to one), else 0 (off)."""
     config = {"checkpoint_storage": checkpoint_dir, "checkpointing": definition.get("checkpointing") or {},
               "checkpointing_enabled": job_graph.takes_checkpoints,
               "max_parallelism": definition.get("max_parallelism", 128), "mode": job_graph.mode,
               "debloat": definition.get("debloat") or {}, **(extra or {})}
     config.pop(GRANTS, None)  # only the client's grants, never a deployment's setting
+    latency_interval = (definition.get("latency_tracking") or {}).get("interval_ms")
+    if latency_interval is not None:
+        config["latency_interval_ms"] = latency_interval
     plugins = plugins_used(definition)
     if plugins:
         config["operator_plugins"] = plugins
@@ -255,7 +263,7 @@ class JobMaster:
         self._concluded = False
         self._last_metrics_event = 0.0
         self.restarts = 0
-        self.events: list[dict] = []
+        self.events = EventLog()
         self.status = "CREATED"
         self.result: JobResult | None = None
         self.done = threading.Event()
@@ -475,6 +483,8 @@ class JobMaster:
                 return
             self._last_metrics_event = now
             event = self._metrics_event_locked()
+        # outside the JobMaster's lock: a checkpoint holds the coordinators' lock while it sends triggers
+        event["enumerators"] = self.operator_coordinators.lag()
         with self._emit_order:
             if not self._concluded:  # never after the final status
                 self._emit_locked(event)
@@ -586,6 +596,7 @@ class JobMaster:
         return None
 
     def _wait_for_capacity(self, region, needed: int, capacity: int) -> str | None:
+        self.deployer.wait_for_slots(needed)
         now = time.monotonic()
         if self._capacity_wait_since is None:
             self._capacity_wait_since = now
@@ -818,7 +829,7 @@ class JobHandle:
         return self.job_master.status
 
     @property
-    def events(self) -> list[dict]:
+    def events(self) -> EventLog:
         return self.job_master.events
 
     @property

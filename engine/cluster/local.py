@@ -64,6 +64,9 @@ class ThreadDeployer:
     def capacity(self) -> int | None:
         return None
 
+    def wait_for_slots(self, slots: int) -> None:
+        pass  # never waits: ``capacity`` is unbounded
+
     def deploy(self, attempt: RegionAttempt) -> None:
         job_master = self._job_master
         networks = self._create_networks(attempt.slots_tasks)

@@ -107,6 +107,13 @@ class OperatorCoordinators:
             send_triggers()
         return {node_id: state for node_id, state in states.items() if state is not None}
 
+    def lag(self) -> dict[str, dict]:
+        """``{node id: lag}`` of every coordinator that keeps what its subtasks have not taken yet
+        (a split enumerator's ``lag()``): the source lag no subtask can report."""
+        with self._lock:
+            return {node_id: coordinator.lag() for node_id, coordinator in self._coordinators.items()
+                    if callable(getattr(coordinator, "lag", None))}
+
     def checkpoint_complete(self, checkpoint_id: int) -> None:
         with self._lock:
             for coordinator in self._coordinators.values():

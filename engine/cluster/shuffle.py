@@ -31,13 +31,15 @@ import fsspec
 
 from engine.checkpoint.storage import join
 from engine.plan.channels import ChannelId
-from engine.runtime.io.events import CancelCheckpointMarker, CheckpointBarrier, EndOfPartition
+from engine.runtime.io.events import CancelCheckpointMarker, CheckpointBarrier, EndOfPartition, LatencyMarker
 from engine.runtime.io.local_channel import DEFAULT_CAPACITY, InputChannelBase
 
 logger = logging.getLogger(__name__)
 
 _LENGTH = struct.Struct(">I")
-_NOT_WRITTEN = (CheckpointBarrier, CancelCheckpointMarker)
+_NOT_WRITTEN = (CheckpointBarrier, CancelCheckpointMarker, LatencyMarker)
+"""Events a file does not keep: checkpoints do not cross a blocking exchange, and a latency marker
+read back after the producer finished would measure the wait for the region, not a queue."""
 PUBLISH_POLL_S = 0.05
 
 

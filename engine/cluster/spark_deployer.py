@@ -70,6 +70,8 @@ class SparkDeployer:
         self._pin_slots = pin_slots
         self._cpu_lock_dir = cpu_lock_dir
         self.job_group = f"pipeline-{uuid.uuid4().hex[:12]}"
+        self.scheduler_pool: str | None = None
+        """The FAIR scheduler pool of the job's stages (None: the application's default pool)."""
         self._job_master: JobMaster | None = None
         self._server: ControlServer | None = None
         self._lock = threading.Lock()
@@ -95,6 +97,9 @@ class SparkDeployer:
 
     def capacity(self) -> int | None:
         return self._session.sparkContext.defaultParallelism
+
+    def wait_for_slots(self, slots: int) -> None:
+        pass  # the application is the job's own: nobody else to queue behind
 
     def deploy(self, attempt: RegionAttempt) -> None:
         stage = _Stage(attempt)
@@ -166,6 +171,8 @@ class SparkDeployer:
                               kill_record_dir=job_master.kill_plan.record_dir if job_master.kill_plan else None)
         context = self._session.sparkContext
         try:
+            if self.scheduler_pool is not None:  # a thread-local property, as the job group is
+                context.setLocalProperty("spark.scheduler.pool", self.scheduler_pool)
             context.setJobGroup(self._job_group_of(attempt), f"{job_master.definition.get('name')} {attempt.name}",
                                 interruptOnCancel=True)
             slot_count = len(attempt.slots_tasks)

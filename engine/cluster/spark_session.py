@@ -72,6 +72,14 @@ def create_spark_session(app_name: str, master: str, extra_conf: dict[str, str] 
     return session
 
 
+def start_python_workers(session, workers: int) -> None:
+    """Run one tiny Python task on each of ``workers`` slots: the executors' Python daemon starts (it
+    imports the engine, seconds on a busy machine) and keeps a reusable worker per slot, before any
+    job waits for them."""
+    context = session.sparkContext
+    context.parallelize(range(workers), workers).map(lambda number: number).collect()
+
+
 def _driver_jvm_conf(master: str, extra_conf: dict[str, str]) -> dict[str, str]:
     """``extra_conf``, with the quick-compiler option first in the driver's Java options when
     the executors share the driver's host (``local``)."""

@@ -8,7 +8,7 @@ needing more gets a session of its own size instead (``session_for``).
 """
 from __future__ import annotations
 
-from engine.cluster.spark_session import create_spark_session, spark_master_for
+from engine.cluster.spark_session import create_spark_session, spark_master_for, start_python_workers
 
 WARM_APP_NAME = "pipeline-studio-driver"
 
@@ -16,9 +16,7 @@ WARM_APP_NAME = "pipeline-studio-driver"
 def start_warm_session(master: str | None, slots: int):
     """A Spark session whose executors already run their Python workers (one per slot)."""
     session = create_spark_session(WARM_APP_NAME, spark_master_for(slots, master))
-    context = session.sparkContext
-    # one tiny task per slot starts the executors' Python daemon and a reusable worker for each slot
-    context.parallelize(range(slots), slots).map(lambda number: number).collect()
+    start_python_workers(session, slots)
     return session
 
 

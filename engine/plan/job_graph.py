@@ -8,8 +8,9 @@ chain, one :class:`JobEdge` per definition edge that was not chained away.
 
 Chaining rule
     Node B is chained after node A when the edge A→B is A's only output and B's only
-    input, its partitioning is ``forward``, its exchange is pipelined (and the pipeline is
-    not in batch mode), and A and B have equal parallelism. A node with two outputs ends
+    input, its partitioning is ``forward``, its exchange is pipelined (in batch mode too,
+    where the edges that are not chained become blocking: a chain's records never go through
+    a file, as Flink chains in batch), and A and B have equal parallelism. A node with two outputs ends
     its chain; a node with two inputs starts one. An edge leaving a named output port
     (``from_port``, e.g. a window's late records) is never chained: it is always a job
     edge, so the runtime routes a port's records to that edge's writers only.
@@ -34,6 +35,8 @@ import heapq
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+
+from engine.plan.expectations import with_expectation_checks
 
 SOURCE_TYPE_PREFIX = "source."
 """Node types starting with this prefix are sources."""
@@ -196,6 +199,7 @@ class JobGraph:
 
 def build_job_graph(definition: dict) -> JobGraph:
     """Chain the operators of a pipeline definition into a JobGraph."""
+    definition = with_expectation_checks(definition)
     nodes = _nodes_by_id(definition)
     edges = _definition_edges(definition, nodes)
     order = _topological_node_order(definition["nodes"], edges)
@@ -319,7 +323,6 @@ def _chained_successors(
     definition: dict, edges: list[dict], parallelism: dict[str, int]
 ) -> dict[str, str]:
     """Map each node to the node chained right after it (see the chaining rule above)."""
-    batch = definition.get("mode") == "batch"
     outputs: dict[str, list[dict]] = {}
     inputs: dict[str, list[dict]] = {}
     for edge in edges:
@@ -334,7 +337,6 @@ def _chained_successors(
             and edge["partitioning"] == "forward"
             and edge["exchange"] == "pipelined"
             and edge.get("from_port") is None
-            and not batch
             and parallelism[source] == parallelism[target]
         ):
             successors[source] = target

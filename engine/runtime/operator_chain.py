@@ -36,6 +36,12 @@ result to the writer -- routed as an array on a hash edge that takes one, else a
 The counters are kept as above; an open tap in the run, or a batch whose values could
 leave the exact range, takes the Python path with the array's records as a list.
 
+Latency markers (``process_latency_marker``) bypass the operators' logic: every operator of
+the chain from the given position records the marker's age (``engine.runtime.latency_stats``),
+the first of them also the hop it came over (and each is told: ``latency_marker_reached``,
+which a two-phase-commit sink times until its commit), and each writer sends it on to one random
+channel, stamped with the moment it left. Per marker, never per record or batch.
+
 Threading model: the subtask's mailbox thread.
 """
 from __future__ import annotations
@@ -45,9 +51,11 @@ from typing import Callable, Sequence
 import numpy as np
 
 from engine.runtime.columnar import compile_int_steps
-from engine.runtime.io.events import RuntimeEvent
+from engine.runtime.io.events import LatencyMarker, RuntimeEvent
 from engine.runtime.io.record_writer import RecordWriter
+from engine.runtime.latency_stats import LatencyStats
 from engine.runtime.operators.base import StreamOperator
+from engine.runtime.operators.source_lag import measured_lag
 from engine.runtime.tap import TapPoint, tapped
 from engine.spec.expressions import compile_batch_steps
 
@@ -169,6 +177,8 @@ class OperatorChain:
         self.writers = [writer for node_writers in writers.values() for writer in node_writers]
         self.writers += [writer for ports in port_writers.values() for port in ports.values() for writer in port]
         self.counters = [OperatorCounters() for _ in self.operators]
+        self.latency = [LatencyStats() for _ in self.operators]
+        """Per operator, what the latency markers that reached it measured."""
         self._fuse_record_wise_runs(writers, port_writers, tap_points or {})
         for position, operator in enumerate(self.operators):
             counters = self.counters[position]
@@ -259,6 +269,21 @@ class OperatorChain:
         for writer in self.writers:
             writer.broadcast_event(event)
 
+    def process_latency_marker(self, marker: LatencyMarker, now_ms: float, first: int = 0) -> None:
+        """Record ``marker`` at the operators from position ``first`` on (a source's head does
+        not record its own), the hop at the first of them when it came over a channel (``first``
+        0), and send it on through every writer."""
+        age = now_ms - marker.marked_ms
+        hop = now_ms - marker.forwarded_ms if first == 0 else None
+        for stats, operator in zip(self.latency[first:], self.operators[first:]):
+            stats.record(marker.source, age, hop)
+            operator.latency_marker_reached(marker.source, marker.marked_ms)
+            hop = None
+        if self.writers:
+            forwarded = LatencyMarker(marker.marked_ms, marker.source, now_ms)
+            for writer in self.writers:
+                writer.emit_latency_marker(forwarded)
+
     def broadcast_priority_event(self, event: RuntimeEvent) -> dict:
         """An unaligned barrier ahead of every queued buffer; ``{channel id: overtaken items}``."""
         state: dict = {}
@@ -304,7 +329,11 @@ class OperatorChain:
         return sum(writer.records_out for writer in self.writers)
 
     def per_operator_metrics(self, head_records_in: int, head_watermark: int | None) -> dict[str, dict]:
-        """``{node id: {"records_in", "records_out", "watermark"}}`` for every operator, head first.
+        """``{node id: {"records_in", "records_out", "watermark"}}`` for every operator, head first,
+        with the operator's own ``node_figures`` (late records; the records partial aggregates
+        stand for; a window's emit delay), a source's ``lag`` per split (``source_lag``), and once
+        latency markers reached it ``latency`` (and, at a head that read them from channels,
+        ``hop_latency``; see ``engine.runtime.latency_stats``).
 
         ``head_records_in``/``head_watermark`` are the task input's (records read, combined input
         watermark; a source head's watermark is the one it emitted). Watermarks are event-time
@@ -312,10 +341,19 @@ class OperatorChain:
         """
         metrics: dict[str, dict] = {}
         records_in, watermark = head_records_in, head_watermark
-        for operator, counters in zip(self.operators, self.counters):
-            metrics[operator.node_id] = {"records_in": records_in,
-                                         "records_out": counters.records_out + counters.side_records_out,
-                                         "watermark": watermark}
+        for operator, counters, stats in zip(self.operators, self.counters, self.latency):
+            entry = metrics[operator.node_id] = {"records_in": records_in,
+                                                 "records_out": counters.records_out + counters.side_records_out,
+                                                 "watermark": watermark, **operator.node_figures()}
+            latency = stats.figures()
+            if latency is not None:
+                entry["latency"] = latency
+                hop = stats.hop_figures()
+                if hop is not None:
+                    entry["hop_latency"] = hop
+            lag = measured_lag(operator)
+            if lag is not None:
+                entry["lag"] = lag
             records_in, watermark = counters.records_out, counters.watermark_out
         return metrics
 

@@ -65,6 +65,13 @@ Batch mode (``mode: "batch"``): no checkpoints; a subtask whose head operator is
 reads its whole input first and processes it key group by key group
 (:class:`~engine.runtime.io.stream_input.SortingInput`).
 
+Latency markers (definition ``"latency_tracking": {"interval_ms": n}``, slot configuration
+``latency_interval_ms``; 0, the default, is off): a source subtask emits a
+:class:`~engine.runtime.io.events.LatencyMarker` every interval from a timer mail, so also
+while it is backpressured, until its data ended; every subtask records the markers it reads
+at its operators and sends them on (``OperatorChain.process_latency_marker``). Their figures
+are part of each operator's metrics. Not in batch mode: nothing waits in a queue there.
+
 Buffer debloating (definition ``"debloat"``, see ``engine.runtime.io.buffer_debloater``):
 a subtask with input channels measures its throughput every period and announces the
 buffer size its producers should use.
@@ -89,8 +96,8 @@ from engine.runtime.gc_tuning import collector_tuned_for_batches
 from engine.runtime.io.barrier_handler import create_barrier_handler
 from engine.runtime.io.buffer_debloater import BufferDebloater, DebloatSettings
 from engine.runtime.io.events import (END_OF_DATA, END_OF_DATA_NO_DRAIN, END_OF_PARTITION, MAX_WATERMARK,
-                                      CancelCheckpointMarker, CheckpointBarrier, TimestampedBatch, in_flight_state,
-                                      is_buffer)
+                                      CancelCheckpointMarker, CheckpointBarrier, LatencyMarker, TimestampedBatch,
+                                      in_flight_state, is_buffer)
 from engine.runtime.io.external_sort import DEFAULT_MEMORY_RECORDS, KeyGroupingSorter
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.partitioner import create_partitioner
@@ -99,6 +106,7 @@ from engine.runtime.io.stream_input import NetworkInput, SortingInput, SourceInp
 from engine.runtime.kill_hooks import SimulatedFailure, maybe_kill
 from engine.runtime.mailbox import MailboxClosedError, MailboxProcessor
 from engine.runtime.operator_chain import OperatorChain
+from engine.runtime.projection import projected_fields
 from engine.runtime.operators import OperatorContext, coordinator_factory, create_operator
 from engine.runtime.operators.base import ConfigurationError, compile_expression_function
 from engine.runtime.operators.source import DEFAULT_BATCH_SIZE
@@ -216,6 +224,9 @@ class StreamTask:
             self.debloat = DebloatSettings.from_config({"enabled": False}, batch_size)
         self._debloater: BufferDebloater | None = None
         self._debloat_sample = (0.0, 0, 0.0)
+        interval_ms = 0 if self.batch_mode else float(self.config.get("latency_interval_ms") or 0)
+        self.latency_interval_s = max(0.0, interval_ms) / 1000.0
+        """How often this subtask, a source, emits a latency marker (0: never)."""
         self.done = threading.Event()
         """Set when ``invoke`` returned, however it ended."""
 
@@ -252,6 +263,7 @@ class StreamTask:
             else:
                 self._schedule_metrics()
                 self._schedule_debloat_sample()
+                self._schedule_latency_marker()
                 self.processor.run_mailbox_loop()
             if self._canceled:
                 raise TaskCanceled()
@@ -321,6 +333,10 @@ class StreamTask:
                                                         for node in self.vertex.operators}, port_writers)
         if self.chain.buffers_output:
             self.mailbox.before_waiting = self.chain.flush_outputs
+        if self.config.get("projection", True):
+            fields = projected_fields(self.job_graph, self.vertex)
+            if fields is not None:
+                self.chain.head.project_records(fields, self.chain.tap_points.values())
         if restore is not None and restore.is_finished(self.vertex.operators[0]["id"]):
             self.state = self.state.restored_finished()
             return  # nothing to initialise or open: it only ends its outputs (close still runs)
@@ -330,7 +346,8 @@ class StreamTask:
         if self.is_source:
             pacing = (self.config.get("source_pacing") or {}) if self.config["checkpointing_enabled"] else {}
             self.input = SourceInput(head, head.emit, self.timer_service, kill_hook=self.kill_hook,
-                                     task=self.task_id, records_per_checkpoint=pacing.get("records_per_checkpoint", 0))
+                                     task=self.task_id, records_per_checkpoint=pacing.get("records_per_checkpoint", 0),
+                                     flush_outputs=self.chain.flush_outputs if self.chain.buffers_output else None)
             if self.debloat.enabled or self.input.is_paced:
                 head.context.poll_budget = self._poll_budget
         elif self.gate is not None:
@@ -431,7 +448,8 @@ class StreamTask:
                             self._on_barrier_arrival, kill_hook=self.kill_hook, task=self.task_id,
                             process_watermark_status=head.process_watermark_status,
                             channel_targets=None if sides is None else [getattr(head, f"process_{side}")
-                                                                         for side in sides])
+                                                                         for side in sides],
+                            process_latency_marker=self._on_latency_marker)
 
     def _create_sorting_input(self, head, sides: list[str] | None):
         key_function, tags = head.context.key_function, None
@@ -812,6 +830,23 @@ class StreamTask:
         self.checkpoints.discard_deferred(checkpoint_id)
         self.chain.notify_checkpoint_aborted(checkpoint_id)
         self.state = self.state.checkpoint_aborted(self, checkpoint_id)
+
+    # -- latency markers ---------------------------------------------------------------------
+    def _schedule_latency_marker(self) -> None:
+        if self.is_source and self.latency_interval_s > 0:
+            self.timer_service.schedule(self.latency_interval_s, self._emit_latency_marker, "emit a latency marker")
+
+    def _emit_latency_marker(self) -> None:
+        """A source's marker, behind what it emitted so far; the next one is scheduled while data flows."""
+        if self.state.data_ended or self.is_stopping or self.chain is None:
+            return
+        now = _now_ms()
+        self.chain.process_latency_marker(LatencyMarker(now, f"{self.vertex.operators[0]['id']}#{self.index}", now),
+                                          now, first=1)
+        self._schedule_latency_marker()
+
+    def _on_latency_marker(self, marker: LatencyMarker) -> None:
+        self.chain.process_latency_marker(marker, _now_ms())
 
     # -- buffer debloating ---------------------------------------------------------------------
     def _schedule_debloat_sample(self) -> None:

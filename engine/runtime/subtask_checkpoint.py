@@ -59,6 +59,17 @@ def _now_ms() -> float:
     return time.time() * 1000.0
 
 
+def checkpointed_metrics(operators) -> dict:
+    """The counts operators keep in their state, as this snapshot holds them (``checkpointed_metrics()``
+    of those that have it, merged one level deep: expectation checks of one chain share a key)."""
+    merged: dict = {}
+    for operator in operators:
+        report = getattr(operator, "checkpointed_metrics", None)
+        for name, value in (report() if report is not None else {}).items():
+            merged.setdefault(name, {}).update(value)
+    return merged
+
+
 def _safe_name(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)
 
@@ -120,6 +131,9 @@ class SubtaskCheckpointCoordinator:
         metrics = {"start_delay": alignment.get("start_delay", 0.0),
                    "alignment_duration": alignment.get("alignment_duration", 0.0),
                    "sync_duration": (time.perf_counter() - sync_started) * 1000, "unaligned": unaligned}
+        checkpointed = checkpointed_metrics(chain.operators)
+        if checkpointed:
+            metrics["checkpointed"] = checkpointed
         job = (checkpoint_id, options, snapshot, metrics)
         if awaiting_barriers:
             self._deferred[checkpoint_id] = job

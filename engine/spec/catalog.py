@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.spec.catalog_schema import (AGGREGATION, ALLOWED_LATENESS, DAY_MS, EVENT_TIME_ASSIGNS, EVENT_TIME_NEEDS,
                                         EXPRESSION, LATE_PORT, MAX_BATCH, MAX_COUNT, MAX_RATE, REDIS_URL, SAFE_INTEGER, STATE_TTL, YEAR_MS,
-                                        operator_entry, params_object)
+                                        operator_entry, params_object, unbounded_numbers)
 from engine.spec.connector_catalog import connector_operators
 from engine.spec.join_catalog import join_operators
 from engine.spec.kafka_catalog import kafka_operators
@@ -254,11 +254,16 @@ def register_operator_spec(spec: dict[str, Any]) -> None:
     """Add an operator type to the catalog at run time (a plugin: ``engine.api.register_operator``).
 
     ``spec`` has the catalog entries' keys (``operator_entry`` makes one); a type of the catalog's
-    own cannot be replaced, a plugin's can (registering it again is harmless)."""
+    own cannot be replaced, a plugin's can (registering it again is harmless). Every number a
+    plugin takes needs a maximum, as the catalog's own do: a definition is untrusted input."""
     type_ = spec["type"]
     known = _BY_TYPE.get(type_)
     if known is not None and known.get("plugin") is not True:
         raise ValueError(f"operator type '{type_}' is the catalog's own")
+    unbounded = unbounded_numbers(spec["params_schema"])
+    if unbounded:
+        raise ValueError(f"operator type '{type_}': params.{', params.'.join(unbounded)} "
+                         f"{'has' if len(unbounded) == 1 else 'have'} no maximum")
     entry = {**spec, "plugin": True}
     if known is not None:
         OPERATOR_CATALOG[OPERATOR_CATALOG.index(known)] = entry

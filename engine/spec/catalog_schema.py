@@ -33,6 +33,21 @@ MAX_RATE = 10_000_000
 MAX_BATCH = 100_000
 
 
+def unbounded_numbers(schema: Any, path: str = "") -> list[str]:
+    """The paths of the integers and numbers in a parameter schema that have no maximum (none in
+    the catalog; ``register_operator_spec`` refuses a plugin with one)."""
+    if not isinstance(schema, dict):
+        return []
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    found = [path] if ("integer" in kinds or "number" in kinds) and "maximum" not in schema else []
+    for name, child in (schema.get("properties") or {}).items():
+        found += unbounded_numbers(child, f"{path}.{name}".lstrip("."))
+    for key, suffix in (("items", "[]"), ("additionalProperties", ".*")):
+        found += unbounded_numbers(schema.get(key), f"{path}{suffix}")
+    return found
+
+
 EVENT_TIME_NEEDS = "needs"
 EVENT_TIME_ASSIGNS = "assigns"
 """The two ways an operator relates to event time: it needs it on every input (windows, joins,

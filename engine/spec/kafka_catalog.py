@@ -172,7 +172,7 @@ def _source_problems(params: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield "params.group", "start: committed needs the consumer group whose offsets to start from"
     if not params.get("watermarks"):
         for name in ("timestamp", "max_out_of_orderness_ms", "idle_timeout_ms"):
-            if name in params:
+            if params.get(name):  # set to something; a normalised definition holds the defaults (0)
                 yield f"params.{name}", f"{name} is used only with watermarks: true"
 
 

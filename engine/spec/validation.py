@@ -21,6 +21,7 @@ from engine.spec.catalog_schema import DAY_MS
 from engine.spec.expressions import check_expression
 from engine.spec.http_headers import header_problem
 from engine.spec.event_time import nodes_without_event_time
+from engine.spec.expectations import EXPECTATIONS_SCHEMA, expectation_problems, quarantine_ports
 from engine.spec.join_catalog import INPUT_SIDES
 from engine.spec.kafka_catalog import kafka_param_problems
 from engine.spec.python_catalog import PYTHON_TYPE, code_problems
@@ -86,6 +87,13 @@ DEFINITION_SCHEMA: dict[str, Any] = {
             },
             "additionalProperties": False,
         },
+        "latency_tracking": {
+            "type": "object",
+            "description": "Latency markers from the sources to the sinks (engine.runtime.latency_stats): one "
+                           "per source subtask every interval_ms; 0 is off.",
+            "properties": {"interval_ms": {"type": "integer", "minimum": 0, "maximum": DAY_MS}},
+            "additionalProperties": False,
+        },
         "nodes": {
             "type": "array",
             "items": {
@@ -100,6 +108,7 @@ DEFINITION_SCHEMA: dict[str, Any] = {
                     "name": {"type": "string"},
                     # restores this node's state from the node of that id in a snapshot that has none of its own
                     "restore_state_of": _ID,
+                    "expectations": EXPECTATIONS_SCHEMA,
                 },
                 "additionalProperties": False,
             },
@@ -119,6 +128,7 @@ DEFINITION_SCHEMA: dict[str, Any] = {
                     "exchange": {"enum": list(EXCHANGES)},
                     "side": {"enum": list(INPUT_SIDES)},
                     "ui": {"type": "object"},
+                    "expectations": EXPECTATIONS_SCHEMA,
                 },
                 "additionalProperties": False,
             },
@@ -202,6 +212,8 @@ def _problems(definition: Any) -> Iterator[Problem]:
     yield from _cycle_problems(nodes, edges)
     yield from _event_time_problems(definition)
     yield from _checkpointing_problems(definition.get("checkpointing", {}))
+    for where, field, message in expectation_problems(definition, _own_ports):
+        yield Problem(message, field=field, **where)
     for field, message in problems_of_tests(definition):
         yield Problem(message, field=field)
 
@@ -363,7 +375,7 @@ def _edge_problems(definition: dict[str, Any]) -> Iterator[Problem]:
         if port is None:
             outputs[edge["from"]] += 1
         else:
-            yield from _output_port_problems(edge, source, port)
+            yield from _output_port_problems(edge, source, port, quarantine_ports(definition, source["id"]))
         yield from _partitioning_problems(edge, source, target, default_parallelism)
         yield from _side_problems(edge, target, sides.setdefault(edge["to"], Counter()))
     for node_id, node in nodes.items():
@@ -371,12 +383,17 @@ def _edge_problems(definition: dict[str, Any]) -> Iterator[Problem]:
         yield from _missing_side_problems(node, sides.get(node_id, Counter()), inputs[node_id])
 
 
-def _output_port_problems(edge, source, port: str) -> Iterator[Problem]:
-    """An edge leaving a named output port: the source operator must have that port."""
+def _own_ports(node: dict[str, Any]) -> list[str]:
+    spec = operator_spec(node["type"])
+    return output_port_names(spec) if spec is not None else []
+
+
+def _output_port_problems(edge, source, port: str, quarantine: list[str]) -> Iterator[Problem]:
+    """An edge leaving a named output port: the source operator, or one of its expectations, must have it."""
     spec = operator_spec(source["type"])
     if spec is None:
         return
-    ports = output_port_names(spec)
+    ports = output_port_names(spec) + quarantine
     if port not in ports:
         offered = f"its ports: {', '.join(ports)}" if ports else "it has only its main output"
         yield Problem(f"'{source['id']}' ({source['type']}) has no output port '{port}'; {offered}",

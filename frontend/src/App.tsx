@@ -1,12 +1,22 @@
 import { useEffect } from 'react';
+import { AlertRulesPage } from './alerts/AlertRulesPage';
 import { setUnauthorizedHandler } from './api/client';
 import { LoginPage } from './auth/LoginPage';
 import { TokensPage } from './auth/TokensPage';
+import { ConnectionsPage } from './connections/ConnectionsPage';
+import { EnvironmentsPage } from './environments/EnvironmentsPage';
+import { FilesPage } from './files/FilesPage';
+import { GitBindingPage } from './git/GitBindingPage';
 import { EditorPage } from './editor/EditorPage';
 import { JobsPage } from './jobs/JobsPage';
+import { PipelineAccessPage } from './pipelines/PipelineAccessPage';
+import { PipelineFilePage } from './pipelines/PipelineFilePage';
 import { PipelinesPage } from './pipelines/PipelinesPage';
 import { navigate, parseRoute, paths, usePathname } from './router';
 import { RunPage } from './run/RunPage';
+import { ShadowPage } from './shadows/ShadowPage';
+import { StatePage } from './statebrowser/StatePage';
+import { TeamsPage } from './teams/TeamsPage';
 import { useAuthStore } from './state/shared/authStore';
 import { useCatalogStore } from './state/shared/catalogStore';
 import { AppBar } from './ui/AppBar';
@@ -21,12 +31,32 @@ function CurrentPage() {
       return <PipelinesPage />;
     case 'jobs':
       return <JobsPage />;
+    case 'alerts':
+      return <AlertRulesPage />;
     case 'run':
       return <RunPage key={route.runId} runId={route.runId} />;
+    case 'state':
+      return <StatePage key={`${route.runId}/${route.checkpointId}`} runId={route.runId} checkpointId={route.checkpointId} />;
+    case 'shadow':
+      return <ShadowPage key={`${route.runId}/${route.shadowId}`} runId={route.runId} shadowId={route.shadowId} />;
     case 'login':
       return <LoginPage />;
     case 'tokens':
       return <TokensPage />;
+    case 'connections':
+      return <ConnectionsPage />;
+    case 'files':
+      return <FilesPage />;
+    case 'environments':
+      return <EnvironmentsPage />;
+    case 'teams':
+      return <TeamsPage teamId={route.teamId} />;
+    case 'pipeline-access':
+      return <PipelineAccessPage key={route.pipelineId} pipelineId={route.pipelineId} />;
+    case 'pipeline-file':
+      return <PipelineFilePage key={route.pipelineId} pipelineId={route.pipelineId} />;
+    case 'pipeline-git':
+      return <GitBindingPage key={route.pipelineId} pipelineId={route.pipelineId} />;
     default:
       return (
         <main className="page-message">

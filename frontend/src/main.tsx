@@ -2,6 +2,7 @@ import '@xyflow/react/dist/style.css';
 import './styles/base.css';
 import './styles/editor.css';
 import './styles/run.css';
+import './styles/state.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import App from './App';

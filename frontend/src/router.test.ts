@@ -15,6 +15,23 @@ describe('parseRoute', () => {
     expect(parseRoute('/pipelines/')).toEqual({ page: 'pipelines' });
   });
 
+  it('opens the state browser of a checkpoint and a shadow run under their run', () => {
+    expect(parseRoute('/runs/3/checkpoints/17/state')).toEqual({ page: 'state', runId: 3, checkpointId: 17 });
+    expect(parseRoute(paths.state(3, 17))).toEqual({ page: 'state', runId: 3, checkpointId: 17 });
+    expect(parseRoute('/runs/3/shadows/4/')).toEqual({ page: 'shadow', runId: 3, shadowId: 4 });
+    expect(parseRoute(paths.shadow(3, 4))).toEqual({ page: 'shadow', runId: 3, shadowId: 4 });
+    expect(parseRoute('/runs/3/checkpoints/x/state').page).toBe('not-found');
+  });
+
+  it('opens teams and a pipeline\'s access, file and Git pages', () => {
+    expect(parseRoute(paths.teams())).toEqual({ page: 'teams', teamId: null });
+    expect(parseRoute(paths.team(4))).toEqual({ page: 'teams', teamId: 4 });
+    expect(parseRoute(paths.pipelineAccess(5))).toEqual({ page: 'pipeline-access', pipelineId: 5 });
+    expect(parseRoute(paths.pipelineFile(5))).toEqual({ page: 'pipeline-file', pipelineId: 5 });
+    expect(parseRoute('/pipelines/5/git/')).toEqual({ page: 'pipeline-git', pipelineId: 5 });
+    expect(parseRoute('/pipelines/5/gitx').page).toBe('not-found');
+  });
+
   it('reports anything else as not found', () => {
     expect(parseRoute('/runs/abc')).toEqual({ page: 'not-found', path: '/runs/abc' });
     expect(parseRoute('/static/x.js').page).toBe('not-found');
@@ -26,6 +43,7 @@ describe('parseRoute', () => {
     expect(parseRoute(paths.newPipeline())).toEqual({ page: 'editor', pipelineId: null });
     expect(parseRoute(paths.pipelines())).toEqual({ page: 'pipelines' });
     expect(parseRoute(paths.jobs())).toEqual({ page: 'jobs' });
+    expect(parseRoute(paths.alerts())).toEqual({ page: 'alerts' });
   });
 });
 

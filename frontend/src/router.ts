@@ -8,9 +8,19 @@ export type Route =
   | { page: 'editor'; pipelineId: number | null }
   | { page: 'pipelines' }
   | { page: 'jobs' }
+  | { page: 'alerts' }
   | { page: 'run'; runId: number }
+  | { page: 'state'; runId: number; checkpointId: number }
+  | { page: 'shadow'; runId: number; shadowId: number }
   | { page: 'login' }
   | { page: 'tokens' }
+  | { page: 'connections' }
+  | { page: 'environments' }
+  | { page: 'files' }
+  | { page: 'teams'; teamId: number | null }
+  | { page: 'pipeline-access'; pipelineId: number }
+  | { page: 'pipeline-file'; pipelineId: number }
+  | { page: 'pipeline-git'; pipelineId: number }
   | { page: 'not-found'; path: string };
 
 export function parseRoute(pathname: string): Route {
@@ -18,12 +28,25 @@ export function parseRoute(pathname: string): Route {
   if (path === '/') return { page: 'editor', pipelineId: null };
   if (path === '/pipelines') return { page: 'pipelines' };
   if (path === '/jobs') return { page: 'jobs' };
+  if (path === '/alerts') return { page: 'alerts' };
   const pipeline = path.match(/^\/pipelines\/(\d+)$/);
   if (pipeline) return { page: 'editor', pipelineId: Number(pipeline[1]) };
+  const aside = path.match(/^\/pipelines\/(\d+)\/(access|file|git)$/);
+  if (aside) return { page: `pipeline-${aside[2]}` as 'pipeline-access' | 'pipeline-file' | 'pipeline-git', pipelineId: Number(aside[1]) };
+  if (path === '/teams') return { page: 'teams', teamId: null };
+  const team = path.match(/^\/teams\/(\d+)$/);
+  if (team) return { page: 'teams', teamId: Number(team[1]) };
   const run = path.match(/^\/runs\/(\d+)$/);
   if (run) return { page: 'run', runId: Number(run[1]) };
+  const state = path.match(/^\/runs\/(\d+)\/checkpoints\/(\d+)\/state$/);
+  if (state) return { page: 'state', runId: Number(state[1]), checkpointId: Number(state[2]) };
+  const shadow = path.match(/^\/runs\/(\d+)\/shadows\/(\d+)$/);
+  if (shadow) return { page: 'shadow', runId: Number(shadow[1]), shadowId: Number(shadow[2]) };
   if (path === '/login') return { page: 'login' };
   if (path === '/tokens') return { page: 'tokens' };
+  if (path === '/connections') return { page: 'connections' };
+  if (path === '/environments') return { page: 'environments' };
+  if (path === '/files') return { page: 'files' };
   return { page: 'not-found', path };
 }
 
@@ -32,10 +55,21 @@ export const paths = {
   // With the slash: the studio serves the app for /pipelines/… and /runs/… paths.
   pipelines: () => '/pipelines/',
   jobs: () => '/jobs',
+  alerts: () => '/alerts',
   pipeline: (id: number) => `/pipelines/${id}`,
   run: (id: number) => `/runs/${id}`,
+  state: (runId: number, checkpointId: number) => `/runs/${runId}/checkpoints/${checkpointId}/state`,
+  shadow: (runId: number, shadowId: number) => `/runs/${runId}/shadows/${shadowId}`,
   login: (next?: string) => (next && next !== '/login' ? `/login?next=${encodeURIComponent(next)}` : '/login'),
   tokens: () => '/tokens',
+  connections: () => '/connections',
+  environments: () => '/environments',
+  files: () => '/files',
+  teams: () => '/teams',
+  team: (id: number) => `/teams/${id}`,
+  pipelineAccess: (id: number) => `/pipelines/${id}/access`,
+  pipelineFile: (id: number) => `/pipelines/${id}/file`,
+  pipelineGit: (id: number) => `/pipelines/${id}/git`,
 };
 
 /** Where to go after logging in: only a path of this app, never another site ("//evil", "https:…"). */

@@ -23,12 +23,12 @@ from studio.api.exceptions import BadRequest, rule_violation
 from studio.api.parameters import int_param
 from studio.api.permissions import PipelineAccess
 from studio.api.schema import bounded_int, responses
-from studio.api.serializers.fields import StrictModelSerializer
+from studio.api.serializers.fields import StrictCharField, StrictModelSerializer
 from studio.fanout import broadcast
 
 TAG = ["alerts"]
 NEEDS_THRESHOLD = {AlertKind.CHECKPOINT_FAILURES: (1, 10_000), AlertKind.CHECKPOINT_DURATION: (0, 86_400_000),
-                   AlertKind.BACKPRESSURE: (0, 1)}
+                   AlertKind.BACKPRESSURE: (0, 1), AlertKind.VIOLATION_RATE: (0, 1)}
 
 
 def _flag(request, name: str) -> bool:
@@ -46,11 +46,11 @@ class AlertRuleSerializer(StrictModelSerializer):
     kind = serializers.ChoiceField(choices=AlertKind.choices, help_text="; ".join(
         f"{value}: {label}" for value, label in AlertKind.choices))
     threshold = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=86_400_000,
-                                       help_text="How many failures; ms; or a ratio 0..1 (backpressure).")
+                                       help_text="How many failures; ms; or a ratio 0..1 (backpressure, violation rate).")
     duration_s = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=86_400,
                                           help_text="Backpressure: for how long (default 0: one sample).")
-    webhook_url = serializers.CharField(required=False, allow_blank=True, max_length=2000,
-                                        help_text="An http(s) URL to POST each firing to as JSON (optional).")
+    webhook_url = StrictCharField(required=False, allow_blank=True, max_length=2000,
+                                  help_text="An http(s) URL to POST each firing to as JSON (optional).")
     created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)
 
     class Meta:

@@ -8,7 +8,11 @@ A rule fires when its condition *starts* to hold for a run (``AlertState``): N f
 checkpoints in a row fire once, not at N+1 again; a completed checkpoint ends the streak.
 A backpressure rule holds once a vertex's ``backpressured_ratio`` stayed above the
 threshold in every metrics sample for ``duration_s`` seconds; a sample at or below it
-ends the streak. Checkpoint durations, failures and restarts are single occurrences.
+ends the streak. Checkpoint durations, failures and restarts are single occurrences. A
+violation-rate rule holds for an expectation (per checked node or edge and rule) once the
+records violating it are more than ``threshold`` of the records checked, counted since the run
+started (at least ``MIN_CHECKED`` of them, so that the first bad record of a run is no rate);
+it fires once when it starts to hold, and again only after the rate went back to the threshold.
 
 A rule runs as its author: while the author may not run the pipeline (a share revoked, by
 any path, the account deactivated or deleted), the rule is not evaluated at all: nobody is
@@ -78,6 +82,30 @@ def _evaluate(rule: AlertRule, run_id: int, event_type: str, ts: int, data: dict
             _checkpoint_duration(rule, run_id, data)
     elif rule.kind == AlertKind.BACKPRESSURE and event_type == "metrics":
         _backpressure(rule, run_id, ts, data.get("vertices") or {})
+    elif rule.kind == AlertKind.VIOLATION_RATE and event_type == "metrics" and data.get("expectations"):
+        _violation_rate(rule, run_id, data["expectations"])
+
+
+MIN_CHECKED = 50
+"""Records an expectation must have checked before its violation rate may fire a rule."""
+
+
+def _violation_rate(rule: AlertRule, run_id: int, expectations: dict[str, dict]) -> None:
+    threshold = rule.threshold if rule.threshold is not None else 0.0
+    for scope, counts in expectations.items():
+        kind, _, name = scope.partition(":")
+        if rule.vertex and name != rule.vertex:
+            continue
+        checked = counts.get("records") or 0
+        for expectation, figures in (counts.get("rules") or {}).items():
+            violated = figures.get("violated") or 0
+            rate = violated / checked if checked else 0.0
+            holds = checked >= MIN_CHECKED and rate > threshold
+            if _set_state(rule, run_id, f"{scope}/{expectation}"[:200], active=holds) and holds:
+                _fire(rule, run_id, f"expectation '{expectation}' of {kind} '{name}' in run {run_id}: {violated:,} of "
+                                    f"{checked:,} records violate it ({rate:.1%}, over {threshold:.1%})",
+                      {kind: name, "expectation": expectation, "violated": violated, "records": checked,
+                       "rate": round(rate, 6), "action": figures.get("action")})
 
 
 def _checkpoint_failures(rule: AlertRule, run_id: int, data: dict[str, Any]) -> None:

@@ -15,6 +15,8 @@ class AlertKind(models.TextChoices):
     BACKPRESSURE = "backpressure", "a vertex backpressured over threshold (0..1) for duration_s seconds"
     RUN_FAILED = "run_failed", "a run failed"
     RUN_RESTARTED = "run_restarted", "a run restarted (failover)"
+    VIOLATION_RATE = "violation_rate", ("an expectation's violations over threshold (0..1) of the records it checked "
+                                        "(vertex: a node or edge id, or any)")
 
 
 class AlertRule(models.Model):
@@ -25,7 +27,8 @@ class AlertRule(models.Model):
     kind = models.CharField(max_length=32, choices=AlertKind.choices)
     threshold = models.FloatField(null=True, blank=True)
     duration_s = models.PositiveIntegerField(null=True, blank=True)
-    vertex = models.CharField(max_length=200, blank=True, default="")  # backpressure: one vertex, or any
+    vertex = models.CharField(max_length=200, blank=True, default="")  # backpressure: one vertex; violation_rate:
+    # a checked node or edge; or any
     webhook_url = models.CharField(max_length=2000, blank=True, default="")
     enabled = models.BooleanField(default=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", null=True, blank=True,

@@ -6,7 +6,8 @@ from django.http import HttpResponse, JsonResponse
 
 
 class BodyLimitMiddleware:
-    """Answer 413 when ``Content-Length`` is over ``settings.DATA_UPLOAD_MAX_MEMORY_SIZE``.
+    """Answer 413 when ``Content-Length`` is over ``settings.DATA_UPLOAD_MAX_MEMORY_SIZE`` (or the path's own
+    limit in ``settings.BODY_LIMITS_BY_PATH``: an upload's).
 
     Django checks that limit only when ``request.body`` is read, and DRF's parsers read the
     stream instead; a body without a length (chunked) reaches DRF as an empty one.
@@ -16,7 +17,7 @@ class BodyLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        limit = settings.BODY_LIMITS_BY_PATH.get(request.path, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:

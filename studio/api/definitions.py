@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from engine.api import OPERATOR_CATALOG
 from studio.access import pipelines_visible_to
-from studio.api.exceptions import InvalidDefinition, ServiceBusy
+from studio.api.exceptions import InvalidDefinition, ServiceBusy, values_refused
 from studio.api.schema import responses
 from studio.processes import budget
 from studio.api.serializers.definitions import (
@@ -17,6 +17,7 @@ from studio.api.serializers.definitions import (
 )
 from studio.api.throttling import PreviewThrottle
 from studio.locations import policy_for, sink_conflicts, sink_uses
+from studio.run_values import FILL, FilledValues, ValuesRefused, fill_values
 from studio.trusted_code import require_code_permission
 from studio.versions_diff import diff_definitions
 
@@ -54,6 +55,15 @@ def workspace_pipeline(user, pipeline_id):
     if pipeline is None:
         raise NotFound(f"no pipeline {pipeline_id}")
     return pipeline
+
+
+def filled_for(user, pipeline, definition: dict, environment: str | None) -> FilledValues:
+    """``definition`` as a run of ``user`` in ``environment`` would execute it (``studio.run_values.fill_values``):
+    its parameters and ``user``'s secrets filled in; a 400 naming each unknown one, the environment's 404."""
+    try:
+        return fill_values(definition, user=user, pipeline=pipeline, environment=environment or None, secrets=FILL)
+    except ValuesRefused as refused:
+        raise values_refused(refused)
 
 
 def plan_of(definition) -> dict:
@@ -117,15 +127,18 @@ class PreviewView(APIView):
                    description="The run happens in a worker process within a budget (10 s by default, validation "
                                "included); one that overruns it answers status CANCELED with the overrun as its "
                                "failure.",
-                   request=PreviewRequestSerializer, responses=responses({200: PreviewSerializer}, 404, 429, 503))
+                   request=PreviewRequestSerializer, responses=responses({200: PreviewSerializer}, 404, 429))
     def post(self, request):
         body = PreviewRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
         require_code_permission(request.user, data["definition"], "preview")
-        policy = policy_for(request.user, workspace_pipeline(request.user, data.get("pipeline")))
+        pipeline = workspace_pipeline(request.user, data.get("pipeline"))
+        policy = policy_for(request.user, pipeline)
+        filled = filled_for(request.user, pipeline, data["definition"], data.get("environment"))
         try:
-            preview = budget.preview_definition(data["definition"], limit=data["limit"], policy=policy)
+            preview = budget.preview_definition(filled.definition, limit=data["limit"], policy=policy,
+                                                secrets=filled.secrets)
         except budget.PoolBusy as busy:
             raise ServiceBusy(str(busy))
         if "errors" in preview:

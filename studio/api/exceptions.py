@@ -46,6 +46,16 @@ class BadRequest(APIException):
     default_detail = "bad request"
 
 
+def values_refused(refused, detail: str | None = None) -> APIException:
+    """The answer to values refused by ``studio.run_values`` (an environment, a parameter, a secret): a 400 listing
+    each node and field (``detail`` first, when given), or the environment's 403, 404 or 409."""
+    from rest_framework.exceptions import NotFound, PermissionDenied
+
+    if refused.status == 400:
+        return InvalidDefinition(refused.problems, f"{detail}: {refused}" if detail else str(refused))
+    return {403: PermissionDenied, 404: NotFound, 409: Conflict}.get(refused.status, BadRequest)(str(refused))
+
+
 class LoginFailed(APIException):
     """Wrong username or password: 401, as for any request whose credentials are refused."""
 
@@ -60,8 +70,11 @@ class Conflict(APIException):
 
 
 class ServiceBusy(APIException):
+    """The workers an answer needs are all busy (or its budget ran out): 503, retry after ``wait`` seconds."""
+
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_detail = "the studio is busy; try again in a moment"
+    wait = 2  # DRF's handler turns it into Retry-After, as it does a throttle's
 
 
 class DependencyDown(APIException):
@@ -76,8 +89,22 @@ DEPENDENCY_RETRY_AFTER_S = 5
 DEPENDENCY_ERRORS = (redis.ConnectionError, redis.TimeoutError, kombu.exceptions.OperationalError)
 
 
+DATABASE_BUSY = "the studio's database is busy (other writers hold it); try again in a moment"
+
+
+def _database_locked(exc) -> bool:
+    """SQLite's writer lock held past the busy timeout (many runs starting and reporting at once)."""
+    from django.db import OperationalError
+
+    return isinstance(exc, OperationalError) and "database is locked" in str(exc)
+
+
 def exception_handler(exc, context):
     """DRF's handler, reshaped so that every error has ``detail``; unexpected errors are a plain 500."""
+    if _database_locked(exc):  # the locked-out write did not happen (a run's start is one transaction)
+        logger.warning("database locked in %s", context.get("view"))
+        return Response({"detail": DATABASE_BUSY}, status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                        headers={"Retry-After": str(ServiceBusy.wait)})
     if isinstance(exc, DEPENDENCY_ERRORS):
         logger.warning("dependency down in %s: %s", context.get("view"), exc)
         return Response({"detail": DependencyDown.default_detail}, status=DependencyDown.status_code,

@@ -19,7 +19,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthentic
 from rest_framework.response import Response
 
 from studio.api.schema import responses
-from studio.api.serializers.fields import StrictModelSerializer
+from studio.api.serializers.fields import StrictModelSerializer, StrictSlugRelatedField
 from studio.locations import expand_prefix
 from studio.models import LocationGrant, LocationKind, StorageLocation
 
@@ -37,10 +37,10 @@ class IsStaffOrReadOnly(BasePermission):
 
 
 class GrantSerializer(StrictModelSerializer):
-    user = serializers.SlugRelatedField(slug_field="username", queryset=get_user_model().objects.all(),
-                                        required=False, allow_null=True)
-    group = serializers.SlugRelatedField(slug_field="name", queryset=Group.objects.all(), required=False,
-                                         allow_null=True)
+    user = StrictSlugRelatedField(slug_field="username", queryset=get_user_model().objects.all(),
+                                  required=False, allow_null=True)
+    group = StrictSlugRelatedField(slug_field="name", queryset=Group.objects.all(), required=False,
+                                   allow_null=True)
 
     class Meta:
         model = LocationGrant

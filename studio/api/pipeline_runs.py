@@ -11,10 +11,11 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from studio.access import RUN
-from studio.api.exceptions import BadRequest, Conflict, InvalidDefinition
+from studio.api.exceptions import BadRequest, Conflict, InvalidDefinition, values_refused
 from studio.api.pipeline_versions import version_of
 from studio.api.schema import responses
 from studio.api.serializers.runs import RunSerializer, RunStartSerializer, RunSummarySerializer
+from studio.run_values import ValuesRefused
 from studio.runs.overview import with_ending, with_last_checkpoint
 from studio.runs.restore import RestoreError
 from studio.runs.start import DefinitionProblems, start_run
@@ -43,9 +44,13 @@ class PipelineRunActions:
         try:
             run = start_run(pipeline, version, user=request.user, mode=data.get("mode"),
                             restore_from=data.get("restore_from"),
-                            allow_non_restored_state=data["allow_non_restored_state"])
+                            allow_non_restored_state=data["allow_non_restored_state"],
+                            environment=data.get("environment") or None)
+        except ValuesRefused as refused:
+            raise values_refused(refused, f"version {version.number} cannot run")
         except DefinitionProblems as problems:
             raise InvalidDefinition(problems.errors, f"version {version.number} cannot run: its definition is invalid")
         except RestoreError as error:
             raise {409: Conflict, 403: PermissionDenied}.get(error.status, BadRequest)(str(error))
         return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
+

@@ -1,4 +1,4 @@
-"""A pipeline's versions: list, read one, diff two, roll back to one, export one, plan one.
+"""A pipeline's versions: list, read one, diff two, roll back to one, export one, read one as a file, plan one.
 
 ``PipelineVersionActions`` is a mixin of ``PipelineViewSet`` (its routes hang under
 ``pipelines/<id>/``); every version is immutable, so a rollback saves a new one.
@@ -18,7 +18,7 @@ from studio.api.parameters import version_number
 from studio.api.schema import VERSION_PARAMETER, bounded_int, responses
 from studio.api.serializers.definitions import DiffSerializer, PlanSerializer
 from studio.api.serializers.pipelines import (
-    PipelineSerializer, RollbackSerializer, VersionDetailSerializer, VersionSerializer,
+    PipelineFileSerializer, PipelineSerializer, RollbackSerializer, VersionDetailSerializer, VersionSerializer,
 )
 from studio.locations import claim_sinks, policy_for, sink_uses
 from studio.models import Pipeline, PipelineVersion
@@ -105,6 +105,17 @@ class PipelineVersionActions:
         filename = "".join(c if c.isalnum() or c in "-_." else "-" for c in pipeline.name) or "pipeline"
         return Response(version.definition, headers={
             "Content-Disposition": f'attachment; filename="{filename}-v{version.number}.json"'})
+
+    @extend_schema(summary="A version as a pipeline file (YAML, the layout in a section of its own)",
+                   parameters=[VERSION_PARAMETER], responses=responses({200: PipelineFileSerializer}, 404))
+    @action(detail=True, methods=["get"])
+    def file(self, request, pk=None):
+        from engine.api import pipeline_file_name, pipeline_to_text
+
+        pipeline = self.get_object()
+        version = version_of(pipeline, version_number(request, "version"))
+        text = pipeline_to_text({**version.definition, "name": pipeline.name})
+        return Response({"name": pipeline_file_name(pipeline.name), "version": version.number, "text": text})
 
     @extend_schema(summary="The planner's regions and schedule for a version", parameters=[VERSION_PARAMETER],
                    responses=responses({200: PlanSerializer}, 404))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.db.models import Max
+from rest_framework.response import Response
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
@@ -15,14 +16,15 @@ from rest_framework.permissions import IsAuthenticated
 
 from studio.access import EDIT, OWN, pipelines_visible_to
 from studio.api.definitions import checked
-from studio.api.exceptions import Conflict
+from studio.api.exceptions import Conflict, rule_violation
 from studio.api.permissions import PipelineAccess
 from studio.api.pipeline_runs import PipelineRunActions
 from studio.api.pipeline_shares import PipelineShareActions
+from studio.api.pipeline_teams import PipelineTeamActions, team_for_pipelines
 from studio.api.pipeline_versions import PipelineVersionActions, claim_sinks_for
 from studio.api.schema import responses
 from studio.api.serializers.pipelines import (
-    ImportSerializer, PipelineListSerializer, PipelineSerializer, PipelineWriteSerializer,
+    ImportSerializer, IsolationSerializer, PipelineListSerializer, PipelineSerializer, PipelineWriteSerializer,
 )
 from studio.models import Pipeline
 from studio.runs.overview import with_latest_run
@@ -40,7 +42,8 @@ class PipelineSaveSerializer(PipelineWriteSerializer):
         request = self.context["request"]
         definition = validated["definition"]
         with transaction.atomic():  # a sink target another pipeline owns undoes the creation
-            pipeline = Pipeline.objects.create(name=_name(validated, definition), owner=request.user)
+            team = team_for_pipelines(request.user, validated["team"]) if validated.get("team") else None
+            pipeline = Pipeline.objects.create(name=_name(validated, definition), owner=request.user, team=team)
             claim_sinks_for(pipeline, definition, request.user)
             pipeline.save_version(definition, validated["message"], request.user)
         return pipeline
@@ -48,6 +51,9 @@ class PipelineSaveSerializer(PipelineWriteSerializer):
     def update(self, pipeline, validated):
         definition = validated["definition"]
         user = self.context["request"].user
+        if "team" in validated and validated["team"] != pipeline.team_id:
+            raise rule_violation("team", f"a new version does not move the pipeline; POST /api/pipelines/"
+                                         f"{pipeline.id}/team does")
         with transaction.atomic():
             claim_sinks_for(pipeline, definition, user)
             pipeline.name = _name(validated, definition, pipeline.name)
@@ -78,19 +84,20 @@ def _name(validated: dict, definition: dict, current: str | None = None) -> str:
     destroy=extend_schema(summary="Delete a pipeline with its versions and runs (owner only)",
                           responses=responses({204: None}, 404, 409)),
 )
-class PipelineViewSet(PipelineVersionActions, PipelineRunActions, PipelineShareActions,
+class PipelineViewSet(PipelineVersionActions, PipelineRunActions, PipelineShareActions, PipelineTeamActions,
                       mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
                       mixins.UpdateModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
     """Pipelines; every save writes a new immutable version."""
 
     permission_classes = [IsAuthenticated, PipelineAccess]
-    action_permissions = {"update": EDIT, "destroy": OWN, **PipelineVersionActions.version_action_permissions,
-                          **PipelineRunActions.run_action_permissions, **PipelineShareActions.share_action_permissions}
+    action_permissions = {"update": EDIT, "destroy": OWN, "isolation": EDIT, **PipelineVersionActions.version_action_permissions,
+                          **PipelineRunActions.run_action_permissions, **PipelineShareActions.share_action_permissions,
+                          **PipelineTeamActions.team_action_permissions}
     lookup_value_regex = r"\d{1,18}"
     http_method_names = ["get", "post", "put", "delete"]
 
     def get_queryset(self):
-        pipelines = pipelines_visible_to(self.request.user).select_related("owner")
+        pipelines = pipelines_visible_to(self.request.user).select_related("owner", "team")
         if self.action == "list":  # the version number without loading every version's definition
             return with_latest_run(pipelines.annotate(latest_number=Max("versions__number")))
         return pipelines
@@ -111,6 +118,17 @@ class PipelineViewSet(PipelineVersionActions, PipelineRunActions, PipelineShareA
         with transaction.atomic():  # runs first: they protect the versions they ran
             pipeline.runs.all().delete()
             pipeline.delete()
+
+    @extend_schema(summary="Run in the shared session or isolated (the runs started from now on)",
+                   request=IsolationSerializer, responses=responses({200: PipelineSerializer}, 404))
+    @action(detail=True, methods=["post"])
+    def isolation(self, request, pk=None):
+        pipeline = self.get_object()
+        body = IsolationSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        pipeline.isolated = body.validated_data["isolated"]
+        pipeline.save(update_fields=["isolated", "updated_at"])
+        return Response(PipelineSerializer(pipeline, context=self.get_serializer_context()).data)
 
     @extend_schema(summary="Import a definition as a new pipeline", request=ImportSerializer,
                    responses=responses({201: PipelineSerializer}))

@@ -16,7 +16,7 @@ from studio.access import RUN, checkpoints_visible_to
 from studio.api.exceptions import BadRequest, Conflict
 from studio.api.nested import RunNestedMixin
 from studio.api.permissions import PipelineAccess
-from studio.api.schema import responses
+from studio.api.schema import RUN_ID, responses
 from studio.api.serializers.savepoints import (
     RequestIdSerializer, SavepointRequestSerializer, SavepointTriggerSerializer,
 )
@@ -25,20 +25,21 @@ from studio.runs.control import RunStateConflict, trigger_savepoint
 from studio.runs.events import record_discarded
 from studio.storage_urls import StorageUrlError
 
-RUN_PK = OpenApiParameter("run_pk", int, OpenApiParameter.PATH, description="The run's id.")
 REQUEST_ID = OpenApiParameter("request_id", str, OpenApiParameter.PATH, description="From the trigger's answer.")
 
 
 @extend_schema_view(
-    list=extend_schema(summary="The run's savepoint requests, newest first", parameters=[RUN_PK],
+    list=extend_schema(summary="The run's savepoint requests, newest first", parameters=[RUN_ID],
                        responses=responses({200: SavepointRequestSerializer(many=True)}, 404)),
-    create=extend_schema(summary="Trigger a savepoint; answers at once with the request id", parameters=[RUN_PK],
+    create=extend_schema(summary="Trigger a savepoint; answers at once with the request id", parameters=[RUN_ID],
                          request=SavepointTriggerSerializer, responses=responses({202: RequestIdSerializer}, 404, 409)),
     retrieve=extend_schema(summary="A savepoint request: IN_PROGRESS, COMPLETED with location, FAILED with cause",
-                           parameters=[RUN_PK, REQUEST_ID], responses=responses({200: SavepointRequestSerializer}, 404)),
+                           parameters=[RUN_ID, REQUEST_ID], responses=responses({200: SavepointRequestSerializer}, 404)),
 )
 class SavepointRequestViewSet(RunNestedMixin, mixins.ListModelMixin, mixins.CreateModelMixin,
                               mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """A run's savepoint requests: trigger one, poll it by its request id."""
+
     serializer_class = SavepointRequestSerializer
     action_permissions = {"create": RUN}
     lookup_field = "request_id"

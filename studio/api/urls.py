@@ -1,5 +1,5 @@
 """The core's API routes: pipelines, runs and their savepoints and checkpoints, definitions, auth,
-locations. Features add theirs from their own ``urls`` modules (``studio.urls`` composes them)."""
+locations, teams. Features add theirs from their own ``urls`` modules (``studio.urls`` composes them)."""
 from django.urls import include, path
 
 from studio.api.auth import LoginView, LogoutView, MeView, TokenViewSet
@@ -11,6 +11,8 @@ from studio.api.pipelines import PipelineViewSet
 from studio.api.routers import RUN, StudioRouter, route
 from studio.api.runs import RunViewSet
 from studio.api.savepoints import SavepointRequestViewSet, SavepointViewSet
+from studio.api.session import SessionUseView
+from studio.api.teams import TeamViewSet
 
 router = StudioRouter()
 router.register("pipelines", PipelineViewSet, basename="pipeline")
@@ -18,10 +20,12 @@ router.register("runs", RunViewSet, basename="run")
 router.register("savepoints", SavepointViewSet, basename="savepoint")
 router.register("auth/tokens", TokenViewSet, basename="token")
 router.register("locations", LocationViewSet, basename="location")
+router.register("teams", TeamViewSet, basename="team")
 
 urlpatterns = [
     route("health", HealthView.as_view(), "health"),
     route("operators", OperatorListView.as_view(), "operators"),
+    route("session", SessionUseView.as_view(), "session"),
     route("pipelines/validate", ValidateView.as_view(), "pipeline-validate"),
     route("pipelines/diff", DraftDiffView.as_view(), "pipeline-draft-diff"),
     route("plan", PlanView.as_view(), "plan"),
@@ -33,8 +37,9 @@ urlpatterns = [
           "run-savepoints"),
     route(rf"{RUN}/savepoints/(?P<request_id>[0-9a-f]{{1,64}})",
           SavepointRequestViewSet.as_view({"get": "retrieve"}), "run-savepoint"),
-    route(f"{RUN}/checkpoints", CheckpointViewSet.as_view({"get": "list"}), "run-checkpoints"),
+    route(f"{RUN}/checkpoints", CheckpointViewSet.as_view({"get": "overview"}), "run-checkpoints"),
     route(f"{RUN}/checkpoints/config", CheckpointViewSet.as_view({"get": "config"}), "run-checkpoint-config"),
+    route(f"{RUN}/checkpoints/timeline", CheckpointViewSet.as_view({"get": "timeline"}), "run-checkpoint-timeline"),
     route(f"{RUN}/restore-points", CheckpointViewSet.as_view({"get": "restore_points"}), "run-restore-points"),
     route(rf"{RUN}/checkpoints/(?P<checkpoint_id>\d{{1,9}})", CheckpointViewSet.as_view({"get": "retrieve"}),
           "run-checkpoint"),

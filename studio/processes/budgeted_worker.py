@@ -101,8 +101,80 @@ def preview(args: dict, report: Report) -> dict:
     return run_preview(definition, limit=args["limit"], timeout=args["timeout"], grants=grants)
 
 
+def read_snapshot(args: dict, report: Report) -> dict:
+    """One question about a snapshot's state (``studio.processes.budget.read_snapshot``), answered by the engine's
+    ``SnapshotBrowser``: the snapshot is read as data, never restored, its state files checked against the digests
+    of the metadata the studio verified. A question the snapshot cannot answer is ``{"refused": {"status",
+    "message"}}``."""
+    from engine.api import SnapshotBrowser, SnapshotRefused, UnknownOperator
+
+    question = args["question"]
+    browser = SnapshotBrowser(args["metadata"], args.get("definition"), args["cache_dir"])
+    node = question.get("node")
+    report(json.dumps({"node": node, "field": "state"}))
+    try:
+        if question["op"] == "overview":
+            return browser.overview()
+        if question["op"] == "keys":
+            return browser.keys(node, offset=question.get("offset", 0), limit=question.get("limit", 50),
+                                search=question.get("search"), key_expression=question.get("expression"))
+        if question["op"] == "key":
+            return {"row": browser.key(node, question["key"])}
+        if question["op"] == "sizes":
+            return browser.sizes(node)
+        if question["op"] == "diff":
+            earlier = SnapshotBrowser(args["earlier"]["metadata"], args["earlier"].get("definition"), args["cache_dir"])
+            return browser.diff(earlier, node, change=question.get("change"), offset=question.get("offset", 0),
+                                limit=question.get("limit", 50))
+        if question["op"] == "export":
+            return {"rows": browser.export(node, question["format"], question["path"])}
+    except UnknownOperator as unknown:
+        return {"refused": {"status": 404, "message": str(unknown)}}
+    except SnapshotRefused as refused:
+        return {"refused": {"status": 409, "message": str(refused)}}
+    except ValueError as invalid:  # a key expression the language does not allow
+        return {"refused": {"status": 400, "message": f"expression: {invalid}"}}
+    raise ValueError(f"unknown snapshot question {question['op']!r}")
+
+
+def test_cases(args: dict, report: Report) -> dict:
+    """The definition's test cases (``names``, or all) run one after the other (``engine.api.run_test_case``),
+    each input file resolved in the pipeline's workspace and checked against the policy first;
+    ``{"results": [...]}``, or ``{"errors": [...]}`` when the definition or an input file is refused."""
+    import time
+    from pathlib import Path
+
+    from engine.api import run_test_case
+
+    started = time.monotonic()
+    errors = validate(args, report)
+    if errors:
+        return {"errors": errors}
+    definition, grants, resolve = args["definition"], None, None
+    names = args.get("names")
+    cases = [case for case in definition.get("tests") or [] if names is None or case["name"] in names]
+    if args.get("policy") is not None:
+        from studio.location_policy import (Policy, check_definition, engine_grants, resolved_definition,
+                                            test_input_files)
+
+        policy = Policy.from_json(args["policy"])
+        problems, uses = check_definition(definition, policy)
+        files, file_problems = test_input_files(definition, cases, policy)
+        if problems or file_problems:
+            return {"errors": problems + file_problems}
+        definition, grants, resolve = resolved_definition(definition, uses), engine_grants(policy), files.__getitem__
+    results = []
+    for index, case in enumerate(cases):
+        report(json.dumps({"case": case["name"]}))
+        remaining = args["budget_s"] - (time.monotonic() - started) - 0.5
+        results.append(run_test_case(definition, case, workdir=str(Path(args["workdir"]) / f"case-{index + 1}"),
+                                     timeout=max(remaining, 0.5), resolve_file=resolve, grants=grants))
+    return {"results": results}
+
+
 JOBS: dict[str, Callable[[dict, Report], Any]] = {"validate": validate, "validate_with_warnings": validate_with_warnings,
-                                                  "plan": plan, "preview": preview}
+                                                  "plan": plan, "preview": preview, "read_snapshot": read_snapshot,
+                                                  "test_cases": test_cases}
 
 
 def _items(definition: Any, key: str) -> list[dict]:
@@ -125,15 +197,32 @@ def _limit_cpu(seconds: float) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
 
 
+def _mask_secrets(values: list[str]):
+    """From now on this worker masks ``values`` in its output (and the processes it starts); the returned
+    ``SecretMask`` masks them in its answers. The studio ends a worker after a job with secrets
+    (``budget.WorkerPool.run``): no other job runs where they were."""
+    from studio.secret_masking import SecretMask, activate, mask_output
+
+    mask = SecretMask(values)
+    activate(mask)
+    mask_output(mask)
+    return mask
+
+
 def serve(connection: Connection) -> None:
+    mask = None  # a job that brings secrets sets it
+
     def encode(message: dict) -> bytes:
-        return json.dumps(message, default=_json_default).encode()
+        text = json.dumps(message, default=_json_default)
+        return (json.dumps(mask.data(json.loads(text))) if mask else text).encode()
 
     while True:
         try:
             request = json.loads(connection.recv_bytes())
         except (EOFError, OSError):
             return  # the studio went away
+        if request["args"].get("secrets"):
+            mask = _mask_secrets(request["args"]["secrets"])
         _limit_cpu(request["cpu_seconds"])
         try:
             answer = encode({"result": JOBS[request["job"]](
@@ -150,6 +239,7 @@ def main(argv: list[str]) -> None:
     import engine.api  # noqa: F401 - imported before "ready": a job's budget is not spent on imports
     import studio.location_policy  # noqa: F401
     import studio.preview  # noqa: F401
+    import studio.secret_masking  # noqa: F401
     import studio.source_files  # noqa: F401
 
     resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))

@@ -1,14 +1,17 @@
 """``make up``: run the whole studio on one machine with embedded defaults.
 
 Starts, in order: Redis (embedded when ``REDIS_URL`` is not set), the database
-migrations, a Celery worker, and the ASGI server (uvicorn with ``STUDIO_WEB_WORKERS``
-worker processes, default one more than the CPUs: HTTP + WebSocket; the channel layer is
-Redis, so a socket's events reach it whichever worker holds it). Runs then start their
-own Spark drivers (``local[N]`` unless ``SPARK_MASTER`` is set).
+migrations, a Celery worker, the session driver (``studio.runs.session_driver``: one Spark
+application that small runs share, unless ``STUDIO_SESSION_MODE=0``), and the ASGI server
+(uvicorn with ``STUDIO_WEB_WORKERS`` worker processes, default one more than the CPUs: HTTP +
+WebSocket; the channel layer is Redis, so a socket's events reach it whichever worker holds
+it). Runs the session does not take start their own Spark drivers (``local[N]`` unless
+``SPARK_MASTER`` is set; ``studio.runs.placement`` says which).
 
 Supervision: the launcher checks its children twice a second and starts again whichever
 died: the embedded Redis (same port, its data back from its append-only file), the Celery
-worker, the web server (which itself restarts a dead or hung worker process). A child that
+worker, the session driver (which takes its runs back from their latest checkpoints), the
+web server (which itself restarts a dead or hung worker process). A child that
 dies ``RESTART_LIMIT`` times within ``RESTART_WINDOW_S`` is crashing, not failing now and
 then: the launcher then stops everything and says so. Ctrl-C or SIGTERM stops everything
 this launcher started, drivers and their JVMs included, so no process outlives it.
@@ -111,7 +114,12 @@ def main(argv: list[str] | None = None) -> int:
         children = [Supervised("the Celery worker", _start_worker),
                     Supervised("the web server", lambda: _start_web(args.host, args.port))]
         url = f"http://{_reachable(args.host)}:{args.port}/"
-        _wait_for_http(url, [child.process for child in children], stopping)
+        # STUDIO_START_TIMEOUT_S: how long the web server may take to answer first (a loaded machine's benchmarks)
+        _wait_for_http(url, [child.process for child in children], stopping,
+                       float(os.environ.get("STUDIO_START_TIMEOUT_S", "180")))
+        if session_mode_on():  # its JVM starts once the web answers: on a busy machine the web comes first
+            children.append(Supervised("the session driver", _start_session_driver))
+        _warm_api_schema()
         print(f"\n  Pipeline studio is running at {args.advertised_url or url}\n  {login}\n"
               f"  (Redis {redis_url}; Ctrl-C stops everything)\n", flush=True)
         while not stopping.wait(SUPERVISE_INTERVAL_S):
@@ -128,9 +136,31 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _warm_api_schema() -> subprocess.Popen:
+    """Generate the API schema in a process of its own at low priority (``warm_api_schema``), so
+    that no web process spends seconds on it when someone opens Swagger UI."""
+    return subprocess.Popen([sys.executable, "-m", "django", "warm_api_schema", "-v", "0"], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, preexec_fn=lambda: os.nice(10))
+
+
 def _reachable(host: str) -> str:
     """Where this launcher reaches its own web server bound to ``host``."""
     return "127.0.0.1" if host in ("0.0.0.0", "") else "[::1]" if host == "::" else host
+
+
+def session_mode_on() -> bool:
+    from django.conf import settings
+
+    return settings.SESSION_MODE
+
+
+def _start_session_driver() -> subprocess.Popen:
+    from django.conf import settings
+
+    settings.RUN_LOG_DIR.mkdir(parents=True, exist_ok=True)
+    with open(settings.RUN_LOG_DIR / "session-driver.log", "ab") as log:
+        return subprocess.Popen([sys.executable, "-m", "studio.runs.session_driver"], cwd=ROOT,
+                                start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
 
 
 def _start_worker() -> subprocess.Popen:
@@ -140,12 +170,19 @@ def _start_worker() -> subprocess.Popen:
         cwd=ROOT, start_new_session=True)
 
 
+WEB_HEALTHCHECK_TIMEOUT_S = 60
+"""How long uvicorn waits for a web process to answer its health check before it replaces it."""
+
+
 def web_server_command(host: str, port: int, workers: int | None = None) -> list[str]:
     """The ASGI server as ``make up`` runs it (benchmarks start the same)."""
     workers = workers or int(os.environ.get("STUDIO_WEB_WORKERS") or (os.cpu_count() or 1) + 1)
     return [sys.executable, "-m", "uvicorn", "studio.asgi:application", "--host", host, "--port", str(port),
             "--workers", str(workers), "--loop", "uvloop", "--http", "httptools", "--ws", "websockets",
-            "--lifespan", "off", "--no-access-log", "--timeout-graceful-shutdown", "5"]
+            "--lifespan", "off", "--no-access-log", "--timeout-graceful-shutdown", "5",
+            # a web process starting on a loaded machine answers uvicorn's first health checks late:
+            # after the default 5 s it was killed, and its replacement too, and the studio never answered
+            "--timeout-worker-healthcheck", str(WEB_HEALTHCHECK_TIMEOUT_S)]
 
 
 def _start_web(host: str, port: int) -> subprocess.Popen:
@@ -153,7 +190,7 @@ def _start_web(host: str, port: int) -> subprocess.Popen:
 
 
 def _wait_for_http(url: str, children: list[subprocess.Popen], stopping: threading.Event,
-                   timeout: float = 60) -> None:
+                   timeout: float = 180) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and not stopping.is_set():
         if any(child.poll() is not None for child in children):

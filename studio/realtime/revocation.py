@@ -10,8 +10,9 @@ questions as at connect time (``studio.access``), so there is one rule, not two.
 
 What sends it:
 
-- a pipeline share saved or deleted, a pipeline saved with a new owner or deleted, a run
-  deleted: the pipeline's group;
+- a pipeline share or team share saved or deleted, a pipeline saved with a new owner or team
+  or deleted, a run deleted: the pipeline's group;
+- a team membership changed (a new role) or deleted (also with its team): the member's group;
 - an API token deleted, a session deleted (logout), a user saved (deactivated, password or
   superuser changed) or deleted, a user added to or removed from a group: the user's group.
 
@@ -27,7 +28,7 @@ from django.db.models.signals import m2m_changed, post_delete, post_save
 
 from studio import access_epoch
 from studio.fanout import broadcast
-from studio.models import ApiToken, Pipeline, PipelineShare, Run
+from studio.models import ApiToken, Pipeline, PipelineShare, Run, TeamMembership, TeamShare
 
 ACCESS_CHANGED = {"type": "access.changed"}
 
@@ -60,6 +61,11 @@ def _pipeline_changed(sender, instance, **kwargs) -> None:
     if kwargs.get("created") or (update_fields and set(update_fields) <= {"updated_at"}):
         return  # a new pipeline or a new version takes nothing away
     access_changed([pipeline_access_group(pipeline_id)])
+
+
+def _membership_changed(sender, instance: TeamMembership, **kwargs) -> None:
+    if not kwargs.get("created"):  # a new member loses nothing; a new role or a removal may
+        access_changed([user_access_group(instance.user_id)])
 
 
 def _user_changed(sender, instance, **kwargs) -> None:
@@ -96,10 +102,12 @@ def _memberships_changing(sender, instance, action, reverse, pk_set, **kwargs) -
 
 def connect_signals() -> None:
     user_model = get_user_model()
-    for model in (PipelineShare, Pipeline):
+    for model in (PipelineShare, TeamShare, Pipeline):
         post_save.connect(_pipeline_changed, sender=model, dispatch_uid=f"revocation-save-{model.__name__}")
-    for model in (PipelineShare, Pipeline, Run):
+    for model in (PipelineShare, TeamShare, Pipeline, Run):
         post_delete.connect(_pipeline_changed, sender=model, dispatch_uid=f"revocation-delete-{model.__name__}")
+    post_save.connect(_membership_changed, sender=TeamMembership, dispatch_uid="revocation-save-membership")
+    post_delete.connect(_membership_changed, sender=TeamMembership, dispatch_uid="revocation-delete-membership")
     post_save.connect(_user_changed, sender=user_model, dispatch_uid="revocation-save-user")
     post_delete.connect(_user_changed, sender=user_model, dispatch_uid="revocation-delete-user")
     post_delete.connect(_token_deleted, sender=ApiToken, dispatch_uid="revocation-delete-token")

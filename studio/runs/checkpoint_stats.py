@@ -10,6 +10,13 @@ The history endpoint is read while a run checkpoints every second, so the overvi
 reads each column it summarises once (``values_list``), builds rows as plain dicts, and
 leaves the per-subtask statistics to ``details`` (like Flink's history): a row's size
 does not grow with the parallelism.
+
+Older checkpoints are folded into rollups (``studio.runs.history``): the counts and the
+summary add the run's rollup to the detailed rows, so they still cover every checkpoint the
+run took; ``folded`` says how many were folded and which, and ``summary_exact`` whether the
+percentiles are exact (only detailed rows) or read from the rollup's sketch (within
+``studio.runs.rollups.RELATIVE_ACCURACY``, relative; min, max and avg stay exact). The
+long-range view is :func:`timeline`: per minute or hour, rollups and detailed rows together.
 """
 from __future__ import annotations
 
@@ -19,7 +26,9 @@ from typing import Any, Iterable
 from django.db.models import Count, Max, Q
 
 from engine.api import CHECKPOINTING_DEFAULTS
-from studio.models import Checkpoint, Run, RunStatus
+from studio.models import Checkpoint, CheckpointRollup, RollupResolution, Run, RunStatus
+from studio.runs.history import HOUR_MS, MINUTE_MS, rollup_of, run_rollup
+from studio.runs.rollups import RELATIVE_ACCURACY, Figure, figures_from_json
 
 HISTORY_DEFAULT = 100
 HISTORY_MAX = 1000
@@ -42,9 +51,19 @@ def overview(run: Run, limit: int = HISTORY_DEFAULT) -> dict[str, Any]:
         latest_failed=Max("checkpoint_id", filter=Q(status="FAILED")))
     latest_ids = {name: facts.pop(f"latest_{name}") for name in ("completed", "savepoint", "failed")}
     restored = restore_info(run)
+    rollup = run_rollup(run.pk)
+    if rollup is not None:
+        facts["total"] += rollup.completed + rollup.failed
+        facts["completed"] += rollup.completed
+        facts["failed"] += rollup.failed
     counts = {**facts, "restored": (1 if restored else 0) + _restarts(run)}
     columns = list(zip(*checkpoints.filter(completed).values_list(*SUMMARISED))) or [()] * len(SUMMARISED)
-    summary = {name: statistics(values) for name, values in zip(SUMMARISED, columns)}
+    if rollup is None:
+        summary = {name: statistics(values) for name, values in zip(SUMMARISED, columns)}
+    else:
+        folded_figures = figures_from_json(rollup.figures, SUMMARISED)
+        summary = {name: folded_figures[name].merge(Figure.of(values)).statistics()
+                   for name, values in zip(SUMMARISED, columns)}
     history = [row(values) for values in checkpoints.order_by("-checkpoint_id").values_list(*ROW_FIELDS)[:limit]]
     by_id = {entry["id"]: entry for entry in history}
     missing = [cid for cid in latest_ids.values() if cid is not None and cid not in by_id]
@@ -57,7 +76,67 @@ def overview(run: Run, limit: int = HISTORY_DEFAULT) -> dict[str, Any]:
         "latest": {**{name: by_id.get(cid) if cid is not None else None for name, cid in latest_ids.items()},
                    "restored": restored},
         "history": history,
+        "folded": folded_of(rollup),
+        "summary_exact": rollup is None or rollup.completed == 0,
     }
+
+
+def folded_of(rollup: CheckpointRollup | None) -> dict[str, Any] | None:
+    """What of the run's checkpoints was folded into rollups (None: nothing yet)."""
+    if rollup is None:
+        return None
+    return {"completed": rollup.completed, "failed": rollup.failed,
+            "first_id": rollup.first_checkpoint_id, "last_id": rollup.last_checkpoint_id,
+            "first_trigger_timestamp": rollup.first_trigger_timestamp,
+            "last_trigger_timestamp": rollup.last_trigger_timestamp, "relative_accuracy": RELATIVE_ACCURACY}
+
+
+TIMELINE_DEFAULT = 60
+TIMELINE_MAX = 1000
+BUCKET_MS = {RollupResolution.MINUTE: MINUTE_MS, RollupResolution.HOUR: HOUR_MS}
+
+
+def timeline(run: Run, resolution: str, before: int | None = None, limit: int = TIMELINE_DEFAULT) -> dict[str, Any]:
+    """The run's checkpoints per minute or hour of trigger time, newest bucket first, ``limit`` buckets
+    starting before ``before`` (epoch ms; None: from the newest). A bucket adds the rollup of its
+    folded checkpoints to its detailed rows: ``{"start", "completed", "failed", "first_id", "last_id",
+    "unaligned", "summary": {figure: statistics}}``; ``next_before`` pages on (None at the end).
+    Savepoints are not in it (the history lists every one)."""
+    width = BUCKET_MS[resolution]
+    rollups = CheckpointRollup.objects.filter(run=run, resolution=resolution)
+    if before is not None:
+        rollups = rollups.filter(bucket_start__lt=before)
+    starts = set(rollups.order_by("-bucket_start").values_list("bucket_start", flat=True)[:limit + 1])
+    detailed = Checkpoint.objects.filter(run=run, kind="checkpoint", status__in=("COMPLETED", "FAILED"))
+    if before is not None:
+        detailed = detailed.filter(trigger_timestamp__lt=before - before % width)
+    # the detailed rows are few (studio.runs.history bounds them): their buckets are read whole
+    rows_by_bucket: dict[int, list[tuple]] = {}
+    for values in detailed.values_list("pk", "checkpoint_id", "status", "trigger_timestamp", "unaligned",
+                                       *SUMMARISED):
+        rows_by_bucket.setdefault(values[3] - values[3] % width, []).append(values)
+    starts = sorted(starts | set(rows_by_bucket), reverse=True)
+    page, more = starts[:limit], len(starts) > limit
+    stored = {rollup.bucket_start: rollup for rollup in rollups.filter(bucket_start__in=page)}
+    buckets = []
+    for start in page:
+        entry = rollup_of(rows_by_bucket.get(start, []))
+        rollup = stored.get(start)
+        figures = entry["figures"]
+        counts = {name: entry[name] for name in ("completed", "failed", "unaligned")}
+        ids = [entry["first_checkpoint_id"], entry["last_checkpoint_id"]]
+        if rollup is not None:
+            for name, figure in figures_from_json(rollup.figures, SUMMARISED).items():
+                figures[name].merge(figure)
+            for name in counts:
+                counts[name] += getattr(rollup, name)
+            ids = [min(filter(None, (ids[0], rollup.first_checkpoint_id))),
+                   max(filter(None, (ids[1], rollup.last_checkpoint_id)))]
+        buckets.append({"start": start, **counts, "first_id": ids[0], "last_id": ids[1],
+                        "summary": {name: figure.statistics() for name, figure in figures.items()},
+                        "summary_exact": rollup is None})
+    return {"resolution": resolution, "buckets": buckets,
+            "next_before": page[-1] if more and page else None}
 
 
 def statistics(values: Iterable[float | int | None]) -> dict[str, float | None]:
@@ -141,7 +220,9 @@ def _subtask(subtask: dict) -> dict[str, Any]:
 
 def config(run: Run) -> dict[str, Any]:
     """The run's checkpointing settings with Flink's names."""
-    definition = run.version.definition
+    from studio.run_values import run_definition
+
+    definition = run_definition(run)
     settings = {**CHECKPOINTING_DEFAULTS, **(definition.get("checkpointing") or {})}
     enabled = run.mode != "batch" and settings.get("enabled", True) is not False and bool(settings["interval_ms"])
     return {

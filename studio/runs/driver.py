@@ -11,6 +11,9 @@ the JobMaster (the Spark driver) and:
   those features registered (``studio.runs.commands.register_driver_command``: live taps'
   tap_open / tap_close); each savepoint's outcome is reported as a ``savepoint`` event with
   its request id;
+- says first what the run waits for (a ``startup`` event: a warm driver or one started for
+  the run, its Spark session up or still starting), so the run page can tell a person why
+  the first run after the studio starts takes seconds;
 - heartbeats into the Run row so the studio can tell a lost driver from a quiet one, and
   cancels its job when it finds the run already ended (declared lost, say), so the
   database and the engine never disagree for long;
@@ -25,7 +28,9 @@ the JobMaster (the Spark driver) and:
   the snapshots it writes (the key stays in this process).
 
 Threads: the main thread runs the job; a command thread, a heartbeat thread, and one
-short-lived thread per savepoint request waiting for its outcome.
+short-lived thread per savepoint request waiting for its outcome. In the session driver
+(``studio.runs.session_driver``) the same :func:`run_driver` drives each of many runs on a
+thread of its own, their jobs in the one Spark application the session holds.
 """
 from __future__ import annotations
 
@@ -83,31 +88,39 @@ def _start_warm_session(master: str | None, slots: int):
     return session
 
 
-def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
+def run_driver(run_id: int, token: str | None, warm_session=None, *, session_cluster=None,
+               resume_cause: str | None = None, job: "JobReference | None" = None) -> int:
     """Drive run ``run_id`` to its end. ``token``: the fencing token the launching task wrote to
     the run (None: started by hand, this driver claims the run). ``warm_session``: a future of
-    the warm driver's Spark session (the job starts a session of its own without one)."""
+    the warm driver's Spark session (the job starts a session of its own without one).
+    ``session_cluster``: a future of the session driver's ``SessionCluster``, whose shared
+    application runs the job instead. ``resume_cause``: the run ran before, in a driver that
+    died (why, for its RESTARTING status): it goes on from its latest completed checkpoint.
+    ``job``: the caller's reference to the run's job, to cancel it (the session driver stopping)."""
     from django.conf import settings
     from django.utils import timezone
 
-    from engine.api import Spark, describe_vertices, normalise_definition, session_for, slots_needed, submit
+    from engine.api import (InSession, Spark, describe_vertices, expectation_counts, normalise_definition,
+                            session_for, slots_needed, submit)
     from studio.locations import LocationsRefused, resolve_run_locations, run_grants
     from studio.models import TERMINAL_STATUSES, Run, RunStatus
+    from studio.run_values import ValuesRefused
     from studio.runs.events import DriverFenced, record_event, set_status
     from studio.runs.snapshots import signer_for
     from studio.runs.vertex_metrics import VertexMetricsTracker
 
     run = Run.objects.select_related("version", "restored_from", "pipeline", "created_by").get(pk=run_id)
-    definition = normalise_definition({**run.version.definition, "mode": run.mode})
     try:
-        definition = resolve_run_locations(run, definition)
-    except LocationsRefused as refused:
+        definition = _with_secrets_masked(run)
+        definition = resolve_run_locations(run, normalise_definition({**definition, "mode": run.mode}))
+    except (LocationsRefused, ValuesRefused) as refused:
         logger.warning("run %s refused: %s", run_id, refused)
         set_status(run_id, "FAILED", str(refused), driver_token=token)
         return 0
     checkpoint_dir = str(Path(settings.CHECKPOINT_ROOT) / f"run-{run_id}")
     try:
-        restore = _restored_snapshot(run)
+        restore = _resumed_snapshot(run, checkpoint_dir) if resume_cause else None
+        restore = restore or _restored_snapshot(run)
     except RestoreRefused as refused:
         logger.warning("run %s refused: %s", run_id, refused)
         set_status(run_id, "FAILED", str(refused), driver_token=token)
@@ -142,7 +155,11 @@ def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
             if event_type == "metrics" and "tracker" in holder:
                 now_s = time.monotonic()
                 event["vertices"] = holder["tracker"].enrich(event.get("vertices") or {}, now_s)
-                event["nodes"] = holder["tracker"].enrich_nodes(event.get("tasks") or {}, now_s)
+                event["nodes"] = holder["tracker"].enrich_nodes(event.get("tasks") or {}, now_s,
+                                                                enumerators=event.get("enumerators"))
+                counts = expectation_counts((event.get("tasks") or {}).values())
+                if counts:
+                    event["expectations"] = counts
             elif event_type == "checkpoint" and event.get("event") == "completed" and "tracker" in holder:
                 holder["tracker"].checkpoint_completed(event)
             record_event(run_id, event_type, event, driver_token=token)
@@ -155,20 +172,48 @@ def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
                "grants": run_grants(run), "signer": signer_for(run)}
     holder["tracker"] = VertexMetricsTracker(describe_vertices(definition))
     stop = threading.Event()
-    job = JobReference()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: job.cancel())
+    job = job or JobReference()
+    if threading.current_thread() is threading.main_thread():  # a driver of its own: its signals are the run's
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: job.cancel())
     # beating from the claim on: a warm driver may still be starting its Spark session
     threading.Thread(target=_heartbeat, args=(run_id, token, job, ended, stop), daemon=True,
                      name="heartbeat").start()
     master = settings.SPARK_MASTER or None
     session = None
-    if warm_session is not None:
+    # what the run waits for, for the run page: a warm driver whose Spark session is still starting
+    # (the studio has just started) or a driver started for this run, or neither
+    job_config = {"latency_interval_ms": settings.LATENCY_MARKER_INTERVAL_MS}
+    spark_future = session_cluster if session_cluster is not None else warm_session
+    try:
+        if resume_cause:
+            set_status(run_id, "RESTARTING", f"{resume_cause}: going on from "
+                       + (f"checkpoint {restore['checkpoint_id']}" if restore else "its start"), driver_token=token)
+        record_event(run_id, "startup", {"driver": _driver_kind(warm_session, session_cluster),
+                                         "spark": "ready" if spark_future is not None and spark_future.done()
+                                         else "starting"}, driver_token=token)
+    except DriverFenced as fenced:
+        logger.warning("%s; not starting the job", fenced)
+        stop.set()
+        return 0
+    if session_cluster is not None:
+        try:
+            # named after the run and this driver's token: a fenced driver's job leaving the session's
+            # slot pool leaves the slots of the run's next job alone
+            deployment = InSession(session_cluster.result(), f"run-{run_id}-{token[:8]}", config=job_config)
+        except Exception as error:  # the session's Spark application did not start
+            logger.exception("the session's Spark application did not start")
+            set_status(run_id, "FAILED", f"the shared session did not start: {error}", driver_token=token)
+            stop.set()
+            return 0
+    elif warm_session is not None:
         try:
             session = session_for(warm_session.result(), slots_needed(definition), master)
         except Exception:
             logger.exception("the warm Spark session did not start; the job starts one of its own")
-    job_master = holder["job_master"] = submit(definition, Spark(master=master, session=session), **options)
+    if session_cluster is None:
+        deployment = Spark(master=master, session=session, config=job_config)
+    job_master = holder["job_master"] = submit(definition, deployment, **options)
     job.set(job_master)
     threading.Thread(target=_follow_commands, args=(run, job_master, savepoints, stop), daemon=True,
                      name="commands").start()
@@ -180,6 +225,41 @@ def run_driver(run_id: int, token: str | None, warm_session=None) -> int:
     savepoints.flush(SAVEPOINT_FLUSH_TIMEOUT_S)
     logger.info("run %s ended: %s %s", run_id, outcome.status, outcome.failure_cause or "")
     return 0
+
+
+def _driver_kind(warm_session, session_cluster) -> str:
+    """The ``startup`` event's ``driver``: the shared session's, a warm one, or one started for the run."""
+    if session_cluster is not None:
+        return "session"
+    return "cold" if warm_session is None else "warm"
+
+
+def _resumed_snapshot(run, checkpoint_dir: str) -> dict | None:
+    """The run's latest completed checkpoint, checked as any restore is, or None when it completed none."""
+    from engine.api import SnapshotRefused, latest_checkpoint
+    from studio.runs.snapshots import SnapshotForbidden, verified_snapshot
+
+    latest = latest_checkpoint(checkpoint_dir)
+    if latest is None:
+        return None
+    try:
+        return verified_snapshot(run.created_by, latest["location"])
+    except (SnapshotRefused, SnapshotForbidden, OSError) as refused:
+        raise RestoreRefused(f"its latest checkpoint: {refused}") from None
+
+
+def _with_secrets_masked(run) -> dict:
+    """``run``'s definition with its parameters and secrets filled in; from here on every secret it holds
+    is masked in what this process sends out: events, broadcasts, its output and its Spark processes'."""
+    from studio.run_values import driver_definition
+    from studio.secret_masking import SecretMask, activate, mask_output
+
+    definition, secret_values = driver_definition(run)
+    if secret_values:
+        mask = SecretMask(secret_values)
+        activate(mask)
+        mask_output(mask)
+    return definition
 
 
 class RestoreRefused(Exception):

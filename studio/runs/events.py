@@ -33,6 +33,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from studio.json_out import finite
+from studio.secret_masking import masked
 from studio.models import (
     TERMINAL_STATUSES, Checkpoint, Run, RunEvent, RunStatus, SavepointRequest, SavepointStatus, now_ms,
 )
@@ -70,7 +71,7 @@ def record_event(run_id: int, event_type: str, data: dict[str, Any],
     :class:`DriverFenced` when the run no longer belongs to that driver. Non-finite floats (a
     record's NaN) are stored as their names (``studio.json_out``): JSON columns refuse them.
     """
-    data = finite(data)
+    data = masked(finite(data))  # a run's secrets never leave its driver (studio.secret_masking)
     with transaction.atomic():
         run = Run.objects.select_for_update().filter(pk=run_id).first()
         if run is None:  # the run was deleted while its driver still reported

@@ -13,6 +13,18 @@ runs whose drivers died while it was away; while any worker is up, the check run
 holds when drivers run on other machines; several workers checking at once is harmless
 (``mark_lost`` re-checks under the row lock).
 
+A run of the shared session (``studio.runs.placement``) that the serving session driver
+lists in its presence (``studio.runs.session``: one Redis write every 2 s for all its runs)
+is alive, whatever its heartbeat: with 32 runs at a load of 35 their heartbeats, one UPDATE
+per run every 2 s from one process, reached SQLite more than 15 s apart, and runs of a live
+session were taken for lost and restarted. A run of the session is not failed when its driver is
+lost: its driver is the session driver, which ``make up``'s supervisor starts again, and
+which takes every unfinished run of the session back from its latest checkpoint. The check
+fences it (a new token), makes it RESTARTING with cause :data:`SESSION_LOST` (the run page
+says it waits) and hands it to the session again (a session driver that serves resumes it
+at once; one that starts later claims it). It waits so up to ``settings.LAUNCH_TIMEOUT_S``,
+as a launch does, and is FAILED after that (no session driver came back).
+
 Fencing: declaring a driver lost gives the run a new driver token in the same
 transaction, so nothing the old driver reports is accepted any more
 (``studio.runs.events``). The worker that launched it kills it, its Spark JVM and
@@ -31,12 +43,16 @@ from django.db import close_old_connections, transaction
 from django.utils import timezone
 
 from studio.models import TERMINAL_STATUSES, Run, RunStatus
+from studio.runs import session
 from studio.runs.commands import send_command
 from studio.runs.events import set_status
+from studio.runs.placement import SESSION
 
 logger = logging.getLogger(__name__)
 
 DRIVER_LOST = "driver lost"
+SESSION_LOST = "the session driver was lost"
+WAITS_FOR_SESSION = f"{SESSION_LOST}: the run goes on from its latest checkpoint once a session driver takes it back"
 
 
 def last_sign_of_life(run: Run) -> datetime:
@@ -49,10 +65,16 @@ def last_sign_of_life(run: Run) -> datetime:
     return max(moments)
 
 
+def waits_for_session(run: Run) -> bool:
+    """Whether ``run`` waits for a session driver to take it back (its session driver was lost)."""
+    return (run.placement == SESSION and run.status == RunStatus.RESTARTING and bool(run.status_history)
+            and run.status_history[-1].get("cause") == WAITS_FOR_SESSION)
+
+
 def is_lost(run: Run, now: datetime, timeout_s: float, launch_timeout_s: float) -> bool:
     if run.status in TERMINAL_STATUSES:
         return False
-    if run.status == RunStatus.CREATED:
+    if run.status == RunStatus.CREATED or waits_for_session(run):
         return now - last_sign_of_life(run) > timedelta(seconds=launch_timeout_s)
     return now - last_sign_of_life(run) > timedelta(seconds=timeout_s)
 
@@ -64,8 +86,11 @@ def check_heartbeats(now: datetime | None = None, timeout_s: float | None = None
     timeout_s = settings.HEARTBEAT_TIMEOUT_S if timeout_s is None else timeout_s
     launch_timeout_s = settings.LAUNCH_TIMEOUT_S if launch_timeout_s is None else launch_timeout_s
     lost = []
+    in_session = set((session.presence() or {}).get("run_ids") or ())  # driven by a session driver that serves
     for run in Run.objects.exclude(status__in=TERMINAL_STATUSES).only(
-            "id", "status", "created_at", "heartbeat_at", "status_history"):
+            "id", "status", "created_at", "heartbeat_at", "status_history", "placement"):
+        if run.placement == SESSION and run.id in in_session:
+            continue
         if is_lost(run, now, timeout_s, launch_timeout_s) and mark_lost(run.id, now, timeout_s, launch_timeout_s):
             lost.append(run.id)
     return lost
@@ -76,8 +101,18 @@ def mark_lost(run_id: int, now: datetime, timeout_s: float, launch_timeout_s: fl
         run = Run.objects.select_for_update().filter(pk=run_id).first()
         if run is None or not is_lost(run, now, timeout_s, launch_timeout_s):
             return False  # it ended or beat meanwhile
+        if run.placement == SESSION and run.status != RunStatus.CANCELING and not waits_for_session(run) \
+                and run.status != RunStatus.CREATED:
+            token = secrets.token_hex(16)
+            Run.objects.filter(pk=run.id).update(driver_token=token)
+            set_status(run.id, RunStatus.RESTARTING, cause=WAITS_FOR_SESSION)
+            transaction.on_commit(lambda: _hand_back(run.id, token))
+            logger.warning("run %s: %s; it waits for a session driver to take it back", run_id, SESSION_LOST)
+            return True
         if run.status == RunStatus.CREATED:
             cause = f"the run was not launched within {launch_timeout_s:.0f} s (is a Celery worker running?)"
+        elif waits_for_session(run):
+            cause = f"{SESSION_LOST} and no session driver took the run back within {launch_timeout_s:.0f} s"
         else:
             cause = DRIVER_LOST
         status = RunStatus.CANCELED if run.status == RunStatus.CANCELING else RunStatus.FAILED
@@ -89,6 +124,14 @@ def mark_lost(run_id: int, now: datetime, timeout_s: float, launch_timeout_s: fl
     except Exception:
         logger.info("could not send cancel to the lost driver of run %s", run_id, exc_info=True)
     return True
+
+
+def _hand_back(run_id: int, token: str) -> None:
+    """Hand a run whose session driver was lost to the session again, to go on from its latest checkpoint."""
+    try:
+        session.hand_over(run_id, token, resume_cause=SESSION_LOST)
+    except Exception:  # Redis away: the next session driver claims the run as it starts
+        logger.info("could not hand run %s back to the session", run_id, exc_info=True)
 
 
 def fenced_token() -> str:

@@ -188,8 +188,10 @@ def _roll_back(rescale: Rescale, cause: str) -> None:
 def _start_from(rescale: Rescale, version) -> Run:
     """A run of ``version`` from the rescale's savepoint (its checkpoint row: a snapshot of this
     pipeline, which its user may restore wherever it was written)."""
+    from studio.run_values import environment_of
     from studio.runs.start import start_run
 
     request = rescale.savepoint_request
     restore_from = {"pk": request.checkpoint_id} if request.checkpoint_id else {"path": request.location}
-    return start_run(rescale.run.pipeline, version, user=rescale.created_by, restore_from=restore_from)
+    return start_run(rescale.run.pipeline, version, user=rescale.created_by, restore_from=restore_from,
+                     environment=environment_of(rescale.run))  # the rescaled job runs where the old one ran

@@ -36,6 +36,8 @@ class RestoreError(Exception):
 class Restore:
     checkpoint: Checkpoint | None
     path: str
+    origin_run: int | None = None
+    """The run that wrote the snapshot, as its signed metadata says (None: not a run's, or unknown)."""
 
 
 def resolve_restore(user, restore_from: dict, definition: dict, allow_non_restored_state: bool,
@@ -78,7 +80,9 @@ def resolve_restore(user, restore_from: dict, definition: dict, allow_non_restor
         raise RestoreError(
             f"the snapshot has state of operators {', '.join(unmatched)} that this version does not have; "
             "set allow_non_restored_state to start without it")
-    return Restore(checkpoint, metadata["location"])
+    origin = metadata.get("origin") if isinstance(metadata.get("origin"), dict) else {}
+    origin_run = checkpoint.run_id if checkpoint is not None else origin.get("run")
+    return Restore(checkpoint, metadata["location"], origin_run if isinstance(origin_run, int) else None)
 
 
 def _checkpoint(user, restore_from: dict, pipeline) -> Checkpoint:

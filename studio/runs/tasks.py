@@ -4,6 +4,10 @@ The driver is a separate process (``python -m studio.runs.driver <run id>``) bec
 a Spark driver JVM; this task waits for it so that a driver that dies without reporting
 an end is noticed and its run marked FAILED instead of staying RUNNING forever. It takes a
 warm driver (``studio.processes.driver_pool``) when the worker has one ready, else starts one.
+A run placed in the shared session (``studio.runs.placement``) has no process of its own:
+the task hands it, with its fencing token, to the session driver (``studio.runs.session``)
+and returns; the heartbeat check (``studio.runs.liveness``) notices a session that died
+and the next session driver takes the run back.
 
 Fencing: the task gives the driver its token (``STUDIO_DRIVER_TOKEN``, also written to
 the run). While it waits it checks, every ``FENCE_CHECK_INTERVAL_S``, that the run still
@@ -20,13 +24,18 @@ import subprocess
 import sys
 
 import psutil
+import redis
 from celery import shared_task
 from django.conf import settings
+from django.db import transaction
 
 from engine.api import ValidationError, normalise_definition, plan_pipeline
 from studio.models import TERMINAL_STATUSES, Run, RunStatus
 from studio.processes.driver_pool import driver_pool
+from studio.runs import session
+from studio.run_values import planned_definition, uses_secrets
 from studio.runs.events import set_status
+from studio.runs.placement import OWN_DRIVER, Placement, place
 
 logger = logging.getLogger(__name__)
 FENCE_CHECK_INTERVAL_S = 1.0
@@ -35,26 +44,66 @@ FENCE_CHECK_INTERVAL_S = 1.0
 # named as before the move into studio.runs: a queued launch names its task
 @shared_task(name="studio.tasks.launch_run", acks_late=False, bind=True, max_retries=50)
 def launch_run(self, run_id: int) -> None:
-    run = Run.objects.select_related("version").filter(pk=run_id).first()
-    if run is None:  # queued inside the run's transaction: its commit may be a moment away
+    claimed = _claim(run_id)
+    if claimed is None:  # queued inside the run's transaction: its commit may be a moment away
         raise self.retry(countdown=0.1)
-    if run.status != RunStatus.CREATED:
-        if run.status == RunStatus.CANCELING:
-            set_status(run_id, RunStatus.CANCELED)
+    if not claimed:
         return
-    set_status(run_id, RunStatus.SCHEDULING)
+    run = Run.objects.select_related("version").get(pk=run_id)
     try:
-        definition = normalise_definition({**run.version.definition, "mode": run.mode})
+        definition = normalise_definition({**planned_definition(run), "mode": run.mode})
         run.plan = plan_pipeline(definition)
     except ValidationError as error:
         set_status(run_id, RunStatus.FAILED, cause=f"invalid definition: {error}")
         return
     run.save(update_fields=["plan"])
+    placement = place(run, definition)
+    if placement.in_session and _hand_to_session(run, placement):
+        return
+    if not placement.in_session:
+        Run.objects.filter(pk=run_id).update(placement=placement.where, placement_reason=placement.reason)
     exit_code = _run_driver(run)
     run = Run.objects.filter(pk=run_id).first()
     if run is not None and not run.is_terminal:
         set_status(run_id, RunStatus.FAILED,
                    cause=f"driver process exited with code {exit_code} without reporting an end")
+
+
+def _claim(run_id: int) -> bool | None:
+    """Move the run from CREATED to SCHEDULING, in one transaction: True for the one launch that did.
+
+    Two launches of one run may meet (Celery delivers a task at least once; a launch queued in a
+    transaction that rolled back waits for a row whose id SQLite gives out again): the run's row
+    is locked while it is read and moved on, so only one of them starts a driver; a second one
+    would fence the first and kill it. False: another launch has it, or it was cancelled
+    meanwhile (then it ends CANCELED here). None: no such row (yet)."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().filter(pk=run_id).first()
+        if run is None:
+            return None
+        if run.status == RunStatus.CANCELING:
+            set_status(run_id, RunStatus.CANCELED)
+        if run.status != RunStatus.CREATED:
+            return False
+        set_status(run_id, RunStatus.SCHEDULING)
+        return True
+
+
+def _hand_to_session(run: Run, placement: Placement) -> bool:
+    """Give the run to the session driver; False (placed in a driver of its own instead) when Redis refuses."""
+    token = secrets.token_hex(16)
+    if not Run.objects.filter(pk=run.id).exclude(status__in=TERMINAL_STATUSES).update(
+            driver_token=token, placement=placement.where, placement_reason=placement.reason):
+        return True  # it ended meanwhile (cancelled, say): nothing to hand over
+    try:
+        session.hand_over(run.id, token)
+    except redis.RedisError as error:
+        logger.warning("run %s: the session driver could not be reached (%s); starting a driver of its own",
+                       run.id, error)
+        Run.objects.filter(pk=run.id).update(placement=OWN_DRIVER,
+                                             placement_reason="the session driver could not be reached")
+        return False
+    return True
 
 
 def _run_driver(run: Run) -> int:
@@ -63,7 +112,9 @@ def _run_driver(run: Run) -> int:
     token = secrets.token_hex(16)
     if not Run.objects.filter(pk=run.id).exclude(status__in=TERMINAL_STATUSES).update(driver_token=token):
         return 0  # it ended meanwhile (declared lost, say): no driver to start
-    warm = driver_pool().take()
+    # a run with secrets gets a driver of its own: its output, the Spark processes' it starts included, is
+    # masked from the start (studio.secret_masking); a warm driver's Spark processes were started before
+    warm = None if uses_secrets(run) else driver_pool().take()
     if warm is not None:  # a driver that started already (studio.processes.driver_pool): the run starts in about a second
         driver = warm.hand_over(run.id, token, log_path)
     else:

@@ -16,7 +16,7 @@ from studio.access import RUN, can, pipelines_visible_to, runs_visible_to
 from studio.api.exceptions import rule_violation
 from studio.api.permissions import PipelineAccess
 from studio.api.schema import responses
-from studio.api.serializers.fields import StrictModelSerializer
+from studio.api.serializers.fields import StrictCharField, StrictModelSerializer
 from studio.schedules.models import SavepointSchedule
 
 MAX_INTERVAL_S = 366 * 24 * 3600
@@ -31,8 +31,8 @@ class ScheduleSerializer(StrictModelSerializer):
                                    help_text="This run only (give this or pipeline).")
     interval_s = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INTERVAL_S,
                                           help_text="Seconds between savepoints (give this or cron).")
-    cron = serializers.CharField(required=False, allow_blank=True, max_length=100,
-                                 help_text="A cron expression, UTC, e.g. '*/15 * * * *' (give this or interval_s).")
+    cron = StrictCharField(required=False, allow_blank=True, max_length=100,
+                           help_text="A cron expression, UTC, e.g. '*/15 * * * *' (give this or interval_s).")
     retain = serializers.IntegerField(required=False, min_value=1, max_value=MAX_RETAIN,
                                       help_text="How many of its completed savepoints to keep (default 3).")
     created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)
@@ -58,7 +58,8 @@ class ScheduleSerializer(StrictModelSerializer):
             targets = [field for field in ("pipeline_id", "run_id") if data.get(field)]
             if len(targets) != 1:
                 raise rule_violation("pipeline", "give exactly one of pipeline and run")
-        elif {"pipeline_id", "run_id"} & set(data):
+        elif any(field in data and data[field] != getattr(self.instance, field) for field in ("pipeline_id", "run_id")):
+            # a PUT repeats the target it read: only a different one is a change
             raise rule_violation("pipeline", "a schedule's pipeline or run cannot change; delete it and create another")
         return data
 

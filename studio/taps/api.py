@@ -13,18 +13,18 @@ from rest_framework.response import Response
 
 from studio.api.exceptions import Conflict, rule_violation
 from studio.api.nested import RunNestedMixin
-from studio.api.schema import responses
+from studio.api.schema import RUN_ID, responses
+from studio.api.serializers.fields import StrictCharField, StrictModelSerializer
 from studio.models import RunStatus
 from studio.taps.control import close
 from studio.taps.models import Tap
 
 TAG = ["taps"]
-RUN_PK = OpenApiParameter("run_pk", int, OpenApiParameter.PATH, description="The run's id.")
 TAP_ID = OpenApiParameter("tap_id", str, OpenApiParameter.PATH, description="From the create answer.")
 
 
-class TapSerializer(serializers.ModelSerializer):
-    edge = serializers.CharField(max_length=200, help_text="The id of an edge of the run's pipeline.")
+class TapSerializer(StrictModelSerializer):
+    edge = StrictCharField(max_length=200, help_text="The id of an edge of the run's pipeline.")
     records_per_second = serializers.IntegerField(required=False, min_value=1, max_value=1000,
                                                   help_text="Records a second at most (default 20).")
     bytes_per_second = serializers.IntegerField(required=False, min_value=64, max_value=1024 * 1024,
@@ -43,17 +43,19 @@ class TapSerializer(serializers.ModelSerializer):
 
 
 @extend_schema_view(
-    list=extend_schema(tags=TAG, summary="Your taps on the run, newest first", parameters=[RUN_PK],
+    list=extend_schema(tags=TAG, summary="Your taps on the run, newest first", parameters=[RUN_ID],
                        responses=responses({200: TapSerializer(many=True)}, 404)),
     create=extend_schema(tags=TAG, summary="Open a tap on an edge of a RUNNING run; connect its WebSocket next",
-                         parameters=[RUN_PK], responses=responses({201: TapSerializer}, 404, 409)),
-    retrieve=extend_schema(tags=TAG, summary="A tap", parameters=[RUN_PK, TAP_ID],
+                         parameters=[RUN_ID], responses=responses({201: TapSerializer}, 404, 409)),
+    retrieve=extend_schema(tags=TAG, summary="A tap", parameters=[RUN_ID, TAP_ID],
                            responses=responses({200: TapSerializer}, 404)),
-    destroy=extend_schema(tags=TAG, summary="Close a tap (its socket is closed too)", parameters=[RUN_PK, TAP_ID],
+    destroy=extend_schema(tags=TAG, summary="Close a tap (its socket is closed too)", parameters=[RUN_ID, TAP_ID],
                           responses=responses({204: None}, 404)),
 )
 class TapViewSet(RunNestedMixin, mixins.ListModelMixin, mixins.CreateModelMixin, mixins.RetrieveModelMixin,
                  mixins.DestroyModelMixin, viewsets.GenericViewSet):
+    """A run's live taps: the records crossing one edge, sampled while the tap's socket is open."""
+
     serializer_class = TapSerializer
     action_permissions = {}  # reading a run's records needs what reading the run needs: view
     lookup_field = "tap_id"

@@ -41,11 +41,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from engine.cluster.local import LocalCluster  # noqa: E402
 from engine.runtime.operators import OPERATOR_FACTORIES  # noqa: E402
 from engine.runtime.operators.connectors.lookup_http import HttpLookupOperator  # noqa: E402
+from tests.bench.smoke import SMOKE, sized  # noqa: E402
 
 LATENCY_S = 0.020
 CAPACITIES = (10, 100, 500)
-SECONDS_PER_RUN = 2.0
-MAX_RECORDS = 20000
+SECONDS_PER_RUN = sized(2.0, 0.05)
+MAX_RECORDS = sized(20000, 200)
 
 
 WINDOW: dict[str, float] = {}
@@ -109,7 +110,7 @@ def run(capacity: int, mode: str, factory: str = "SleepLookup", url: str | None 
     WINDOW.clear()
     CALLS.update(count=0, seconds=0.0)
     bound = capacity / LATENCY_S
-    records = records or max(1000, min(MAX_RECORDS, int(bound * SECONDS_PER_RUN)))
+    records = records or max(sized(1000, 100), min(MAX_RECORDS, int(bound * SECONDS_PER_RUN)))
     metrics: dict = {}
 
     def keep_metrics(event: dict) -> None:
@@ -169,7 +170,7 @@ def report(line: str, figures: dict) -> None:
 
 
 def main() -> None:
-    run(100, "ordered", records=2000)  # warm up: imports, expression compilation, thread start
+    run(100, "ordered", records=sized(2000, 100))  # warm up: imports, expression compilation, thread start
     scaling: dict[str, dict] = {}
     for capacity in CAPACITIES:
         for mode in ("ordered", "unordered"):
@@ -190,7 +191,7 @@ def main() -> None:
     try:
         port = ports.get(timeout=30)
         url = f"f\"http://127.0.0.1:{port}/lookup/{{x}}\""
-        http = run(100, "unordered", url=url, records=10000)
+        http = run(100, "unordered", url=url, records=sized(10000, 100))
         report("capacity 100, unordered, real HTTP (aiohttp):", http)
     finally:
         server.kill()

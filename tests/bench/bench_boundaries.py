@@ -38,11 +38,12 @@ from engine.api import Grants, InProcess, run  # noqa: E402
 from engine.checkpoint.signing import digest  # noqa: E402
 from engine.runtime.grants import open_for_reading  # noqa: E402
 from engine.runtime.operators.connectors.sink_directory import SinkDirectory  # noqa: E402
+from tests.bench.smoke import SMOKE, sized  # noqa: E402
 
-OPS = 2000
-REPEAT = 5
-FILES = 200
-LINES_PER_FILE = 500
+OPS = sized(2000, 20)
+REPEAT = sized(5, 1)
+FILES = sized(200, 4)
+LINES_PER_FILE = sized(500, 20)
 
 
 def per_op_us(*operations, ops: int = OPS) -> list[float]:

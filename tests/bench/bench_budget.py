@@ -27,10 +27,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.bench_studio import free_port, percentile, setup_django, start_web_server  # noqa: E402
+from tests.bench.bench_studio import (  # noqa: E402
+    free_port,
+    percentile,
+    setup_django,
+    start_web_server,
+)
+from tests.bench.smoke import SMOKE, sized  # noqa: E402
 
-ROUNDS = 3
-PHASE_S = 8.0
+ROUNDS = sized(3, 1)
+PHASE_S = sized(8.0, 0.5)
 GET_GAP_S = 0.05
 TARGET_P99_MS = 100
 
@@ -103,7 +109,7 @@ def main() -> int:
     server = start_web_server(port)
     quiet, hostile, outcomes = [], [], []
     try:
-        measure_gets(port, keys["bystander"], 2.0)  # warm-up
+        measure_gets(port, keys["bystander"], sized(2.0, 0.2))  # warm-up
         for _ in range(ROUNDS):
             quiet += measure_gets(port, keys["bystander"], PHASE_S)
             stop = threading.Event()
@@ -127,7 +133,7 @@ def main() -> int:
               "hostile_validations": len(outcomes), "hostile_budget_stops": outcomes.count("budget"),
               "loadavg_1m": round(os.getloadavg()[0], 2)}
     print(json.dumps(result))
-    return 0 if result["get_p99_ms_hostile"] <= TARGET_P99_MS else 1
+    return 0 if SMOKE or result["get_p99_ms_hostile"] <= TARGET_P99_MS else 1
 
 
 if __name__ == "__main__":

@@ -32,8 +32,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.cluster.local import LocalCluster  # noqa: E402
+from tests.bench.smoke import SMOKE, sized  # noqa: E402
 
-ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
+ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else sized(200_000, 2_000)
 
 
 def job(source: dict, sink: dict) -> dict:

@@ -33,10 +33,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.cluster.local import LocalCluster  # noqa: E402
+from tests.bench.smoke import SMOKE, sized  # noqa: E402
 
-SECONDS = 30.0
-WARM_UP_S = 5.0
-COST = "(sum([x] * 40000) + sum([x] * 40000)) // 80000"  # about 0.6 ms of work per record, x unchanged
+SECONDS = sized(30.0, 2.0)
+WARM_UP_S = sized(5.0, 0.5)
+COST = sized("(sum([x] * 40000) + sum([x] * 40000)) // 80000",  # about 0.6 ms of work per record, x unchanged
+             "(sum([x] * 40) + sum([x] * 40)) // 80")  # smoke: checkpoints complete within its seconds
 
 
 def definition(debloat: bool) -> dict:

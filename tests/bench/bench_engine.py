@@ -1,12 +1,18 @@
 """Engine throughput: datagen -> map -> filter -> key_by -> running sum -> counting sink.
 
-2,000,000 integers, parallelism 1, in the in-process cluster, once with exactly-once
-checkpoints every second and once with checkpointing off; then the same computation as a
-plain Python loop in one process (the floor a Python engine is measured against). Prints
-records per second; the last line is one JSON object with at least ``rps_checkpointing``,
-``rps_no_checkpointing`` and ``rps_plain_loop``. Figures are printed, never asserted.
+Parallelism 1, in the in-process cluster, once with exactly-once checkpoints every second,
+once every 0.1 s and once with checkpointing off; then the same computation as a plain
+Python loop in one process (the floor a Python engine is measured against). The job runs
+long enough that at least ``MIN_CHECKPOINTS`` checkpoints complete in each measured run
+with checkpoints every second: as many integers as the warm-up's rate gets through in
+``SECONDS``, doubled until a trial run completes one more (or ``[records]``); a measured run
+with fewer fails the benchmark, and the count is
+printed beside each figure. Prints records per second (best of ``REPEATS`` interleaved
+runs) and the load; the last line is one JSON object with at least ``rps_checkpointing``,
+``rps_no_checkpointing``, ``rps_plain_loop``, ``checkpoints`` and
+``checkpoint_overhead_percent``.
 
-Run: ``make bench-engine`` or ``.venv/bin/python tests/bench/bench_engine.py [records]``.
+Run: ``make bench-engine`` or ``.venv/bin/python tests/bench/bench_engine.py [records] [--smoke]``.
 """
 from __future__ import annotations
 
@@ -21,12 +27,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.cluster.local import LocalCluster  # noqa: E402
+from tests.bench.smoke import SMOKE, sized  # noqa: E402
 
-RECORDS = 2_000_000
+SECONDS = 7.0
+"""How long a measured run with checkpoints every second should take: ``MIN_CHECKPOINTS`` complete in it."""
+MIN_CHECKPOINTS = 5
+LOOP_RECORDS = sized(2_000_000, 20_000)
 BATCH_SIZE = 1024  # the runtime default; measured best among 256..16384 on this machine
-
-
-REPEATS = 5
+REPEATS = sized(5, 1)
 
 
 def definition(records: int, checkpointing: bool, interval_ms: int = 1000) -> dict:
@@ -69,7 +77,7 @@ def run_engine(records: int, checkpointing: bool, interval_ms: int = 1000) -> di
         elapsed = time.perf_counter() - started
     if result.status != "FINISHED":
         raise SystemExit(f"benchmark job {result.status}: {result.failure}")
-    expected = sum(1 for x in range(records) if (x * 2) % 3 != 0)
+    expected = records - (records + 2) // 3  # the x whose double is not a multiple of 3: x % 3 != 0
     if result.counts.get("count") != expected:
         raise SystemExit(f"counting sink saw {result.counts.get('count')} records, expected {expected}")
     return {"seconds": elapsed, "rps": records / elapsed, "checkpoints": result.checkpoints["counts"]["completed"],
@@ -103,14 +111,24 @@ def plain_loop(records: int) -> dict:
 
 
 def main() -> None:
-    records = int(sys.argv[1]) if len(sys.argv) > 1 else RECORDS
-    run_engine(records // 20, True)  # warm up: imports, expression compilation paths
+    warm_up = run_engine(sized(1_000_000, 10_000), True)  # imports, expression compilation paths; the rate
+    if len(sys.argv) > 1:
+        records = int(sys.argv[1])
+    elif SMOKE:
+        records = 20_000
+    else:  # enough for MIN_CHECKPOINTS + 1 at the rate seen, doubled until a trial run has them
+        records = max(1_000_000, int(warm_up["rps"] * SECONDS) // 1_000_000 * 1_000_000)
+        while (trial := run_engine(records, True))["checkpoints"] < MIN_CHECKPOINTS + 1:
+            print(f"{records:,} records: {trial['checkpoints']} checkpoints in {trial['seconds']:.1f} s; doubling",
+                  flush=True)
+            records *= 2
+    print(f"{records:,} records per run; load average {os.getloadavg()[0]:.2f} (1 min, 2 CPUs shared)", flush=True)
     runs: dict[str, list[dict]] = {"off": [], "on": [], "frequent": [], "loop": []}
     for _ in range(REPEATS):  # interleaved, so a busy neighbour slows every variant alike
         runs["off"].append(run_engine(records, False))
         runs["on"].append(run_engine(records, True))
         runs["frequent"].append(run_engine(records, True, 100))
-        runs["loop"].append(plain_loop(records))
+        runs["loop"].append(plain_loop(LOOP_RECORDS))
     off, on, frequent, loop = (max(runs[name], key=lambda figures: figures["rps"])
                                for name in ("off", "on", "frequent", "loop"))
     print(f"engine, checkpointing off:                    {off['rps']:>12,.0f} records/s ({off['seconds']:.2f} s)")
@@ -122,6 +140,7 @@ def main() -> None:
     overhead = (off["rps"] - on["rps"]) / off["rps"] * 100
     frequent_overhead = (off["rps"] - frequent["rps"]) / off["rps"] * 100
     growth = max(run["rss_growth_mb"] for run in (on, off, frequent))
+    fewest = min(run["checkpoints"] for run in runs["on"])
     print(f"checkpoint overhead: {overhead:.1f} % (every 1 s), {frequent_overhead:.1f} % (every 0.1 s); "
           f"memory growth during a run: {growth:.1f} MB")
     print(json.dumps({
@@ -130,8 +149,12 @@ def main() -> None:
         "checkpoint_overhead_percent": round(overhead, 1),
         "rps_checkpointing_100ms": round(frequent["rps"]), "checkpoints_100ms": frequent["checkpoints"],
         "checkpoint_overhead_100ms_percent": round(frequent_overhead, 1),
-        "rss_growth_mb": round(growth, 1),
+        "rss_growth_mb": round(growth, 1), "fewest_checkpoints_per_run": fewest,
+        "load_average_1m": round(os.getloadavg()[0], 2),
     }))
+    if not SMOKE and fewest < MIN_CHECKPOINTS:
+        raise SystemExit(f"a measured run with checkpoints every second completed {fewest} checkpoints, fewer than "
+                         f"{MIN_CHECKPOINTS}: it measured no checkpointing; run more records")
 
 
 if __name__ == "__main__":

@@ -24,10 +24,15 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.spec.expressions import compile_batch_expression, compile_batch_filter, compile_expression  # noqa: E402
+from engine.spec.expressions import (  # noqa: E402
+    compile_batch_expression,
+    compile_batch_filter,
+    compile_expression,
+)
+from tests.bench.smoke import sized  # noqa: E402
 
-RECORDS = 100_000
-REPEATS = 15
+RECORDS = sized(100_000, 1_000)
+REPEATS = sized(15, 1)
 
 CASES = {
     "map": ("x * 2", lambda x: x * 2),

@@ -37,12 +37,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.cluster.local import LocalCluster  # noqa: E402
-from tests.engine.connectors.kafka_support import (committed_windows, event, kafka_sink, kafka_source,  # noqa: E402
-                                                   new_topic, window_job)
+from tests.bench.smoke import sized  # noqa: E402
+from tests.engine.connectors.kafka_support import (  # noqa: E402
+    committed_windows,
+    event,
+    kafka_sink,
+    kafka_source,
+    new_topic,
+    window_job,
+)
 from tests.kafka_server import KafkaMockCluster  # noqa: E402
 
-EVENTS = int(sys.argv[1]) if len(sys.argv) > 1 else 300_000
-ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+EVENTS = int(sys.argv[1]) if len(sys.argv) > 1 else sized(300_000, 2_000)
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else sized(3, 1)
 PARTITIONS = 4
 CONFIG = {"interval_ms": 1000}
 

@@ -55,13 +55,14 @@ from engine.cluster.control import ControlServer  # noqa: E402
 from engine.cluster.job_master import region_slots  # noqa: E402
 from engine.plan import build_job_graph, compile_job_graph  # noqa: E402
 from engine.spec import normalise_definition  # noqa: E402
+from tests.bench.smoke import SMOKE, sized  # noqa: E402
 
-SUBTASKS = 1000
+SUBTASKS = sized(1000, 40)
 VERTICES = 4
-CHECKPOINTS = 10
-INTERVAL_MS = 1000
-PLAN_SLOTS = 10_000
-PLAN_REPEATS = 3
+CHECKPOINTS = sized(10, 2)
+INTERVAL_MS = sized(1000, 200)
+PLAN_SLOTS = sized(10_000, 100)
+PLAN_REPEATS = sized(3, 1)
 TARGET_MS_PER_CHECKPOINT = 50.0
 HEADER = struct.Struct(">I")
 
@@ -303,7 +304,7 @@ def main() -> int:
         "target_met": control["cpu_ms_per_checkpoint"] <= TARGET_MS_PER_CHECKPOINT,
     }
     print(json.dumps(summary))
-    return 0 if summary["target_met"] else 1
+    return 0 if SMOKE or summary["target_met"] else 1
 
 
 if __name__ == "__main__":

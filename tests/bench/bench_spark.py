@@ -4,6 +4,8 @@ Prints, and ends with one JSON line holding at least:
 - ``rps_spark_p2``: records/s of the 16M-record job (map, filter, hash key_by, running sum,
   counting sink, exactly-once checkpoints every second) on ``local[2]``, two slot processes
   (each pinned to a CPU of its own, as every slot is);
+- ``rps_spark_p1`` and ``spark_p2_over_p1``: the same job on ``local[2]`` at parallelism 1 (one
+  slot), and how many times faster two slots run it (2 is the limit on two CPUs);
 - ``rps_inprocess_p1``: the same job at parallelism 1 in the in-process cluster, whose task
   threads keep to one CPU as a slot's do (both timed from RUNNING to FINISHED: the
   processing, not the start-up, which ``startup_s`` reports);
@@ -32,11 +34,12 @@ from engine.cluster.local import LocalCluster  # noqa: E402
 from engine.cluster.spark_session import create_spark_session  # noqa: E402
 from engine.spec import normalise_definition  # noqa: E402
 from tests.bench.bench_engine import definition as engine_definition  # noqa: E402
+from tests.bench.smoke import sized  # noqa: E402
 
-RECORDS = int(sys.argv[1]) if len(sys.argv) > 1 else 16_000_000
+RECORDS = int(sys.argv[1]) if len(sys.argv) > 1 else sized(16_000_000, 20_000)
 """16M: the p=2 run lasts about 0.9 s. With 4M it lasted 0.22 s, and a slow moment of one vCPU
 moved the speed-up between 1.51 and 1.66 on a quiet machine (16M: 1.66-1.69, same runs)."""
-REPEATS = 5
+REPEATS = sized(5, 1)
 
 
 def job(parallelism: int) -> dict:
@@ -112,20 +115,27 @@ def recovery_seconds(session) -> float:
 def main() -> None:
     session = create_spark_session("bench-spark", "local[2]")
     timed_spark_run(session, job(2))  # warm the Python workers and the JIT
-    spark_runs, local_runs = [], []
+    spark_runs, spark_p1_runs, local_runs = [], [], []
     for _ in range(REPEATS):
         spark_runs.append(timed_spark_run(session, job(2)))
+        spark_p1_runs.append(timed_spark_run(session, job(1)))
         local_runs.append(in_process_rps())
     spark_seconds, startup = min(spark_runs)
     rps_spark, rps_local = RECORDS / spark_seconds, max(local_runs)
+    rps_spark_p1 = RECORDS / min(spark_p1_runs)[0]
     recovery = recovery_seconds(session)
     session.stop()
     print(f"Spark local[2], parallelism 2:        {rps_spark:,.0f} records/s ({spark_seconds:.2f} s running)")
+    print(f"Spark local[2], parallelism 1:        {rps_spark_p1:,.0f} records/s; p=2 over p=1 "
+          f"{rps_spark / rps_spark_p1:.2f}x (goal 1.8)")
     print(f"in-process, parallelism 1:            {rps_local:,.0f} records/s")
     print(f"speed-up:                             {rps_spark / rps_local:.2f}x")
     print(f"start-up to all slots running:        {startup:.2f} s (session already started)")
     print(f"recovery after a killed slot:         {recovery:.2f} s to the next completed checkpoint")
-    print(json.dumps({"rps_spark_p2": round(rps_spark), "rps_inprocess_p1": round(rps_local),
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    print(json.dumps({"rps_spark_p2": round(rps_spark), "rps_spark_p1": round(rps_spark_p1),
+                      "spark_p2_over_p1": round(rps_spark / rps_spark_p1, 2), "rps_inprocess_p1": round(rps_local),
+                      "load_average_1m": round(os.getloadavg()[0], 2),
                       "speedup": round(rps_spark / rps_local, 2), "startup_s": round(startup, 2),
                       "recovery_s": round(recovery, 2), "records": RECORDS}))
 

@@ -84,27 +84,32 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-EVENTS = 1000
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.bench.smoke import SMOKE, sized  # noqa: E402
+
+EVENTS = sized(1000, 20)
 EVENT_GAP_S = 0.005
-CHECKPOINTS = 1000
+CHECKPOINTS = sized(1000, 20)
 SUBTASKS = 4
-REST_WARMUP = 20
-REST_REQUESTS = 300
+REST_WARMUP = sized(20, 2)
+REST_REQUESTS = sized(300, 10)
 TARGET_WS_P99_MS = 50
 TARGET_REST_P99_MS = 100
-LOAD_RATE = 200
-LOAD_SECONDS = 30
-LOAD_SOCKETS = 20
+LOAD_RATE = sized(200, 20)
+LOAD_SECONDS = sized(30, 1)
+LOAD_SOCKETS = sized(20, 2)
 LOAD_EVENT_RATE = 15
 LOAD_CONNECTIONS = 64
 LOAD_TIMEOUT_S = 30
 TARGET_LOAD_REST_P99_MS = 200
 TARGET_REVOCATION_MS = 1000
-TAP_SAMPLES = 300
+TAP_SAMPLES = sized(300, 5)
 TARGET_TAP_P99_MS = 100
 TARGET_CLICK_TO_RUNNING_S = 3
 TARGET_CANCEL_S = 2
-LEAK_SOCKETS = 50
+LEAK_SOCKETS = sized(50, 3)
 
 
 def percentile(values: list[float], percent: float) -> float:
@@ -179,7 +184,7 @@ def start_web_server(port: int) -> subprocess.Popen:
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen(web_server_command("127.0.0.1", port), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120  # a busy machine starts a dozen worker processes slowly
     while time.monotonic() < deadline:
         try:
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
@@ -190,10 +195,10 @@ def start_web_server(port: int) -> subprocess.Popen:
         except OSError:
             time.sleep(0.2)
     server.kill()
-    raise RuntimeError("the web server did not answer within 60 s")
+    raise RuntimeError("the web server did not answer within 120 s")
 
 
-def wait_until_settled(server: subprocess.Popen, timeout: float = 60) -> None:
+def wait_until_settled(server: subprocess.Popen, timeout: float = sized(60, 0)) -> None:
     """Wait until the server's start-up is over: it answers health before its worker processes
     (``studio.processes.budget``'s pools, a dozen on this machine) have imported the engine, seconds of
     CPU that would otherwise land in the first measurements. Settled: the server's processes
@@ -226,11 +231,16 @@ def measure_rest(port: int, key: str, path: str) -> list[float]:
     headers = {"Authorization": f"Token {key}", "Accept": "application/json"}
     timings = []
     for number in range(REST_WARMUP + REST_REQUESTS):
-        started = time.perf_counter()
-        connection.request("GET", path, headers=headers)
-        response = connection.getresponse()
-        body = response.read()
-        elapsed = (time.perf_counter() - started) * 1000
+        while True:
+            started = time.perf_counter()
+            connection.request("GET", path, headers=headers)
+            response = connection.getresponse()
+            body = response.read()
+            elapsed = (time.perf_counter() - started) * 1000
+            if response.status != 503 or not SMOKE:
+                break
+            time.sleep(float(response.getheader("Retry-After") or 1))  # shed on a busy machine: a smoke run
+            # checks the path, not the time
         if response.status != 200:
             raise RuntimeError(f"GET {path}: HTTP {response.status} {body[:200]!r}")
         if number >= REST_WARMUP:
@@ -623,7 +633,7 @@ def main() -> int:
     for miss in misses:
         print(f"target missed: {miss}")
     print(json.dumps(figures))
-    return 1 if misses else 0
+    return 1 if misses and not SMOKE else 0
 
 
 if __name__ == "__main__":

@@ -36,10 +36,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.cluster.local import LocalCluster  # noqa: E402
+from tests.bench.smoke import SMOKE, sized  # noqa: E402
 
-SECONDS = 30.0
-WARM_UP_S = 3.0
-COST = "(sum([x] * 6000) + sum([x] * 6000)) // 12000"  # about 0.1 ms of work per record, x unchanged
+SECONDS = sized(30.0, 2.0)
+WARM_UP_S = sized(3.0, 0.5)
+COST = sized("(sum([x] * 6000) + sum([x] * 6000)) // 12000",  # about 0.1 ms of work per record, x unchanged
+             "(sum([x] * 6) + sum([x] * 6)) // 12")  # smoke: checkpoints complete within its seconds
 VARIANTS = {
     "aligned": {},
     "unaligned": {"unaligned": True},

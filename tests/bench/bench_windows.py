@@ -26,9 +26,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.cluster.local import LocalCluster  # noqa: E402
+from tests.bench.smoke import SMOKE, sized  # noqa: E402
 
-RECORDS = 1_000_000
-REPEATS = 3
+RECORDS = sized(1_000_000, 20_000)
+REPEATS = sized(3, 1)
 WINDOWS = {
     "tumbling": {"type": "window.tumbling", "params": {"size_ms": 1000, "function": "sum"}},
     "sliding": {"type": "window.sliding", "params": {"size_ms": 1000, "slide_ms": 250, "function": "sum"}},

@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -30,6 +34,16 @@ def admin_password(tmp_path_factory) -> str:
     found = sorted(Path(tmp_path_factory.getbasetemp()).glob("live-studio*/admin-password"))
     assert found, "the live studio wrote no admin-password file"
     return found[-1].read_text().strip()
+
+
+def make_user(tmp_path_factory, name: str, password: str) -> None:
+    """A second user in the live studio's database, as an administrator would add one."""
+    data = sorted(Path(tmp_path_factory.getbasetemp()).glob("live-studio*"))[-1]
+    env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
+    env.update(STUDIO_DATA_DIR=str(data), PYTHONPATH=str(ROOT))
+    script = ("from django.contrib.auth import get_user_model as g; U = g(); "
+              f"U.objects.filter(username={name!r}).exists() or U.objects.create_user({name!r}, password={password!r})")
+    subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env, check=True, timeout=120)
 
 
 def connect(page, source_node, target_node, port: str | None = None, side: str | None = None) -> None:
@@ -73,14 +87,38 @@ def draw_keyed_pipeline(page, rate: int):
     return source, mapper, reducer, sink
 
 
+MAX_READ_RETRIES = 3
+"""As the app's client (frontend/src/api/client.ts): a read the studio shed with 503 is sent again
+after its Retry-After (0.1-5 s), this many times, before its error counts."""
+
+
+def _retry_after_s(response) -> float:
+    try:
+        seconds = float(response.headers.get("retry-after", "1"))
+    except ValueError:
+        seconds = 1.0
+    return min(5.0, max(0.1, seconds))
+
+
 def api_call(page, base_url: str, method: str, path: str, body=None):
-    """A REST call with the page's session (and its CSRF token), as the app's own client makes it."""
+    """A REST call with the page's session (and its CSRF token), as the app's own client makes it: an
+    overloaded studio sheds reads with 503 + Retry-After (studio.load_shedding), and a read shed is
+    sent again after the wait the studio asked for."""
     context = page.context
     if not any(cookie["name"] == "csrftoken" for cookie in context.cookies()):
         context.request.get(f"{base_url}/api/auth/me")
     token = next((cookie["value"] for cookie in context.cookies() if cookie["name"] == "csrftoken"), "")
-    response = context.request.fetch(f"{base_url}{path}", method=method, data=body,
+
+    def send():
+        return context.request.fetch(f"{base_url}{path}", method=method, data=body,
                                      headers={"X-CSRFToken": token, "Referer": base_url + "/"})
+
+    response = send()
+    for _ in range(MAX_READ_RETRIES if method in ("GET", "HEAD") else 0):
+        if response.status != 503:
+            break
+        time.sleep(_retry_after_s(response))  # the wait the studio's answer asked for, not a guess
+        response = send()
     assert response.ok, f"{method} {path}: {response.status} {response.text()}"
     return response.json() if response.text() else None
 

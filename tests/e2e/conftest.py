@@ -11,6 +11,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.browser_steps import CHROMIUM_FLAGS, admin_password, api_call, chromium_path
 from tests.support import wait_until
@@ -18,10 +19,21 @@ from tests.support import wait_until
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-results"
 
+# What an assertion on the page waits for at most (Playwright's own default is 5 s): the studio's pages
+# answer in well under a second on a quiet machine, but on a loaded 2-core one running Spark for the
+# runs a page shows, loading it and its first events took longer. A passing assertion returns as soon
+# as it holds; only a failing one waits this long.
+expect.set_options(timeout=30_000)
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+# the supervisor's own bound on its web process (180 s) and the migrations before it: a loaded 2-core
+# machine took 242 s; a studio that exits early still fails at once
+STUDIO_START_S = 300
 
 
 @pytest.fixture(scope="session")
@@ -30,19 +42,38 @@ def live_studio(tmp_path_factory):
     if not (ROOT / "frontend" / "dist" / "index.html").exists():
         pytest.fail("the frontend is not built: run `make test` (it builds frontend/dist)")
     port = _free_port()
-    env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
+    env = {key: value for key, value in os.environ.items()  # the studio's own, under its data directory
+           if key not in ("REDIS_URL", "DATABASE_URL", "STUDIO_WORKSPACE_ROOT")}
+    # each run in a driver of its own, as these stories were written (warm drivers, their startup notices)
     env.update(STUDIO_DATA_DIR=str(tmp_path_factory.mktemp("live-studio")), STUDIO_PORT=str(port),
-               PYTHONPATH=str(ROOT))
+               PYTHONPATH=str(ROOT), STUDIO_SESSION_MODE="0")
     launcher = subprocess.Popen([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
-    wait_until(lambda: launcher.poll() is not None or _answers(url), 120, "the studio to answer")
-    assert launcher.poll() is None, "the studio launcher exited during start-up"
+    try:
+        wait_until(lambda: launcher.poll() is not None or _answers(url), STUDIO_START_S, "the studio to answer")
+        assert launcher.poll() is None, "the studio launcher exited during start-up"
+    except BaseException:
+        _stop(launcher)  # a studio that never answered is still stopped, its Spark driver and Celery too
+        raise
     yield url
+    alive = _stop(launcher)
+    assert not alive, f"processes outlived the studio: {[p.pid for p in alive]}"
+
+
+def _stop(launcher: subprocess.Popen) -> list:
+    """Ctrl-C the supervisor and wait for everything it started; what is still alive after that."""
+    if launcher.poll() is not None:
+        return []
     descendants = psutil.Process(launcher.pid).children(recursive=True)
     launcher.send_signal(signal.SIGINT)  # what Ctrl-C does
-    launcher.wait(timeout=60)
+    try:
+        launcher.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        launcher.kill()
     _, alive = psutil.wait_procs(descendants, timeout=15)
-    assert not alive, f"processes outlived the studio: {[p.pid for p in alive]}"
+    for process in alive:
+        process.kill()
+    return alive
 
 
 def _answers(url: str) -> bool:

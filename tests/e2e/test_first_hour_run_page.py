@@ -146,3 +146,92 @@ def test_an_ended_run_shows_its_totals_without_stale_rates(live_studio, page, ar
     expect(graph.get_by_test_id("records-in").first).to_be_visible()
     shot(artifacts, "rates-after-the-end", page)
     assert "/s" not in graph.inner_text(), graph.inner_text()
+    graph.get_by_test_id("node-double").click()  # its subtasks: totals, no rates of the last moments
+    drilldown = page.get_by_test_id("node-drilldown")
+    expect(drilldown.get_by_test_id("node-totals")).to_contain_text("3,000")
+    shot(artifacts, "rates-after-the-end-subtasks", page)
+    assert "/s" not in drilldown.inner_text() and "busy" not in drilldown.inner_text(), drilldown.inner_text()
+
+
+def test_a_windows_input_matches_its_upstreams_output_and_its_late_records_are_said(live_studio, page, artifacts):
+    """The window once showed fewer records in than its upstream sent out, with nothing to say why (it
+    counted the partial aggregates that crossed the exchange): now its "in" is its upstream's "out",
+    and the records it dropped as late are said in words on the node."""
+    definition = {
+        "format": 1, "name": "first-hour-late", "mode": "streaming", "parallelism": 2,
+        "checkpointing": {"interval_ms": 1000},
+        "nodes": [
+            {"id": "gen", "type": "source.datagen", "params": {"count": 20000}},
+            {"id": "time", "type": "transform.watermark",  # two of every thousand a minute late
+             "params": {"timestamp": "x * 10 - (60000 if x % 1000 >= 998 else 0)", "max_out_of_orderness_ms": 0}},
+            {"id": "per_key", "type": "window.tumbling", "params": {"size_ms": 500, "function": "count"}},
+            {"id": "out", "type": "sink.collect", "params": {"max_records": 20000}},
+        ],
+        "edges": [{"id": "e1", "from": "gen", "to": "time"},
+                  {"id": "e2", "from": "time", "to": "per_key", "partitioning": "hash", "key": "x % 3"},
+                  {"id": "e3", "from": "per_key", "to": "out"}],
+    }
+    run_id = start(page, live_studio, definition)
+    page.goto(f"{live_studio}/runs/{run_id}")
+    expect(page.get_by_test_id("run-status")).to_have_text("FINISHED", timeout=RUNNING_TIMEOUT_MS)
+    graph = page.locator(".run-graph")
+    window_in = graph.get_by_test_id("node-per_key").get_by_test_id("records-in")
+    expect(window_in).to_have_attribute("data-count", "20000", timeout=30_000)
+    expect(graph.get_by_test_id("node-time").get_by_test_id("records-out")).to_have_attribute("data-count", "20000")
+    late = graph.get_by_test_id("node-per_key").get_by_test_id("late-records")
+    expect(late).to_contain_text(re.compile(r"^late \d+$"))
+    expect(late).to_have_attribute("title", re.compile(r"came after the watermark had closed their window"))
+    for width, height in SCREENS:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(300)  # the graph fits itself to the new size
+        shot(artifacts, "10-window-late-records", page)
+    assert_every_node_readable(page, 4)
+    dropped = int(late.get_attribute("data-count"))
+    counted = sum(record[2] for record in wait_for_run(page, live_studio, run_id, lambda run: True)["collected"]["out"])
+    assert 0 < dropped <= 40 and counted == 20000 - dropped
+
+
+def test_a_run_that_waits_for_spark_says_so(live_studio, page, artifacts):
+    """The first Run after the studio started took 8.4 s with nothing to say why: its warm driver's
+    Spark session was not up yet. Two runs started at once: the studio keeps one warm driver, so one
+    of them waits for a Spark session to start, and its page says so while it waits and after."""
+    definition = simple_pipeline(count=None, rate=20, name="first-hour-startup")
+    pipeline = api_call(page, live_studio, "POST", "/api/pipelines", {"name": definition["name"], "definition": definition})
+    runs = [api_call(page, live_studio, "POST", f"/api/pipelines/{pipeline['id']}/runs", {})["id"] for _ in range(2)]
+    page.goto(f"{live_studio}/runs/{runs[1]}")
+    starting = page.get_by_test_id("run-starting")
+    if starting.count():
+        shot(artifacts, "10-run-starting", page)
+    for run_id in runs:
+        wait_for_run(page, live_studio, run_id, lambda run: run["status"] == "RUNNING", timeout=RUNNING_TIMEOUT_MS / 1000)
+    startups = {run_id: [event["data"] for event in api_call(page, live_studio, "GET", f"/api/runs/{run_id}/events")
+                         if event["type"] == "startup"] for run_id in runs}
+    assert all(len(events) == 1 for events in startups.values()), startups
+    waited = [run_id for run_id, [startup] in startups.items() if startup["spark"] == "starting"]
+    assert waited, f"two runs at once, one warm driver: one run must have waited for Spark ({startups})"
+
+    page.goto(f"{live_studio}/runs/{waited[0]}")
+    expect(page.get_by_test_id("run-status")).to_have_text("RUNNING")
+    expect(page.get_by_test_id("run-starting")).to_have_count(0)
+    note = page.get_by_test_id("run-started-late")
+    expect(note).to_contain_text(re.compile("waited for Spark to start|started its own Spark session"))
+    for width, height in SCREENS:
+        page.set_viewport_size({"width": width, "height": height})
+        shot(artifacts, "10-run-started-late", page)
+
+
+def test_a_tap_names_the_operator_whose_output_it_shows(live_studio, page, artifacts):
+    """gen -> double -> out run in one chain, whose head is gen: a tap on double's output said
+    "gen#0". It names the operator whose records they are."""
+    run_id = start(page, live_studio, simple_pipeline(count=None, rate=50, name="first-hour-tap"))
+    page.goto(f"{live_studio}/runs/{run_id}")
+    expect(page.get_by_test_id("run-status")).to_have_text("RUNNING", timeout=RUNNING_TIMEOUT_MS)
+    page.get_by_test_id("run-tab-tap").click()
+    page.get_by_test_id("tap-edge").select_option("e2")  # double -> out
+    page.get_by_test_id("tap-open").click()
+    record = page.get_by_test_id("tap-record").first
+    expect(record).to_be_visible(timeout=60_000)
+    shot(artifacts, "10-tap-names-operator", page)
+    assert record.locator(".muted").inner_text().startswith("double#"), record.inner_text()
+    assert int(record.locator("code").inner_text()) % 2 == 0  # double's output, not gen's
+    page.get_by_test_id("tap-close").click()

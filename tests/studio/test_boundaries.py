@@ -105,7 +105,8 @@ def rewrite_sink_state(savepoint: Path, pending: list[dict]) -> None:
     (state_file,) = [path for path in savepoint.iterdir() if path.suffix == ".state"]
     payload = pickle.loads(state_file.read_bytes())
     sink = payload["operators"]["files"]["operator"]
-    sink.pop("transaction_prefix", None)
+    for name in ("broadcast/transaction_prefix", "transaction_prefix"):  # the sink's prefix, as now and as before
+        sink.pop(name, None)
     sink["pending"] = pending
     state_file.write_bytes(pickle.dumps(payload))
 

@@ -110,3 +110,40 @@ def test_the_worker_limits_its_own_cpu_time_and_memory():
     assert 2 <= cpu_soft <= 4 and data_soft == 2 ** 30
     assert "MemoryError" in done.stderr
     assert resource.getrlimit(resource.RLIMIT_CPU)[0] == resource.RLIM_INFINITY  # the studio itself is unlimited
+
+
+@pytest.mark.django_db
+def test_a_validation_given_less_cpu_than_wall_clock_is_not_killed(short_budgets):
+    """A busy machine: the worker gets no CPU for twice the 1 s budget (it is stopped, as a starved process
+    is), yet its job used no CPU of its budget and is answered, not killed as if hostile."""
+    import os
+    import signal
+
+    definitions = budget.pool("definitions")
+    assert budget.validate_definition(simple_pipeline()) == []
+    kills_before = definitions.kills
+    stopped = [worker.process.pid for worker in definitions._idle]
+    for pid in stopped:
+        os.kill(pid, signal.SIGSTOP)
+    resume = threading.Timer(2 * 1.0, lambda: [os.kill(pid, signal.SIGCONT) for pid in stopped])
+    resume.start()
+    try:
+        assert budget.validate_definition(simple_pipeline(expression="x + 3")) == []
+    finally:
+        resume.join()
+    assert definitions.kills == kills_before
+
+
+@pytest.mark.django_db
+def test_after_a_kill_the_next_request_waits_for_the_replacement_instead_of_starting_another(
+        short_budgets, monkeypatch):
+    """Starting a worker is a second of CPU importing the engine: one start replaces one kill."""
+    definitions = budget.pool("definitions")
+    assert budget.validate_definition(simple_pipeline()) == []
+    definitions.close()  # no idle worker: the one the hostile job takes is started for it
+    starts = []
+    start = definitions._start
+    monkeypatch.setattr(definitions, "_start", lambda: starts.append(1) or start())
+    budget.validate_definition(costly_definition())  # killed at its budget
+    assert budget.validate_definition(simple_pipeline(expression="x + 2")) == []
+    assert len(starts) == 2  # the hostile job's worker, and the one that replaced it

@@ -7,7 +7,7 @@ import psutil
 import pytest
 from django.conf import settings
 
-from studio.models import Pipeline, Run, RunStatus
+from studio.models import Pipeline, Run, RunEvent, RunStatus
 from tests.support import simple_pipeline, wait_until
 
 RUN_START_TIMEOUT = 240  # bounds a hang; Spark starts slowly on a loaded 2-core machine
@@ -30,6 +30,8 @@ def test_a_run_takes_a_warm_driver_and_the_worker_starts_a_replacement(celery_wo
     wait_until(lambda: Run.objects.get(pk=run_id).status == "RUNNING", RUN_START_TIMEOUT, "the run to be RUNNING")
 
     assert Run.objects.get(pk=run_id).driver_pid == waiting.pid, "the run is driven by the driver that waited"
+    [startup] = [event.data for event in RunEvent.objects.filter(run_id=run_id, type="startup")]
+    assert startup["driver"] == "warm" and startup["spark"] in ("ready", "starting"), startup  # said on the run page
     log = (settings.RUN_LOG_DIR / f"run-{run_id}.log").read_text(errors="replace")
     assert "warm driver ready" in log, "the warm driver's log became the run's"
     wait_until(lambda: [p for p in warm_drivers_of(celery_worker_process.pid) if p.pid != waiting.pid], 60,
@@ -86,6 +88,50 @@ def test_a_run_cancelled_while_its_driver_started_ends_canceled_without_a_job(us
     run.refresh_from_db()
     assert run.status == RunStatus.CANCELED
     assert not run.checkpoints.exists()
+
+
+@pytest.mark.django_db(transaction=True)  # two launches on two connections, as two worker threads run them
+def test_two_launches_of_one_run_start_one_driver(user, monkeypatch):
+    """Celery may deliver a launch twice, and a launch queued in a transaction that rolled back waits
+    for a row whose id SQLite gives out again: the second launch of a run must not start a driver
+    (it would fence the first one and kill it)."""
+    import threading
+
+    from django.db import connections
+
+    import studio.runs.tasks as tasks
+
+    pipeline = Pipeline.objects.create(name="p", owner=user)
+    version = pipeline.versions.create(number=1, definition=simple_pipeline(count=None, rate=10), created_by=user)
+    run = Run.objects.create(pipeline=pipeline, version=version, created_by=user)
+    both_checked, drivers = threading.Barrier(2), []
+    real_set_status = tasks.set_status
+
+    def set_status_when_both_checked(run_id, status, *args, **kwargs):
+        if status == RunStatus.SCHEDULING:
+            try:  # unguarded, both launches would be here at once; guarded, the second waits for the row
+                both_checked.wait(timeout=2)
+            except threading.BrokenBarrierError:
+                pass
+        return real_set_status(run_id, status, *args, **kwargs)
+
+    monkeypatch.setattr(tasks, "set_status", set_status_when_both_checked)
+    monkeypatch.setattr(tasks, "_run_driver", lambda run: drivers.append(run.id) or 0)
+
+    def launch():
+        try:
+            tasks.launch_run.run(run.id)
+        finally:
+            connections.close_all()
+
+    launches = [threading.Thread(target=launch) for _ in range(2)]
+    for thread in launches:
+        thread.start()
+    for thread in launches:
+        thread.join(60)
+    assert drivers == [run.id], "one driver for the run"
+    assert list(RunEvent.objects.filter(run=run, type="status").values_list("data__status", flat=True)) == [
+        "SCHEDULING", "FAILED"]  # FAILED: the stand-in driver exits without reporting an end
 
 
 def test_the_warm_session_serves_a_job_that_fits_and_makes_room_for_one_that_does_not():

@@ -114,6 +114,9 @@ def test_a_resumed_driver_that_was_declared_lost_publishes_nothing_and_stops(api
     try:
         wait_until(lambda: Run.objects.get(pk=run_id).status == "RUNNING", RUN_START_TIMEOUT, "the run to be RUNNING")
         wait_until(lambda: run_checkpoints(run_id) >= 1, 60, "a completed checkpoint")
+        # a driver started for the run, not a warm one: it said so first, for the run page
+        assert [event.data for event in RunEvent.objects.filter(run_id=run_id, type="startup")] == [
+            {"driver": "cold", "spark": "starting"}]
         stop_outside_a_write(driver, connection.settings_dict["NAME"])
         assert declare_lost_now() == [run_id]
         events_when_lost = RunEvent.objects.filter(run_id=run_id).count()

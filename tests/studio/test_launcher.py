@@ -57,6 +57,10 @@ def is_redis(cmdline) -> bool:
     return bool(cmdline) and "redis-server" in cmdline[0]  # it retitles itself "redis-server host:port"
 
 
+def is_session_driver(cmdline) -> bool:
+    return "studio.runs.session_driver" in cmdline
+
+
 def is_worker(cmdline) -> bool:
     return "celery" in cmdline and "worker" in cmdline
 
@@ -64,7 +68,8 @@ def is_worker(cmdline) -> bool:
 @pytest.fixture
 def studio(tmp_path):
     port = free_port()
-    env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
+    env = {key: value for key, value in os.environ.items()  # the studio's own, under its data directory
+           if key not in ("REDIS_URL", "DATABASE_URL", "STUDIO_WORKSPACE_ROOT")}
     env.update(STUDIO_DATA_DIR=str(tmp_path), STUDIO_PORT=str(port), STUDIO_WEB_WORKERS="1",
                STUDIO_ADMIN_PASSWORD="launcher-test", PYTHONPATH=str(ROOT), STUDIO_HOST="0.0.0.0",
                STUDIO_ADVERTISED_URL=ADVERTISED_URL)
@@ -137,6 +142,13 @@ def test_killed_children_are_started_again(studio):
     new_worker = wait_until(lambda: (lambda p: p if p and p.pid != old_worker.pid else None)(
         child(launcher, is_worker)), 30, "a new Celery worker")
     assert new_worker.is_running()
+
+    old_session = child(launcher, is_session_driver)
+    assert old_session is not None, "make up keeps a session driver (STUDIO_SESSION_MODE defaults to on)"
+    old_session.kill()
+    new_session = wait_until(lambda: (lambda p: p if p and p.pid != old_session.pid else None)(
+        child(launcher, is_session_driver)), 30, "a new session driver")
+    assert new_session.is_running()
     assert launcher.is_running()
 
 

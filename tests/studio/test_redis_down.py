@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 from studio.celery import app as celery_app
 from studio.models import Pipeline, PipelineVersion, Run, RunEvent, SavepointRequest
 from studio.runs.events import set_status
+from tests.studio.openapi_contract import as_httpx, case_of, mismatches
 from tests.support import simple_pipeline
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -46,6 +47,19 @@ def rows(run: Run) -> tuple:
             SavepointRequest.objects.filter(run=run).count(), Run.objects.count())
 
 
+OPERATIONS = {"cancel": ("POST", "/api/runs/{id}/cancel/"), "savepoint": ("POST", "/api/runs/{id}/savepoints/"),
+              "stop": ("POST", "/api/runs/{id}/stop/"), "start": ("POST", "/api/pipelines/{id}/runs/")}
+
+
+def undocumented(answers: dict) -> list[str]:
+    """What in the control calls' answers their operations' schema does not document."""
+    found = []
+    for name, response in answers.items():
+        method, path = OPERATIONS[name]
+        found += mismatches(case_of(method, path), as_httpx(method, response.request["PATH_INFO"], response))
+    return found
+
+
 def control_calls(api, run: Run) -> dict:
     return {
         "cancel": api.post(f"/api/runs/{run.id}/cancel"),
@@ -67,6 +81,7 @@ def test_control_calls_fail_with_503_and_leave_nothing_half_written(redis_server
     answers = control_calls(api, running)
     assert {name: response.status_code for name, response in answers.items()} == dict.fromkeys(answers, 503)
     assert all(response["Retry-After"] and response.json()["detail"] for response in answers.values())
+    assert not undocumented(answers)  # 503, Retry-After and the body as the schema documents them
     assert rows(running) == before  # no CANCELING, no IN_PROGRESS savepoint, no CREATED run
 
     redis_server.start()

@@ -13,7 +13,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group
 
 from studio.asgi import application
-from studio.models import ApiToken, Pipeline, PipelineShare, PipelineVersion, Run
+from studio.models import ApiToken, Pipeline, PipelineShare, PipelineVersion, Run, Team, TeamMembership, TeamShare
 from studio.realtime.consumers import ACCESS_REVOKED
 from studio.runs.events import set_status
 from tests.support import simple_pipeline, token_client, ws_headers
@@ -235,3 +235,59 @@ def test_a_user_deactivated_by_a_bulk_update_loses_every_socket_and_his_tap(shar
 
     assert revoke_around_the_orm(shared_run, user, other_user, settings, deactivate) == ([ACCESS_REVOKED] * 4, True)
     assert Tap.objects.get().state == "closed"  # the driver was told to stop sampling
+
+
+@pytest.fixture
+def team_run(user, other_user, settings):
+    """A run of team "core"'s pipeline: alice is its admin, bob its operator. The sockets' periodic check is
+    out of the way: what closes them is the revocation signal."""
+    settings.SOCKET_ACCESS_RECHECK_S = 3600
+    team = Team.objects.create(name="core")
+    TeamMembership.objects.create(team=team, user=user, role="admin")
+    bobs = TeamMembership.objects.create(team=team, user=other_user, role="operator")
+    pipeline = Pipeline.objects.create(name="team's", owner=other_user, team=team)
+    PipelineVersion.objects.create(pipeline=pipeline, number=1, definition=simple_pipeline())
+    run = Run.objects.create(pipeline=pipeline, version=pipeline.versions.get())
+    set_status(run.id, "CREATED")
+    return {"run": run, "pipeline": pipeline, "team": team, "membership": bobs}
+
+
+def test_removing_a_team_member_closes_their_sockets_and_no_other(team_run, user, other_user):
+    bob_token, admin = ApiToken.issue(other_user, "ws")[1], token_client(user)
+
+    def remove_bob():
+        team, membership = team_run["team"], team_run["membership"]
+        assert admin.delete(f"/api/teams/{team.pk}/members/{membership.pk}").status_code == 204
+
+    assert revoke_and_watch(team_run, ws_headers(bob_token), admin.token_key, remove_bob) == (
+        ACCESS_REVOKED, ACCESS_REVOKED, True)
+
+
+def test_taking_the_pipeline_out_of_the_team_closes_the_members_sockets(team_run, user, other_user):
+    bob_token, admin = ApiToken.issue(other_user, "ws")[1], token_client(user)
+
+    def take_out():
+        moved = admin.post(f"/api/pipelines/{team_run['pipeline'].pk}/team", {"team": None}, format="json")
+        assert moved.status_code == 200
+
+    assert revoke_and_watch(team_run, ws_headers(bob_token), admin.token_key, take_out) == (
+        ACCESS_REVOKED, ACCESS_REVOKED, True)
+
+
+def test_deleting_a_team_share_closes_the_sockets_it_opened(team_run, user, other_user, django_user_model):
+    """carol sees alice's own pipeline through a share with team "core"; the share goes, her sockets close."""
+    carol = django_user_model.objects.create_user("carol", password="carol-password")
+    TeamMembership.objects.create(team=team_run["team"], user=carol, role="viewer")
+    pipeline = Pipeline.objects.create(name="alice's", owner=user)
+    PipelineVersion.objects.create(pipeline=pipeline, number=1, definition=simple_pipeline())
+    run = Run.objects.create(pipeline=pipeline, version=pipeline.versions.get())
+    set_status(run.id, "CREATED")
+    share = TeamShare.objects.create(pipeline=pipeline, team=team_run["team"], role="viewer")
+    owner = token_client(user)
+
+    def unshare():
+        assert owner.delete(f"/api/pipelines/{pipeline.pk}/team-shares/{share.pk}").status_code == 204
+
+    shared = {"run": run, "pipeline": pipeline}
+    assert revoke_and_watch(shared, ws_headers(ApiToken.issue(carol, "ws")[1]), owner.token_key, unshare) == (
+        ACCESS_REVOKED, ACCESS_REVOKED, True)

@@ -168,7 +168,8 @@ def test_metrics_latest_per_vertex_and_the_last_samples(api, pipeline):
     assert len(api.get(f"/api/runs/{run['id']}/metrics").json()["samples"]) == 5
     assert api.get(f"/api/runs/{run['id']}/metrics?samples=-1").status_code == 400
     empty = start(api, pipeline)
-    assert api.get(f"/api/runs/{empty['id']}/metrics").json() == {"vertices": {}, "nodes": {}, "samples": []}
+    assert api.get(f"/api/runs/{empty['id']}/metrics").json() == {"vertices": {}, "nodes": {}, "expectations": {},
+                                                                 "samples": []}
 
 
 def test_metrics_carry_the_latest_per_node_figures(api, pipeline):
@@ -245,3 +246,16 @@ def test_metrics_tracker_turns_sums_into_rates_and_ratios():
     second = tracker.enrich({"src": {"records_out": 3000, "busy_ms_per_second": 2000}}, now_s=102.0)
     assert second["src"]["records_out_per_second"] == 1000.0 and second["src"]["busy_ratio"] == 1.0
     assert tracker.enrich({"unknown": {"records_out": 1}}, now_s=103.0)["unknown"]["busy_ratio"] is None
+
+
+def test_a_nodes_late_records_and_the_partials_it_was_fed_are_summed_over_its_subtasks():
+    from studio.runs.vertex_metrics import VertexMetricsTracker
+
+    report = {f"win#{i}": {"records_in": 10 + i, "records_out": 3, "operators": {
+        "win": {"records_in": 500 + i, "records_out": 3, "watermark": 5, "late_records": 2 * i, "partials_in": 10 + i}}}
+        for i in range(2)}
+    window = VertexMetricsTracker({"win": {"parallelism": 2}}).enrich_nodes(report, now_s=1.0)["win"]
+    assert (window["records_in"], window["late_records"], window["partials_in"]) == (1001, 2, 21)
+    assert [(s["late_records"], s["partials_in"]) for s in window["subtasks"]] == [(0, 10), (2, 11)]
+    plain = VertexMetricsTracker({"gen": {"parallelism": 2}}).enrich_nodes(two_subtask_report(1, [1, 1], [0, 0]), 1.0)
+    assert "late_records" not in plain["even"] and "late_records" not in plain["even"]["subtasks"][0]

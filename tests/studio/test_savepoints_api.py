@@ -152,7 +152,7 @@ def test_delete_removes_the_files_unless_a_run_restores_from_it(api, running, ot
 
 
 class FakeJobMaster:
-    """Stands in for SparkJobMaster: records calls, hands out futures the test completes."""
+    """Stands in for the run's JobMaster: records calls, hands out futures the test completes."""
 
     def __init__(self):
         self.calls, self.futures, self.cancelled = [], [], False

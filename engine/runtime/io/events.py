@@ -117,6 +117,27 @@ WATERMARK_ACTIVE = WatermarkStatus(idle=False)
 
 
 @dataclass(frozen=True)
+class LatencyMarker(RuntimeEvent):
+    """A sample of how long data takes from a source to here (Flink's ``LatencyMarker``).
+
+    A source subtask emits one every ``latency_interval_ms`` (a timer mail, so it is sent
+    also while the source is backpressured), stamped with the wall clock. It travels in the
+    channels behind the records sent before it, so it waits in every queue they wait in,
+    but it bypasses the operators' logic: each operator it reaches records ``now -
+    marked_ms`` for ``source`` (``engine.runtime.latency_stats``), and a task forwards it to
+    one random channel of each output, never to all (a marker must not multiply).
+    ``forwarded_ms`` is when it left the previous task: ``now - forwarded_ms`` at a task's
+    head is the time it spent on that one hop. Wall clocks are compared across processes,
+    as Flink does; one machine, or synchronised clocks, keep the figures honest.
+    """
+
+    marked_ms: float
+    source: str
+    """The source subtask that emitted it, ``"node#index"``."""
+    forwarded_ms: float
+
+
+@dataclass(frozen=True)
 class EndOfData(RuntimeEvent):
     """No more records follow; barriers may still follow (the producer awaits a final checkpoint).
 

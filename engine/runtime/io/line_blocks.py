@@ -120,18 +120,43 @@ def _end_of_line(data: bytes, number: int, lines: int) -> int:
     return cut + 1
 
 
-def decode_json_lines(block: bytes) -> list:
-    """The JSON value of each non-blank line of ``block``, as ``json.loads`` gives it.
+def decode_json_lines(block: bytes, projection: "Projection | None" = None) -> list:
+    """The JSON value of each non-blank line of ``block``, as ``json.loads`` gives it; with a
+    ``projection``, each object cut to the projection's fields (``engine.runtime.projection``).
 
     Each line is decoded alone, by msgspec mapped over the lines: no Python call per line."""
     lines = block.split(b"\n")
     if not lines[-1]:
         lines.pop()
     try:
-        return list(map(_decoder.decode, lines))
+        return list(map(_decoder.decode if projection is None else projection.decode, lines))
     except msgspec.DecodeError:
-        # a blank line, or what only json.loads takes (NaN, 1e400, lone surrogates) or words its own way
-        return decode_json_lines_slowly(block)
+        # a blank line, or what only json.loads takes (NaN, 1e400, lone surrogates) or words its own way;
+        # with a projection also a line that is not an object
+        values = decode_json_lines_slowly(block)
+        return values if projection is None else list(map(projection.cut, values))
+
+
+class Projection:
+    """Decodes a JSON object into a dict of only ``fields`` (those it has): msgspec skips the
+    others without building them, which is most of a wide record's decoding. The dict equals
+    the whole object's restricted to ``fields``; a value that is not an object is refused
+    (``msgspec.DecodeError``), and ``decode_json_lines`` decodes its block whole and ``cut``s it."""
+
+    def __init__(self, fields):
+        from typing import Any, TypedDict
+
+        if not all(name.isascii() for name in fields):
+            raise ValueError("a projection's field names must be ASCII: msgspec finds no other key")
+        self.fields = tuple(sorted(fields))
+        shape = TypedDict("Projected", {name: Any for name in self.fields}, total=False)
+        self.decode = msgspec.json.Decoder(shape).decode
+
+    def cut(self, value):
+        """``value`` restricted to the fields when it is a dict, else unchanged."""
+        if not isinstance(value, dict):
+            return value
+        return {name: value[name] for name in self.fields if name in value}
 
 
 def decode_json_lines_slowly(block: bytes) -> list:

@@ -46,6 +46,7 @@ Threading model: used only by the producer's mailbox thread.
 """
 from __future__ import annotations
 
+import random
 import time
 from typing import Callable, Sequence
 
@@ -223,6 +224,18 @@ class RecordWriter:
             self._buffered_since = time.monotonic()
         elif time.monotonic() - self._buffered_since >= self.buffer_timeout_s:
             self.flush()
+
+    def emit_latency_marker(self, marker) -> None:
+        """Send a latency marker to one channel chosen at random (Flink's ``randomEmit``): every
+        consumer subtask gets samples over time, and a marker never multiplies. What that
+        channel's output buffer holds goes first, so the marker stays behind the records sent
+        before it and waits where they wait."""
+        index = random.randrange(len(self.channels)) if self._single is None else 0
+        buffer = self._buffers[index]
+        if buffer is not None:
+            self._buffers[index] = None
+            self.channels[index].push(buffer)
+        self.channels[index].push(marker)
 
     def broadcast_priority_event(self, event) -> dict:
         """An unaligned barrier: into every channel ahead of what is queued there. Returns

@@ -40,6 +40,7 @@ OPERATOR_FACTORIES: dict[str, str] = {
     "transform.python": "engine.runtime.operators.python_transform:PythonTransformOperator",
     "source.kafka": "engine.runtime.operators.connectors.kafka.source:KafkaSource",
     "sink.kafka": "engine.runtime.operators.connectors.kafka.sink:kafka_sink",
+    "quality.expectations": "engine.runtime.operators.expectations:ExpectationsOperator",
 }
 """Operator type -> ``module:factory``; a factory is called as ``factory(node, context)``."""
 

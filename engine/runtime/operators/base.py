@@ -109,6 +109,13 @@ class StreamOperator:
         integers can; every other operator answers False and emits lists."""
         return False
 
+    def project_records(self, fields: frozenset[str], tap_points) -> bool:
+        """Asked of a chain's head when the job reads only ``fields`` of its records
+        (``engine.runtime.projection``): True when this operator will emit records of only those
+        fields from now on, whole ones while one of ``tap_points`` is open. Only a JSON source
+        can; every other operator answers False."""
+        return False
+
     def record_wise_step(self) -> tuple[str, str] | None:
         """``("map", expression)`` or ``("filter", predicate)`` when this operator is nothing but that
         step, record by record, without state: the chain may then run it fused with its neighbours
@@ -154,6 +161,31 @@ class StreamOperator:
     def metrics(self) -> dict:
         """Extra metrics merged into the task's periodic report."""
         return {}
+
+    def latency_marker_reached(self, source: str, marked_ms: float) -> None:
+        """A latency marker ``source`` emitted at ``marked_ms`` (epoch ms) reached this operator now;
+        the chain records its age already. Per marker, not per record: two-phase-commit sinks time it
+        until their commit (``visible_latency``)."""
+
+    def source_lag(self) -> list[dict] | None:
+        """Sources: what is left to read, one ``source_lag.split_lag`` entry per split held; None
+        for an operator that reads nothing from outside (the default). Called with every metrics
+        report, on the mailbox thread; it may ask the source's system (one cheap request)."""
+        return None
+
+    def node_figures(self) -> dict:
+        """What the run graph shows of this operator beside the counts the chain keeps for it: the
+        ``late_records`` it dropped (operators that count them: windows, joins, dedup), and, when
+        what arrives stands for more records than it is, ``records_in`` as those records with
+        ``partials_in`` as what arrived (a window fed partial aggregates, ``window_partials``).
+        Called with every metrics report, on the mailbox thread: counters only. An operator
+        that fires windows has ``emit_delays`` (``emit_delay.EmitDelays``): their figures too."""
+        late = getattr(self, "late_records", None)
+        figures = {} if late is None else {"late_records": late}
+        delays = getattr(self, "emit_delays", None)
+        if delays is not None:
+            figures.update(delays.figures())
+        return figures
 
 
 def _discard(_item) -> None:

@@ -9,7 +9,8 @@ A subclass says how to write into an external system; this class says when::
     abort(transaction)            close after a failure: drop the open transaction
 
 Identity. Every transaction carries the sink's *transaction prefix* (kept in operator state,
-so a restored job, even a new run restored from a savepoint, keeps it), the writing
+so a restored job, even a new run restored from a savepoint, keeps it; every subtask holds
+it, so a subtask restored at another parallelism has it too), the writing
 subtask's index and, once pre-committed, the checkpoint id. At the first start the prefix
 is derived from the run's checkpoint location and the node id: unique per run, the same for
 every attempt of that run.
@@ -32,6 +33,10 @@ covers it, commits it (as Flink's two-phase-commit sinks do). What an aborted or
 checkpoint leaves behind for good -- its transactions after a failover -- is removed by the
 recovery above, the only moment when it is known to be dead.
 
+Visible latency (``visible_latency``): what arrives, and every latency marker that reaches the
+sink, is timed until the commit that makes it readable outside; the figures are the sink's
+``node_figures``.
+
 End of input: with checkpointing on, the subtask waits for a checkpoint covering its last
 data (``requires_final_checkpoint``); with it off, ``finish`` commits directly.
 
@@ -51,6 +56,11 @@ from typing import Any, Iterable
 
 from engine.runtime.operators.base import StreamOperator
 from engine.runtime.operators.restored_state import require, restored_dicts
+from engine.runtime.operators.visible_latency import VisibleLatency
+from engine.runtime.state.operator_state import BROADCAST_PREFIX
+
+PREFIX_STATE = "transaction_prefix"
+"""The operator state that holds the sink's transaction prefix (a broadcast list state: the same in every subtask)."""
 
 
 class CommitError(RuntimeError):
@@ -74,6 +84,7 @@ class TwoPhaseCommitSink(StreamOperator):
         self.committed_transactions = 0
         self.recovered = {"committed": 0, "aborted": 0}
         self.aborted_checkpoints = 0
+        self.visible_latency = VisibleLatency()
         self._pending_state = None
 
     @property
@@ -123,24 +134,46 @@ class TwoPhaseCommitSink(StreamOperator):
     # -- life cycle --------------------------------------------------------------------------------
     def initialize_state(self):
         operator_state = self.context.operator_state()
-        prefix_state = operator_state.list_state("transaction_prefix")
-        restored_prefixes = list(prefix_state.get())
-        for prefix in restored_prefixes:
-            require(self.makes_prefix(prefix), self.node, self.context,
-                    f"holds the transaction prefix {prefix!r:.80}, which this sink does not make")
-        self.transaction_prefix = restored_prefixes[0] if restored_prefixes else self._derived_prefix()
-        prefix_state.update([self.transaction_prefix])
+        restored_prefix = self._restored_prefix(operator_state)
+        self.transaction_prefix = restored_prefix or self._derived_prefix()
+        operator_state.broadcast_list_state(PREFIX_STATE).update([self.transaction_prefix])
         self._pending_state = operator_state.list_state("pending")
         restored_pending = restored_dicts(self.node, self.context, "pending", self._pending_state.get())
         self._pending_state.update([])
         self.connect()
         restored_id = self.context.restore.checkpoint_id if self.context.is_restored else 0
-        if not restored_prefixes:  # a checkpoint of a version without prefixes: its list is all we know
+        if restored_prefix is None:  # a checkpoint of a version without prefixes: its list is all we know
             for committable in restored_pending:  # every one checked before any is committed
                 self.check_restored(committable)
             for committable in restored_pending:
                 self.commit(committable)
         self._recover(restored_id)
+
+    def _restored_prefix(self, operator_state) -> str | None:
+        """The transaction prefix the restored snapshot holds for this sink, or None (no snapshot, or one of a
+        version without prefixes).
+
+        A sink has one prefix, at any parallelism: every subtask keeps a copy (broadcast state), and every
+        copy any old subtask wrote is read here. Snapshots of versions that kept it as a plain list state
+        are read the same way: restored at another parallelism, that state is dealt out round robin, and a
+        new subtask could get a share of the pending transactions but no prefix. Every copy must be a
+        prefix this sink could make, and all must be the one prefix of the sink."""
+        operator_state.broadcast_list_state(PREFIX_STATE)  # what it restored is read below with the rest
+        if not self.context.is_restored:
+            return None
+        written = self.context.restore.written_operator_state(self.node_id)
+        prefixes = [prefix for state in written for name in (BROADCAST_PREFIX + PREFIX_STATE, PREFIX_STATE)
+                    for prefix in state.get(name, ())]
+        if any(PREFIX_STATE in state for state in written):
+            operator_state.list_state(PREFIX_STATE).clear()  # the old form is not written again
+        for prefix in prefixes:
+            require(self.makes_prefix(prefix), self.node, self.context,
+                    f"holds the transaction prefix {prefix!r:.80}, which this sink does not make")
+        distinct = sorted(set(prefixes))
+        require(len(distinct) <= 1, self.node, self.context,
+                f"holds {len(distinct)} transaction prefixes ({', '.join(distinct):.120}) for one sink: "
+                "it cannot be told which transactions are the sink's own")
+        return distinct[0] if distinct else None
 
     def makes_prefix(self, prefix) -> bool:
         """Whether ``prefix`` has the form ``_derived_prefix`` gives: a sink's label and twelve hex digits (any
@@ -167,6 +200,7 @@ class TwoPhaseCommitSink(StreamOperator):
     def process_batch(self, batch):
         if not batch:
             return
+        self.visible_latency.arrived(len(batch))
         if self.transaction is None:
             self.transaction = self.begin_transaction()
         if self.context.kill_hook is not None and len(batch) > 1:  # a crash may come with half a batch written
@@ -179,7 +213,11 @@ class TwoPhaseCommitSink(StreamOperator):
     def process_watermark(self, watermark):
         pass
 
+    def latency_marker_reached(self, source: str, marked_ms: float) -> None:
+        self.visible_latency.marker_reached(source, marked_ms)
+
     def _pre_commit(self, checkpoint_id: int) -> None:
+        self.visible_latency.pre_committed(checkpoint_id)
         if self.transaction is None:
             return
         transaction, self.transaction = self.transaction, None
@@ -196,6 +234,7 @@ class TwoPhaseCommitSink(StreamOperator):
             self.commit(committable)
             self.committed_transactions += 1
         self.pending = [entry for entry in self.pending if entry["checkpoint_id"] > checkpoint_id]
+        self.visible_latency.committed(checkpoint_id)
 
     def notify_checkpoint_aborted(self, checkpoint_id):
         """Keep its transaction pending: the next completed checkpoint commits it (see the module)."""
@@ -211,6 +250,9 @@ class TwoPhaseCommitSink(StreamOperator):
         if self.transaction is not None:
             transaction, self.transaction = self.transaction, None
             self.abort(transaction)
+
+    def node_figures(self) -> dict:
+        return {**super().node_figures(), **self.visible_latency.figures()}
 
     def metrics(self):
         return {"pending_transactions": len(self.pending), "aborted_transactions": self.aborted_checkpoints}

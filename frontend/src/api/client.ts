@@ -3,6 +3,8 @@
  * an ApiError that carries the server's `detail` or validation `errors`.
  */
 import type {
+  RunDiskUsage,
+  SessionUse,
   ApiToken,
   CheckpointDetails,
   CheckpointHistory,
@@ -30,7 +32,7 @@ import type {
   ValidationResult,
   VersionSummary,
 } from './types';
-import type { AlertRule, AlertRuleRequest, Notification, Schedule, ScheduleRequest, Tap, TapRequest } from './operations';
+import type { AlertRule, AlertRuleRequest, Delivery, Notification, Proof, Schedule, ScheduleRequest, SuiteRun, SuiteRunListItem, Tap, TapRequest, TestBadge } from './operations';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -66,7 +68,7 @@ export function setUnauthorizedHandler(handler: UnauthorizedHandler | null): voi
 }
 
 /** Django's CSRF token, needed for unsafe methods when the session is authenticated. */
-function csrfToken(): string | null {
+export function csrfToken(): string | null {
   if (typeof document === 'undefined') return null;
   const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
   return match ? decodeURIComponent(match[1]) : null;
@@ -109,7 +111,7 @@ interface RequestOptions {
   anonymous?: boolean;
 }
 
-async function request<T>(method: Method, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+export async function request<T>(method: Method, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET') {
@@ -144,7 +146,7 @@ function withPipeline<T extends object>(body: T, pipelineId: number | null): T &
   return pipelineId == null ? body : { ...body, pipeline: pipelineId };
 }
 
-function query(params: Record<string, string | number | undefined | null>): string {
+export function query(params: Record<string, string | number | undefined | null>): string {
   const parts = Object.entries(params)
     .filter(([, value]) => value !== undefined && value !== null && value !== '')
     .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
@@ -179,6 +181,7 @@ export const api = {
     request<DefinitionDiff>('POST', '/api/pipelines/diff', { from, to }),
   rollback: (id: number, version: number, message?: string) =>
     request<Pipeline>('POST', `/api/pipelines/${id}/rollback`, message ? { version, message } : { version }),
+  setIsolation: (id: number, isolated: boolean) => request<Pipeline>('POST', `/api/pipelines/${id}/isolation`, { isolated }),
   exportUrl: (id: number, version?: number) => `/api/pipelines/${id}/export${query({ version })}`,
   importPipeline: (definition: PipelineDefinition, name?: string, message?: string) =>
     request<Pipeline>('POST', '/api/pipelines/import', { definition, name, message }),
@@ -192,6 +195,8 @@ export const api = {
   listRuns: (pipelineId: number) => request<RunSummary[] | RunPage>('GET', `/api/pipelines/${pipelineId}/runs`),
   searchRuns: (params: { pipeline?: number; status?: string; page_size?: number }) => request<RunPage | RunSummary[]>('GET', `/api/runs${query(params)}`),
   getRun: (id: number) => request<Run>('GET', `/api/runs/${id}`),
+  getSession: () => request<SessionUse>('GET', '/api/session'),
+  getRunDisk: (id: number) => request<RunDiskUsage>('GET', `/api/runs/${id}/disk`),
   cancelRun: (id: number) => request<Run>('POST', `/api/runs/${id}/cancel`),
   stopRun: (id: number, drain: boolean, targetDirectory?: string) =>
     request<{ request_id: string }>('POST', `/api/runs/${id}/stop`, targetDirectory ? { drain, target_directory: targetDirectory } : { drain }),
@@ -218,13 +223,28 @@ export const api = {
 
   listAlertRules: (pipeline?: number) => request<AlertRule[]>('GET', `/api/alerts/rules${query({ pipeline })}`),
   createAlertRule: (body: AlertRuleRequest) => request<AlertRule>('POST', '/api/alerts/rules', body),
+  updateAlertRule: (id: number, body: Partial<AlertRuleRequest>) => request<AlertRule>('PATCH', `/api/alerts/rules/${id}`, body),
   deleteAlertRule: (id: number) => request<void>('DELETE', `/api/alerts/rules/${id}`),
+  /** Fire the rule once: the notifications it sent (its webhook, if any, is queued as a delivery). */
+  testAlertRule: (id: number) => request<Notification[]>('POST', `/api/alerts/rules/${id}/test`),
+  alertRuleDeliveries: (id: number) => request<Delivery[]>('GET', `/api/alerts/rules/${id}/deliveries`),
   listNotifications: () => request<Notification[]>('GET', '/api/alerts/notifications'),
   unreadNotifications: () => request<{ unread: number }>('GET', '/api/alerts/notifications/unread-count'),
   readAllNotifications: () => request<{ unread: number }>('POST', '/api/alerts/notifications/read-all'),
 
   openTap: (runId: number, body: TapRequest) => request<Tap>('POST', `/api/runs/${runId}/taps`, body),
   closeTap: (runId: number, tapId: string) => request<void>('DELETE', `/api/runs/${runId}/taps/${tapId}`),
+
+  /** Run a version's test cases (`version`), or a draft's (`definition`); answers when they ended. */
+  runTestCases: (pipelineId: number, body: { version?: number; definition?: PipelineDefinition; cases?: string[] }) =>
+    request<SuiteRun>('POST', `/api/pipelines/${pipelineId}/test-runs`, body),
+  listTestRuns: (pipelineId: number, version?: number) =>
+    request<SuiteRunListItem[]>('GET', `/api/pipelines/${pipelineId}/test-runs${query({ version })}`),
+  startProof: (pipelineId: number, body: { version?: number; test_case?: string; kills?: number; seed?: number; rescale?: boolean }) =>
+    request<Proof>('POST', `/api/pipelines/${pipelineId}/proofs`, body),
+  getProof: (pipelineId: number, proofId: number) => request<Proof>('GET', `/api/pipelines/${pipelineId}/proofs/${proofId}`),
+  listProofs: (pipelineId: number, version?: number) => request<Proof[]>('GET', `/api/pipelines/${pipelineId}/proofs${query({ version })}`),
+  testBadges: (pipelineId: number) => request<TestBadge[]>('GET', `/api/pipelines/${pipelineId}/test-badges`),
 
   login: (username: string, password: string) =>
     request<User>('POST', '/api/auth/login', { username, password }, { anonymous: true }),

@@ -29,3 +29,8 @@ export type TapMessage =
 export function socketUrl(path: string, origin: Pick<Location, 'protocol' | 'host'> = window.location): string {
   return `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.host}${path}`;
 }
+
+export type SuiteRun = Schemas['SuiteRun'];
+export type SuiteRunListItem = Schemas['SuiteRunList'];
+export type Proof = Schemas['Proof'];
+export type TestBadge = Schemas['Badge'];

@@ -242,6 +242,329 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/connections/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your connection profiles and those shared with you */
+        get: operations["connections_list"];
+        put?: never;
+        /** Create a connection profile */
+        post: operations["connections_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connections/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A connection profile */
+        get: operations["connections_retrieve"];
+        /** Change a connection profile (owner only) */
+        put: operations["connections_update"];
+        post?: never;
+        /** Delete a connection profile (owner only) */
+        delete: operations["connections_destroy"];
+        options?: never;
+        head?: never;
+        /** Change some fields of a connection profile (owner only) */
+        patch: operations["connections_partial_update"];
+        trace?: never;
+    };
+    "/api/connections/{id}/shares/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whom the profile is shared with (owner only) */
+        get: operations["connections_shares_list"];
+        put?: never;
+        /** Share the profile with a user or a group (owner only) */
+        post: operations["connections_shares_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connections/{id}/shares/{share_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop sharing the profile (owner only) */
+        delete: operations["connections_shares_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connections/{id}/test/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test connection: your grants, then the server itself
+         * @description Checks the profile's address against your location grants (never connecting when they do not cover it), then connects: Kafka lists its topics, Redis answers INFO, PostgreSQL a query. The answer says how far it got.
+         */
+        post: operations["connections_test_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connections/test/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Test connection of a profile not saved yet */
+        post: operations["connections_test_unsaved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/environments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your environments and those you approve for */
+        get: operations["environments_list"];
+        put?: never;
+        /** Create an environment */
+        post: operations["environments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/environments/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An environment */
+        get: operations["environments_retrieve"];
+        /** Change an environment (owner only) */
+        put: operations["environments_update"];
+        post?: never;
+        /** Delete an environment (owner only) */
+        delete: operations["environments_destroy"];
+        options?: never;
+        head?: never;
+        /** Change some fields of an environment (owner only) */
+        patch: operations["environments_partial_update"];
+        trace?: never;
+    };
+    "/api/environments/{id}/runs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What runs in the environment: its runs, newest first (at most 200) */
+        get: operations["environments_runs_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/environments/{id}/versions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The version of each pipeline the environment has */
+        get: operations["environments_versions_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/files/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The local directories granted to you, for browsing and uploads */
+        get: operations["files_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/files/{location}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A directory of a location: its entries with sizes */
+        get: operations["files_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/files/{location}/preview/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The first lines of a file (a Parquet file: its schema and first rows) */
+        get: operations["files_preview_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/git-bindings/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Git bindings of the pipelines you may view */
+        get: operations["git_bindings_list"];
+        put?: never;
+        /** Keep a pipeline in a file of a Git repository */
+        post: operations["git_bindings_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/git-bindings/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A Git binding */
+        get: operations["git_bindings_retrieve"];
+        put?: never;
+        post?: never;
+        /** Stop keeping the pipeline in Git (the repository keeps its commits) */
+        delete: operations["git_bindings_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/git-bindings/{id}/compare/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pipeline's file in the studio next to the file in Git, with their diff */
+        get: operations["git_bindings_compare_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/git-bindings/{id}/pull/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Bring in the commits made in Git since the last agreement, a version each */
+        post: operations["git_bindings_pull_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/git-bindings/{id}/resolve/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a conflict by taking one side's definition
+         * @description 409 when Git's side cannot be read or the studio's cannot be pushed (someone pushed meanwhile: pull, then resolve again).
+         */
+        post: operations["git_bindings_resolve_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health/": {
         parameters: {
             query?: never;
@@ -251,6 +574,43 @@ export interface paths {
         };
         /** The studio and its dependencies answer (no authentication needed) */
         get: operations["health_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/kafka/sample/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A topic's latest messages and the fields inferred from them
+         * @description Reads at most `limit` of the newest messages (across partitions), decodes them as a Kafka source with these parameters would, and infers the fields its records offer to expressions.
+         */
+        get: operations["kafka_sample_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/kafka/topics/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The topics of a Kafka cluster, their partitions and offsets */
+        get: operations["kafka_topics_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -375,6 +735,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pipelines/{id}/proofs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Exactly-once proofs of the pipeline's versions, newest first
+         * @description Gives ``self.pipeline``: the URL's pipeline if the user may view it (404) and may do the action (403).
+         */
+        get: operations["pipelines_proofs_list"];
+        put?: never;
+        /**
+         * Prove a version exactly-once on one of its test cases (queued)
+         * @description Runs on Spark: a failure-free run, then the same job killed `kills` times at points drawn from `seed` and restored (once at another parallelism); every sink's output must equal the failure-free run's. One proof of a pipeline at a time (409 while one is queued or running).
+         */
+        post: operations["pipelines_proofs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/proofs/{proof_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One proof
+         * @description Gives ``self.pipeline``: the URL's pipeline if the user may view it (404) and may do the action (403).
+         */
+        get: operations["pipelines_proofs_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/test-badges/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per version: its latest test-case run and exactly-once proof (the badges of the history)
+         * @description Gives ``self.pipeline``: the URL's pipeline if the user may view it (404) and may do the action (403).
+         */
+        get: operations["pipelines_test_badges_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/test-runs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs of the pipeline's test cases, newest first (without their results)
+         * @description Gives ``self.pipeline``: the URL's pipeline if the user may view it (404) and may do the action (403).
+         */
+        get: operations["pipelines_test_runs_list"];
+        put?: never;
+        /**
+         * Run a version's (or a draft's) test cases now; answers when they ended
+         * @description Runs in a worker within a budget (STUDIO_TEST_BUDGET_S, 60 s by default); each test case runs bounded and streaming unless it names one mode.
+         */
+        post: operations["pipelines_test_runs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/test-runs/{test_run_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One run of test cases with every result
+         * @description Gives ``self.pipeline``: the URL's pipeline if the user may view it (404) and may do the action (403).
+         */
+        get: operations["pipelines_test_runs_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/test-runs/{test_run_id}/junit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One run of test cases as a JUnit XML report
+         * @description Gives ``self.pipeline``: the URL's pipeline if the user may view it (404) and may do the action (403).
+         */
+        get: operations["pipelines_test_runs_junit_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pipelines/{id}/": {
         parameters: {
             query?: never;
@@ -437,6 +925,46 @@ export interface paths {
         get: operations["pipelines_export_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/file/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A version as a pipeline file (YAML, the layout in a section of its own)
+         * @description Pipelines; every save writes a new immutable version.
+         */
+        get: operations["pipelines_file_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/isolation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run in the shared session or isolated (the runs started from now on)
+         * @description Pipelines; every save writes a new immutable version.
+         */
+        post: operations["pipelines_isolation_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -546,6 +1074,70 @@ export interface paths {
          * @description Pipelines; every save writes a new immutable version.
          */
         delete: operations["pipelines_shares_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/team/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move the pipeline to a team, or out of it to yourself (owner only)
+         * @description Pipelines; every save writes a new immutable version.
+         */
+        post: operations["pipelines_team_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/team-shares/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The teams the pipeline is shared with
+         * @description Pipelines; every save writes a new immutable version.
+         */
+        get: operations["pipelines_team_shares_list"];
+        put?: never;
+        /**
+         * Share with a team, with the most its members may do (owner only)
+         * @description Pipelines; every save writes a new immutable version.
+         */
+        post: operations["pipelines_team_shares_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/team-shares/{share_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop sharing with a team (owner only)
+         * @description Pipelines; every save writes a new immutable version.
+         */
+        delete: operations["pipelines_team_shares_destroy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -685,6 +1277,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/promotions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Promotions you asked for, into your environments, or for you to approve */
+        get: operations["promotions_list"];
+        put?: never;
+        /** Promote a version into an environment (applied at once, or PENDING when the environment requires approval) */
+        post: operations["promotions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/promotions/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A promotion with its diff and decision */
+        get: operations["promotions_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/promotions/{id}/approve/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a promotion (a user holding its environment's approval role on the pipeline, not who asked): the environment gets the version */
+        post: operations["promotions_approve_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/promotions/{id}/reject/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a promotion (a user holding its environment's approval role on the pipeline) */
+        post: operations["promotions_reject_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/promotions/{id}/withdraw/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw a pending promotion you asked for */
+        post: operations["promotions_withdraw_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/promotions/preview/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What a promotion would change, without asking for it */
+        post: operations["promotions_preview_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/": {
         parameters: {
             query?: never;
@@ -700,6 +1395,466 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/checkpoints/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Counts, summary (min/avg/max/p50/p90/p99), latest and history (newest first)
+         * @description A run's checkpoints and savepoints: the overview, one checkpoint's statistics, the configuration and
+         *     what the run can be restarted from.
+         */
+        get: operations["runs_checkpoints_overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/checkpoints/{checkpoint_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One checkpoint with per-vertex and per-subtask statistics
+         * @description A run's checkpoints and savepoints: the overview, one checkpoint's statistics, the configuration and
+         *     what the run can be restarted from.
+         */
+        get: operations["runs_checkpoints_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/checkpoints/{checkpoint_id}/state/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every operator's state in a completed checkpoint or savepoint: kind, rows, bytes
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        get: operations["runs_checkpoints_state_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/checkpoints/{checkpoint_id}/state/operators/{node}/diff/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Keys added, removed and changed in an operator's state since another checkpoint
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        get: operations["runs_checkpoints_state_operators_diff_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/checkpoints/{checkpoint_id}/state/operators/{node}/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every row of an operator's state as JSON lines or Parquet
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        get: operations["runs_checkpoints_state_operators_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/checkpoints/{checkpoint_id}/state/operators/{node}/key/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One key's full state
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        get: operations["runs_checkpoints_state_operators_key_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/checkpoints/{checkpoint_id}/state/operators/{node}/keys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of an operator's keys and their state, in key order
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        get: operations["runs_checkpoints_state_operators_keys_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/checkpoints/{checkpoint_id}/state/operators/{node}/sizes/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rows and bytes of an operator's state per key group
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        get: operations["runs_checkpoints_state_operators_sizes_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/checkpoints/config/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run's checkpointing configuration
+         * @description A run's checkpoints and savepoints: the overview, one checkpoint's statistics, the configuration and
+         *     what the run can be restarted from.
+         */
+        get: operations["runs_checkpoints_config_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/checkpoints/timeline/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Checkpoints per minute or hour of trigger time, newest first: counts and summary, the folded ones included
+         * @description A run's checkpoints and savepoints: the overview, one checkpoint's statistics, the configuration and
+         *     what the run can be restarted from.
+         */
+        get: operations["runs_checkpoints_timeline_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/disk/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bytes the run holds on disk: retained checkpoints, savepoints, its log
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        get: operations["runs_disk_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/environment/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The environment a run was started in and its parameters
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        get: operations["runs_environment_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/restore-points/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the run can be restarted from, newest first
+         * @description Its completed checkpoints and savepoints whose files are still there: deleted ones (by retention, a user, or outside the studio) are left out.
+         */
+        get: operations["runs_restore_points_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/savepoints/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run's savepoint requests, newest first
+         * @description A run's savepoint requests: trigger one, poll it by its request id.
+         */
+        get: operations["runs_savepoints_list"];
+        put?: never;
+        /**
+         * Trigger a savepoint; answers at once with the request id
+         * @description A run's savepoint requests: trigger one, poll it by its request id.
+         */
+        post: operations["runs_savepoints_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/savepoints/{request_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A savepoint request: IN_PROGRESS, COMPLETED with location, FAILED with cause
+         * @description A run's savepoint requests: trigger one, poll it by its request id.
+         */
+        get: operations["runs_savepoints_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/shadows/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run's shadow runs, newest first
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        get: operations["runs_shadows_list"];
+        put?: never;
+        /**
+         * Start a shadow run of a candidate version beside this run
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        post: operations["runs_shadows_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/shadows/{shadow_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shadow run, with its diff per sink once it COMPLETED
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        get: operations["runs_shadows_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/shadows/{shadow_id}/discard/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the shadow (if it runs) and delete its outputs
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        post: operations["runs_shadows_discard_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/shadows/{shadow_id}/outputs/{node}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of what one side's redirected sink committed
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        get: operations["runs_shadows_outputs_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/shadows/{shadow_id}/promote/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the run that deployed the candidate with production's state
+         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
+         */
+        post: operations["runs_shadows_promote_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/taps/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your taps on the run, newest first
+         * @description A run's live taps: the records crossing one edge, sampled while the tap's socket is open.
+         */
+        get: operations["runs_taps_list"];
+        put?: never;
+        /**
+         * Open a tap on an edge of a RUNNING run; connect its WebSocket next
+         * @description A run's live taps: the records crossing one edge, sampled while the tap's socket is open.
+         */
+        post: operations["runs_taps_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/taps/{tap_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tap
+         * @description A run's live taps: the records crossing one edge, sampled while the tap's socket is open.
+         */
+        get: operations["runs_taps_retrieve"];
+        put?: never;
+        post?: never;
+        /**
+         * Close a tap (its socket is closed too)
+         * @description A run's live taps: the records crossing one edge, sampled while the tap's socket is open.
+         */
+        delete: operations["runs_taps_destroy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -885,178 +2040,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/runs/{run_pk}/checkpoints/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Counts, summary (min/avg/max/p50/p90/p99), latest and history (newest first)
-         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
-         */
-        get: operations["runs_checkpoints_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/runs/{run_pk}/checkpoints/{checkpoint_id}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One checkpoint with per-vertex and per-subtask statistics
-         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
-         */
-        get: operations["runs_checkpoints_retrieve"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/runs/{run_pk}/checkpoints/config/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The run's checkpointing configuration
-         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
-         */
-        get: operations["runs_checkpoints_config_retrieve"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/runs/{run_pk}/restore-points/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What the run can be restarted from, newest first
-         * @description Its completed checkpoints and savepoints whose files are still there: deleted ones (by retention, a user, or outside the studio) are left out.
-         */
-        get: operations["runs_restore_points_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/runs/{run_pk}/savepoints/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The run's savepoint requests, newest first
-         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
-         */
-        get: operations["runs_savepoints_list"];
-        put?: never;
-        /**
-         * Trigger a savepoint; answers at once with the request id
-         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
-         */
-        post: operations["runs_savepoints_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/runs/{run_pk}/savepoints/{request_id}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A savepoint request: IN_PROGRESS, COMPLETED with location, FAILED with cause
-         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
-         */
-        get: operations["runs_savepoints_retrieve"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/runs/{run_pk}/taps/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Your taps on the run, newest first
-         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
-         */
-        get: operations["runs_taps_list"];
-        put?: never;
-        /**
-         * Open a tap on an edge of a RUNNING run; connect its WebSocket next
-         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
-         */
-        post: operations["runs_taps_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/runs/{run_pk}/taps/{tap_id}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A tap
-         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
-         */
-        get: operations["runs_taps_retrieve"];
-        put?: never;
-        post?: never;
-        /**
-         * Close a tap (its socket is closed too)
-         * @description Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action (403).
-         */
-        delete: operations["runs_taps_destroy"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/savepoints/{id}/": {
         parameters: {
             query?: never;
@@ -1115,37 +2098,215 @@ export interface paths {
         patch: operations["schedules_partial_update"];
         trace?: never;
     };
+    "/api/secrets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your secrets (names only: a value is never shown) */
+        get: operations["secrets_list"];
+        put?: never;
+        /** Keep a secret */
+        post: operations["secrets_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/secrets/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A secret (without its value) */
+        get: operations["secrets_retrieve"];
+        /** Replace a secret's value or description */
+        put: operations["secrets_update"];
+        post?: never;
+        /** Delete a secret */
+        delete: operations["secrets_destroy"];
+        options?: never;
+        head?: never;
+        /** Change a secret's value or description */
+        patch: operations["secrets_partial_update"];
+        trace?: never;
+    };
+    "/api/session/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How full the shared session is */
+        get: operations["session_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The teams you belong to, with your role in each */
+        get: operations["teams_list"];
+        put?: never;
+        /** Start a team (you become its admin) */
+        post: operations["teams_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A team you belong to */
+        get: operations["teams_retrieve"];
+        /** Rename a team or change its description (admins only) */
+        put: operations["teams_update"];
+        post?: never;
+        /** Delete a team that owns no pipelines (admins only) */
+        delete: operations["teams_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/{id}/members/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's members and their roles */
+        get: operations["teams_members_list"];
+        put?: never;
+        /** Add a member with a role (admins only) */
+        post: operations["teams_members_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/{id}/members/{member_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a member's role (admins only) */
+        put: operations["teams_members_update"];
+        post?: never;
+        /** Remove a member (admins; any member may leave) */
+        delete: operations["teams_members_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/uploads/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file into a location you may write (the body is the file)
+         * @description The body is the file's bytes (`application/octet-stream`), at most STUDIO_MAX_UPLOAD_BYTES (413 beyond). Missing directories are created. The name is sanitised (letters, digits, spaces and ._=+@-; no leading . or _, which a file source would skip); an existing file is replaced only with overwrite=true (409 otherwise).
+         */
+        post: operations["uploads_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metrics of the studio and of every running job, for Prometheus
+         * @description The Prometheus text format (scrape with `Authorization: Token <key>`). Labels: pipeline, run, vertex, operator, subtask; expectations by operator, scope and expectation.
+         */
+        get: operations["metrics_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description * `warn` - warn
+         *     * `drop` - drop
+         *     * `quarantine` - quarantine
+         *     * `fail` - fail
+         * @enum {string}
+         */
+        ActionEnum: "warn" | "drop" | "quarantine" | "fail";
         /**
          * @description * `checkpoint_failures` - checkpoints failed in a row (threshold: how many)
          *     * `checkpoint_duration` - a checkpoint took longer than threshold ms
          *     * `backpressure` - a vertex backpressured over threshold (0..1) for duration_s seconds
          *     * `run_failed` - a run failed
          *     * `run_restarted` - a run restarted (failover)
+         *     * `violation_rate` - an expectation's violations over threshold (0..1) of the records it checked (vertex: a node or edge id, or any)
          * @enum {string}
          */
-        AlertKindEnum: "checkpoint_failures" | "checkpoint_duration" | "backpressure" | "run_failed" | "run_restarted";
+        AlertKindEnum: "checkpoint_failures" | "checkpoint_duration" | "backpressure" | "run_failed" | "run_restarted" | "violation_rate";
         AlertRule: {
             readonly id: number;
             /** @description The pipeline whose runs it watches. */
             pipeline: number;
             name: string;
             /**
-             * @description checkpoint_failures: checkpoints failed in a row (threshold: how many); checkpoint_duration: a checkpoint took longer than threshold ms; backpressure: a vertex backpressured over threshold (0..1) for duration_s seconds; run_failed: a run failed; run_restarted: a run restarted (failover)
+             * @description checkpoint_failures: checkpoints failed in a row (threshold: how many); checkpoint_duration: a checkpoint took longer than threshold ms; backpressure: a vertex backpressured over threshold (0..1) for duration_s seconds; run_failed: a run failed; run_restarted: a run restarted (failover); violation_rate: an expectation's violations over threshold (0..1) of the records it checked (vertex: a node or edge id, or any)
              *
              *     * `checkpoint_failures` - checkpoints failed in a row (threshold: how many)
              *     * `checkpoint_duration` - a checkpoint took longer than threshold ms
              *     * `backpressure` - a vertex backpressured over threshold (0..1) for duration_s seconds
              *     * `run_failed` - a run failed
              *     * `run_restarted` - a run restarted (failover)
+             *     * `violation_rate` - an expectation's violations over threshold (0..1) of the records it checked (vertex: a node or edge id, or any)
              */
             kind: components["schemas"]["AlertKindEnum"];
             /**
              * Format: double
-             * @description How many failures; ms; or a ratio 0..1 (backpressure).
+             * @description How many failures; ms; or a ratio 0..1 (backpressure, violation rate).
              */
             threshold?: number | null;
             /** @description Backpressure: for how long (default 0: one sample). */
@@ -1163,18 +2324,19 @@ export interface components {
             pipeline: number;
             name: string;
             /**
-             * @description checkpoint_failures: checkpoints failed in a row (threshold: how many); checkpoint_duration: a checkpoint took longer than threshold ms; backpressure: a vertex backpressured over threshold (0..1) for duration_s seconds; run_failed: a run failed; run_restarted: a run restarted (failover)
+             * @description checkpoint_failures: checkpoints failed in a row (threshold: how many); checkpoint_duration: a checkpoint took longer than threshold ms; backpressure: a vertex backpressured over threshold (0..1) for duration_s seconds; run_failed: a run failed; run_restarted: a run restarted (failover); violation_rate: an expectation's violations over threshold (0..1) of the records it checked (vertex: a node or edge id, or any)
              *
              *     * `checkpoint_failures` - checkpoints failed in a row (threshold: how many)
              *     * `checkpoint_duration` - a checkpoint took longer than threshold ms
              *     * `backpressure` - a vertex backpressured over threshold (0..1) for duration_s seconds
              *     * `run_failed` - a run failed
              *     * `run_restarted` - a run restarted (failover)
+             *     * `violation_rate` - an expectation's violations over threshold (0..1) of the records it checked (vertex: a node or edge id, or any)
              */
             kind: components["schemas"]["AlertKindEnum"];
             /**
              * Format: double
-             * @description How many failures; ms; or a ratio 0..1 (backpressure).
+             * @description How many failures; ms; or a ratio 0..1 (backpressure, violation rate).
              */
             threshold?: number | null;
             /** @description Backpressure: for how long (default 0: one sample). */
@@ -1190,14 +2352,44 @@ export interface components {
             status_code?: number;
             error?: string;
         };
+        Badge: {
+            version: number;
+            /** @description The version's latest run of its test cases. */
+            tests: components["schemas"]["Verdict"] | null;
+            /** @description The version's latest exactly-once proof. */
+            proof: components["schemas"]["Verdict"] | null;
+        };
+        /** @enum {unknown} */
+        BlankEnum: "";
         Change: {
             path: string;
             from: unknown;
             to: unknown;
         };
+        ChangeCounts: {
+            added: number;
+            removed: number;
+            changed: number;
+            unchanged: number;
+        };
+        /**
+         * @description * `added` - added
+         *     * `removed` - removed
+         *     * `changed` - changed
+         * @enum {string}
+         */
+        ChangeEnum: "added" | "removed" | "changed";
         ChangedItem: {
             id: string;
             changes: components["schemas"]["Change"][];
+        };
+        ChangedKey: {
+            change: components["schemas"]["ChangeEnum"];
+            key: unknown;
+            key_json: string;
+            key_group: number;
+            before: unknown;
+            after: unknown;
         };
         CheckpointConfig: {
             enabled: boolean;
@@ -1281,6 +2473,10 @@ export interface components {
             summary: components["schemas"]["CheckpointSummary"];
             latest: components["schemas"]["LatestCheckpoints"];
             history: components["schemas"]["CheckpointRow"][];
+            /** @description Older checkpoints kept only in rollups (counted in counts and summary, not in history); null: none. */
+            folded: components["schemas"]["FoldedCheckpoints"] | null;
+            /** @description Whether the summary's percentiles are exact; false once folded checkpoints count in them (min, max and avg stay exact). */
+            summary_exact: boolean;
         };
         /** @description One checkpoint in the history (Flink's field names); ``id`` is the checkpoint id, ``pk`` the row id. */
         CheckpointRow: {
@@ -1326,6 +2522,251 @@ export interface components {
             alignment_duration: components["schemas"]["Statistic"];
             persisted_data: components["schemas"]["Statistic"];
         };
+        CheckpointTimeline: {
+            resolution: components["schemas"]["ResolutionEnum"];
+            /** @description Newest first. */
+            buckets: components["schemas"]["TimelineBucket"][];
+            /** @description Pass as before= for the next page. */
+            next_before: number | null;
+        };
+        Comparison: {
+            /** @description The studio's latest version. */
+            version: number;
+            /** @description Git's newest commit on the branch ('' while none). */
+            commit: string;
+            /** @description The latest version as the file the studio would commit. */
+            studio_text: string;
+            /** @description The file in that commit (null: not there). */
+            git_text: string | null;
+            /** @description A unified diff from Git's file to the studio's. */
+            diff: string;
+            /** @description Whether the two differ in more than layout and comments. */
+            logic_changed: boolean;
+        };
+        /**
+         * @description * `kafka` - Kafka cluster (host:port,host:port)
+         *     * `postgres` - PostgreSQL database (postgresql://user@host:port/database)
+         *     * `redis` - Redis server (redis://host:port/db)
+         * @enum {string}
+         */
+        ConnectionKindEnum: "kafka" | "postgres" | "redis";
+        ConnectionProfile: {
+            readonly id: number;
+            /** @description Unique among your profiles; nodes name it connection:<name>. */
+            name: string;
+            /**
+             * @description kafka: Kafka cluster (host:port,host:port); postgres: PostgreSQL database (postgresql://user@host:port/database); redis: Redis server (redis://host:port/db)
+             *
+             *     * `kafka` - Kafka cluster (host:port,host:port)
+             *     * `postgres` - PostgreSQL database (postgresql://user@host:port/database)
+             *     * `redis` - Redis server (redis://host:port/db)
+             */
+            kind: components["schemas"]["ConnectionKindEnum"];
+            /** @description Kafka: host:port,host:port; Redis: redis://host:port/db; PostgreSQL: postgresql://user@host:port/database. A password in it is kept apart, like `password`. */
+            address: string;
+            /** @description Whether a password is kept. */
+            readonly has_password: boolean;
+            description?: string;
+            readonly owner: string;
+            /** @description The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do. */
+            team?: number | null;
+            readonly team_name: string | null;
+            /** @description Whether you may change, share and delete it: its owner while no team owns it, else an admin of the team. */
+            readonly mine: boolean;
+            /** @description What a node's address parameter holds to use it. */
+            readonly reference: string;
+            /** @description Whether your location grants cover its address now (checked again whenever it is used). */
+            readonly granted: boolean;
+            /** @description Why not, when not. */
+            readonly grant_message: string;
+            /** @description Whom it is shared with (the owner sees them; others get an empty list). */
+            readonly shares: {
+                [key: string]: unknown;
+            }[];
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        ConnectionProfileRequest: {
+            /** @description Unique among your profiles; nodes name it connection:<name>. */
+            name: string;
+            /**
+             * @description kafka: Kafka cluster (host:port,host:port); postgres: PostgreSQL database (postgresql://user@host:port/database); redis: Redis server (redis://host:port/db)
+             *
+             *     * `kafka` - Kafka cluster (host:port,host:port)
+             *     * `postgres` - PostgreSQL database (postgresql://user@host:port/database)
+             *     * `redis` - Redis server (redis://host:port/db)
+             */
+            kind: components["schemas"]["ConnectionKindEnum"];
+            /** @description Kafka: host:port,host:port; Redis: redis://host:port/db; PostgreSQL: postgresql://user@host:port/database. A password in it is kept apart, like `password`. */
+            address: string;
+            /** @description Kept encrypted and never shown; empty removes it, absent keeps it. */
+            password?: string;
+            description?: string;
+            /** @description The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do. */
+            team?: number | null;
+        };
+        ConnectionShare: {
+            readonly id: number;
+            /** @description Share with this user ... */
+            user?: string | null;
+            /** @description ... or with this group. */
+            group?: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        ConnectionShareRequest: {
+            /** @description Share with this user ... */
+            user?: string | null;
+            /** @description ... or with this group. */
+            group?: string | null;
+        };
+        ConnectionTestRequestRequest: {
+            kind: components["schemas"]["ConnectionKindEnum"];
+            address: string;
+            password?: string;
+        };
+        ConnectionTestResult: {
+            ok: boolean;
+            /**
+             * @description grants: refused before connecting; connect: the server did not answer as it should; done: it answered.
+             *
+             *     * `grants` - grants
+             *     * `connect` - connect
+             *     * `done` - done
+             */
+            stage: components["schemas"]["StageEnum"];
+            message: string;
+            elapsed_ms: number;
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        DecisionRequest: {
+            /** @default  */
+            comment: string;
+        };
+        /** @description A pipeline definition (format 1); see GET /api/operators for node types and the JSON Schema of each one's params. */
+        Definition: {
+            format: components["schemas"]["FormatEnum"];
+            name?: string;
+            mode?: components["schemas"]["RunStartModeEnum"];
+            parallelism?: number;
+            max_parallelism?: number;
+            checkpointing?: {
+                interval_ms?: number;
+                /** @enum {unknown} */
+                mode?: "exactly_once" | "at_least_once";
+                timeout_ms?: number;
+                min_pause_ms?: number;
+                max_concurrent?: number;
+                tolerable_failures?: number;
+                unaligned?: boolean;
+                aligned_timeout_ms?: number;
+                max_aligned_bytes?: number;
+                retained?: number;
+                enabled?: boolean;
+            };
+            restart?: {
+                /** @enum {unknown} */
+                strategy?: "none" | "fixed_delay" | "exponential_delay";
+                attempts?: number;
+                delay_ms?: number;
+            };
+            debloat?: {
+                enabled?: boolean;
+                target_ms?: number;
+                period_ms?: number;
+                samples?: number;
+                min_buffer_records?: number;
+                max_buffer_records?: number;
+                threshold_percent?: number;
+            };
+            /** @description Latency markers from the sources to the sinks (engine.runtime.latency_stats): one per source subtask every interval_ms; 0 is off. */
+            latency_tracking?: {
+                interval_ms?: number;
+            };
+            nodes: {
+                id: string;
+                type: string;
+                params?: Record<string, never>;
+                parallelism?: number;
+                ui?: Record<string, never>;
+                name?: string;
+                restore_state_of?: string;
+                expectations?: {
+                    name: string;
+                    rule: string;
+                    /** @enum {unknown} */
+                    action?: "warn" | "drop" | "quarantine" | "fail";
+                    port?: string;
+                    description?: string;
+                }[];
+            }[];
+            edges: {
+                id: string;
+                from: string;
+                from_port?: string | null;
+                to: string;
+                /** @enum {unknown} */
+                partitioning?: "forward" | "rebalance" | "rescale" | "hash" | "broadcast";
+                key?: string | null;
+                /** @enum {unknown} */
+                exchange?: "pipelined" | "blocking";
+                /** @enum {unknown} */
+                side?: "left" | "right";
+                ui?: Record<string, never>;
+                expectations?: {
+                    name: string;
+                    rule: string;
+                    /** @enum {unknown} */
+                    action?: "warn" | "drop" | "quarantine" | "fail";
+                    port?: string;
+                    description?: string;
+                }[];
+            }[];
+            ui?: Record<string, never>;
+            tests?: {
+                name: string;
+                description?: string;
+                modes?: ("batch" | "streaming")[];
+                inputs?: {
+                    [key: string]: {
+                        rows?: unknown[];
+                        file?: string;
+                        /** Format: expression */
+                        timestamp?: string;
+                    };
+                };
+                mocks?: {
+                    [key: string]: {
+                        answers?: {
+                            request: unknown;
+                            answer?: unknown;
+                            error?: string;
+                            delay_ms?: number;
+                        }[];
+                        /** Format: expression */
+                        expression?: string;
+                    };
+                };
+                assertions?: {
+                    node: string;
+                    port?: string | null;
+                    /** @enum {unknown} */
+                    expect: "rows" | "contains" | "count" | "every" | "none" | "unique" | "empty";
+                    rows?: unknown[];
+                    /** @enum {unknown} */
+                    order?: "auto" | "exact" | "any";
+                    min?: number;
+                    max?: number;
+                    /** Format: expression */
+                    expression?: string;
+                    description?: string;
+                }[];
+            }[];
+        };
         DefinitionError: {
             detail: string;
             errors?: components["schemas"]["Problem"][];
@@ -1357,6 +2798,27 @@ export interface components {
             edges: components["schemas"]["ItemsDiff"];
             settings: components["schemas"]["SettingsDiff"];
         };
+        DiskUsage: {
+            run: number;
+            /** @description Checkpoints, savepoints and the log. */
+            readonly total_bytes: number;
+            /** @description Retained checkpoints in the run's checkpoint directory. */
+            checkpoint_bytes: number;
+            /** @description Checkpoint directories there. */
+            checkpoint_count: number;
+            /** @description The run's savepoints whose files are there (local ones). */
+            savepoint_bytes: number;
+            savepoint_count: number;
+            /** @description The run's driver log. */
+            log_bytes: number;
+            /** Format: date-time */
+            measured_at: string;
+            /**
+             * Format: date-time
+             * @description When retention deleted the checkpoints of the ended run (savepoints stay).
+             */
+            checkpoints_swept_at: string | null;
+        };
         DraftDiffRequest: {
             /** @description A draft of a pipeline definition, valid or not. */
             from: {
@@ -1385,6 +2847,72 @@ export interface components {
             /** @description "parallelism 1 -> 2", "v3 -> v4", the failure's first line, or empty. */
             detail: string;
         };
+        Environment: {
+            readonly id: number;
+            /** @description Unique among your environments (dev, prod). */
+            name: string;
+            /** @description Orders your environments: a version is promoted from one into the next. */
+            position?: number;
+            description?: string;
+            /** @description The values a definition's ${param:name} take here: strings, numbers or booleans; a string may name your secrets as ${secret:name}. */
+            parameters?: {
+                [key: string]: string | number | boolean;
+            };
+            /** @description A promotion into it waits for an approver, and only a promoted version runs in it. */
+            requires_approval?: boolean;
+            /**
+             * @description Who approves a promotion into it: a user holding this team role, or a stronger one, on the promoted pipeline (its team's, or a team it is shared with), never the user who asked. Default operator.
+             *
+             *     * `viewer` - Viewer
+             *     * `editor` - Editor
+             *     * `operator` - Operator
+             *     * `admin` - Admin
+             */
+            approval_role?: components["schemas"]["TeamRoleEnum"];
+            readonly owner: string;
+            /** @description Whether you own it (only the owner changes or uses it). */
+            readonly mine: boolean;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        EnvironmentRequest: {
+            /** @description Unique among your environments (dev, prod). */
+            name: string;
+            /** @description Orders your environments: a version is promoted from one into the next. */
+            position?: number;
+            description?: string;
+            /** @description The values a definition's ${param:name} take here: strings, numbers or booleans; a string may name your secrets as ${secret:name}. */
+            parameters?: {
+                [key: string]: string | number | boolean;
+            };
+            /** @description A promotion into it waits for an approver, and only a promoted version runs in it. */
+            requires_approval?: boolean;
+            /**
+             * @description Who approves a promotion into it: a user holding this team role, or a stronger one, on the promoted pipeline (its team's, or a team it is shared with), never the user who asked. Default operator.
+             *
+             *     * `viewer` - Viewer
+             *     * `editor` - Editor
+             *     * `operator` - Operator
+             *     * `admin` - Admin
+             */
+            approval_role?: components["schemas"]["TeamRoleEnum"];
+        };
+        EnvironmentRun: {
+            run: number;
+            environment: string;
+            pipeline: number;
+            pipeline_name: string;
+            version: number;
+            status: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The parameters it was started with (a secret stays its ${secret:name}). */
+            parameters: {
+                [key: string]: string | number | boolean;
+            };
+        };
         Error: {
             detail: string;
         };
@@ -1407,6 +2935,129 @@ export interface components {
             root: string | null;
             exceptions: components["schemas"]["TaskException"][];
             restarts: components["schemas"]["Restart"][];
+        };
+        /**
+         * @description The counts of one checked node or edge, summed over its subtasks; continued exactly from the
+         *     restored checkpoint after a restart.
+         */
+        ExpectationCounts: {
+            /** @description Records checked. */
+            records: number;
+            /** @description Records a drop rule held back (and no quarantine rule took). */
+            dropped: number;
+            /** @description Records sent to a quarantine port. */
+            quarantined: number;
+            rules: {
+                [key: string]: components["schemas"]["ExpectationRuleCount"];
+            };
+        };
+        ExpectationRuleCount: {
+            action: components["schemas"]["ActionEnum"];
+            /** @description Records that violated the rule (or that it could not judge). */
+            violated: number;
+        };
+        FileEntry: {
+            name: string;
+            kind: components["schemas"]["FileEntryKindEnum"];
+            size: number | null;
+            /** @description Epoch milliseconds. */
+            modified: number;
+            /** @description Whether a file source reads it (names starting with . or _ are not). */
+            data: boolean;
+            /** @description The absolute path a source node names. */
+            path: string;
+        };
+        /**
+         * @description * `directory` - directory
+         *     * `file` - file
+         *     * `link` - link
+         *     * `other` - other
+         * @enum {string}
+         */
+        FileEntryKindEnum: "directory" | "file" | "link" | "other";
+        FileListing: {
+            location: string;
+            /** @description Relative to the location's root ('' for the root). */
+            directory: string;
+            /** @description The directory's absolute path. */
+            path: string;
+            exists: boolean;
+            entries: components["schemas"]["FileEntry"][];
+            truncated: boolean;
+        };
+        FilePlace: {
+            /** @description The storage location's name. */
+            name: string;
+            /** @description Its directory (for you: {user} filled in). */
+            root: string;
+            /** @description Whether you may upload into it. */
+            writable: boolean;
+            description: string;
+            /** @description Whether the directory exists yet (an upload creates it). */
+            exists: boolean;
+        };
+        FilePreview: {
+            name: string;
+            size: number;
+            kind: components["schemas"]["FilePreviewKindEnum"];
+            lines?: string[];
+            columns?: {
+                [key: string]: unknown;
+            }[];
+            rows?: {
+                [key: string]: unknown;
+            }[];
+            num_rows?: number;
+            truncated: boolean;
+            path: string;
+        };
+        /**
+         * @description * `text` - text
+         *     * `parquet` - parquet
+         * @enum {string}
+         */
+        FilePreviewKindEnum: "text" | "parquet";
+        FoldedCheckpoints: {
+            /** @description Completed checkpoints folded into rollups. */
+            completed: number;
+            /** @description Failed checkpoints folded (beyond the kept ones). */
+            failed: number;
+            first_id: number;
+            last_id: number;
+            first_trigger_timestamp: number;
+            last_trigger_timestamp: number;
+            /**
+             * Format: double
+             * @description The largest relative error of a percentile over them.
+             */
+            relative_accuracy: number;
+        };
+        /** @enum {unknown} */
+        FormatEnum: 1;
+        GitBinding: {
+            readonly id: number;
+            pipeline: number;
+            /** @description A bare repository's path in a location granted to you for writing, or an https address. */
+            repository: string;
+            /** @default main */
+            branch: string;
+            /** @description The file in the repository (default: <pipeline name>.pipeline.yaml). */
+            path?: string;
+            readonly synced_commit: string;
+            readonly synced_version: number | null;
+            readonly conflict: string;
+            readonly last_error: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        GitBindingRequest: {
+            pipeline: number;
+            /** @description A bare repository's path in a location granted to you for writing, or an https address. */
+            repository: string;
+            /** @default main */
+            branch: string;
+            /** @description The file in the repository (default: <pipeline name>.pipeline.yaml). */
+            path?: string;
         };
         Grant: {
             readonly id: number;
@@ -1459,115 +3110,62 @@ export interface components {
         HowEnum: "rescale" | "upgrade" | "restart" | "stop" | "cancel" | "failure" | "end_of_input";
         ImportRequest: {
             name?: string;
-            /** @description A pipeline definition (format 1); see GET /api/operators for node types and the JSON Schema of each one's params. */
-            definition: {
-                /** @enum {unknown} */
-                format: 1;
-                name?: string;
-                /** @enum {unknown} */
-                mode?: "streaming" | "batch";
-                parallelism?: number;
-                max_parallelism?: number;
-                checkpointing?: {
-                    interval_ms?: number;
-                    /** @enum {unknown} */
-                    mode?: "exactly_once" | "at_least_once";
-                    timeout_ms?: number;
-                    min_pause_ms?: number;
-                    max_concurrent?: number;
-                    tolerable_failures?: number;
-                    unaligned?: boolean;
-                    aligned_timeout_ms?: number;
-                    max_aligned_bytes?: number;
-                    retained?: number;
-                    enabled?: boolean;
-                };
-                restart?: {
-                    /** @enum {unknown} */
-                    strategy?: "none" | "fixed_delay" | "exponential_delay";
-                    attempts?: number;
-                    delay_ms?: number;
-                };
-                debloat?: {
-                    enabled?: boolean;
-                    target_ms?: number;
-                    period_ms?: number;
-                    samples?: number;
-                    min_buffer_records?: number;
-                    max_buffer_records?: number;
-                    threshold_percent?: number;
-                };
-                nodes: {
-                    id: string;
-                    type: string;
-                    params?: Record<string, never>;
-                    parallelism?: number;
-                    ui?: Record<string, never>;
-                    name?: string;
-                    restore_state_of?: string;
-                }[];
-                edges: {
-                    id: string;
-                    from: string;
-                    from_port?: string | null;
-                    to: string;
-                    /** @enum {unknown} */
-                    partitioning?: "forward" | "rebalance" | "rescale" | "hash" | "broadcast";
-                    key?: string | null;
-                    /** @enum {unknown} */
-                    exchange?: "pipelined" | "blocking";
-                    /** @enum {unknown} */
-                    side?: "left" | "right";
-                    ui?: Record<string, never>;
-                }[];
-                ui?: Record<string, never>;
-                tests?: {
-                    name: string;
-                    description?: string;
-                    modes?: ("batch" | "streaming")[];
-                    inputs?: {
-                        [key: string]: {
-                            rows?: unknown[];
-                            file?: string;
-                            /** Format: expression */
-                            timestamp?: string;
-                        };
-                    };
-                    mocks?: {
-                        [key: string]: {
-                            answers?: {
-                                request: unknown;
-                                answer?: unknown;
-                                error?: string;
-                                delay_ms?: number;
-                            }[];
-                            /** Format: expression */
-                            expression?: string;
-                        };
-                    };
-                    assertions?: {
-                        node: string;
-                        port?: string | null;
-                        /** @enum {unknown} */
-                        expect: "rows" | "contains" | "count" | "every" | "none" | "unique" | "empty";
-                        rows?: unknown[];
-                        /** @enum {unknown} */
-                        order?: "auto" | "exact" | "any";
-                        min?: number;
-                        max?: number;
-                        /** Format: expression */
-                        expression?: string;
-                        description?: string;
-                    }[];
-                }[];
-            };
+            /** @description A new pipeline: the team that owns it (you must be at least its editor); omitted: you do. */
+            team?: number | null;
+            definition: components["schemas"]["Definition"];
             /** @default Imported */
             message: string;
+        };
+        InferredField: {
+            /** @description The field as an expression over the record x. */
+            path: string;
+            types: string[];
+            /** @description In how many of the sampled records it is. */
+            present: number;
+            example: string | null;
+        };
+        IsolationRequest: {
+            /** @description True: every run of the pipeline gets a driver and Spark application of its own; false: small runs share the session. */
+            isolated: boolean;
         };
         ItemsDiff: {
             added: string[];
             removed: string[];
             changed: components["schemas"]["ChangedItem"][];
+        };
+        KafkaMessage: {
+            partition: number;
+            offset: number;
+            timestamp: number;
+            key: string | null;
+            headers: {
+                [key: string]: unknown;
+            };
+            /** @description Decoded as the source would (null: it does not decode). */
+            value: unknown;
+            text: string | null;
+        };
+        KafkaPartition: {
+            partition: number;
+            earliest: number;
+            latest: number;
+        };
+        KafkaSample: {
+            topic: string;
+            emit: string;
+            messages: components["schemas"]["KafkaMessage"][];
+            fields: components["schemas"]["InferredField"][];
+        };
+        KafkaTopic: {
+            topic: string;
+            partitions: components["schemas"]["KafkaPartition"][];
+            /** @description Latest minus earliest offsets, over the partitions. */
+            messages: number;
+        };
+        KeyGroupSize: {
+            key_group: number;
+            rows: number;
+            bytes: number;
         };
         LastCheckpoint: {
             /** @description The checkpoint id users see (#id). */
@@ -1575,6 +3173,15 @@ export interface components {
             kind: string;
             /** @description epoch milliseconds */
             trigger_timestamp: number;
+        };
+        /** @description What latency markers measured over a window of the latest markers (128 per source subtask). */
+        LatencyFigures: {
+            /** Format: double */
+            p50_ms: number;
+            /** Format: double */
+            p99_ms: number;
+            /** @description Markers recorded since the subtask started. */
+            markers: number;
         };
         LatestCheckpoints: {
             completed: components["schemas"]["CheckpointRow"] | null;
@@ -1628,9 +3235,44 @@ export interface components {
             username: string;
             password: string;
         };
+        Member: {
+            readonly id: number;
+            /** @description The member's user name. */
+            username: string;
+            /**
+             * @description viewer: sees the team's pipelines and runs; editor: also saves versions and uses Git; operator: also starts, stops and restores runs and takes savepoints; admin: also deletes, shares and moves pipelines and manages the team's members.
+             *
+             *     * `viewer` - Viewer
+             *     * `editor` - Editor
+             *     * `operator` - Operator
+             *     * `admin` - Admin
+             * @default viewer
+             */
+            role: components["schemas"]["TeamRoleEnum"];
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        MemberRequest: {
+            /** @description The member's user name. */
+            username: string;
+            /**
+             * @description viewer: sees the team's pipelines and runs; editor: also saves versions and uses Git; operator: also starts, stops and restores runs and takes savepoints; admin: also deletes, shares and moves pipelines and manages the team's members.
+             *
+             *     * `viewer` - Viewer
+             *     * `editor` - Editor
+             *     * `operator` - Operator
+             *     * `admin` - Admin
+             * @default viewer
+             */
+            role: components["schemas"]["TeamRoleEnum"];
+        };
         Metrics: {
             vertices: {
                 [key: string]: components["schemas"]["VertexMetrics"];
+            };
+            /** @description Per checked node ("node:<id>") or edge ("edge:<id>"): the counts of its expectations. */
+            expectations?: {
+                [key: string]: components["schemas"]["ExpectationCounts"];
             };
             /** @description Per node (operator) of the pipeline, from each operator's own counters; empty before the first report. */
             nodes: {
@@ -1645,6 +3287,24 @@ export interface components {
                 [key: string]: components["schemas"]["VertexMetrics"];
             };
         };
+        NewShadowRequest: {
+            /** @description A version number of the run's pipeline. */
+            candidate_version: number;
+            /**
+             * @description take: production takes a savepoint now; latest: its newest completed checkpoint.
+             *
+             *     * `take` - take
+             *     * `latest` - latest
+             * @default take
+             */
+            snapshot: components["schemas"]["SnapshotEnum"];
+            /** @description How long the shadow job may run (default 60 s). */
+            max_seconds?: number;
+            /** @description Bytes both sides' outputs may reach (default 64 MiB). */
+            max_output_bytes?: number;
+            /** @description Slots the shadow job may take at once. */
+            max_slots?: number;
+        };
         NewToken: {
             readonly id: number;
             name: string;
@@ -1655,6 +3315,23 @@ export interface components {
             readonly last_used_at: string | null;
             /** @description Shown once: only its hash is stored. */
             readonly key: string;
+        };
+        /**
+         * @description What a source node has left to read: sums over its splits (null when none says the figure), what
+         *     its split enumerator has not handed out, and the splits furthest behind.
+         */
+        NodeLag: {
+            records_behind: number | null;
+            bytes_behind: number | null;
+            pending: number | null;
+            /** @description Splits no subtask took yet (file and Parquet sources). */
+            splits_unassigned: number | null;
+            /** @description Their bytes (file sources). */
+            bytes_unassigned: number | null;
+            /** @description Splits the subtasks hold. */
+            splits_total: number;
+            /** @description The 20 splits furthest behind. */
+            splits: components["schemas"]["NodeSplitLag"][];
         };
         /** @description One node (operator) of the pipeline: sums over its subtasks, and the subtasks themselves. */
         NodeMetrics: {
@@ -1671,13 +3348,99 @@ export interface components {
             records_out_per_second: number | null;
             /** @description The lowest of the subtasks' watermarks. */
             watermark: number | null;
+            /**
+             * Format: double
+             * @description Processing time minus the watermark when it was reported (event times in epoch ms only; null before the first or after the last).
+             */
+            watermark_lag_ms?: number | null;
             /** Format: double */
             busy_ratio: number | null;
             /** Format: double */
             idle_ratio: number | null;
             /** Format: double */
             backpressured_ratio: number | null;
+            /** @description Records that came after the watermark had closed their window (or join range) and were dropped (or sent to the late port); only operators that drop late records have it. */
+            late_records?: number;
+            /** @description A window fed partial aggregates (local aggregation before the exchange): how many arrived; records_in counts the records they stand for. */
+            partials_in?: number;
+            /**
+             * Format: double
+             * @description Latency markers: how long after a source emitted it a marker reached this operator, ms (only when the run tracks latency; a source has none). The median of the subtasks' medians.
+             */
+            latency_p50_ms?: number;
+            /**
+             * Format: double
+             * @description Latency markers: how long after a source emitted it a marker reached this operator, ms (only when the run tracks latency; a source has none). The highest of the subtasks' p99.
+             */
+            latency_p99_ms?: number;
+            /** @description Latency markers recorded, all subtasks. */
+            latency_markers?: number;
+            /** @description Latency per source subtask ("node#i"), over the subtasks. */
+            latency_sources?: {
+                [key: string]: components["schemas"]["LatencyFigures"];
+            };
+            /**
+             * Format: double
+             * @description Latency markers: the time one spent in the channel into this operator, ms (the head of a job vertex only; a slow operator makes the hop into it the largest).
+             */
+            hop_latency_p50_ms?: number;
+            /**
+             * Format: double
+             * @description Latency markers: the time one spent in the channel into this operator, ms (the head of a job vertex only; a slow operator makes the hop into it the largest).
+             */
+            hop_latency_p99_ms?: number;
+            /**
+             * Format: double
+             * @description Exactly-once (two-phase-commit) sinks: how long after it arrived at the sink a record was committed, readable outside, ms (over the records of the latest commits). The median of the subtasks' medians.
+             */
+            visible_latency_p50_ms?: number;
+            /**
+             * Format: double
+             * @description Exactly-once (two-phase-commit) sinks: how long after it arrived at the sink a record was committed, readable outside, ms (over the records of the latest commits). The highest of the subtasks' p99.
+             */
+            visible_latency_p99_ms?: number;
+            /** @description Records committed, all subtasks. */
+            visible_latency_records?: number;
+            /**
+             * Format: double
+             * @description Exactly-once sinks, when the run tracks latency: how long after a source emitted it a latency marker's transaction was committed, ms -- the latency a reader of the output sees. The median of the subtasks' medians.
+             */
+            source_visible_latency_p50_ms?: number;
+            /**
+             * Format: double
+             * @description Exactly-once sinks, when the run tracks latency: how long after a source emitted it a latency marker's transaction was committed, ms -- the latency a reader of the output sees. The highest of the subtasks' p99.
+             */
+            source_visible_latency_p99_ms?: number;
+            /** @description Markers committed, all subtasks. */
+            source_visible_latency_markers?: number;
+            /** @description Sources: what is left to read. */
+            lag?: components["schemas"]["NodeLag"];
+            /**
+             * Format: double
+             * @description Windows and window joins: how long after its window's end, on the clock, a result left, ms (the mean over the recent results; event times in epoch ms only). Weighed by the subtasks' results.
+             */
+            emit_delay_ms?: number;
+            /**
+             * Format: double
+             * @description The largest emit delay of those results.
+             */
+            emit_delay_max_ms?: number;
+            /** @description The results the emit delay is over. */
+            emit_delay_results?: number;
             subtasks: components["schemas"]["SubtaskMetrics"][];
+        };
+        /** @description What one split of a source has left to read, as the source's system counts it; null where it cannot say. */
+        NodeSplitLag: {
+            /** @description The split: a file and byte range, a stream, a stream/group/consumer, a topic/partition, a replication slot. */
+            split: string;
+            /** @description Records after the position: Kafka's end offset minus it, a Redis stream's entries after the last id read (a consumer group: its lag), a Parquet split's rows left. */
+            records_behind: number | null;
+            /** @description Bytes after the position: a file split's unread bytes, PostgreSQL's WAL from the position read to the current LSN. */
+            bytes_behind: number | null;
+            /** @description Read but not covered by a completed checkpoint, as the system keeps it: a Redis consumer's pending entries, the WAL bytes behind a PostgreSQL slot's confirmed LSN. */
+            pending: number | null;
+            /** @description The subtask holding the split. */
+            subtask: number;
         };
         Notification: {
             readonly id: number;
@@ -1725,6 +3488,35 @@ export interface components {
             /** @description Named inputs of a two-input operator (joins: ["left", "right"]); an edge into one says which it feeds with "side". Absent for operators with one kind of input. */
             input_sides?: string[];
         };
+        OperatorState: {
+            node: string;
+            type: string | null;
+            vertex: string | null;
+            parallelism: number;
+            max_parallelism: number | null;
+            /** @description Subtasks that had finished. */
+            finished: number[];
+            keyed: boolean;
+            /** @description Operator (list) states: elements per state name. */
+            list_states: {
+                [key: string]: number;
+            };
+            /** @description A split enumerator's state is part of it. */
+            coordinator: boolean;
+            state_file_bytes: number;
+            /** @description The kind of state: keyed value/map/list, window panes and timers, join buffers, deduplication TTLs, source splits, pending transactions. */
+            kind: string;
+            rows: number;
+            /** @description Bytes of the rows' state as JSON. */
+            bytes: number;
+        };
+        OutputPage: {
+            node: string;
+            side: components["schemas"]["SideEnum"];
+            total: number;
+            offset: number;
+            records: unknown[];
+        };
         PaginatedRunSummaryList: {
             /** @example 123 */
             count: number;
@@ -1740,23 +3532,34 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["RunSummary"][];
         };
+        ParameterChange: {
+            name: string;
+            /** @description Its value in the environment before (null: none). */
+            source: unknown;
+            /** @description Its value in the target environment. */
+            target: unknown;
+            /** @description The target environment does not define it. */
+            missing: boolean;
+            changes: boolean;
+        };
         PatchedAlertRuleRequest: {
             /** @description The pipeline whose runs it watches. */
             pipeline?: number;
             name?: string;
             /**
-             * @description checkpoint_failures: checkpoints failed in a row (threshold: how many); checkpoint_duration: a checkpoint took longer than threshold ms; backpressure: a vertex backpressured over threshold (0..1) for duration_s seconds; run_failed: a run failed; run_restarted: a run restarted (failover)
+             * @description checkpoint_failures: checkpoints failed in a row (threshold: how many); checkpoint_duration: a checkpoint took longer than threshold ms; backpressure: a vertex backpressured over threshold (0..1) for duration_s seconds; run_failed: a run failed; run_restarted: a run restarted (failover); violation_rate: an expectation's violations over threshold (0..1) of the records it checked (vertex: a node or edge id, or any)
              *
              *     * `checkpoint_failures` - checkpoints failed in a row (threshold: how many)
              *     * `checkpoint_duration` - a checkpoint took longer than threshold ms
              *     * `backpressure` - a vertex backpressured over threshold (0..1) for duration_s seconds
              *     * `run_failed` - a run failed
              *     * `run_restarted` - a run restarted (failover)
+             *     * `violation_rate` - an expectation's violations over threshold (0..1) of the records it checked (vertex: a node or edge id, or any)
              */
             kind?: components["schemas"]["AlertKindEnum"];
             /**
              * Format: double
-             * @description How many failures; ms; or a ratio 0..1 (backpressure).
+             * @description How many failures; ms; or a ratio 0..1 (backpressure, violation rate).
              */
             threshold?: number | null;
             /** @description Backpressure: for how long (default 0: one sample). */
@@ -1765,6 +3568,47 @@ export interface components {
             /** @description An http(s) URL to POST each firing to as JSON (optional). */
             webhook_url?: string;
             enabled?: boolean;
+        };
+        PatchedConnectionProfileRequest: {
+            /** @description Unique among your profiles; nodes name it connection:<name>. */
+            name?: string;
+            /**
+             * @description kafka: Kafka cluster (host:port,host:port); postgres: PostgreSQL database (postgresql://user@host:port/database); redis: Redis server (redis://host:port/db)
+             *
+             *     * `kafka` - Kafka cluster (host:port,host:port)
+             *     * `postgres` - PostgreSQL database (postgresql://user@host:port/database)
+             *     * `redis` - Redis server (redis://host:port/db)
+             */
+            kind?: components["schemas"]["ConnectionKindEnum"];
+            /** @description Kafka: host:port,host:port; Redis: redis://host:port/db; PostgreSQL: postgresql://user@host:port/database. A password in it is kept apart, like `password`. */
+            address?: string;
+            /** @description Kept encrypted and never shown; empty removes it, absent keeps it. */
+            password?: string;
+            description?: string;
+            /** @description The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do. */
+            team?: number | null;
+        };
+        PatchedEnvironmentRequest: {
+            /** @description Unique among your environments (dev, prod). */
+            name?: string;
+            /** @description Orders your environments: a version is promoted from one into the next. */
+            position?: number;
+            description?: string;
+            /** @description The values a definition's ${param:name} take here: strings, numbers or booleans; a string may name your secrets as ${secret:name}. */
+            parameters?: {
+                [key: string]: string | number | boolean;
+            };
+            /** @description A promotion into it waits for an approver, and only a promoted version runs in it. */
+            requires_approval?: boolean;
+            /**
+             * @description Who approves a promotion into it: a user holding this team role, or a stronger one, on the promoted pipeline (its team's, or a team it is shared with), never the user who asked. Default operator.
+             *
+             *     * `viewer` - Viewer
+             *     * `editor` - Editor
+             *     * `operator` - Operator
+             *     * `admin` - Admin
+             */
+            approval_role?: components["schemas"]["TeamRoleEnum"];
         };
         PatchedScheduleRequest: {
             /** @description Every RUNNING run of this pipeline (give this or run). */
@@ -1779,6 +3623,17 @@ export interface components {
             retain?: number;
             enabled?: boolean;
         };
+        PatchedSecretRequest: {
+            /** @description Unique among your secrets. */
+            name?: string;
+            /** @description Kept encrypted and never shown again; required when creating, absent keeps it. */
+            value?: string;
+            description?: string;
+        };
+        /**
+         * @description ``isolated``: its runs get a driver and Spark application of their own instead of the studio's
+         *     shared session (``studio.runs.placement``; runs with Python code always do).
+         */
         Pipeline: {
             readonly id: number;
             name: string;
@@ -1786,18 +3641,43 @@ export interface components {
             readonly definition: {
                 [key: string]: unknown;
             };
+            /** @description Who created it (who owns it while no team does). */
             readonly owner: string | null;
+            /** @description The team that owns it, if one does. */
+            readonly team: number | null;
+            readonly team_name: string | null;
             readonly permissions: components["schemas"]["PipelinePermissionsEnum"][];
+            /** @description Your role on it (viewer, editor, operator, admin): from the team that owns it or a team it is shared with; admin when it is yours alone; null when only a group share, or nothing, gives you access. */
+            readonly role: components["schemas"]["PipelineRoleEnum"] | null;
+            /** @description The team your role comes from (null: none does). */
+            readonly role_team: string | null;
+            /** @description Run in a driver and Spark application of its own instead of the studio's shared session (runs with Python code always are). */
+            readonly isolated: boolean;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
         };
+        PipelineFile: {
+            /** @description The file's name, as the CLI and the Git store write it. */
+            name: string;
+            version: number;
+            /** @description The file's text (YAML). */
+            text: string;
+        };
+        /**
+         * @description ``isolated``: its runs get a driver and Spark application of their own instead of the studio's
+         *     shared session (``studio.runs.placement``; runs with Python code always do).
+         */
         PipelineList: {
             readonly id: number;
             name: string;
             readonly version: number;
+            /** @description Who created it (who owns it while no team does). */
             readonly owner: string | null;
+            /** @description The team that owns it, if one does. */
+            readonly team: number | null;
+            readonly team_name: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -1806,113 +3686,27 @@ export interface components {
         };
         /** @enum {string} */
         PipelinePermissionsEnum: "view" | "edit" | "run" | "own";
+        /** @enum {string} */
+        PipelineRoleEnum: "viewer" | "editor" | "operator" | "admin";
+        PipelineTeamRequest: {
+            /** @description The team that is to own the pipeline (you must be at least its editor), or null: you own it yourself. */
+            team: number | null;
+        };
         PipelineWriteRequest: {
             name?: string;
-            /** @description A pipeline definition (format 1); see GET /api/operators for node types and the JSON Schema of each one's params. */
-            definition: {
-                /** @enum {unknown} */
-                format: 1;
-                name?: string;
-                /** @enum {unknown} */
-                mode?: "streaming" | "batch";
-                parallelism?: number;
-                max_parallelism?: number;
-                checkpointing?: {
-                    interval_ms?: number;
-                    /** @enum {unknown} */
-                    mode?: "exactly_once" | "at_least_once";
-                    timeout_ms?: number;
-                    min_pause_ms?: number;
-                    max_concurrent?: number;
-                    tolerable_failures?: number;
-                    unaligned?: boolean;
-                    aligned_timeout_ms?: number;
-                    max_aligned_bytes?: number;
-                    retained?: number;
-                    enabled?: boolean;
-                };
-                restart?: {
-                    /** @enum {unknown} */
-                    strategy?: "none" | "fixed_delay" | "exponential_delay";
-                    attempts?: number;
-                    delay_ms?: number;
-                };
-                debloat?: {
-                    enabled?: boolean;
-                    target_ms?: number;
-                    period_ms?: number;
-                    samples?: number;
-                    min_buffer_records?: number;
-                    max_buffer_records?: number;
-                    threshold_percent?: number;
-                };
-                nodes: {
-                    id: string;
-                    type: string;
-                    params?: Record<string, never>;
-                    parallelism?: number;
-                    ui?: Record<string, never>;
-                    name?: string;
-                    restore_state_of?: string;
-                }[];
-                edges: {
-                    id: string;
-                    from: string;
-                    from_port?: string | null;
-                    to: string;
-                    /** @enum {unknown} */
-                    partitioning?: "forward" | "rebalance" | "rescale" | "hash" | "broadcast";
-                    key?: string | null;
-                    /** @enum {unknown} */
-                    exchange?: "pipelined" | "blocking";
-                    /** @enum {unknown} */
-                    side?: "left" | "right";
-                    ui?: Record<string, never>;
-                }[];
-                ui?: Record<string, never>;
-                tests?: {
-                    name: string;
-                    description?: string;
-                    modes?: ("batch" | "streaming")[];
-                    inputs?: {
-                        [key: string]: {
-                            rows?: unknown[];
-                            file?: string;
-                            /** Format: expression */
-                            timestamp?: string;
-                        };
-                    };
-                    mocks?: {
-                        [key: string]: {
-                            answers?: {
-                                request: unknown;
-                                answer?: unknown;
-                                error?: string;
-                                delay_ms?: number;
-                            }[];
-                            /** Format: expression */
-                            expression?: string;
-                        };
-                    };
-                    assertions?: {
-                        node: string;
-                        port?: string | null;
-                        /** @enum {unknown} */
-                        expect: "rows" | "contains" | "count" | "every" | "none" | "unique" | "empty";
-                        rows?: unknown[];
-                        /** @enum {unknown} */
-                        order?: "auto" | "exact" | "any";
-                        min?: number;
-                        max?: number;
-                        /** Format: expression */
-                        expression?: string;
-                        description?: string;
-                    }[];
-                }[];
-            };
+            /** @description A new pipeline: the team that owns it (you must be at least its editor); omitted: you do. */
+            team?: number | null;
+            definition: components["schemas"]["Definition"];
             /** @default  */
             message: string;
         };
+        /**
+         * @description * `session` - session
+         *     * `own_driver` - own_driver
+         *     * `` -
+         * @enum {string}
+         */
+        PlacementEnum: "session" | "own_driver";
         /** @description The planner's summary (``engine.plan.plan_summary``). */
         Plan: {
             job_vertices: {
@@ -1940,108 +3734,7 @@ export interface components {
             size: number;
         };
         PlanRequestRequest: {
-            /** @description A pipeline definition (format 1); see GET /api/operators for node types and the JSON Schema of each one's params. */
-            definition: {
-                /** @enum {unknown} */
-                format: 1;
-                name?: string;
-                /** @enum {unknown} */
-                mode?: "streaming" | "batch";
-                parallelism?: number;
-                max_parallelism?: number;
-                checkpointing?: {
-                    interval_ms?: number;
-                    /** @enum {unknown} */
-                    mode?: "exactly_once" | "at_least_once";
-                    timeout_ms?: number;
-                    min_pause_ms?: number;
-                    max_concurrent?: number;
-                    tolerable_failures?: number;
-                    unaligned?: boolean;
-                    aligned_timeout_ms?: number;
-                    max_aligned_bytes?: number;
-                    retained?: number;
-                    enabled?: boolean;
-                };
-                restart?: {
-                    /** @enum {unknown} */
-                    strategy?: "none" | "fixed_delay" | "exponential_delay";
-                    attempts?: number;
-                    delay_ms?: number;
-                };
-                debloat?: {
-                    enabled?: boolean;
-                    target_ms?: number;
-                    period_ms?: number;
-                    samples?: number;
-                    min_buffer_records?: number;
-                    max_buffer_records?: number;
-                    threshold_percent?: number;
-                };
-                nodes: {
-                    id: string;
-                    type: string;
-                    params?: Record<string, never>;
-                    parallelism?: number;
-                    ui?: Record<string, never>;
-                    name?: string;
-                    restore_state_of?: string;
-                }[];
-                edges: {
-                    id: string;
-                    from: string;
-                    from_port?: string | null;
-                    to: string;
-                    /** @enum {unknown} */
-                    partitioning?: "forward" | "rebalance" | "rescale" | "hash" | "broadcast";
-                    key?: string | null;
-                    /** @enum {unknown} */
-                    exchange?: "pipelined" | "blocking";
-                    /** @enum {unknown} */
-                    side?: "left" | "right";
-                    ui?: Record<string, never>;
-                }[];
-                ui?: Record<string, never>;
-                tests?: {
-                    name: string;
-                    description?: string;
-                    modes?: ("batch" | "streaming")[];
-                    inputs?: {
-                        [key: string]: {
-                            rows?: unknown[];
-                            file?: string;
-                            /** Format: expression */
-                            timestamp?: string;
-                        };
-                    };
-                    mocks?: {
-                        [key: string]: {
-                            answers?: {
-                                request: unknown;
-                                answer?: unknown;
-                                error?: string;
-                                delay_ms?: number;
-                            }[];
-                            /** Format: expression */
-                            expression?: string;
-                        };
-                    };
-                    assertions?: {
-                        node: string;
-                        port?: string | null;
-                        /** @enum {unknown} */
-                        expect: "rows" | "contains" | "count" | "every" | "none" | "unique" | "empty";
-                        rows?: unknown[];
-                        /** @enum {unknown} */
-                        order?: "auto" | "exact" | "any";
-                        min?: number;
-                        max?: number;
-                        /** Format: expression */
-                        expression?: string;
-                        description?: string;
-                    }[];
-                }[];
-            };
+            definition: components["schemas"]["Definition"];
         };
         Preview: {
             status: string;
@@ -2055,118 +3748,106 @@ export interface components {
             count: number;
         };
         PreviewRequestRequest: {
-            /** @description A pipeline definition (format 1); see GET /api/operators for node types and the JSON Schema of each one's params. */
-            definition: {
-                /** @enum {unknown} */
-                format: 1;
-                name?: string;
-                /** @enum {unknown} */
-                mode?: "streaming" | "batch";
-                parallelism?: number;
-                max_parallelism?: number;
-                checkpointing?: {
-                    interval_ms?: number;
-                    /** @enum {unknown} */
-                    mode?: "exactly_once" | "at_least_once";
-                    timeout_ms?: number;
-                    min_pause_ms?: number;
-                    max_concurrent?: number;
-                    tolerable_failures?: number;
-                    unaligned?: boolean;
-                    aligned_timeout_ms?: number;
-                    max_aligned_bytes?: number;
-                    retained?: number;
-                    enabled?: boolean;
-                };
-                restart?: {
-                    /** @enum {unknown} */
-                    strategy?: "none" | "fixed_delay" | "exponential_delay";
-                    attempts?: number;
-                    delay_ms?: number;
-                };
-                debloat?: {
-                    enabled?: boolean;
-                    target_ms?: number;
-                    period_ms?: number;
-                    samples?: number;
-                    min_buffer_records?: number;
-                    max_buffer_records?: number;
-                    threshold_percent?: number;
-                };
-                nodes: {
-                    id: string;
-                    type: string;
-                    params?: Record<string, never>;
-                    parallelism?: number;
-                    ui?: Record<string, never>;
-                    name?: string;
-                    restore_state_of?: string;
-                }[];
-                edges: {
-                    id: string;
-                    from: string;
-                    from_port?: string | null;
-                    to: string;
-                    /** @enum {unknown} */
-                    partitioning?: "forward" | "rebalance" | "rescale" | "hash" | "broadcast";
-                    key?: string | null;
-                    /** @enum {unknown} */
-                    exchange?: "pipelined" | "blocking";
-                    /** @enum {unknown} */
-                    side?: "left" | "right";
-                    ui?: Record<string, never>;
-                }[];
-                ui?: Record<string, never>;
-                tests?: {
-                    name: string;
-                    description?: string;
-                    modes?: ("batch" | "streaming")[];
-                    inputs?: {
-                        [key: string]: {
-                            rows?: unknown[];
-                            file?: string;
-                            /** Format: expression */
-                            timestamp?: string;
-                        };
-                    };
-                    mocks?: {
-                        [key: string]: {
-                            answers?: {
-                                request: unknown;
-                                answer?: unknown;
-                                error?: string;
-                                delay_ms?: number;
-                            }[];
-                            /** Format: expression */
-                            expression?: string;
-                        };
-                    };
-                    assertions?: {
-                        node: string;
-                        port?: string | null;
-                        /** @enum {unknown} */
-                        expect: "rows" | "contains" | "count" | "every" | "none" | "unique" | "empty";
-                        rows?: unknown[];
-                        /** @enum {unknown} */
-                        order?: "auto" | "exact" | "any";
-                        min?: number;
-                        max?: number;
-                        /** Format: expression */
-                        expression?: string;
-                        description?: string;
-                    }[];
-                }[];
-            };
+            definition: components["schemas"]["Definition"];
             /** @default 100 */
             limit: number;
             /** @description The saved pipeline whose workspace relative paths resolve in (one you may view); your draft workspace when omitted. */
             pipeline?: number | null;
+            /** @description The environment whose parameters the definition's ${param:name} take (by name), as a run started there gets them; none when empty. Your ${secret:name} are filled in and masked in the answer. */
+            environment?: string;
         };
         Problem: {
             node: string | null;
             edge: string | null;
             field: string | null;
             message: string;
+        };
+        PromotedVersion: {
+            pipeline: number;
+            pipeline_name: string;
+            version: number;
+            promotion: number | null;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        Promotion: {
+            readonly id: number;
+            readonly pipeline: number;
+            pipeline_name: string;
+            version: number;
+            source?: string | null;
+            target: string;
+            target_id: number;
+            readonly status: components["schemas"]["PromotionStatusEnum"];
+            diff: components["schemas"]["PromotionDiff"];
+            readonly message: string;
+            requested_by?: string | null;
+            /** Format: date-time */
+            readonly requested_at: string;
+            decided_by?: string | null;
+            /** Format: date-time */
+            readonly decided_at: string | null;
+            readonly comment: string;
+            /** @description Who decides it: a user holding this team role (or a stronger one) on the pipeline, not who asked; null when its environment asks no approval. */
+            readonly approval_role: string | null;
+            /** @description Whether you may approve or reject it now. */
+            readonly can_decide: boolean;
+        };
+        PromotionDiff: {
+            /** @description What changes in the definition's logic (nodes, edges, settings). */
+            definition: unknown;
+            /** @description The version the target has now. */
+            from_version: number | null;
+            to_version: number;
+            parameters: components["schemas"]["ParameterChange"][];
+        };
+        /**
+         * @description * `PENDING` - waiting for an approver
+         *     * `APPLIED` - the environment has the version
+         *     * `REJECTED` - an approver refused it
+         *     * `WITHDRAWN` - the user who asked withdrew it
+         * @enum {string}
+         */
+        PromotionStatusEnum: "PENDING" | "APPLIED" | "REJECTED" | "WITHDRAWN";
+        Proof: {
+            readonly id: number;
+            readonly pipeline: number;
+            readonly version: number;
+            readonly test_case: string;
+            readonly kills: number;
+            readonly seed: number;
+            readonly rescale: boolean;
+            readonly status: components["schemas"]["VerdictEnum"];
+            readonly message: string;
+            /** @description The proof's report: rows, records_per_checkpoint, planned (kills per phase), phases (parallelism, restarts, kills fired, checkpoints), sinks (expected, found, missing, doubled), difference (the first), replay (seed, kills, rescale, test_case). */
+            result: {
+                [key: string]: unknown;
+            };
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        ProofRequestRequest: {
+            /** @description The version to prove; the latest when omitted. */
+            version?: number;
+            /** @description The test case whose input the proof runs; the version's first when omitted. */
+            test_case?: string;
+            /**
+             * @description How many times subtasks are killed (default 10).
+             * @default 10
+             */
+            kills: number;
+            /** @description The seed the kills are drawn from: a failed proof's seed replays it. */
+            seed?: number;
+            /**
+             * @description Restore once at another parallelism (default true).
+             * @default true
+             */
+            rescale: boolean;
         };
         RequestId: {
             request_id: string;
@@ -2205,6 +3886,21 @@ export interface components {
          * @enum {string}
          */
         RescaleStatusEnum: "STOPPING" | "STARTING" | "COMPLETED" | "ROLLED_BACK" | "FAILED";
+        /**
+         * @description * `minute` - minute
+         *     * `hour` - hour
+         * @enum {string}
+         */
+        ResolutionEnum: "minute" | "hour";
+        ResolveRequest: {
+            /**
+             * @description Which side's definition wins (the other stays in its history).
+             *
+             *     * `git` - git
+             *     * `studio` - studio
+             */
+            take: components["schemas"]["TakeEnum"];
+        };
         Restart: {
             seq: number;
             /** @description epoch milliseconds */
@@ -2275,6 +3971,17 @@ export interface components {
             path: string;
             allow_non_restored_state: boolean;
         };
+        RoleRequest: {
+            /**
+             * @description viewer: sees the team's pipelines and runs; editor: also saves versions and uses Git; operator: also starts, stops and restores runs and takes savepoints; admin: also deletes, shares and moves pipelines and manages the team's members.
+             *
+             *     * `viewer` - Viewer
+             *     * `editor` - Editor
+             *     * `operator` - Operator
+             *     * `admin` - Admin
+             */
+            role: components["schemas"]["TeamRoleEnum"];
+        };
         RollbackRequest: {
             version: number;
             message?: string;
@@ -2315,12 +4022,30 @@ export interface components {
             checkpoint_dir?: string;
             /** Format: date-time */
             heartbeat_at?: string | null;
+            /**
+             * @description Where its job runs: "session" (the Spark application runs share), "own_driver" (a driver and application of its own), "" (not launched yet).
+             *
+             *     * `session` - session
+             *     * `own_driver` - own_driver
+             *     * `` -
+             */
+            readonly placement: components["schemas"]["PlacementEnum"] | components["schemas"]["BlankEnum"];
+            /** @description Why it runs there. */
+            readonly placement_reason: string;
+            /** @description Its pipeline's runs from now on get a driver of their own (POST /api/pipelines/{id}/isolation changes it). */
+            readonly pipeline_isolated: boolean;
+            /** @description The environment the run runs in, by name (null: none); the parameters it got: GET /api/runs/{id}/environment. */
+            readonly environment: string | null;
         };
-        /**
-         * @description * `streaming` - streaming
-         *     * `batch` - batch
-         * @enum {string}
-         */
+        RunEnvironment: {
+            /** @description Where the run runs (null: in no environment). */
+            environment: string | null;
+            /** @description The parameters it was started with (a secret stays its ${secret:name}). */
+            parameters: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        /** @enum {unknown} */
         RunStartModeEnum: "streaming" | "batch";
         RunStartRequest: {
             mode?: components["schemas"]["RunStartModeEnum"];
@@ -2328,6 +4053,8 @@ export interface components {
             restore_from?: components["schemas"]["RestoreFromRequest"] | null;
             /** @default false */
             allow_non_restored_state: boolean;
+            /** @description The environment whose parameters the definition's ${param:name} take (by name); none when empty. */
+            environment?: string;
         };
         /**
          * @description * `CREATED` - Created
@@ -2461,9 +4188,93 @@ export interface components {
             retain?: number;
             enabled?: boolean;
         };
+        Secret: {
+            readonly id: number;
+            /** @description Unique among your secrets. */
+            name: string;
+            description?: string;
+            /** @description What a definition or a parameter holds to use it. */
+            readonly reference: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        SecretRequest: {
+            /** @description Unique among your secrets. */
+            name: string;
+            /** @description Kept encrypted and never shown again; required when creating, absent keeps it. */
+            value?: string;
+            description?: string;
+        };
+        SessionUse: {
+            /** @description Session mode is on (STUDIO_SESSION_MODE). */
+            enabled: boolean;
+            /** @description A session driver serves now (it announced itself lately). */
+            serving: boolean;
+            /** @description Its Spark application. */
+            application_id: string | null;
+            /** @description Slots (cores) of the application. */
+            slots: number | null;
+            slots_used: number | null;
+            /** @description Runs it drives. */
+            runs: number | null;
+            /** @description Runs waiting for slots. */
+            runs_waiting: number | null;
+            /** @description Resident memory of its driver, JVM and slots. */
+            memory_mb: number | null;
+        };
         SettingsDiff: {
             changed: components["schemas"]["Change"][];
         };
+        Shadow: {
+            readonly id: number;
+            /** @description The production run. */
+            readonly production: number;
+            readonly production_version: number;
+            readonly candidate_version: number;
+            readonly status: components["schemas"]["ShadowStatusEnum"];
+            readonly snapshot: string;
+            /** @description The checkpoint or savepoint both sides start from. */
+            readonly checkpoint_id: number | null;
+            readonly max_seconds: number;
+            readonly max_output_bytes: number;
+            readonly max_slots: number;
+            /** @description Nodes alike in both versions: they run once and feed both sides. */
+            readonly shared: string[];
+            /** @description Per sink: where each side's output is (JSON lines). */
+            readonly sinks: {
+                [key: string]: unknown;
+            }[];
+            readonly diff: components["schemas"]["SinkDiff"][] | null;
+            readonly ended_by: string;
+            readonly failure: string;
+            readonly promoted_run: number | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly ended_at: string | null;
+        };
+        ShadowPromoteRequest: {
+            /**
+             * Format: int64
+             * @description The run of the candidate version restored from a savepoint of production (as the Deploy dialog starts it).
+             */
+            run: number;
+        };
+        /**
+         * @description * `PENDING` - Pending
+         *     * `SNAPSHOTTING` - Snapshotting
+         *     * `RUNNING` - Running
+         *     * `COMPLETED` - Completed
+         *     * `FAILED` - Failed
+         *     * `DISCARDED` - Discarded
+         *     * `PROMOTED` - Promoted
+         * @enum {string}
+         */
+        ShadowStatusEnum: "PENDING" | "SNAPSHOTTING" | "RUNNING" | "COMPLETED" | "FAILED" | "DISCARDED" | "PROMOTED";
         Share: {
             readonly id: number;
             group: string;
@@ -2492,6 +4303,70 @@ export interface components {
              */
             permissions: components["schemas"]["SharePermissionsEnum"][];
         };
+        /**
+         * @description * `production` - production
+         *     * `candidate` - candidate
+         * @enum {string}
+         */
+        SideEnum: "production" | "candidate";
+        SinkCounts: {
+            /** @description Rows (keys, when keyed) production's side wrote. */
+            production: number;
+            candidate: number;
+            only_production: number;
+            only_candidate: number;
+            /** @description Keys both wrote with different rows (keyed sinks). */
+            changed: number;
+            same: number;
+        };
+        SinkDiff: {
+            node: string;
+            /** @description The sink's type in the definition (it wrote JSON lines in the sandbox). */
+            type: string;
+            keyed: boolean;
+            /** @description What rows are compared by, when keyed. */
+            key: string | null;
+            in_production: boolean;
+            in_candidate: boolean;
+            counts: components["schemas"]["SinkCounts"];
+            samples: components["schemas"]["SinkSamples"];
+        };
+        SinkSamples: {
+            only_production: unknown[];
+            only_candidate: unknown[];
+            /** @description {key, production, candidate} */
+            changed: unknown[];
+        };
+        /**
+         * @description * `take` - take
+         *     * `latest` - latest
+         * @enum {string}
+         */
+        SnapshotEnum: "take" | "latest";
+        SnapshotState: {
+            checkpoint_id: number;
+            kind: string;
+            completed_timestamp: number | null;
+            operators: components["schemas"]["OperatorState"][];
+        };
+        /** @description What one split of a source has left to read, as the source's system counts it; null where it cannot say. */
+        SplitLag: {
+            /** @description The split: a file and byte range, a stream, a stream/group/consumer, a topic/partition, a replication slot. */
+            split: string;
+            /** @description Records after the position: Kafka's end offset minus it, a Redis stream's entries after the last id read (a consumer group: its lag), a Parquet split's rows left. */
+            records_behind: number | null;
+            /** @description Bytes after the position: a file split's unread bytes, PostgreSQL's WAL from the position read to the current LSN. */
+            bytes_behind: number | null;
+            /** @description Read but not covered by a completed checkpoint, as the system keeps it: a Redis consumer's pending entries, the WAL bytes behind a PostgreSQL slot's confirmed LSN. */
+            pending: number | null;
+        };
+        /**
+         * @description * `grants` - grants
+         *     * `connect` - connect
+         *     * `done` - done
+         * @enum {string}
+         */
+        StageEnum: "grants" | "connect" | "done";
         StateCompatibility: {
             from: number;
             to: number;
@@ -2504,6 +4379,18 @@ export interface components {
             changed_type: string[];
             message: string;
         };
+        StateDiff: {
+            node: string;
+            /** @description The earlier checkpoint's id (``against``). */
+            before: number;
+            /** @description This checkpoint's id. */
+            after: number;
+            counts: components["schemas"]["ChangeCounts"];
+            change: (components["schemas"]["ChangeEnum"] | components["schemas"]["NullEnum"]) | null;
+            total: number;
+            offset: number;
+            rows: components["schemas"]["ChangedKey"][];
+        };
         /**
          * @description * `waiting` - waiting
          *     * `open` - open
@@ -2511,6 +4398,30 @@ export interface components {
          * @enum {string}
          */
         StateEnum: "waiting" | "open" | "closed";
+        StatePage: {
+            node: string;
+            /** @description Rows matching the search and expression. */
+            total: number;
+            offset: number;
+            rows: components["schemas"]["StateRow"][];
+        };
+        StateRow: {
+            /** @description The key (list state: [state name, subtask, position]). */
+            key: unknown;
+            /** @description The key's canonical JSON: what ``key?key=`` takes. */
+            key_json: string;
+            /** @description -1 for list state and enumerators. */
+            key_group: number;
+            subtask: number;
+            state: unknown;
+            bytes: number;
+        };
+        StateSizes: {
+            node: string;
+            rows: number;
+            bytes: number;
+            key_groups: components["schemas"]["KeyGroupSize"][];
+        };
         Statistic: {
             /** Format: double */
             min: number | null;
@@ -2530,6 +4441,11 @@ export interface components {
             /** @description epoch milliseconds */
             ts: number;
             cause?: string;
+        };
+        Steps: {
+            /** @description What was committed or saved, in order. */
+            steps: string[];
+            binding: components["schemas"]["GitBinding"];
         };
         StopRequest: {
             /** @description Where to write the savepoint; the run's default if empty. */
@@ -2565,6 +4481,21 @@ export interface components {
              */
             alignment_duration: number | null;
         };
+        /** @description Source-to-here latency at one subtask's operator, pooled over its sources and per source subtask. */
+        SubtaskLatency: {
+            /** Format: double */
+            p50_ms: number;
+            /** Format: double */
+            p99_ms: number;
+            /** @description Markers recorded since the subtask started. */
+            markers: number;
+            /** Format: double */
+            max_ms: number;
+            /** @description Per source subtask ("node#i"). */
+            sources: {
+                [key: string]: components["schemas"]["LatencyFigures"];
+            };
+        };
         /** @description One subtask of a node: its operator's own counts, its thread's time shares. */
         SubtaskMetrics: {
             subtask: number;
@@ -2585,6 +4516,32 @@ export interface components {
             /** Format: double */
             backpressured_ratio: number | null;
             checkpoint: components["schemas"]["SubtaskCheckpoint"] | null;
+            /** @description Records that came after the watermark had closed their window (or join range) and were dropped (or sent to the late port); only operators that drop late records have it. */
+            late_records?: number;
+            /** @description A window fed partial aggregates (local aggregation before the exchange): how many arrived; records_in counts the records they stand for. */
+            partials_in?: number;
+            /** @description Latency markers: how long after a source emitted it a marker reached this operator, ms (only when the run tracks latency; a source has none). */
+            latency?: components["schemas"]["SubtaskLatency"];
+            /** @description Latency markers: the time one spent in the channel into this operator, ms (the head of a job vertex only; a slow operator makes the hop into it the largest). */
+            hop_latency?: components["schemas"]["LatencyFigures"];
+            /** @description Exactly-once (two-phase-commit) sinks: how long after it arrived at the sink a record was committed, readable outside, ms (over the records of the latest commits). */
+            visible_latency?: components["schemas"]["VisibleLatency"];
+            /** @description Exactly-once sinks, when the run tracks latency: how long after a source emitted it a latency marker's transaction was committed, ms -- the latency a reader of the output sees. */
+            source_visible_latency?: components["schemas"]["SubtaskLatency"];
+            /** @description Sources: each split the subtask holds. */
+            lag?: components["schemas"]["SplitLag"][];
+            /**
+             * Format: double
+             * @description Windows and window joins: how long after its window's end, on the clock, a result left, ms (the mean over the recent results; event times in epoch ms only).
+             */
+            emit_delay_ms?: number;
+            /**
+             * Format: double
+             * @description The largest emit delay of those results.
+             */
+            emit_delay_max_ms?: number;
+            /** @description The results the emit delay is over. */
+            emit_delay_results?: number;
         };
         SubtaskStats: {
             index: number;
@@ -2605,6 +4562,66 @@ export interface components {
             /** @description Taken on its first barrier (unaligned) or aligned. */
             unaligned?: boolean | null;
         };
+        SuiteRun: {
+            readonly id: number;
+            readonly pipeline: number;
+            /** @description The version it ran; null for a draft. */
+            readonly version: number | null;
+            readonly status: components["schemas"]["VerdictEnum"];
+            readonly cases: unknown;
+            readonly counts: {
+                [key: string]: number;
+            };
+            /** @description Per test case: name, status (passed, failed, error), modes, assertions (each passed or not, its message and first difference), agreement of the bounded and streaming runs, nodes (per node: count, first records, status), failures (one line each), duration_s. */
+            results: {
+                [key: string]: unknown;
+            }[];
+            readonly error: string;
+            /** Format: double */
+            readonly duration_s: number | null;
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        SuiteRunList: {
+            readonly id: number;
+            readonly pipeline: number;
+            /** @description The version it ran; null for a draft. */
+            readonly version: number | null;
+            readonly status: components["schemas"]["VerdictEnum"];
+            readonly cases: unknown;
+            readonly counts: {
+                [key: string]: number;
+            };
+            readonly error: string;
+            /** Format: double */
+            readonly duration_s: number | null;
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        SuiteRunRequestRequest: {
+            /** @description The version whose test cases run; the latest when omitted. */
+            version?: number;
+            /** @description A draft (the editor's unsaved pipeline) whose test cases run instead of a version's; nothing of it is saved. */
+            definition?: {
+                [key: string]: unknown;
+            };
+            /** @description The names of the test cases to run; all when omitted. */
+            cases?: string[];
+            /** @description The environment whose parameters the definition's ${param:name} take (by name), as a run started there gets them; none when empty. Your ${secret:name} are filled in and masked in the results. */
+            environment?: string;
+        };
+        /**
+         * @description * `git` - git
+         *     * `studio` - studio
+         * @enum {string}
+         */
+        TakeEnum: "git" | "studio";
         Tap: {
             readonly tap_id: string;
             readonly run: number;
@@ -2653,6 +4670,80 @@ export interface components {
             record: string | null;
             traceback: string | null;
         };
+        Team: {
+            readonly id: number;
+            /** @description Letters, digits, spaces, '.', '_' and '-'; unique in the studio. */
+            name: string;
+            /** @default  */
+            description: string;
+            /** @description Your role in the team. */
+            readonly role: string | null;
+            /** @description How many members the team has. */
+            readonly members: number;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        TeamRequest: {
+            /** @description Letters, digits, spaces, '.', '_' and '-'; unique in the studio. */
+            name: string;
+            /** @default  */
+            description: string;
+        };
+        /**
+         * @description * `viewer` - Viewer
+         *     * `editor` - Editor
+         *     * `operator` - Operator
+         *     * `admin` - Admin
+         * @enum {string}
+         */
+        TeamRoleEnum: "viewer" | "editor" | "operator" | "admin";
+        TeamShare: {
+            readonly id: number;
+            /** @description The name of one of your teams. */
+            team: string;
+            /**
+             * @description The most its members may do (each also within their own role).
+             *
+             *     * `viewer` - Viewer
+             *     * `editor` - Editor
+             *     * `operator` - Operator
+             * @default viewer
+             */
+            role: components["schemas"]["TeamShareRoleEnum"];
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        TeamShareRequest: {
+            /** @description The name of one of your teams. */
+            team: string;
+            /**
+             * @description The most its members may do (each also within their own role).
+             *
+             *     * `viewer` - Viewer
+             *     * `editor` - Editor
+             *     * `operator` - Operator
+             * @default viewer
+             */
+            role: components["schemas"]["TeamShareRoleEnum"];
+        };
+        /**
+         * @description * `viewer` - Viewer
+         *     * `editor` - Editor
+         *     * `operator` - Operator
+         * @enum {string}
+         */
+        TeamShareRoleEnum: "viewer" | "editor" | "operator";
+        TimelineBucket: {
+            /** @description The bucket's first moment (epoch ms of trigger time). */
+            start: number;
+            completed: number;
+            failed: number;
+            unaligned: number;
+            first_id: number | null;
+            last_id: number | null;
+            summary: components["schemas"]["CheckpointSummary"];
+            summary_exact: boolean;
+        };
         Token: {
             readonly id: number;
             name: string;
@@ -2667,6 +4758,15 @@ export interface components {
         };
         Unread: {
             unread: number;
+        };
+        UploadedFile: {
+            location: string;
+            directory: string;
+            /** @description The file's name, as sanitised. */
+            name: string;
+            /** @description The absolute path a source node names. */
+            path: string;
+            size: number;
         };
         User: {
             id: number;
@@ -2688,6 +4788,23 @@ export interface components {
             /** @description Allowed but likely wrong (a file source matching no file yet); listed only for a definition without errors. */
             warnings: components["schemas"]["Problem"][];
         };
+        Verdict: {
+            id: number;
+            status: components["schemas"]["VerdictEnum"];
+            /** Format: date-time */
+            at: string;
+            seed?: number;
+        };
+        /**
+         * @description * `queued` - queued
+         *     * `running` - running
+         *     * `passed` - passed
+         *     * `failed` - failed
+         *     * `error` - error
+         *     * `inconclusive` - inconclusive (the output depends on the parallelism)
+         * @enum {string}
+         */
+        VerdictEnum: "queued" | "running" | "passed" | "failed" | "error" | "inconclusive";
         Version: {
             /** Format: int64 */
             number: number;
@@ -2706,6 +4823,19 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
             readonly created_by: string | null;
+        };
+        VersionPromoteRequest: {
+            /** Format: int64 */
+            pipeline: number;
+            /** @description The version's number. */
+            version: number;
+            /**
+             * Format: int64
+             * @description The target environment.
+             */
+            environment: number;
+            /** @default  */
+            message: string;
         };
         VertexCheckpoint: {
             id: string;
@@ -2744,6 +4874,19 @@ export interface components {
             backpressured_ratio?: number | null;
             operators?: string[];
             parallelism?: number | null;
+        };
+        /** @description How long a sink subtask's records waited for their commit, weighed by records, over its latest commits. */
+        VisibleLatency: {
+            /** Format: double */
+            p50_ms: number;
+            /** Format: double */
+            p99_ms: number;
+            /** Format: double */
+            max_ms: number;
+            /** @description Records committed since the subtask started. */
+            records: number;
+            /** @description Commits of those records since the subtask started. */
+            commits: number;
         };
     };
     responses: never;
@@ -2795,6 +4938,17 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2858,6 +5012,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     alerts_notifications_read_all_create: {
@@ -2898,6 +5063,17 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2950,6 +5126,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     alerts_rules_list: {
@@ -2993,6 +5180,17 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,6 +5256,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     alerts_rules_retrieve: {
@@ -3109,6 +5327,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3176,6 +5405,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     alerts_rules_destroy: {
@@ -3226,6 +5475,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3293,6 +5553,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     alerts_rules_deliveries_list: {
@@ -3344,6 +5624,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3407,6 +5698,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     auth_login_create: {
@@ -3457,9 +5759,29 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests; retry later */
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after `Retry-After` seconds */
             429: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3505,6 +5827,17 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3557,6 +5890,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     auth_tokens_list: {
@@ -3597,6 +5941,17 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3647,6 +6002,26 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3709,6 +6084,2080 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connections_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionProfile"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connections_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionProfileRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionProfile"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connections_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionProfile"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connections_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionProfileRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionProfile"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connections_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connections_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedConnectionProfileRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionProfile"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connections_shares_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionShare"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connections_shares_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConnectionShareRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionShare"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connections_shares_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description The share's id. */
+                share_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connections_test_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionTestResult"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connections_test_unsaved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionTestRequestRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionTestResult"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    environments_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Environment"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    environments_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnvironmentRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Environment"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    environments_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Environment"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    environments_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnvironmentRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Environment"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    environments_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    environments_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedEnvironmentRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Environment"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    environments_runs_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentRun"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    environments_versions_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotedVersion"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    files_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilePlace"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    files_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Relative to the location's root. */
+                path?: string;
+            };
+            header?: never;
+            path: {
+                location: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileListing"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    files_preview_retrieve: {
+        parameters: {
+            query: {
+                /** @description The file, relative to the location's root. */
+                path: string;
+            };
+            header?: never;
+            path: {
+                location: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilePreview"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    git_bindings_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitBinding"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    git_bindings_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitBindingRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Steps"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    git_bindings_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitBinding"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    git_bindings_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    git_bindings_compare_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comparison"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    git_bindings_pull_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Steps"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    git_bindings_resolve_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Steps"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     health_retrieve: {
@@ -3734,6 +8183,137 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthDegraded"];
+                };
+            };
+        };
+    };
+    kafka_sample_retrieve: {
+        parameters: {
+            query: {
+                /** @description host:port[,host:port...] or connection:<profile name> */
+                bootstrap_servers: string;
+                /** @description csv: the fields of a row, comma-separated. */
+                columns?: string;
+                /** @description csv: the field separator. */
+                delimiter?: string;
+                /** @description What the source emits (default record). */
+                emit?: "record" | "value";
+                /** @description Default 20. */
+                limit?: number;
+                topic: string;
+                /** @description The source's format (default json). */
+                value_format?: "csv" | "json" | "raw" | "string";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KafkaSample"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    kafka_topics_list: {
+        parameters: {
+            query: {
+                /** @description host:port[,host:port...] or connection:<profile name> */
+                bootstrap_servers: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KafkaTopic"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3776,6 +8356,17 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3826,6 +8417,26 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3883,6 +8494,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3950,6 +8572,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     locations_destroy: {
@@ -4000,6 +8642,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4057,6 +8710,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4124,6 +8788,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     locations_grants_destroy: {
@@ -4182,6 +8866,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     operators_list: {
@@ -4222,6 +8917,17 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4274,6 +8980,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pipelines_create: {
@@ -4318,6 +9035,625 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_proofs_list: {
+        parameters: {
+            query?: {
+                /** @description Only this version's (a number). */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The pipeline's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proof"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_proofs_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pipeline's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ProofRequestRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proof"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_proofs_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pipeline's id. */
+                id: number;
+                /** @description A proof. */
+                proof_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proof"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_test_badges_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pipeline's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Badge"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_test_runs_list: {
+        parameters: {
+            query?: {
+                /** @description Only this version's (a number). */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The pipeline's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRunList"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_test_runs_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pipeline's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SuiteRunRequestRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRun"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_test_runs_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pipeline's id. */
+                id: number;
+                /** @description A run of test cases. */
+                test_run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRun"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_test_runs_junit_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pipeline's id. */
+                id: number;
+                /** @description A run of test cases. */
+                test_run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4381,6 +9717,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pipelines_update: {
@@ -4436,6 +9783,26 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4507,6 +9874,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pipelines_diff_retrieve: {
@@ -4563,6 +9941,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4631,6 +10020,169 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_file_retrieve: {
+        parameters: {
+            query?: {
+                /** @description A version number; the latest when omitted. */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PipelineFile"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_isolation_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IsolationRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pipeline"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pipelines_plan_retrieve: {
@@ -4685,6 +10237,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4752,6 +10315,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pipelines_runs_list: {
@@ -4803,6 +10386,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4879,6 +10473,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pipelines_shares_list: {
@@ -4930,6 +10544,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5006,6 +10631,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pipelines_shares_destroy: {
@@ -5063,6 +10708,324 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_team_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PipelineTeamRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pipeline"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_team_shares_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamShare"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_team_shares_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamShareRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamShare"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pipelines_team_shares_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                share_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pipelines_versions_list: {
@@ -5114,6 +11077,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5179,6 +11153,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pipelines_diff_create: {
@@ -5229,6 +11214,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pipelines_import_create: {
@@ -5273,6 +11278,26 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5338,6 +11363,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     plan_create: {
@@ -5382,6 +11427,26 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5447,7 +11512,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests; retry later */
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5456,9 +11530,572 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The studio is busy; retry later */
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    promotions_list: {
+        parameters: {
+            query?: {
+                /** @description Only promotions in this state. */
+                status?: "APPLIED" | "PENDING" | "REJECTED" | "WITHDRAWN";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Promotion"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    promotions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VersionPromoteRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Promotion"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    promotions_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Promotion"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    promotions_approve_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Promotion"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    promotions_reject_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Promotion"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    promotions_withdraw_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Promotion"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    promotions_preview_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VersionPromoteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionDiff"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5529,6 +12166,2047 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_checkpoints_overview: {
+        parameters: {
+            query?: {
+                /** @description History rows (default 100, at most 1000). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointOverview"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_checkpoints_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkpoint id (not the row's pk). */
+                checkpoint_id: number;
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointDetail"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_checkpoints_state_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkpoint or savepoint id (as the run's checkpoint history shows it). */
+                checkpoint_id: number;
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotState"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_checkpoints_state_operators_diff_retrieve: {
+        parameters: {
+            query: {
+                /** @description The earlier checkpoint or savepoint id of the same run. */
+                against: number;
+                /** @description Only keys of this change (every change when omitted). */
+                change?: "added" | "changed" | "removed";
+                /** @description Rows in the page (default 50, at most 1000). */
+                limit?: number;
+                /** @description Rows to skip (default 0). */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The checkpoint or savepoint id (as the run's checkpoint history shows it). */
+                checkpoint_id: number;
+                /** @description The run's id. */
+                id: number;
+                /** @description An operator's node id. */
+                node: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StateDiff"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_checkpoints_state_operators_export_retrieve: {
+        parameters: {
+            query?: {
+                /** @description jsonl (default) or parquet. */
+                as?: "jsonl" | "parquet";
+            };
+            header?: never;
+            path: {
+                /** @description The checkpoint or savepoint id (as the run's checkpoint history shows it). */
+                checkpoint_id: number;
+                /** @description The run's id. */
+                id: number;
+                /** @description An operator's node id. */
+                node: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file: JSON lines `{key, key_group, subtask, state}` or Parquet (key and state as JSON text) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_checkpoints_state_operators_key_retrieve: {
+        parameters: {
+            query: {
+                /** @description The key's canonical JSON (`key_json` of a page's row). */
+                key: string;
+            };
+            header?: never;
+            path: {
+                /** @description The checkpoint or savepoint id (as the run's checkpoint history shows it). */
+                checkpoint_id: number;
+                /** @description The run's id. */
+                id: number;
+                /** @description An operator's node id. */
+                node: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StateRow"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_checkpoints_state_operators_keys_retrieve: {
+        parameters: {
+            query?: {
+                /** @description A key expression over `key` and `state`, e.g. `state["count"] > 3`. */
+                expression?: string;
+                /** @description Rows in the page (default 50, at most 1000). */
+                limit?: number;
+                /** @description Rows to skip (default 0). */
+                offset?: number;
+                /** @description Text the key's or state's JSON holds (case-insensitive). */
+                search?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The checkpoint or savepoint id (as the run's checkpoint history shows it). */
+                checkpoint_id: number;
+                /** @description The run's id. */
+                id: number;
+                /** @description An operator's node id. */
+                node: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatePage"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_checkpoints_state_operators_sizes_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkpoint or savepoint id (as the run's checkpoint history shows it). */
+                checkpoint_id: number;
+                /** @description The run's id. */
+                id: number;
+                /** @description An operator's node id. */
+                node: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StateSizes"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_checkpoints_config_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointConfig"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_checkpoints_timeline_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Only buckets starting before this epoch ms (paging). */
+                before?: number;
+                /** @description Buckets (default 60). */
+                limit?: number;
+                /** @description Bucket width (default minute; minute buckets are kept for the last days, hours for good). */
+                resolution?: "hour" | "minute";
+            };
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointTimeline"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_disk_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiskUsage"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_environment_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunEnvironment"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_restore_points_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestorePoint"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_savepoints_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavepointRequest"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_savepoints_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SavepointTriggerRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestId"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_savepoints_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+                /** @description From the trigger's answer. */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavepointRequest"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_shadows_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shadow"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_shadows_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewShadowRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shadow"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_shadows_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+                /** @description The shadow run's id. */
+                shadow_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shadow"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_shadows_discard_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+                /** @description The shadow run's id. */
+                shadow_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shadow"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_shadows_outputs_retrieve: {
+        parameters: {
+            query: {
+                limit?: number;
+                offset?: number;
+                side: "candidate" | "production";
+            };
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+                /** @description The sink's node id. */
+                node: string;
+                /** @description The shadow run's id. */
+                shadow_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutputPage"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_shadows_promote_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+                /** @description The shadow run's id. */
+                shadow_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShadowPromoteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shadow"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_taps_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tap"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_taps_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TapRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tap"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_taps_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+                /** @description From the create answer. */
+                tap_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tap"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_taps_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                id: number;
+                /** @description From the create answer. */
+                tap_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     runs_retrieve: {
@@ -5580,6 +14258,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5652,6 +14341,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     runs_events_list: {
@@ -5706,6 +14406,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5769,6 +14480,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     runs_metrics_retrieve: {
@@ -5823,6 +14545,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5899,6 +14632,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     runs_rescales_list: {
@@ -5950,6 +14703,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6010,6 +14774,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6086,42 +14861,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-        };
-    };
-    runs_checkpoints_list: {
-        parameters: {
-            query?: {
-                /** @description History rows (default 100, at most 1000). */
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                /** @description The run's id. */
-                run_pk: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CheckpointOverview"][];
-                };
-            };
-            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionError"];
-                };
-            };
-            /** @description Not authenticated (no session, no token, or a revoked token) */
-            401: {
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6129,631 +14870,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
-            403: {
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such object, or not visible to you */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    runs_checkpoints_retrieve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The checkpoint id (not the row's pk). */
-                checkpoint_id: number;
-                /** @description The run's id. */
-                run_pk: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CheckpointDetail"];
-                };
-            };
-            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionError"];
-                };
-            };
-            /** @description Not authenticated (no session, no token, or a revoked token) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such object, or not visible to you */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    runs_checkpoints_config_retrieve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The run's id. */
-                run_pk: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CheckpointConfig"];
-                };
-            };
-            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionError"];
-                };
-            };
-            /** @description Not authenticated (no session, no token, or a revoked token) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such object, or not visible to you */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    runs_restore_points_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The run's id. */
-                run_pk: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RestorePoint"][];
-                };
-            };
-            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionError"];
-                };
-            };
-            /** @description Not authenticated (no session, no token, or a revoked token) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such object, or not visible to you */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    runs_savepoints_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The run's id. */
-                run_pk: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SavepointRequest"][];
-                };
-            };
-            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionError"];
-                };
-            };
-            /** @description Not authenticated (no session, no token, or a revoked token) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such object, or not visible to you */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    runs_savepoints_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The run's id. */
-                run_pk: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["SavepointTriggerRequest"];
-            };
-        };
-        responses: {
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestId"];
-                };
-            };
-            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionError"];
-                };
-            };
-            /** @description Not authenticated (no session, no token, or a revoked token) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such object, or not visible to you */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The resource's current state does not allow this */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    runs_savepoints_retrieve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description From the trigger's answer. */
-                request_id: string;
-                /** @description The run's id. */
-                run_pk: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SavepointRequest"];
-                };
-            };
-            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionError"];
-                };
-            };
-            /** @description Not authenticated (no session, no token, or a revoked token) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such object, or not visible to you */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    runs_taps_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The run's id. */
-                run_pk: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Tap"][];
-                };
-            };
-            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionError"];
-                };
-            };
-            /** @description Not authenticated (no session, no token, or a revoked token) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such object, or not visible to you */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    runs_taps_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The run's id. */
-                run_pk: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TapRequest"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Tap"];
-                };
-            };
-            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionError"];
-                };
-            };
-            /** @description Not authenticated (no session, no token, or a revoked token) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such object, or not visible to you */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The resource's current state does not allow this */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    runs_taps_retrieve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The run's id. */
-                run_pk: number;
-                /** @description From the create answer. */
-                tap_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Tap"];
-                };
-            };
-            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionError"];
-                };
-            };
-            /** @description Not authenticated (no session, no token, or a revoked token) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such object, or not visible to you */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    runs_taps_destroy: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The run's id. */
-                run_pk: number;
-                /** @description From the create answer. */
-                tap_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No response body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionError"];
-                };
-            };
-            /** @description Not authenticated (no session, no token, or a revoked token) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such object, or not visible to you */
-            404: {
-                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6825,6 +14946,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     schedules_list: {
@@ -6865,6 +14997,17 @@ export interface operations {
             /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6930,6 +15073,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     schedules_retrieve: {
@@ -6981,6 +15144,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7048,6 +15222,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     schedules_destroy: {
@@ -7098,6 +15292,17 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7159,6 +15364,1357 @@ export interface operations {
             /** @description No such object, or not visible to you */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    secrets_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    secrets_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    secrets_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    secrets_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    secrets_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    secrets_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedSecretRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    session_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionUse"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    teams_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    teams_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    teams_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    teams_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    teams_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    teams_members_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    teams_members_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    teams_members_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description The membership's id. */
+                member_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    teams_members_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description The membership's id. */
+                member_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploads_create: {
+        parameters: {
+            query: {
+                /** @description Relative to the location's root. */
+                directory?: string;
+                location: string;
+                name: string;
+                overwrite?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadedFile"];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's current state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over the studio's limit (`STUDIO_MAX_BODY_BYTES`, an upload's `STUDIO_MAX_UPLOAD_BYTES`); nothing of it was kept. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    metrics_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Prometheus text format, version 0.0.4 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -81,6 +81,10 @@ export type Partitioning = NonNullable<EdgeSchema['partitioning']>;
 export type Exchange = NonNullable<EdgeSchema['exchange']>;
 export type PipelineMode = Schemas['RunStartModeEnum'];
 
+/** A data-quality rule on a node or an edge: warn, drop, quarantine (to `port`) or fail. */
+export type Expectation = NonNullable<NodeSchema['expectations']>[number];
+export type ExpectationAction = NonNullable<Expectation['action']>;
+
 export type DefinitionNode = Refine<
   NodeSchema,
   {
@@ -120,6 +124,12 @@ export type PipelineDefinition = PipelineSettings & { nodes: DefinitionNode[]; e
 
 /** A validation problem: all of them come back at once, never only the first. */
 export type Problem = Schemas['Problem'];
+/** GET /api/runs/<id>/disk: the bytes a run holds on disk, as retention last measured them. */
+export type RunDiskUsage = Schemas['DiskUsage'];
+/** GET /api/session: how full the studio's shared Spark session is. */
+export type SessionUse = Schemas['SessionUse'];
+/** What of a run's checkpoints was folded into rollups (GET /api/runs/<id>/checkpoints). */
+export type FoldedCheckpoints = Schemas['FoldedCheckpoints'];
 export type ValidationResult = Schemas['ValidationResult'];
 
 // ---------------------------------------------------------------------------------------------
@@ -310,6 +320,10 @@ export type VertexMetrics = Schemas['VertexMetrics'] & {
 /** One node's metrics from its operator's own counters, with its subtasks. */
 export type NodeMetrics = Schemas['NodeMetrics'];
 export type SubtaskMetrics = Schemas['SubtaskMetrics'];
+/** What a source node has left to read: sums over its splits, and the splits furthest behind. */
+export type NodeLag = Schemas['NodeLag'];
+/** The counts of one checked node or edge's expectations. */
+export type ExpectationCounts = Schemas['ExpectationCounts'];
 export type SubtaskCheckpoint = Schemas['SubtaskCheckpoint'];
 
 export type RunMetrics = Refine<Schemas['Metrics'], { vertices: Record<string, VertexMetrics> }>;
@@ -357,6 +371,8 @@ export interface MetricsEventData {
   vertices?: Record<string, VertexMetrics>;
   /** Per node, from each operator's own counters (absent from older studios' events). */
   nodes?: Record<string, NodeMetrics>;
+  /** Per checked node ("node:<id>") or edge ("edge:<id>"): its expectations' counts. */
+  expectations?: Record<string, ExpectationCounts>;
   collected?: CollectedRecords;
 }
 
@@ -371,6 +387,31 @@ export interface FinishedEventData {
   [field: string]: unknown;
 }
 
+/** Events a long run's retention folded: seqs first_seq..last_seq (this event's seq), `types` counting them. */
+export interface FoldedEventData {
+  first_seq: number;
+  last_seq: number;
+  count: number;
+  types: Record<string, number>;
+}
+
+/** How a run's driver started: a warm driver (started before the run) or not, its Spark session up or not. */
+export interface StartupEventData {
+  /** "warm": a driver started before the run; "cold": one started for it; "session": the shared session's. */
+  driver?: 'warm' | 'cold' | 'session';
+  /** "ready": its Spark session was up; "starting": the run waits for it. */
+  spark?: 'ready' | 'starting';
+  [field: string]: unknown;
+}
+
+/** A region of the job and what happened to it; "waiting": it waits for `slots` slots, `capacity` being free. */
+export interface RegionEventData {
+  event: 'waiting' | 'scheduled' | 'canceled' | 'finished' | string;
+  region: string;
+  slots?: number;
+  capacity?: number;
+}
+
 type RunEventOf<T extends string, D> = Refine<Schemas['Event'], { type: T; data: D }>;
 
 export type RunEvent =
@@ -382,4 +423,7 @@ export type RunEvent =
   | RunEventOf<'log', LogEventData>
   | RunEventOf<'finished', FinishedEventData>
   | RunEventOf<'task_failed', TaskFailedEventData>
-  | RunEventOf<'rescale', Rescale>;
+  | RunEventOf<'rescale', Rescale>
+  | RunEventOf<'folded', FoldedEventData>
+  | RunEventOf<'startup', StartupEventData>
+  | RunEventOf<'region', RegionEventData>;

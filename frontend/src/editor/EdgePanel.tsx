@@ -3,6 +3,7 @@ import { useEditorStore, type EditorState } from '../state/editor/editorStore';
 import { EXCHANGES, PARTITIONINGS, type PipelineEdgeData } from '../state/shared/graph';
 import { fieldMessages, generalMessages } from '../state/editor/problems';
 import { classNames } from '../ui/classNames';
+import { ExpectationsEditor, expectationFields } from './ExpectationsEditor';
 import { FieldMessages } from './FieldMessages';
 import { useDraftText } from '../ui/useDraftText';
 
@@ -57,7 +58,7 @@ function KeyInput({ edgeId, value, messages }: { edgeId: string; value: string |
   );
 }
 
-/** The right panel for a selected edge: partitioning (with its key) and exchange. */
+/** The right panel for a selected edge: partitioning (with its key), exchange, and the rules checking its records. */
 export function EdgePanel({ edgeId }: { edgeId: string }) {
   const edge = useEditorStore(selectEdges).find((candidate) => candidate.id === edgeId);
   const problems = useEditorStore(selectEdgeProblems)[edgeId];
@@ -80,7 +81,7 @@ export function EdgePanel({ edgeId }: { edgeId: string }) {
         </h2>
         <code className="inspector-id">{edge.id}</code>
       </div>
-      <FieldMessages messages={generalMessages(problems, SHOWN_FIELDS)} />
+      <FieldMessages messages={generalMessages(problems, new Set([...SHOWN_FIELDS, ...expectationFields(data.expectations)]))} />
 
       <div className="form-field">
         <label className="form-field__label" htmlFor={`partitioning-${edge.id}`}>
@@ -125,6 +126,8 @@ export function EdgePanel({ edgeId }: { edgeId: string }) {
         <p className="form-field__help">{EXCHANGE_HELP[data.exchange]}</p>
         <FieldMessages messages={fieldMessages(problems, 'exchange')} />
       </div>
+
+      <ExpectationsEditor holder={{ kind: 'edge', id: edge.id }} expectations={data.expectations} problems={problems} />
     </div>
   );
 }

@@ -1,8 +1,10 @@
 import { ReactFlowProvider } from '@xyflow/react';
 import { useEffect } from 'react';
 import { useEditorViewStore } from '../state/editor/editorViewStore';
+import { useTestRunStore } from '../state/editor/testRunStore';
 import { EditorSidebar } from './EditorSidebar';
 import { EditorToolbar } from './EditorToolbar';
+import { AccessNotice } from './PipelineAccess';
 import { Palette } from './Palette';
 import { PipelineCanvas } from './PipelineCanvas';
 import { ProblemsPanel } from './ProblemsPanel';
@@ -23,6 +25,7 @@ export function EditorPage({ pipelineId }: { pipelineId: number | null }) {
   useEffect(() => {
     const view = useEditorViewStore.getState();
     view.showDiff(null);
+    useTestRunStore.getState().reset();
   }, [pipelineId]);
 
   if (load.error) {
@@ -37,6 +40,7 @@ export function EditorPage({ pipelineId }: { pipelineId: number | null }) {
     <ReactFlowProvider>
       <main className="editor">
         <EditorToolbar />
+        <AccessNotice />
         <div className="editor-body">
           <Palette />
           <div className="editor-center">

@@ -5,12 +5,14 @@ import { Inspector } from './Inspector';
 import { PlanPanel } from './PlanPanel';
 import { PreviewPanel } from './PreviewPanel';
 import { RunsPanel } from './RunsPanel';
+import { TestCasesPanel } from './TestCasesPanel';
 
 const TABS: Array<{ panel: SidePanel; label: string }> = [
   { panel: 'inspector', label: 'Inspector' },
   { panel: 'history', label: 'History' },
   { panel: 'plan', label: 'Plan' },
   { panel: 'preview', label: 'Preview' },
+  { panel: 'tests', label: 'Tests' },
   { panel: 'runs', label: 'Runs' },
 ];
 
@@ -51,6 +53,11 @@ export function EditorSidebar() {
       {panel === 'runs' && (
         <aside className="inspector" aria-label="Runs">
           <RunsPanel />
+        </aside>
+      )}
+      {panel === 'tests' && (
+        <aside className="inspector" aria-label="Tests">
+          <TestCasesPanel />
         </aside>
       )}
       {panel === 'preview' && (

@@ -5,6 +5,7 @@ import { canRun, isDirty, mayDo, useEditorStore, type EditorState } from '../sta
 import { Dialog } from '../ui/Dialog';
 import { IntegerInput } from '../ui/IntegerInput';
 import { classNames } from '../ui/classNames';
+import { accessNotice, PipelineLinks } from './PipelineAccess';
 import { runPipeline, savePipeline } from './pipelineActions';
 import { UpgradeDialog } from './UpgradeDialog';
 
@@ -31,6 +32,8 @@ const selectStatus = (state: EditorState) => ({
   mayEdit: mayDo(state, 'edit'),
   mayRun: mayDo(state, 'run'),
   owner: state.owner,
+  role: state.role,
+  roleTeam: state.roleTeam,
 });
 
 type ToolbarStatus = ReturnType<typeof selectStatus>;
@@ -124,6 +127,7 @@ export function EditorToolbar() {
           onChange={(event) => updateSettings({ name: event.target.value })}
         />
       </div>
+      <PipelineLinks />
       <label className="toolbar-field">
         <span>Mode</span>
         <select
@@ -183,7 +187,7 @@ export function EditorToolbar() {
         data-testid="save"
         className="button"
         disabled={saving || (status.pipelineId !== null && !status.dirty) || !status.mayEdit}
-        title={status.mayEdit ? undefined : `Only people ${status.owner ?? 'the owner'} shared it with for editing may save`}
+        title={status.mayEdit ? undefined : (accessNotice(status) ?? undefined)}
         onClick={() => void savePipeline(message).then((saved) => saved && setMessage(''))}
       >
         Save
@@ -193,7 +197,7 @@ export function EditorToolbar() {
         data-testid="run"
         className="button button--primary"
         disabled={!status.runnable || saving || starting || !status.mayRun}
-        title={!status.mayRun ? 'You may not run this pipeline' : status.runnable ? 'Save if needed and start a run' : 'Fix the problems first'}
+        title={!status.mayRun ? (accessNotice(status) ?? undefined) : status.runnable ? 'Save if needed and start a run' : 'Fix the problems first'}
         onClick={onRun}
       >
         {starting ? 'Starting…' : 'Run'}

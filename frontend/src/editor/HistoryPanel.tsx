@@ -5,6 +5,7 @@ import type { PipelineDefinition, VersionSummary } from '../api/types';
 import { diffDefinitions, diffGraph, isEmptyDiff } from '../state/editor/diff';
 import { currentDefinition, isDirty, useEditorStore, type EditorState } from '../state/editor/editorStore';
 import { useEditorViewStore } from '../state/editor/editorViewStore';
+import { TestBadges, useTestBadges } from './TestBadges';
 
 const DRAFT = 'draft';
 const selectHistory = (state: EditorState) => ({ pipelineId: state.pipelineId, version: state.version, dirty: isDirty(state) });
@@ -36,6 +37,7 @@ export function HistoryPanel() {
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<number | null>(null);
+  const badges = useTestBadges(pipelineId, version);
 
   useEffect(() => {
     if (pipelineId === null) return;
@@ -136,6 +138,7 @@ export function HistoryPanel() {
               <strong>v{entry.number}</strong>
               {entry.number === version && <span className="count-pill">current</span>}
               <span className="muted version-row__when">{formatWhen(entry.created_at)}</span>
+              <TestBadges badge={badges[entry.number]} />
             </div>
             <div className="version-row__message">{entry.message || <span className="muted">no message</span>}</div>
             {entry.created_by && <div className="muted version-row__by">by {entry.created_by}</div>}

@@ -1,12 +1,15 @@
-import { useCallback, useMemo } from 'react';
+import { Fragment, useCallback, useMemo } from 'react';
 import { useCatalogStore, type CatalogState } from '../state/shared/catalogStore';
 import { useEditorStore, type EditorState } from '../state/editor/editorStore';
 import type { OperatorNode } from '../state/shared/graph';
 import { paramFields, withParam, type ParsedInput } from '../state/editor/paramFields';
 import { fieldMessages, generalMessages, paramMessages } from '../state/editor/problems';
 import { IntegerInput } from '../ui/IntegerInput';
+import { ExpectationsEditor, expectationFields } from './ExpectationsEditor';
 import { FieldMessages } from './FieldMessages';
 import { ParamInput } from './ParamInput';
+import { LocationTools } from '../dataIn/LocationTools';
+import { useExpressionFields } from '../dataIn/useExpressionFields';
 
 const selectOperators = (state: CatalogState) => state.byType;
 const selectNodes = (state: EditorState) => state.nodes;
@@ -24,8 +27,16 @@ export function NodeParamsPanel({ nodeId }: { nodeId: string }) {
   const fields = useMemo(() => paramFields(operator?.params_schema), [operator]);
   const messagesByParam = useMemo(() => paramMessages(problems), [problems]);
   const otherMessages = useMemo(
-    () => generalMessages(problems, new Set(['parallelism', ...fields.map((field) => `params.${field.name}`)])),
-    [problems, fields],
+    () =>
+      generalMessages(
+        problems,
+        new Set([
+          'parallelism',
+          ...fields.map((field) => `params.${field.name}`),
+          ...expectationFields(node?.data.expectations),
+        ]),
+      ),
+    [problems, fields, node?.data.expectations],
   );
 
   const setParam = useCallback(
@@ -33,6 +44,9 @@ export function NodeParamsPanel({ nodeId }: { nodeId: string }) {
       updateNodeData(nodeId, (current) => ({ ...current, params: withParam(current.params, name, parsed) }), `param:${nodeId}:${name}`),
     [nodeId, updateNodeData],
   );
+
+  const setParamValue = useCallback((name: string, value: unknown) => setParam(name, { kind: 'value', value }), [setParam]);
+  const suggestions = useExpressionFields(nodeId);
 
   if (!node) return null;
   return (
@@ -79,14 +93,24 @@ export function NodeParamsPanel({ nodeId }: { nodeId: string }) {
       {fields.length > 0 && <div className="inspector-section">Parameters</div>}
       {fields.length === 0 && operator && <p className="muted">This operator has no parameters.</p>}
       {fields.map((field) => (
-        <ParamInput
-          key={field.name}
-          field={field}
-          value={node.data.params[field.name]}
-          messages={messagesByParam[field.name]}
-          onChange={(parsed) => setParam(field.name, parsed)}
-        />
+        <Fragment key={field.name}>
+          <ParamInput
+            field={field}
+            value={node.data.params[field.name]}
+            messages={messagesByParam[field.name]}
+            onChange={(parsed) => setParam(field.name, parsed)}
+            suggestions={field.kind === 'expression' ? suggestions : undefined}
+          />
+          <LocationTools
+            operatorType={node.data.type}
+            name={field.name}
+            schema={operator?.params_schema?.properties?.[field.name]}
+            params={node.data.params}
+            setParam={setParamValue}
+          />
+        </Fragment>
       ))}
+      <ExpectationsEditor holder={{ kind: 'node', id: nodeId }} expectations={node.data.expectations} problems={problems} />
     </div>
   );
 }

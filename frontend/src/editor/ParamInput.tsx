@@ -11,6 +11,7 @@ import {
 import { classNames } from '../ui/classNames';
 import { FieldMessages } from './FieldMessages';
 import { ExpressionEditor } from '../ui/ExpressionEditor';
+import { ExpressionWithCompletions } from '../dataIn/ExpressionWithCompletions';
 import { useDraftText } from '../ui/useDraftText';
 
 interface ParamInputProps {
@@ -18,6 +19,8 @@ interface ParamInputProps {
   value: unknown;
   messages: string[] | undefined;
   onChange: (parsed: ParsedInput) => void;
+  /** Field paths offered while an expression is typed (a Kafka topic's inferred fields). */
+  suggestions?: string[];
 }
 
 type ControlProps = Omit<ParamInputProps, 'messages'> & { inputId: string; describedBy: string; invalid: boolean };
@@ -31,7 +34,7 @@ function valueOf(parsed: ParsedInput): unknown {
   return parsed.kind === 'unset' ? undefined : parsed.value;
 }
 
-function TextParam({ field, value, onChange, inputId, describedBy, invalid }: ControlProps) {
+function TextParam({ field, value, onChange, inputId, describedBy, invalid, suggestions }: ControlProps) {
   const [text, setText] = useDraftText(
     value,
     (current) => displayParamValue(field, current),
@@ -46,6 +49,20 @@ function TextParam({ field, value, onChange, inputId, describedBy, invalid }: Co
     setText(raw);
     onChange(parseParamInput(field, raw));
   };
+  if (field.kind === 'expression' && suggestions && suggestions.length > 0) {
+    return (
+      <ExpressionWithCompletions
+        suggestions={suggestions}
+        id={inputId}
+        data-testid={`param-${field.name}`}
+        placeholder={emptyText(field)}
+        value={text}
+        invalid={invalid}
+        aria-describedby={describedBy}
+        onChange={edit}
+      />
+    );
+  }
   if (field.kind === 'expression') {
     return (
       <ExpressionEditor
@@ -122,11 +139,11 @@ function FieldLabel({ field, htmlFor }: { field: ParamField; htmlFor?: string })
 }
 
 /** One param of a node: the right control for its schema, its default, its errors. */
-export function ParamInput({ field, value, messages, onChange }: ParamInputProps) {
+export function ParamInput({ field, value, messages, onChange, suggestions }: ParamInputProps) {
   const id = useId();
   const invalid = !!messages && messages.length > 0;
   const describedBy = `${id}-help`;
-  const controlProps = { field, value, onChange, inputId: id, describedBy, invalid };
+  const controlProps = { field, value, onChange, inputId: id, describedBy, invalid, suggestions };
   const resettable = canResetToDefault(field, value);
   return (
     <div className={classNames('form-field', invalid && 'has-error')}>

@@ -2,7 +2,9 @@ import { useEffect, useState } from 'react';
 import { api, rowsOf } from '../api/client';
 import type { RunSummary, StateCompatibility, VersionSummary } from '../api/types';
 import { navigate, paths } from '../router';
+import { ShadowFirstButton } from '../shadows/ShadowFirstButton';
 import { upgradeWithState } from './upgradeWithState';
+import { TestsFirst } from './TestsFirst';
 import { Dialog } from '../ui/Dialog';
 
 function messageOf(error: unknown): string {
@@ -120,6 +122,7 @@ export function UpgradeDialog({ pipelineId, latestVersion, onClose }: { pipeline
           )}
         </>
       )}
+      {run && <TestsFirst pipelineId={pipelineId} version={version} />}
       {step && (
         <p className="muted" data-testid="upgrade-step" role="status">
           <span className="spinner" aria-hidden="true" /> {step}
@@ -130,6 +133,7 @@ export function UpgradeDialog({ pipelineId, latestVersion, onClose }: { pipeline
         <button type="button" className="button" onClick={onClose}>
           Close
         </button>
+        <ShadowFirstButton run={run} version={version} disabled={!ready} onError={setError} />
         <button type="button" className="button button--primary" data-testid="upgrade-confirm" disabled={!ready} onClick={() => void upgrade()}>
           {run && version < run.version ? 'Roll back with state' : 'Upgrade with state'}
         </button>

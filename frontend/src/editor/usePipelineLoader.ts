@@ -1,10 +1,18 @@
 import { useEffect, useState } from 'react';
-import { api } from '../api/client';
+import { api, ApiError } from '../api/client';
 import { useEditorStore } from '../state/editor/editorStore';
 
 export interface PipelineLoad {
   loading: boolean;
   error: string | null;
+}
+
+/** Why a pipeline did not open: a 404 is a pipeline that is gone or no longer one's to see (a team removed them). */
+function loadError(error: unknown): string {
+  if (error instanceof ApiError && error.status === 404) {
+    return 'It does not exist, or you may not see it (any more): access comes from its owner, a share, or your role in the team that owns it.';
+  }
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -35,7 +43,7 @@ export function usePipelineLoader(pipelineId: number | null): PipelineLoad {
         setLoad({ loading: false, error: null });
       })
       .catch((error: unknown) => {
-        if (!cancelled) setLoad({ loading: false, error: error instanceof Error ? error.message : String(error) });
+        if (!cancelled) setLoad({ loading: false, error: loadError(error) });
       });
     return () => {
       cancelled = true;

@@ -7,6 +7,7 @@ import { endingOf, formatUptime, formatWhen, JOBS_ORDER, jobsInOrder, uptimeMs }
 import { runStatusTone } from '../state/run/runStatus';
 import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
+import { SessionUseLine } from './SessionUseLine';
 
 /** How often the overview asks for fresh rows (Flink's overview refreshes like this too). */
 export const JOBS_REFRESH_MS = 3000;
@@ -54,6 +55,7 @@ export function JobsPage() {
             {running} running · {runs.length - running} ended
           </span>
         )}
+        <SessionUseLine refreshMs={JOBS_REFRESH_MS} />
         {runs && runs.length > 0 && (
           <span className="muted jobs-order" data-testid="jobs-order">
             {JOBS_ORDER}

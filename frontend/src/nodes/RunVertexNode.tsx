@@ -4,14 +4,17 @@ import { useShallow } from 'zustand/react/shallow';
 import type { Operator } from '../api/types';
 import { useCatalogStore, type CatalogState } from '../state/shared/catalogStore';
 import type { ChainedOperator, VertexNode } from '../state/shared/graph';
-import { formatCount } from '../state/shared/format';
+import { formatCount, formatDuration } from '../state/shared/format';
 import { failureIsCurrent, failureOfNode } from '../state/run/runFailures';
 import { CELL_WIDTH } from '../state/run/runGraph';
 import { isRunEnded } from '../state/run/runStatus';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { formatWatermark, nodeFigures } from '../state/run/nodeMetrics';
 import { activityColour, activityOf, activityRatios, activityTextColour, formatPercent, formatRate, ratesOf, type ActivityRatios } from '../state/run/vertexMetrics';
+import { violatedTotal } from '../state/shared/expectations';
 import { classNames } from '../ui/classNames';
+import NodeLag from './NodeLag';
+import NodeLatency from './NodeLatency';
 import PortHandles from './PortHandles';
 import SideHandles from './SideHandles';
 
@@ -20,6 +23,7 @@ const selectOperators = (state: CatalogState) => state.byType;
 const selectRunGraph = (state: RunStoreState) => ({
   vertices: state.vertices,
   nodes: state.nodes,
+  expectations: state.expectations,
   derivedRates: state.rates,
   exceptions: state.exceptions,
   selectedNode: state.selectedNode,
@@ -32,9 +36,14 @@ function activityTitle(ratios: ActivityRatios): string {
   return `busy ${formatPercent(ratios.busy)} · idle ${formatPercent(ratios.idle)} · backpressured ${formatPercent(ratios.backpressured)}`;
 }
 
-function countTitle(what: string, count: unknown, rate: number | null, ended: boolean): string {
+function countTitle(what: string, count: unknown, rate: number | null, ended: boolean, partials?: number): string {
   const total = typeof count === 'number' ? count.toLocaleString() : 'no';
-  return `${total} records ${what}${ended || rate === null ? '' : ` (${formatRate(rate)})`}`;
+  const arrived = partials === undefined ? '' : `, arriving as ${partials.toLocaleString()} partial aggregates (pre-aggregated before the exchange)`;
+  return `${total} records ${what}${ended || rate === null ? '' : ` (${formatRate(rate)})`}${arrived}`;
+}
+
+function lateTitle(late: number): string {
+  return `${late.toLocaleString()} record${late === 1 ? '' : 's'} came after the watermark had closed their window and ${late === 1 ? 'was' : 'were'} dropped (counted in "in", in no output); an edge from the late port keeps them`;
 }
 
 /**
@@ -44,8 +53,9 @@ function countTitle(what: string, count: unknown, rate: number | null, ended: bo
  */
 const OperatorCell = memo(function OperatorCell(props: { operator: ChainedOperator; vertexId: string; parallelism: number; catalog: Operator | undefined }) {
   const { operator, vertexId, parallelism, catalog } = props;
-  const { vertices, nodes, derivedRates, exceptions, selectedNode, runFailed, ended, toggleNode } = useRunStore(useShallow(selectRunGraph));
+  const { vertices, nodes, expectations, derivedRates, exceptions, selectedNode, runFailed, ended, toggleNode } = useRunStore(useShallow(selectRunGraph));
   const { id } = operator;
+  const quality = expectations[`node:${id}`];
   const nodeMetrics = nodes[id];
   const metrics = nodeFigures(nodeMetrics, vertices[vertexId]);
   const rates = ratesOf(metrics, nodeMetrics ? undefined : derivedRates[vertexId]);
@@ -84,17 +94,42 @@ const OperatorCell = memo(function OperatorCell(props: { operator: ChainedOperat
       </div>
       {metrics && (
         <div className="run-cell__metrics" data-testid="vertex-metrics" data-source={nodeMetrics ? 'operator' : 'vertex'}>
-          <span data-testid="records-in" data-count={metrics.records_in} title={countTitle('in', metrics.records_in, rates.inRate, ended)}>
+          <span data-testid="records-in" data-count={metrics.records_in} title={countTitle('in', metrics.records_in, rates.inRate, ended, nodeMetrics?.partials_in)}>
             in {formatCount(metrics.records_in)} {!ended && <em>{formatRate(rates.inRate)}</em>}
           </span>
           <span data-testid="records-out" data-count={metrics.records_out} title={countTitle('out', metrics.records_out, rates.outRate, ended)}>
             out {formatCount(metrics.records_out)} {!ended && <em>{formatRate(rates.outRate)}</em>}
           </span>
+          {nodeMetrics?.late_records ? (
+            <span className="run-cell__late" data-testid="late-records" data-count={nodeMetrics.late_records} title={lateTitle(nodeMetrics.late_records)}>
+              late {formatCount(nodeMetrics.late_records)}
+            </span>
+          ) : null}
           {nodeMetrics && nodeMetrics.watermark !== null && (
             <span title="input watermark (the lowest of its subtasks')" data-testid="node-watermark">
               wm {formatWatermark(nodeMetrics.watermark)}
             </span>
           )}
+          {nodeMetrics && typeof nodeMetrics.watermark_lag_ms === 'number' && !ended && (
+            <span title="watermark lag: processing time minus the input watermark" data-testid="watermark-lag" data-ms={nodeMetrics.watermark_lag_ms}>
+              lag {formatDuration(nodeMetrics.watermark_lag_ms)}
+            </span>
+          )}
+        </div>
+      )}
+      <NodeLag metrics={nodeMetrics} ended={ended} />
+      <NodeLatency metrics={nodeMetrics} />
+      {quality && (
+        <div
+          className={classNames('run-cell__quality', violatedTotal(quality) > 0 && 'has-violations')}
+          data-testid="expectation-counts"
+          data-records={quality.records}
+          data-violated={violatedTotal(quality)}
+          title={Object.entries(quality.rules)
+            .map(([name, rule]) => `${name} (${rule.action}): ${rule.violated.toLocaleString()} of ${quality.records.toLocaleString()} violate it`)
+            .join('\n')}
+        >
+          {violatedTotal(quality) > 0 ? `✗ ${formatCount(violatedTotal(quality))} violated` : `✓ ${Object.keys(quality.rules).length} rule${Object.keys(quality.rules).length === 1 ? '' : 's'} met`}
         </div>
       )}
       {failure && (
@@ -161,7 +196,10 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
         </div>
       )}
       {tailOperator?.outputs !== 0 && <Handle type="source" position={Position.Right} isConnectable={false} />}
-      <PortHandles ports={tailOperator?.output_ports} connectable={false} />
+      <PortHandles
+        ports={[...(tailOperator?.output_ports ?? []), ...data.operators.flatMap((operator) => (operator.quarantinePorts ?? []).map((name) => ({ name, description: 'Records its expectations quarantine' })))]}
+        connectable={false}
+      />
     </div>
   );
 }

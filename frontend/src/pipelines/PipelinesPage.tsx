@@ -68,7 +68,7 @@ export function PipelinesPage() {
     };
   }, [generation]);
 
-  const showOwner = load.state === 'ready' && load.pipelines.some((pipeline) => pipeline.owner);
+  const showOwner = load.state === 'ready' && load.pipelines.some((pipeline) => pipeline.owner || pipeline.team_name);
   return (
     <main className="list-page">
       <div className="list-page__heading">
@@ -90,6 +90,7 @@ export function PipelinesPage() {
               {showOwner && <th>Owner</th>}
               <th>Updated</th>
               <th />
+              <th />
             </tr>
           </thead>
           <tbody>
@@ -108,8 +109,13 @@ export function PipelinesPage() {
                     <span className="muted">never run</span>
                   )}
                 </td>
-                {showOwner && <td>{pipeline.owner ?? '–'}</td>}
+                {showOwner && <td data-testid="pipeline-owner">{pipeline.team_name ? `team ${pipeline.team_name}` : (pipeline.owner ?? '–')}</td>}
                 <td>{new Date(pipeline.updated_at).toLocaleString()}</td>
+                <td className="pipeline-asides">
+                  <Link to={paths.pipelineAccess(pipeline.id)} data-testid="pipeline-access">access</Link> ·{' '}
+                  <Link to={paths.pipelineFile(pipeline.id)} data-testid="pipeline-file">file</Link> ·{' '}
+                  <Link to={paths.pipelineGit(pipeline.id)} data-testid="pipeline-git">Git</Link>
+                </td>
                 <td>
                   <DeleteButton pipeline={pipeline} onDeleted={() => setGeneration((value) => value + 1)} />
                 </td>

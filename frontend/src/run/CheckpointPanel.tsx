@@ -1,13 +1,15 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { api } from '../api/client';
-import type { CheckpointStats, DistributionSummary, SavepointRequest } from '../api/types';
+import type { CheckpointStats, DistributionSummary, FoldedCheckpoints, SavepointRequest } from '../api/types';
 import { checkpointSummary, isSavepoint } from '../state/run/checkpointTimeline';
 import { formatBytes, formatClock, formatDuration } from '../state/shared/format';
 import { checkpointSummaryLoaded } from '../state/run/runState';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { checkpointStatusTone } from '../state/run/runStatus';
+import { paths } from '../router';
 import { classNames } from '../ui/classNames';
+import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
 import { CheckpointGantt } from './CheckpointGantt';
 import { CheckpointTimeline } from './CheckpointTimeline';
@@ -18,6 +20,7 @@ const selectCheckpoints = (state: RunStoreState) => ({
   counts: state.checkpoints.counts,
   rows: state.checkpoints.rows,
   serverSummary: state.checkpointSummary,
+  folded: state.checkpointsFolded,
   selected: state.selectedCheckpoint,
   selectCheckpoint: state.selectCheckpoint,
   runId: state.runId,
@@ -44,7 +47,7 @@ function useLiveSummary(runId: number | null, open: boolean): void {
       askedAt = completed;
       api.getCheckpoints(runId, 0).then(
         (history) => {
-          if (useRunStore.getState().runId === runId) useRunStore.getState().update((state) => checkpointSummaryLoaded(state, history.summary));
+          if (useRunStore.getState().runId === runId) useRunStore.getState().update((state) => checkpointSummaryLoaded(state, history.summary, history.folded));
         },
         () => undefined, // the next completed checkpoint asks again
       );
@@ -81,7 +84,7 @@ function AlignmentCell({ row }: { row: CheckpointStats }) {
   return <span title={`Aligned; alignment took ${alignment}`}>aligned · {alignment}</span>;
 }
 
-function CheckpointRow({ row, selected, onSelect }: { row: CheckpointStats; selected: boolean; onSelect: () => void }) {
+function CheckpointRow({ row, runId, selected, onSelect }: { row: CheckpointStats; runId: number | null; selected: boolean; onSelect: () => void }) {
   return (
     <tr
       data-testid="checkpoint-row"
@@ -115,6 +118,13 @@ function CheckpointRow({ row, selected, onSelect }: { row: CheckpointStats; sele
       <td>
         <AckProgress row={row} />
       </td>
+      <td>
+        {runId !== null && row.status === 'COMPLETED' && !row.discarded && (
+          <Link to={paths.state(runId, row.id)} data-testid="checkpoint-browse-state" onClick={(event) => event.stopPropagation()}>
+            Browse state
+          </Link>
+        )}
+      </td>
     </tr>
   );
 }
@@ -127,7 +137,7 @@ export function withTriggers(rows: CheckpointStats[], savepoints: SavepointReque
   return rows.map((row) => (row.kind !== 'checkpoint' && !row.trigger && triggers.has(row.id) ? { ...row, trigger: triggers.get(row.id) } : row));
 }
 
-function HistoryTable({ rows, selected, onSelect }: { rows: CheckpointStats[]; selected: number | null; onSelect: (id: number) => void }) {
+function HistoryTable({ rows, runId, selected, onSelect }: { rows: CheckpointStats[]; runId: number | null; selected: number | null; onSelect: (id: number) => void }) {
   if (rows.length === 0) return <p className="muted panel-empty">No checkpoint yet.</p>;
   return (
     <div className="table-scroll">
@@ -142,11 +152,12 @@ function HistoryTable({ rows, selected, onSelect }: { rows: CheckpointStats[]; s
             <th className="numeric">Size</th>
             <th title="Aligned, or unaligned with the in-flight bytes it persisted; the alignment time">Alignment</th>
             <th>Acks</th>
+            <th>State</th>
           </tr>
         </thead>
         <tbody>
           {rows.map((row) => (
-            <CheckpointRow key={row.id} row={row} selected={row.id === selected} onSelect={() => onSelect(row.id)} />
+            <CheckpointRow key={row.id} row={row} runId={runId} selected={row.id === selected} onSelect={() => onSelect(row.id)} />
           ))}
         </tbody>
       </table>
@@ -161,10 +172,22 @@ const SUMMARY_ROWS: Array<{ key: string; label: string; format: (value: number |
   { key: 'persisted_data', label: 'Persisted in-flight data', format: formatBytes },
 ];
 
-function SummaryTable({ summary }: { summary: Record<string, DistributionSummary> }) {
+/** Older checkpoints kept only in rollups: the summary counts them, the history and timeline do not list them. */
+function FoldedNote({ folded }: { folded: FoldedCheckpoints }) {
+  const failed = folded.failed ? `, ${folded.failed} failed` : '';
+  return (
+    <p className="muted folded-note" data-testid="checkpoints-folded">
+      Includes {folded.completed} older checkpoints{failed} (#{folded.first_id}–#{folded.last_id}) kept as per-minute rollups: min,
+      avg and max are exact, percentiles within {Math.round(folded.relative_accuracy * 100)}%.
+    </p>
+  );
+}
+
+function SummaryTable({ summary, folded }: { summary: Record<string, DistributionSummary>; folded: FoldedCheckpoints | null }) {
   const columns: Array<keyof DistributionSummary> = ['min', 'avg', 'p50', 'p90', 'p99', 'max'];
   return (
     <div className="table-scroll">
+      {folded && <FoldedNote folded={folded} />}
       <table className="data-table" data-testid="checkpoint-summary">
         <thead>
           <tr>
@@ -260,7 +283,7 @@ function Details({ runId, row }: { runId: number; row: CheckpointStats }) {
 
 /** The checkpoints of a run, live: timeline strip, the selected one's Gantt chart, then history, summary and config. */
 export function CheckpointPanel() {
-  const { counts, rows: liveRows, savepoints, serverSummary, selected, selectCheckpoint, runId, definition } =
+  const { counts, rows: liveRows, savepoints, serverSummary, folded, selected, selectCheckpoint, runId, definition } =
     useRunStore(useShallow(selectCheckpoints));
   // Live checkpoint events do not say who asked for a savepoint; its request does.
   const rows = useMemo(() => withTriggers(liveRows, savepoints), [liveRows, savepoints]);
@@ -289,8 +312,8 @@ export function CheckpointPanel() {
           </button>
         ))}
       </div>
-      {tab === 'history' && <HistoryTable rows={rows} selected={selected} onSelect={(id) => selectCheckpoint(selected === id ? null : id)} />}
-      {tab === 'summary' && <SummaryTable summary={summary} />}
+      {tab === 'history' && <HistoryTable rows={rows} runId={runId} selected={selected} onSelect={(id) => selectCheckpoint(selected === id ? null : id)} />}
+      {tab === 'summary' && <SummaryTable summary={summary} folded={serverSummary ? folded : null} />}
       {tab === 'config' && <ConfigTable runId={runId} fallback={definition?.checkpointing as Record<string, unknown> | undefined} />}
     </section>
   );

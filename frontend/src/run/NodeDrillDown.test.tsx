@@ -123,6 +123,18 @@ describe('per-node metrics and the drill-down', () => {
     expect(screen.getByTestId('node-drilldown-empty')).toBeTruthy();
   });
 
+  it('shows an ended run\'s totals without the rates and time shares of its last moments', () => {
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, status: 'RUNNING', selectedNode: 'even', nodes: { even: EVEN } });
+    render(<NodeDrillDown />);
+    expect(screen.getByTestId('node-drilldown').textContent).toContain('20/s');
+    cleanup();
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, status: 'FINISHED', selectedNode: 'even', nodes: { even: EVEN } });
+    render(<NodeDrillDown />);
+    const table = screen.getByTestId('node-drilldown');
+    expect(table.textContent).not.toMatch(/\/s|busy|25%/);
+    expect(screen.getByTestId('node-totals').textContent).toContain('200');
+  });
+
   it('shows the end-of-input watermark as the end', () => {
     useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, selectedNode: 'even', nodes: { even: { ...EVEN, subtasks: [subtask(0, { watermark: 2 ** 63 - 1 })] } } });
     render(<NodeDrillDown />);
@@ -145,5 +157,77 @@ describe('per-node metrics and the drill-down', () => {
     expect(ended.getByTestId('records-out').textContent).toBe('out 100 ');
     expect(screen.getByTestId('node-gen').closest<HTMLElement>('.run-vertex')!.dataset.activity).toBeUndefined();
     expect(screen.queryByTestId('activity')).toBeNull();
+  });
+
+  it("shows a source's lag on its node and per split in the drill-down while the run is live, a window's emit delay", () => {
+    const lag = {
+      records_behind: 12_345, bytes_behind: null, pending: null, splits_unassigned: null, bytes_unassigned: null, splits_total: 2,
+      splits: [
+        { split: 'events/1', subtask: 1, records_behind: 12_000, bytes_behind: null, pending: null },
+        { split: 'events/0', subtask: 0, records_behind: 345, bytes_behind: null, pending: null },
+      ],
+    };
+    const gen = { ...EVEN, lag };
+    const even = { ...EVEN, emit_delay_ms: 1520, emit_delay_max_ms: 2000, emit_delay_results: 8 };
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, status: 'RUNNING', selectedNode: 'gen', nodes: { gen, even } });
+    const cell = renderNode('gen');
+    expect(cell.getByTestId('source-lag').textContent).toBe('12.3k behind');
+    expect(within(screen.getByTestId('node-even')).getByTestId('emit-delay').textContent).toBe('emit +1.52 s');
+    render(<NodeDrillDown />);
+    const rows = within(screen.getByTestId('lag-table')).getAllByTestId('lag-split-row');
+    expect(rows.map((row) => row.dataset.split)).toEqual(['events/1', 'events/0']);
+    expect(within(rows[0]).getByTestId('lag-split-records').textContent).toBe((12_000).toLocaleString());
+    cleanup();
+
+    useRunStore.setState({ status: 'FINISHED' });  // an ended run's lag is no longer news
+    renderNode('gen');
+    render(<NodeDrillDown />);
+    expect(screen.queryByTestId('lag-table')).toBeNull();
+    expect(screen.queryByTestId('source-lag')).toBeNull();
+  });
+
+  it("shows an exactly-once sink's visible latency on its node and per subtask in the drill-down", () => {
+    const latency = { p50_ms: 12, p99_ms: 30, max_ms: 31, markers: 40, sources: { 'gen#0': { p50_ms: 12, p99_ms: 30, markers: 40 } } };
+    const even: NodeMetrics = {
+      ...EVEN, latency_p50_ms: 12, latency_p99_ms: 30, latency_markers: 80,
+      visible_latency_p50_ms: 480, visible_latency_p99_ms: 990, visible_latency_records: 4000,
+      source_visible_latency_p50_ms: 520, source_visible_latency_p99_ms: 1010, source_visible_latency_markers: 80,
+      subtasks: [0, 1].map((index) => subtask(index, {
+        latency,
+        visible_latency: { p50_ms: 480, p99_ms: 990, max_ms: 995, records: 2000, commits: 4 },
+        source_visible_latency: { ...latency, p50_ms: 520, p99_ms: 1010 },
+      })),
+    };
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, status: 'RUNNING', selectedNode: 'even', nodes: { even } });
+    renderNode('even');
+    const visible = within(screen.getByTestId('node-even')).getByTestId('visible-latency');
+    expect(visible.textContent).toBe('visible 520 ms / 1.01 s');  // p50 / p99 from the sources to the commit: markers reach it
+    expect(within(screen.getByTestId('node-even')).getByTestId('marker-latency').textContent).toBe('lat 12 / 30 ms');
+    expect(visible.dataset.from).toBe('source');
+    render(<NodeDrillDown />);
+    const rows = within(screen.getByTestId('latency-table')).getAllByTestId('visible-latency-row');
+    expect(rows.map((row) => `${row.dataset.from}#${row.dataset.subtask}`)).toEqual(['source#0', 'source#1', 'sink#0', 'sink#1']);
+    expect(rows[2].textContent).toContain('480 ms');
+    expect(screen.getByTestId('visible-latency-caption').textContent).toContain('p50 520 ms');
+    cleanup();
+
+    const unmarked = { ...even, latency_p50_ms: undefined, source_visible_latency_p50_ms: undefined };
+    useRunStore.setState({ nodes: { even: unmarked } });  // a run without latency markers: the sink's own wait
+    renderNode('even');
+    const own = within(screen.getByTestId('node-even')).getByTestId('visible-latency');
+    expect(own.dataset.from).toBe('sink');
+    expect(own.dataset.p50).toBe('480');
+  });
+
+  it("shows an operator's watermark lag on its node while the run is live, not once it ended", () => {
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, status: 'RUNNING', nodes: { even: { ...EVEN, watermark_lag_ms: 2500 } } });
+    renderNode('even');
+    const lag = within(screen.getByTestId('node-even')).getByTestId('watermark-lag');
+    expect(lag.dataset.ms).toBe('2500');
+    expect(lag.textContent).toBe('lag 2.50 s');
+    cleanup();
+    useRunStore.setState({ status: 'FINISHED' });
+    renderNode('even');
+    expect(within(screen.getByTestId('node-even')).queryByTestId('watermark-lag')).toBeNull();
   });
 });

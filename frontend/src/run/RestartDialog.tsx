@@ -64,7 +64,13 @@ export function RestartDialog({ run, onClose }: { run: Run; onClose: () => void 
     <Dialog label="Restart from a checkpoint" testId="restart-dialog" onClose={onClose}>
       <h2>Restart from…</h2>
       <p className="muted">
-        Starts a new run of v{run.version} ({run.mode}) with its state restored from the chosen snapshot.
+        Starts a new run of v{run.version} ({run.mode}) with its state restored from the chosen snapshot
+        {run.environment ? (
+          <>
+            , in environment <strong data-testid="restart-environment">{run.environment}</strong> as this run (its parameters as they are now)
+          </>
+        ) : null}
+        .
       </p>
       <div className="restore-options" data-testid="restore-options" aria-busy={points === null}>
         {points === null && !loadError && <p className="muted">Looking for checkpoints and savepoints…</p>}

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { AlertRulesPanel } from '../alerts/AlertRulesPanel';
 import type { PipelineDefinition } from '../api/types';
 import { useRunStore } from '../state/run/runStore';
 import { classNames } from '../ui/classNames';
@@ -8,12 +9,13 @@ import { NodeDrillDown } from './NodeDrillDown';
 import { SchedulePanel } from './SchedulePanel';
 import { TapPanel } from './TapPanel';
 
-type Tab = 'records' | 'exceptions' | 'subtasks' | 'tap' | 'schedules';
+type Tab = 'records' | 'exceptions' | 'subtasks' | 'tap' | 'schedules' | 'alerts';
 
 /**
  * The run page's lower panel, in tabs so that the graph above keeps its size: collected
  * records, the exceptions history (its count on the tab), the subtasks of the operator clicked
- * in the graph (the tab opens with the click), the live tap and the savepoint schedules. Every
+ * in the graph (the tab opens with the click), the live tap, the savepoint schedules and the
+ * pipeline's alert rules. Every
  * tab stays mounted while another shows: an open tap keeps its records.
  */
 export function RunDetailsTabs({ runId, definition }: { runId: number; definition: PipelineDefinition | null }) {
@@ -41,6 +43,7 @@ export function RunDetailsTabs({ runId, definition }: { runId: number; definitio
     ...(selectedNode !== null ? [['subtasks', <>Subtasks of <code>{selectedNode}</code></>] as [Tab, ReactNode]] : []),
     ['tap', 'Live tap'],
     ['schedules', 'Savepoint schedules'],
+    ['alerts', 'Alert rules'],
   ];
   const shown = (name: Tab) => ({ hidden: tab !== name, className: 'run-details__tab', role: 'tabpanel' as const });
   return (
@@ -77,6 +80,7 @@ export function RunDetailsTabs({ runId, definition }: { runId: number; definitio
       <div {...shown('schedules')}>
         <SchedulePanel runId={runId} pipelineId={pipelineId} />
       </div>
+      <div {...shown('alerts')}>{pipelineId !== null && tab === 'alerts' && <AlertRulesPanel pipelineId={pipelineId} />}</div>
     </section>
   );
 }

@@ -1,19 +1,42 @@
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from '@xyflow/react';
 import { memo } from 'react';
 import { edgeLabel, type PipelineEdge } from '../state/shared/graph';
+import { violatedTotal } from '../state/shared/expectations';
+import { formatCount } from '../state/shared/format';
+import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { classNames } from '../ui/classNames';
 
-/** An edge of a run's read-only graph: its partitioning as a label, dashed when blocking. */
+const selectExpectations = (state: RunStoreState) => state.expectations;
+
+/**
+ * An edge of a run's read-only graph: its partitioning as a label, dashed when blocking, and when
+ * rules check its records how many of those they counted violated them (live, like a node's).
+ */
 function RunEdge(props: EdgeProps<PipelineEdge>) {
   const { id, data, markerEnd } = props;
   const [path, labelX, labelY] = getBezierPath(props);
+  const quality = useRunStore(selectExpectations)[`edge:${id}`];
+  const violated = quality ? violatedTotal(quality) : 0;
   return (
     <>
       <BaseEdge id={id} path={path} markerEnd={markerEnd} className={classNames('pipeline-edge', data?.exchange === 'blocking' && 'is-blocking')} />
       {data && (
         <EdgeLabelRenderer>
-          <span className="edge-label is-static" style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}>
+          <span className="edge-label is-static" data-testid={`run-edge-${id}`} style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}>
             {edgeLabel(data)}
+            {quality && (
+              <span
+                className={classNames('edge-label__quality', violated > 0 && 'has-violations')}
+                data-testid="edge-expectation-counts"
+                data-records={quality.records}
+                data-violated={violated}
+                title={Object.entries(quality.rules)
+                  .map(([name, rule]) => `${name} (${rule.action}): ${rule.violated.toLocaleString()} of ${quality.records.toLocaleString()} violate it`)
+                  .join('\n')}
+              >
+                {violated > 0 ? ` ✗ ${formatCount(violated)} violated` : ` ✓ of ${formatCount(quality.records)}`}
+              </span>
+            )}
           </span>
         </EdgeLabelRenderer>
       )}

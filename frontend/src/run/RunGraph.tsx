@@ -1,8 +1,8 @@
-import { Background, BackgroundVariant, ControlButton, Controls, MarkerType, Panel, ReactFlow, ReactFlowProvider, type DefaultEdgeOptions, type EdgeTypes, type NodeMouseHandler } from '@xyflow/react';
-import { useMemo } from 'react';
+import { Background, BackgroundVariant, ControlButton, Controls, MarkerType, Panel, ReactFlow, ReactFlowProvider, useStore, type DefaultEdgeOptions, type EdgeTypes, type NodeMouseHandler, type ReactFlowState } from '@xyflow/react';
+import { useMemo, useRef } from 'react';
 import type { PipelineDefinition, PlanSummary } from '../api/types';
 import { runNodeTypes } from '../nodes';
-import { runGraph } from '../state/run/runGraph';
+import { BOX_HEIGHT, RUN_LAYOUT, runGraph } from '../state/run/runGraph';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { ACTIVITY_SCALE } from '../state/run/vertexMetrics';
 import { MIN_READABLE_ZOOM, type FitOptions } from '../state/shared/viewport';
@@ -34,6 +34,49 @@ function Legend() {
   );
 }
 
+/** Heights are laid out in steps of this many pixels: a figure that changes its width by a digit moves nothing. */
+const HEIGHT_STEP = 4;
+/** The least gap kept between stacked boxes. A box's ×n and activity badges (9 px above it) may then touch the
+ * bottom of the box above, its activity bar and not its text, as they did before boxes were measured: a
+ * 30-operator graph of three chains, each box one latency line taller, still opens readable at 1280×720. */
+const LEAST_GAP = 4;
+/** How much a box may grow into the layout's spacing before the others move for it. */
+const GROWTH_ALLOWED = RUN_LAYOUT.node - LEAST_GAP;
+
+/** The boxes React Flow measured taller than their layout allows, as "id:height" pairs (a string: compared by value). */
+const selectTallBoxes = (state: ReactFlowState) =>
+  Array.from(state.nodeLookup.values())
+    .filter((node) => (node.measured.height ?? 0) - GROWTH_ALLOWED > BOX_HEIGHT)
+    .map((node) => `${node.id}:${Math.ceil(((node.measured.height ?? 0) - GROWTH_ALLOWED) / HEIGHT_STEP) * HEIGHT_STEP}`)
+    .sort()
+    .join(' ');
+
+/**
+ * The heights to lay the boxes out with: the tallest each was measured so far (less what it may take of
+ * the spacing, `GROWTH_ALLOWED`), so a box whose figures
+ * arrive (lag, latency, visible latency) pushes its neighbours apart once instead of covering them,
+ * and a figure that comes and goes does not make the graph jump back and forth.
+ */
+function useGrownHeights(): Record<string, number> {
+  const tall = useStore(selectTallBoxes);
+  const grown = useRef<Record<string, number>>({});
+  return useMemo(() => {
+    let changed = false;
+    const next = { ...grown.current };
+    for (const pair of tall ? tall.split(' ') : []) {
+      const at = pair.lastIndexOf(':');
+      const id = pair.slice(0, at);
+      const height = Number(pair.slice(at + 1));
+      if (height > (next[id] ?? 0)) {
+        next[id] = height;
+        changed = true;
+      }
+    }
+    if (changed) grown.current = next;
+    return grown.current;
+  }, [tall]);
+}
+
 /** Zoom in and out, and Fit: one click shows the whole graph. */
 function GraphControls() {
   const fit = useFitGraph(WHOLE_FIT);
@@ -53,35 +96,42 @@ function GraphControls() {
  * (see runGraph.ts). A click on an operator opens its subtasks.
  */
 export function RunGraph({ definition, plan }: { definition: PipelineDefinition; plan: PlanSummary | null | undefined }) {
-  const graph = useMemo(() => runGraph(definition, plan), [definition, plan]);
   // The plan regroups the operators into vertices when the run is scheduled: a new drawing,
   // fitted again once React Flow has measured its boxes.
-  const shape = useMemo(() => graph.nodes.map((node) => node.id).join(' '), [graph]);
+  const shape = useMemo(() => runGraph(definition, plan).nodes.map((node) => node.id).join(' '), [definition, plan]);
+  return (
+    <ReactFlowProvider key={shape}>
+      <RunGraphCanvas definition={definition} plan={plan} />
+    </ReactFlowProvider>
+  );
+}
+
+function RunGraphCanvas({ definition, plan }: { definition: PipelineDefinition; plan: PlanSummary | null | undefined }) {
+  const heights = useGrownHeights();
+  const graph = useMemo(() => runGraph(definition, plan, heights), [definition, plan, heights]);
   const toggleNode = useRunStore(selectToggleNode);
   const openOperator: NodeMouseHandler = (event) => {
     const cell = (event.target as Element).closest<HTMLElement>('[data-node]');
     if (cell?.dataset.node) toggleNode(cell.dataset.node);
   };
   return (
-    <ReactFlowProvider key={shape}>
-      <ReactFlow
-        nodes={graph.nodes}
-        edges={graph.edges}
-        nodeTypes={runNodeTypes}
-        edgeTypes={edgeTypes}
-        defaultEdgeOptions={DEFAULT_EDGE_OPTIONS}
-        nodesDraggable={false}
-        nodesConnectable={false}
-        elementsSelectable={false}
-        onNodeClick={openOperator}
-        deleteKeyCode={null}
-        minZoom={0.1}
-      >
-        <ReadableFit options={OPEN_FIT} />
-        <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
-        <GraphControls />
-        <Legend />
-      </ReactFlow>
-    </ReactFlowProvider>
+    <ReactFlow
+      nodes={graph.nodes}
+      edges={graph.edges}
+      nodeTypes={runNodeTypes}
+      edgeTypes={edgeTypes}
+      defaultEdgeOptions={DEFAULT_EDGE_OPTIONS}
+      nodesDraggable={false}
+      nodesConnectable={false}
+      elementsSelectable={false}
+      onNodeClick={openOperator}
+      deleteKeyCode={null}
+      minZoom={0.1}
+    >
+      <ReadableFit options={OPEN_FIT} />
+      <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
+      <GraphControls />
+      <Legend />
+    </ReactFlow>
   );
 }

@@ -15,6 +15,11 @@ function showRun(status: string, savepoints: SavepointRequest[] = [], failureCau
   useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, run: RUN, status: status as Run['status'], savepoints, failureCause });
 }
 
+/** The calls the header's buttons made (its disk use reads itself: GET /api/runs/<id>/disk). */
+function commands(fetch: { mock: { calls: unknown[][] } }): Array<[string, RequestInit]> {
+  return (fetch.mock.calls as unknown as Array<[string, RequestInit]>).filter(([url]) => !String(url).endsWith('/disk'));
+}
+
 describe('RunHeader', () => {
   beforeEach(() => useRunStore.getState().reset(7));
   afterEach(cleanup);
@@ -27,6 +32,30 @@ describe('RunHeader', () => {
     expect(screen.getByTestId('run-status').textContent).toBe('RUNNING');
     expect((screen.getByTestId('trigger-savepoint') as HTMLButtonElement).disabled).toBe(false);
     expect((screen.getByTestId('restart') as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('says which environment the run runs in, and the parameters it got there when asked', async () => {
+    const fetch = vi.fn(async (url: string) =>
+      String(url).endsWith('/environment')
+        ? new Response(JSON.stringify({ environment: 'prod', parameters: { factor: 5, auth: 'Bearer ${secret:token}' } }), { status: 200, headers: { 'Content-Type': 'application/json' } })
+        : new Response('{}', { status: 200, headers: { 'Content-Type': 'application/json' } }),
+    );
+    vi.stubGlobal('fetch', fetch);
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, run: { ...RUN, environment: 'prod' } as Run, status: 'RUNNING' });
+    render(<RunHeader runId={7} />);
+    const chip = screen.getByTestId('run-environment');
+    expect(chip.dataset.environment).toBe('prod');
+    expect(chip.querySelector('a')?.getAttribute('href')).toBe('/environments');
+    fireEvent.click(screen.getByTestId('run-environment-parameters-toggle'));
+    await waitFor(() => expect(screen.getAllByTestId('run-environment-parameter').map((item) => item.textContent)).toEqual(['auth = Bearer ${secret:token}', 'factor = 5']));
+    expect(commands(fetch).map(([url]) => String(url))).toEqual([expect.stringContaining('/api/runs/7/environment')]);
+    vi.unstubAllGlobals();
+  });
+
+  it('shows no environment for a run in none', () => {
+    showRun('RUNNING');
+    render(<RunHeader runId={7} />);
+    expect(screen.queryByTestId('run-environment')).toBeNull();
   });
 
   it('shows a savepoint in progress as acknowledged of total subtasks, and blocks another', () => {
@@ -57,13 +86,27 @@ describe('RunHeader', () => {
     expect((screen.getByTestId('rescale-parallelism') as HTMLInputElement).value).toBe('3');
     fireEvent.click(screen.getByTestId('rescale-confirm'));
     await waitFor(() => expect(screen.getByTestId('rescale-progress').dataset.status).toBe('STOPPING'));
-    const [url, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
+    const [url, init] = commands(fetch)[0];
     expect(url).toContain('/api/runs/7/rescale');
     expect(JSON.parse(String(init.body))).toEqual({ parallelism: 3 });
     expect((screen.getByTestId('rescale') as HTMLButtonElement).disabled).toBe(true);
     useRunStore.getState().update((state) => applyRunEvent(state, { seq: 9, type: 'rescale', ts: 1, data: { ...answer, status: 'COMPLETED', new_run: 8 } as never }));
     await waitFor(() => expect(screen.getByTestId('rescale-progress').dataset.status).toBe('COMPLETED'));
     expect(screen.getByTestId('rescale-next-run').textContent).toBe('run #8');
+    vi.unstubAllGlobals();
+  });
+
+  it('shows the bytes the run holds on disk, with the breakdown on hover', async () => {
+    const usage = { run: 7, total_bytes: 3 * 1024 * 1024, checkpoint_bytes: 2 * 1024 * 1024, checkpoint_count: 3,
+      savepoint_bytes: 1024 * 1024 - 100, savepoint_count: 1, log_bytes: 100, measured_at: '2026-11-23T10:00:05Z',
+      checkpoints_swept_at: null };
+    const fetch = vi.fn(async () => new Response(JSON.stringify(usage), { status: 200, headers: { 'Content-Type': 'application/json' } }));
+    vi.stubGlobal('fetch', fetch);
+    showRun('RUNNING');
+    render(<RunHeader runId={7} />);
+    await waitFor(() => expect(screen.getByTestId('run-disk').textContent).toContain('disk 3.0 MiB'));
+    expect(screen.getByTestId('run-disk').title).toContain('checkpoints 2.0 MiB (3)');
+    expect((fetch.mock.calls[0] as unknown as [string])[0]).toBe('/api/runs/7/disk');
     vi.unstubAllGlobals();
   });
 
@@ -80,11 +123,43 @@ describe('RunHeader', () => {
     fireEvent.click(screen.getByTestId('cancel'));
     fireEvent.keyDown(window, { key: 'Escape' });
     expect(screen.queryByRole('dialog')).toBeNull();
-    expect(fetch).not.toHaveBeenCalled();
+    expect(commands(fetch)).toEqual([]);
     fireEvent.click(screen.getByTestId('cancel'));
     fireEvent.click(screen.getByTestId('cancel-confirm'));
-    await waitFor(() => expect(fetch).toHaveBeenCalledTimes(1));
-    expect((fetch.mock.calls[0] as unknown as [string])[0]).toBe('/api/runs/7/cancel');
+    await waitFor(() => expect(commands(fetch)).toHaveLength(1));
+    expect(commands(fetch)[0][0]).toBe('/api/runs/7/cancel');
     vi.unstubAllGlobals();
+  });
+
+  it('says where the run runs and why, and marks its pipeline isolated for the next runs', async () => {
+    const fetch = vi.fn(async (url: string) => new Response(JSON.stringify(String(url).endsWith('/disk') ? {} : { id: 3, isolated: true }),
+      { status: 200, headers: { 'Content-Type': 'application/json' } }));
+    vi.stubGlobal('fetch', fetch);
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, status: 'RUNNING',
+      run: { ...RUN, placement: 'own_driver', placement_reason: "it runs Python code (node 'py'): isolated", pipeline_isolated: false } as Run });
+    render(<RunHeader runId={7} />);
+    expect(screen.getByTestId('run-placement').textContent).toBe("runs in its own driver: it runs Python code (node 'py'): isolated");
+    const box = screen.getByTestId('pipeline-isolated') as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    fireEvent.click(box);
+    await waitFor(() => expect(box.checked).toBe(true));
+    const [url, init] = commands(fetch)[0];
+    expect([url, init.method, init.body]).toEqual(['/api/pipelines/3/isolation', 'POST', JSON.stringify({ isolated: true })]);
+    cleanup();
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, status: 'RUNNING',
+      run: { ...RUN, placement: 'session', placement_reason: 'no Python code, secrets or isolation; needs 1 of 4 slots' } as Run });
+    render(<RunHeader runId={7} />);
+    expect(screen.getByTestId('run-placement').textContent).toBe(
+      'runs in the shared session: no Python code, secrets or isolation; needs 1 of 4 slots');
+    vi.unstubAllGlobals();
+  });
+
+  it('says a starting run waits for slots of the shared session that other runs hold', () => {
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, run: RUN, status: 'SCHEDULING' });
+    useRunStore.getState().update((state) => applyRunEvent(state, { seq: 3, type: 'region', ts: 1, data: { event: 'waiting', region: 'r0', slots: 2, capacity: 0 } }));
+    render(<RunHeader runId={7} />);
+    expect(screen.getByTestId('run-starting').textContent).toContain('Waiting for 2 slots of the shared session');
+    useRunStore.getState().update((state) => applyRunEvent(state, { seq: 4, type: 'region', ts: 2, data: { event: 'scheduled', region: 'r0' } }));
+    expect(useRunStore.getState().slotWait).toBeNull();
   });
 });

@@ -5,11 +5,15 @@ import { navigate, paths } from '../router';
 import { continuationOf, describeContinuation, rescaleDestination, type Continuation } from '../state/run/continuation';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { isRunEnded, runStatusTone } from '../state/run/runStatus';
+import { startingNotice, startupNote } from '../state/run/startup';
 import { Dialog } from '../ui/Dialog';
 import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
 import { RescaleDialog, RescaleProgress } from './RescaleDialog';
 import { RestartDialog } from './RestartDialog';
+import { RunEnvironment } from './RunEnvironment';
+import { RunPlacement } from './RunPlacement';
+import { RunDiskUse } from './RunDiskUse';
 import { cancelRun, stopWithSavepoint, triggerSavepoint } from './runActions';
 
 const selectHeader = (state: RunStoreState) => ({
@@ -19,6 +23,8 @@ const selectHeader = (state: RunStoreState) => ({
   savepoints: state.savepoints,
   rescale: state.rescale,
   followedRescale: state.followedRescale,
+  startup: state.startup,
+  slotWait: state.slotWait,
 });
 
 function formatDate(iso: string | null | undefined): string {
@@ -152,7 +158,9 @@ function ContinuedAs({ continuation }: { continuation: Continuation }) {
 
 /** Which run this is, its live status, and its commands: savepoint, stop with savepoint, cancel, restart. */
 export function RunHeader({ runId }: { runId: number }) {
-  const { run, status, failureCause, savepoints, rescale, followedRescale } = useRunStore(useShallow(selectHeader));
+  const { run, status, failureCause, savepoints, rescale, followedRescale, startup, slotWait } = useRunStore(useShallow(selectHeader));
+  const starting = startingNotice(status, startup, slotWait);
+  const startedLate = startupNote(status, startup);
   const [busy, setBusy] = useState<'savepoint' | 'cancel' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [dialog, setDialog] = useState<'stop' | 'restart' | 'rescale' | 'cancel' | null>(null);
@@ -209,9 +217,17 @@ export function RunHeader({ runId }: { runId: number }) {
       {run && (
         <span className="run-times muted">
           started {formatDate(run.started_at ?? run.created_at)}
+          {startedLate && (
+            <span data-testid="run-started-late" title={`This run ${startedLate}.`}>
+              {' '}
+              · {startedLate}
+            </span>
+          )}
           {run.ended_at && ` · ended ${formatDate(run.ended_at)}`}
+          <RunDiskUse runId={runId} live={!ended} />
         </span>
       )}
+      {run && <RunEnvironment run={run} />}
       <div className="toolbar-spacer" />
       {error && <span className="error-text">{error}</span>}
       <button
@@ -257,13 +273,19 @@ export function RunHeader({ runId }: { runId: number }) {
       <button
         type="button"
         data-testid="restart"
-        className={continuation ? 'button' : 'button button--primary'}
+        className={continuation || !ended ? 'button' : 'button button--primary'}
         disabled={!run || !ended}
         title={ended ? 'Start again from a checkpoint or savepoint' : 'Stop or cancel the run first'}
         onClick={() => setDialog('restart')}
       >
         Restart from…
       </button>
+      {run && <RunPlacement run={run} />}
+      {starting && (
+        <div className="run-starting" role="status" data-testid="run-starting">
+          <span className="spinner" aria-hidden="true" /> {starting}
+        </div>
+      )}
       {continuation && <ContinuedAs continuation={continuation} />}
       <SavepointStatus request={savepoints[0]} />
       {!continuation && <RescaleProgress rescale={rescale} />}

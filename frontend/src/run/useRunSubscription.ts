@@ -57,6 +57,8 @@ export function useRunSubscription(runId: number): void {
       if (event.type === 'status' && isRunEnded(event.data.status)) void refreshFromRest(runId);
       // The plan (which nodes share a vertex's metrics) is written when the run is scheduled.
       else if (event.type === 'status' && !useRunStore.getState().run?.plan) void refreshFromRest(runId);
+      // Where it runs is decided at its launch: its driver's first word says it is known.
+      else if (event.type === 'startup' && !useRunStore.getState().run?.placement) void refreshFromRest(runId);
     };
 
     void refreshFromRest(runId).then((exists) => {

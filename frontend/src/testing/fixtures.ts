@@ -86,6 +86,7 @@ export function runOf(fields: Partial<Run> = {}): Run {
     id: 1, pipeline: 1, pipeline_name: 'demo', version: 1, mode: 'streaming', status: 'RUNNING', failure_cause: null,
     created_by: 'admin', created_at: '2025-01-01T00:00:00Z', started_at: '2025-01-01T00:00:01Z', ended_at: null,
     restarts: 0, last_checkpoint: null, ended_by: null, collected: {}, status_history: [], restored_from: null, savepoint_requests: [],
+    placement: 'own_driver', placement_reason: 'session mode is off', pipeline_isolated: false, environment: null,
     ...fields,
   };
 }
@@ -93,8 +94,8 @@ export function runOf(fields: Partial<Run> = {}): Run {
 /** A saved pipeline as GET /api/pipelines/<id> answers: the sample definition, owned by the caller. */
 export function savedPipelineOf(fields: Partial<Pipeline> = {}): Pipeline {
   return {
-    id: 3, name: 'clicks-per-user', version: 2, definition: sampleDefinition(), owner: 'admin', permissions: ['view', 'edit', 'run', 'own'],
-    created_at: '2025-01-01T00:00:00Z', updated_at: '2025-01-02T00:00:00Z', ...fields,
+    id: 3, name: 'clicks-per-user', version: 2, definition: sampleDefinition(), owner: 'admin', team: null, team_name: null, permissions: ['view', 'edit', 'run', 'own'], role: 'admin', role_team: null,
+    isolated: false, created_at: '2025-01-01T00:00:00Z', updated_at: '2025-01-02T00:00:00Z', ...fields,
   };
 }
 
@@ -115,6 +116,8 @@ export function checkpointHistoryOf(rows: CheckpointRow[], counts: Omit<Checkpoi
     summary: { end_to_end_duration: none, state_size: none, alignment_duration: none, persisted_data: none },
     latest: { completed: null, savepoint: null, failed: null, restored: null },
     history: rows,
+    folded: null,
+    summary_exact: true,
   };
 }
 

@@ -55,6 +55,11 @@ export function AppBar() {
       <nav className="app-nav">
         <Link to={paths.pipelines()}>Pipelines</Link>
         <Link to={paths.jobs()}>Jobs</Link>
+        <Link to={paths.alerts()} data-testid="nav-alert-rules">Alert rules</Link>
+        <Link to={paths.connections()}>Connections</Link>
+        <Link to={paths.environments()} data-testid="nav-environments">Environments</Link>
+        <Link to={paths.files()}>Files</Link>
+        <Link to={paths.teams()} data-testid="nav-teams">Teams</Link>
         <Link to={paths.newPipeline()} beforeNavigate={startNewPipeline}>
           New pipeline
         </Link>

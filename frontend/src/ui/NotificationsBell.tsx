@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api/client';
+import { paths } from '../router';
 import { socketUrl, type Notification, type NotificationMessage } from '../api/operations';
 import { useAuthStore } from '../state/shared/authStore';
+import { Link } from './Link';
 import { useDismiss } from './useDismiss';
 
 const RECONNECT_MS = 3000;
@@ -63,15 +65,26 @@ export function NotificationsBell() {
           {latest.length === 0 && <p className="muted">No alerts.</p>}
           {latest.map((notification) => (
             <div key={notification.id} className="notifications__item" data-testid="notification" data-kind={notification.kind}>
-              <span>{notification.message}</span>
+              {notification.run != null ? (
+                <Link to={paths.run(notification.run)} title={`run #${notification.run}`} onClick={() => setOpen(false)}>
+                  {notification.message}
+                </Link>
+              ) : (
+                <span>{notification.message}</span>
+              )}
               <span className="muted"> · {new Date(notification.created_at).toLocaleTimeString()}</span>
             </div>
           ))}
-          {unread > 0 && (
-            <button type="button" className="link-button" data-testid="notifications-read-all" onClick={() => void readAll()}>
-              Mark all read
-            </button>
-          )}
+          <div className="notifications__footer">
+            <Link to={paths.alerts()} data-testid="notifications-rules" onClick={() => setOpen(false)}>
+              Alert rules…
+            </Link>
+            {unread > 0 && (
+              <button type="button" className="link-button" data-testid="notifications-read-all" onClick={() => void readAll()}>
+                Mark all read
+              </button>
+            )}
+          </div>
         </div>
       )}
     </div>

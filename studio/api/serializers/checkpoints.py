@@ -123,11 +123,43 @@ class LatestCheckpointsSerializer(serializers.Serializer):
     restored = RestoredCheckpointSerializer(allow_null=True)
 
 
+class FoldedCheckpointsSerializer(serializers.Serializer):
+    completed = serializers.IntegerField(help_text="Completed checkpoints folded into rollups.")
+    failed = serializers.IntegerField(help_text="Failed checkpoints folded (beyond the kept ones).")
+    first_id = serializers.IntegerField()
+    last_id = serializers.IntegerField()
+    first_trigger_timestamp = serializers.IntegerField()
+    last_trigger_timestamp = serializers.IntegerField()
+    relative_accuracy = serializers.FloatField(help_text="The largest relative error of a percentile over them.")
+
+
 class CheckpointOverviewSerializer(serializers.Serializer):
     counts = CheckpointCountsSerializer()
     summary = CheckpointSummarySerializer()
     latest = LatestCheckpointsSerializer()
     history = CheckpointRowSerializer(many=True)
+    folded = FoldedCheckpointsSerializer(allow_null=True, help_text=(
+        "Older checkpoints kept only in rollups (counted in counts and summary, not in history); null: none."))
+    summary_exact = serializers.BooleanField(help_text=(
+        "Whether the summary's percentiles are exact; false once folded checkpoints count in them (min, max "
+        "and avg stay exact)."))
+
+
+class TimelineBucketSerializer(serializers.Serializer):
+    start = serializers.IntegerField(help_text="The bucket's first moment (epoch ms of trigger time).")
+    completed = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    unaligned = serializers.IntegerField()
+    first_id = serializers.IntegerField(allow_null=True)
+    last_id = serializers.IntegerField(allow_null=True)
+    summary = CheckpointSummarySerializer()
+    summary_exact = serializers.BooleanField()
+
+
+class CheckpointTimelineSerializer(serializers.Serializer):
+    resolution = serializers.ChoiceField(choices=["minute", "hour"])
+    buckets = TimelineBucketSerializer(many=True, help_text="Newest first.")
+    next_before = serializers.IntegerField(allow_null=True, help_text="Pass as before= for the next page.")
 
 
 class CheckpointConfigSerializer(serializers.Serializer):

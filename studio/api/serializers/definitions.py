@@ -120,6 +120,9 @@ class PreviewRequestSerializer(serializers.Serializer):
     limit = serializers.IntegerField(min_value=1, max_value=1000, default=100)
     pipeline = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INT32,
                                         help_text=WORKSPACE_HELP)
+    environment = StrictCharField(required=False, allow_blank=True, max_length=100, help_text=(
+        "The environment whose parameters the definition's ${param:name} take (by name), as a run started there "
+        "gets them; none when empty. Your ${secret:name} are filled in and masked in the answer."))
 
 
 class PreviewNodeSerializer(serializers.Serializer):

@@ -3,6 +3,8 @@ or as documented definitions, JSON objects."""
 from __future__ import annotations
 
 from django.db import models
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -21,14 +23,54 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class RelatedNameField(StrictCharField):
+    """A read-only string read through a relation that may be empty (``source="team.name"``): null when it is,
+    in every answer. DRF's ``default=None`` stands in for the missing relation except in a partial update's
+    answer, where it leaves the field out, and the schema says the field is always there."""
+
+    def __init__(self, **kwargs):
+        super().__init__(read_only=True, allow_null=True, default=None, **kwargs)
+
+    def get_attribute(self, instance):
+        try:
+            return super().get_attribute(instance)
+        except serializers.SkipField:
+            return None
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """true or false, and only those: DRF's BooleanField would take 0, 1 and "yes", which the schema refuses."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictRegexField(StrictCharField, serializers.RegexField):
+    """A string matching ``regex``, and only a string (DRF's RegexField would take the number 0 for "0")."""
+
+
+class StrictSlugRelatedField(serializers.SlugRelatedField):
+    """An object named by a string, and only a string: DRF's SlugRelatedField would look the number 0 up as
+    "0"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class StrictModelSerializer(serializers.ModelSerializer):
     serializer_field_mapping = {**serializers.ModelSerializer.serializer_field_mapping,
-                                models.CharField: StrictCharField, models.TextField: StrictCharField}
+                                models.CharField: StrictCharField, models.TextField: StrictCharField,
+                                models.BooleanField: StrictBooleanField}
 
 
 def openapi_dialect(schema):
     """A JSON Schema (2020-12) in the OpenAPI 3.0 dialect the schema is written in: ``const`` as a one-value
-    ``enum``, a ``null`` type as ``nullable``."""
+    ``enum``, a ``null`` type as ``nullable``, an array of anything with ``items: {}`` (3.0 requires
+    ``items``; without it, client generators drop every operation whose body holds a definition)."""
     if isinstance(schema, list):
         return [openapi_dialect(item) for item in schema]
     if not isinstance(schema, dict):
@@ -40,6 +82,8 @@ def openapi_dialect(schema):
     if isinstance(kinds, list) and "null" in kinds:
         [converted["type"]] = [kind for kind in kinds if kind != "null"]
         converted["nullable"] = True
+    if converted.get("type") == "array" and "items" not in converted:
+        converted["items"] = {}
     if "properties" in schema:
         converted["properties"] = {name: openapi_dialect(value) for name, value in schema["properties"].items()}
     return converted
@@ -74,16 +118,35 @@ def with_edge_ids(definition: dict) -> dict:
     return {**definition, "edges": named}
 
 
-extend_schema_field({"type": "object", "additionalProperties": True,
-                     "description": "A draft of a pipeline definition, valid or not."})(DraftField)
+class DraftFieldSchema(OpenApiSerializerFieldExtension):
+    """A draft is any object (an extension, not ``extend_schema_field``: that would be inherited by
+    ``DefinitionField``, whose schema is the documented definition)."""
+
+    target_class = DraftField
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {"type": "object", "additionalProperties": True, "description": "A draft of a pipeline definition, "
+                                                                                "valid or not."}
 
 
-@extend_schema_field({**openapi_dialect(DEFINITION_SCHEMA),
-                      "description": "A pipeline definition (format 1); see GET /api/operators for node types "
-                                     "and the JSON Schema of each one's params."})
 class DefinitionField(DraftField):
-    """A pipeline definition; its schema is documented, and ``engine.spec`` checks it in the view, where all
-    errors are known."""
+    """A pipeline definition; its schema is documented (the ``Definition`` component), and ``engine.spec``
+    checks it in the view, where all errors are known."""
+
+
+class DefinitionFieldSchema(OpenApiSerializerFieldExtension):
+    """Every body holding a definition refers to one schema component, ``Definition``, instead of a copy of
+    it each: a generated client gets one model for it, not one set per operation."""
+
+    target_class = DefinitionField
+
+    def map_serializer_field(self, auto_schema, direction):
+        component = ResolvedComponent(name="Definition", type=ResolvedComponent.SCHEMA, object="Definition", schema={
+            **openapi_dialect(DEFINITION_SCHEMA),
+            "description": "A pipeline definition (format 1); see GET /api/operators for node types and the JSON "
+                           "Schema of each one's params."})
+        auto_schema.registry.register_on_missing(component)
+        return component.ref
 
 
 class JSONObjectField(serializers.JSONField):

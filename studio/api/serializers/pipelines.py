@@ -6,13 +6,17 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from studio.api.serializers.fields import (
-    MAX_INT32, DefinitionField, JSONObjectField, StrictCharField, StrictModelSerializer,
+    MAX_INT32, DefinitionField, JSONObjectField, RelatedNameField, StrictBooleanField, StrictCharField,
+    StrictModelSerializer, StrictSlugRelatedField,
 )
 from studio.models import Pipeline, PipelineShare, PipelineVersion, Run
 
 
 class PipelineWriteSerializer(serializers.Serializer):
     name = StrictCharField(max_length=200, required=False)
+    team = serializers.IntegerField(
+        min_value=1, required=False, allow_null=True,
+        help_text="A new pipeline: the team that owns it (you must be at least its editor); omitted: you do.")
     definition = DefinitionField()
     message = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 
@@ -22,14 +26,27 @@ class ImportSerializer(PipelineWriteSerializer):
 
 
 class PipelineSerializer(StrictModelSerializer):
+    """``isolated``: its runs get a driver and Spark application of their own instead of the studio's
+    shared session (``studio.runs.placement``; runs with Python code always do)."""
+
     version = serializers.SerializerMethodField()
     definition = serializers.SerializerMethodField()
-    owner = StrictCharField(source="owner.username", read_only=True, allow_null=True, default=None)
+    owner = RelatedNameField(source="owner.username", help_text="Who created it (who owns it while no team does).")
+    team = serializers.IntegerField(source="team_id", read_only=True, allow_null=True,
+                                    help_text="The team that owns it, if one does.")
+    team_name = RelatedNameField(source="team.name")
     permissions = serializers.SerializerMethodField()
+    role = serializers.SerializerMethodField(
+        help_text="Your role on it (viewer, editor, operator, admin): from the team that owns it or a team it is "
+                  "shared with; admin when it is yours alone; null when only a group share, or nothing, gives you "
+                  "access.")
+    role_team = serializers.SerializerMethodField(help_text="The team your role comes from (null: none does).")
 
     class Meta:
         model = Pipeline
-        fields = ["id", "name", "version", "definition", "owner", "permissions", "created_at", "updated_at"]
+        fields = ["id", "name", "version", "definition", "owner", "team", "team_name", "permissions", "role",
+                  "role_team", "isolated", "created_at", "updated_at"]
+        read_only_fields = ["isolated"]
 
     def get_version(self, pipeline: Pipeline) -> int:
         return pipeline.latest_version().number
@@ -46,6 +63,22 @@ class PipelineSerializer(StrictModelSerializer):
         granted = pipeline_permissions(getattr(request, "user", None), pipeline)
         return [name for name in PERMISSIONS if name in granted]
 
+    @extend_schema_field({"type": "string", "enum": ["viewer", "editor", "operator", "admin"], "nullable": True})
+    def get_role(self, pipeline: Pipeline) -> str | None:
+        return self._role_and_team(pipeline)[0]
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_role_team(self, pipeline: Pipeline) -> str | None:
+        return self._role_and_team(pipeline)[1]
+
+    def _role_and_team(self, pipeline: Pipeline) -> tuple[str | None, str | None]:
+        from studio.access import role_and_team
+
+        cache = self.__dict__.setdefault("_roles", {})
+        if pipeline.pk not in cache:
+            cache[pipeline.pk] = role_and_team(getattr(self.context.get("request"), "user", None), pipeline)
+        return cache[pipeline.pk]
+
 
 class LatestRunSerializer(serializers.Serializer):
     id = serializers.IntegerField()
@@ -56,7 +89,7 @@ class PipelineListSerializer(PipelineSerializer):
     latest_run = serializers.SerializerMethodField()
 
     class Meta(PipelineSerializer.Meta):
-        fields = ["id", "name", "version", "owner", "created_at", "updated_at", "latest_run"]
+        fields = ["id", "name", "version", "owner", "team", "team_name", "created_at", "updated_at", "latest_run"]
 
     @extend_schema_field(LatestRunSerializer(allow_null=True))
     def get_latest_run(self, pipeline: Pipeline) -> dict | None:
@@ -87,13 +120,24 @@ class VersionDetailSerializer(VersionSerializer):
         fields = ["number", "message", "definition", "created_at", "created_by"]
 
 
+class IsolationSerializer(serializers.Serializer):
+    isolated = StrictBooleanField(help_text="True: every run of the pipeline gets a driver and Spark "
+                                            "application of its own; false: small runs share the session.")
+
+
+class PipelineFileSerializer(serializers.Serializer):
+    name = StrictCharField(help_text="The file's name, as the CLI and the Git store write it.")
+    version = serializers.IntegerField()
+    text = StrictCharField(help_text="The file's text (YAML).")
+
+
 class RollbackSerializer(serializers.Serializer):
     version = serializers.IntegerField(min_value=1, max_value=MAX_INT32)
     message = StrictCharField(max_length=500, required=False, allow_blank=True)
 
 
 class ShareSerializer(StrictModelSerializer):
-    group = serializers.SlugRelatedField(slug_field="name", queryset=Group.objects.all())
+    group = StrictSlugRelatedField(slug_field="name", queryset=Group.objects.all())
     permissions = serializers.ListField(
         child=serializers.ChoiceField(choices=["view", "edit", "run"]), required=False, default=["view"])
 

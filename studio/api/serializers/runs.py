@@ -4,7 +4,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from studio.api.serializers.fields import MAX_BIGINT, MAX_INT32, JSONObjectField, StrictCharField, StrictModelSerializer
+from studio.api.serializers.fields import (MAX_BIGINT, MAX_INT32, JSONObjectField, StrictBooleanField, StrictCharField,
+                                          StrictModelSerializer)
 from studio.api.serializers.savepoints import SavepointRequestSerializer
 from studio.models import Run
 
@@ -38,7 +39,10 @@ class RunStartSerializer(serializers.Serializer):
     mode = serializers.ChoiceField(choices=["streaming", "batch"], required=False)
     version = serializers.IntegerField(required=False, min_value=1, max_value=MAX_INT32)
     restore_from = RestoreFromSerializer(required=False, allow_null=True)
-    allow_non_restored_state = serializers.BooleanField(required=False, default=False)
+    allow_non_restored_state = StrictBooleanField(required=False, default=False)
+    environment = StrictCharField(required=False, allow_blank=True, max_length=100,
+                                  help_text="The environment whose parameters the definition's ${param:name} take "
+                                            "(by name); none when empty.")
 
 
 class StatusChangeSerializer(serializers.Serializer):
@@ -106,17 +110,32 @@ class RunSummarySerializer(StrictModelSerializer):
 
 
 class RunSerializer(RunSummarySerializer):
+    placement = serializers.ChoiceField(
+        choices=["session", "own_driver", ""], read_only=True,
+        help_text='Where its job runs: "session" (the Spark application runs share), "own_driver" (a driver '
+                  'and application of its own), "" (not launched yet).')
+    placement_reason = StrictCharField(read_only=True, help_text="Why it runs there.")
+    pipeline_isolated = serializers.BooleanField(source="pipeline.isolated", read_only=True,
+                                                 help_text="Its pipeline's runs from now on get a driver of their "
+                                                           "own (POST /api/pipelines/{id}/isolation changes it).")
     definition = JSONObjectField(source="version.definition", read_only=True)
     plan = serializers.JSONField(read_only=True, allow_null=True)
     collected = JSONObjectField(read_only=True)
     status_history = StatusChangeSerializer(many=True, read_only=True)
     restored_from = serializers.SerializerMethodField()
     savepoint_requests = serializers.SerializerMethodField()
+    environment = serializers.SerializerMethodField(help_text=(
+        "The environment the run runs in, by name (null: none); the parameters it got: GET /api/runs/{id}/environment."))
 
     class Meta(RunSummarySerializer.Meta):
         fields = RunSummarySerializer.Meta.fields + [
             "definition", "plan", "collected", "status_history", "restored_from", "savepoint_requests",
-            "checkpoint_dir", "heartbeat_at"]
+            "checkpoint_dir", "heartbeat_at", "placement", "placement_reason", "pipeline_isolated", "environment"]
+
+    def get_environment(self, run: Run) -> str | None:
+        from studio.run_values import environment_of
+
+        return environment_of(run)
 
     @extend_schema_field(RestoredFromSerializer(allow_null=True))
     def get_restored_from(self, run: Run) -> dict | None:

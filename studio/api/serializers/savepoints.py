@@ -3,7 +3,11 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from studio.api.serializers.fields import StrictCharField, StrictModelSerializer
+from studio.api.serializers.fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictModelSerializer,
+)
 from studio.models import SavepointRequest
 
 
@@ -41,8 +45,8 @@ class SavepointTriggerSerializer(serializers.Serializer):
 
 
 class StopSerializer(SavepointTriggerSerializer):
-    drain = serializers.BooleanField(default=False, help_text="Drain: sources end (max watermark, end of data) "
-                                                               "before the savepoint.")
+    drain = StrictBooleanField(default=False, help_text="Drain: sources end (max watermark, end of data) "
+                                                         "before the savepoint.")
 
 
 class RequestIdSerializer(serializers.Serializer):

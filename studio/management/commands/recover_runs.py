@@ -1,9 +1,14 @@
-"""Mark runs whose driver process is gone as FAILED, so none stays RUNNING forever."""
+"""Mark runs whose driver process is gone as FAILED, so none stays RUNNING forever.
+
+Runs of the shared session are left to the session driver, which takes them back when it
+starts (``studio.runs.session_driver``), while session mode is on."""
 import psutil
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from studio.models import TERMINAL_STATUSES, Run, RunStatus
 from studio.runs.events import set_status
+from studio.runs.placement import SESSION
 
 
 class Command(BaseCommand):
@@ -12,6 +17,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         lost = 0
         for run in Run.objects.exclude(status__in=TERMINAL_STATUSES):
+            if run.placement == SESSION and settings.SESSION_MODE:
+                continue
             if run.driver_pid and psutil.pid_exists(run.driver_pid) and _is_driver(run.driver_pid, run.id):
                 continue
             cause = "driver lost" if run.driver_pid else "studio restarted before the run was launched"

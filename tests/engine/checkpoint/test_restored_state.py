@@ -16,6 +16,10 @@ from tests.engine.checkpoint.restored_state_support import (SECRET, assert_refus
                                                             places, rewrite_metadata, rewrite_state, savepoint_of,
                                                             sink_job, write_snapshot)
 
+PREFIX_NAMES = ("broadcast/transaction_prefix", "transaction_prefix")
+"""Where a sink's transaction prefix is in its operator state: every subtask's copy, and (snapshots of versions
+before that) a plain list state."""
+
 
 @pytest.mark.parametrize("sink_type", ["sink.file", "sink.parquet"])
 def test_a_file_sink_commits_no_pending_file_outside_its_own_directory(deployment, tmp_path, sink_type):
@@ -30,7 +34,8 @@ def test_a_file_sink_commits_no_pending_file_outside_its_own_directory(deploymen
              (str(alice / "out" / ".part-files-x-0-t-1.pending-1"), str(alice / "out" / "../escaped.jsonl"))]
 
     def plant(state: dict) -> None:
-        state.pop("transaction_prefix", None)  # a snapshot of a version without prefixes: its list is all it has
+        for name in PREFIX_NAMES:  # a snapshot of a version without prefixes: its list is all it has
+            state.pop(name, None)
         if sink_type == "sink.file":
             state["pending"] = [{"pending": pending, "final": final, "records": 1, "checkpoint_id": 1}
                                 for pending, final in moves]
@@ -45,13 +50,14 @@ def test_a_file_sink_commits_no_pending_file_outside_its_own_directory(deploymen
     assert (bob / "out" / "part-0-1.jsonl").read_text() == json.dumps({"committed": SECRET}) + "\n"
 
 
+@pytest.mark.parametrize("name", PREFIX_NAMES)
 @pytest.mark.parametrize("prefix", ["../../escaped", "f/../../..", "", "f0123456789ab\n"])
-def test_a_restored_transaction_prefix_is_one_the_sink_could_have_made(deployment, tmp_path, prefix):
+def test_a_restored_transaction_prefix_is_one_the_sink_could_have_made(deployment, tmp_path, prefix, name):
     where = places(tmp_path)
     alice = where["alice"]
     definition = sink_job("sink.file", alice / "out")
     savepoint = savepoint_of(deployment, definition, tmp_path / "chk-1", alice / "sp")
-    assert rewrite_state(savepoint, "files", lambda state: state.update(transaction_prefix=[prefix])) == 1
+    assert rewrite_state(savepoint, "files", lambda state: state.update({name: [prefix]})) == 1
     before = listing(tmp_path, without=(alice / "out", tmp_path / "chk-2"))
     result = deployment.run(definition, checkpoint_dir=str(tmp_path / "chk-2"), restore=str(savepoint))
     assert_refused(result, "files", savepoint)
@@ -69,6 +75,55 @@ def test_a_restored_prefix_the_sink_made_restores_and_commits(deployment, tmp_pa
     records = [json.loads(line) for path in sorted((alice / "out").glob("part-*")) for line in
                path.read_text().splitlines()]
     assert sorted(records) == list(range(400))
+
+
+def rescaled_savepoint(deployment, tmp_path) -> tuple[dict, Path]:
+    """Alice's file sink job at parallelism 2 and a savepoint of it, each subtask's pending list holding two
+    transactions (as when a checkpoint's completion had not reached a subtask before the savepoint's): at
+    parallelism 3 the third subtask then gets one of them."""
+    definition = {**sink_job("sink.file", places(tmp_path)["alice"] / "out"), "parallelism": 2}
+    definition["edges"][0]["partitioning"] = "rebalance"  # every sink subtask writes, whichever source has splits
+    savepoint = savepoint_of(deployment, definition, tmp_path / "chk-1", tmp_path / "alice" / "sp")
+
+    def one_more_pending(state: dict) -> None:
+        state["pending"] = [*state["pending"], *state["pending"]]
+
+    assert rewrite_state(savepoint, "files", one_more_pending) == 2
+    return definition, savepoint
+
+
+def test_a_sink_restored_at_another_parallelism_keeps_its_one_prefix(deployment, tmp_path):
+    """The prefix is the sink's, not a subtask's: every new subtask has it, also one the old job did not
+    have, so none refuses its share of the pending transactions nor writes under a prefix of its own."""
+    definition, savepoint = rescaled_savepoint(deployment, tmp_path)
+    result = deployment.run({**definition, "parallelism": 3}, checkpoint_dir=str(tmp_path / "chk-2"),
+                            restore=str(savepoint))
+    assert result.status == "FINISHED", result.failure
+    parts = sorted((tmp_path / "alice" / "out").glob("part-*"))
+    assert {path.name.split("-")[2] for path in parts} == {path.name.split("-")[2] for path in parts[:1]}
+    assert {path.name.split("-")[3] for path in parts} == {"0", "1", "2"}, "every subtask wrote"
+    records = [json.loads(line) for path in parts for line in path.read_text().splitlines()]
+    assert sorted(records) == list(range(400))
+
+
+def test_a_rescaled_sink_whose_subtasks_name_two_prefixes_is_refused(deployment, tmp_path):
+    """Each old subtask keeps a copy of the sink's one prefix: a snapshot whose copies differ (one rewritten to
+    another sink's) cannot tell which transactions are the sink's, whichever copy a new subtask would read."""
+    definition, savepoint = rescaled_savepoint(deployment, tmp_path)
+    rewritten = []
+
+    def another_sinks_prefix(state: dict) -> None:
+        if not rewritten:
+            rewritten.append(state[PREFIX_NAMES[0]])
+            state[PREFIX_NAMES[0]] = ["f0123456789ab"]
+
+    rewrite_state(savepoint, "files", another_sinks_prefix)
+    before = listing(tmp_path, without=(tmp_path / "chk-2",))
+    result = deployment.run({**definition, "parallelism": 3}, checkpoint_dir=str(tmp_path / "chk-2"),
+                            restore=str(savepoint))
+    assert_refused(result, "files", savepoint)
+    assert "2 transaction prefixes" in result.failure, result.failure
+    assert listing(tmp_path, without=(tmp_path / "chk-2",)) == before
 
 
 # --- sources: splits and offsets ---------------------------------------------------------------

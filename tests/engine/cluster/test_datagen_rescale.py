@@ -114,3 +114,84 @@ def test_a_rate_limited_datagen_rescaled_1_2_1_keeps_every_subtask_busy_and_its_
     assert result.status == "FINISHED", result.failure
     assert_exactly_once(Counter(first + second + result.collected["out"]), Counter(range(COUNT)), "1 -> 2 -> 1")
     assert first_sources["gen#0"] > 0 and len(first) >= PER_RUN
+
+
+class Clock:
+    """The datagen's clock, moved by the test: counts per second with no sleeping or timing."""
+
+    def __init__(self):
+        self.now = 1024.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class Pooled:
+    """What a restore gives one subtask of a union state: the elements of every old subtask."""
+
+    def __init__(self, snapshots: list[dict]):
+        self.elements = [element for snapshot in snapshots for element in snapshot.get("union/splits", ())]
+
+    def knows(self, node_id: str) -> bool:
+        return True
+
+    def operator_state(self, node_id: str) -> dict:
+        return {"union/splits": list(self.elements)}
+
+
+def subtasks(parallelism: int, restore: Pooled | None) -> list:
+    """The datagen's subtasks at ``parallelism``, opened (their rate counted from now)."""
+    from engine.runtime.operators.base import OperatorContext
+    from engine.runtime.operators.connectors.datagen import DatagenSource
+
+    node = {"id": "gen", "type": "source.datagen", "params": {"rate": RATE}}
+    sources = []
+    for index in range(parallelism):
+        context = OperatorContext(task=("gen", index), node_id="gen", parallelism=parallelism, max_parallelism=64,
+                                  config={}, restore=restore)
+        source = DatagenSource(node, context)
+        source.initialize_state()
+        source.open()
+        sources.append(source)
+    return sources
+
+
+def emit_for(sources: list, clock: Clock, seconds: int) -> list[list[int]]:
+    """What each subtask emits while ``seconds`` pass, polled every 1/128 s as its mailbox would (a
+    binary fraction: the clock's sums stay exact)."""
+    emitted = [[] for _ in sources]
+    for _ in range(seconds * 128):
+        clock.now += 1 / 128
+        for index, source in enumerate(sources):
+            emitted[index] += list(source.poll_next())
+    return emitted
+
+
+def snapshot(sources: list) -> list[dict]:
+    for source in sources:
+        source.snapshot_state(1)
+    return [source.context.snapshot_backends().operator for source in sources]
+
+
+def test_a_rate_limited_datagen_rescaled_1_2_1_keeps_its_total_rate_and_exact_output(monkeypatch):
+    """The proof by counts: while two seconds pass on the source's clock, the job emits RATE × 2
+    records at every parallelism (each of two subtasks half of it), and the three stages together
+    emit every number once, in order per subtask."""
+    from engine.runtime.operators.connectors import datagen
+
+    clock = Clock()
+    monkeypatch.setattr(datagen, "time", clock)
+    first = subtasks(1, None)
+    at_one = emit_for(first, clock, 2)
+    second = subtasks(2, Pooled(snapshot(first)))
+    at_two = emit_for(second, clock, 2)
+    third = subtasks(1, Pooled(snapshot(second)))
+    at_one_again = emit_for(third, clock, 2)
+
+    assert [len(numbers) for numbers in at_one] == [2 * RATE]
+    assert [len(numbers) for numbers in at_two] == [RATE, RATE]  # both subtasks work: the total rate holds
+    assert [len(numbers) for numbers in at_one_again] == [2 * RATE]
+    everything = [x for stage in (at_one, at_two, at_one_again) for numbers in stage for x in numbers]
+    assert sorted(everything) == list(range(6 * RATE))
+    for numbers in at_two + at_one_again:
+        assert numbers == sorted(numbers)

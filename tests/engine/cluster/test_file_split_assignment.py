@@ -48,8 +48,10 @@ def write_input(directory: Path, files: int = FILES, lines: int = LINES, kind: s
 
 
 def definition(input_dir: Path, output_dir: Path, parallelism: int, partitioning: str = "forward",
-               attempts: int = 0, kind: str = "source.file") -> dict:
-    return {
+               attempts: int = 0, kind: str = "source.file", pause_s: float | None = None) -> dict:
+    """``pause_s``: a Python node before the sink passes each record on after that pause, so the
+    sources still have splits to ask for while the test acts, however idle the machine is."""
+    spec = {
         "format": 1, "name": "file-splits", "parallelism": parallelism, "max_parallelism": 128,
         "checkpointing": {"interval_ms": 40, "timeout_ms": 20000, "retained": 2},
         "restart": {"strategy": "fixed_delay", "attempts": attempts, "delay_ms": 5} if attempts
@@ -59,6 +61,12 @@ def definition(input_dir: Path, output_dir: Path, parallelism: int, partitioning
                   {"id": "sink", "type": "sink.file", "params": {"path": str(output_dir)}}],
         "edges": [{"id": "e", "from": "src", "to": "sink", "partitioning": partitioning}],
     }
+    if pause_s is not None:
+        code = f"import time\n\ndef process(records):\n    time.sleep({pause_s} * len(records))\n    return records\n"
+        spec["nodes"].insert(1, {"id": "pace", "type": "transform.python", "params": {"code": code}})
+        spec["edges"] = [{"id": "e", "from": "src", "to": "pace", "partitioning": partitioning},
+                         {"id": "e2", "from": "pace", "to": "sink"}]
+    return spec
 
 
 def committed(output_dir: Path) -> Counter:
@@ -134,7 +142,7 @@ def test_every_line_is_committed_once_despite_kills(tmp_path, monkeypatch, parti
 @pytest.mark.parametrize("kind", SOURCES)
 def test_a_savepoint_with_splits_unassigned_restores_at_another_parallelism(tmp_path, kind):
     expected = write_input(tmp_path / "in", kind=kind)
-    definition_2 = definition(tmp_path / "in", tmp_path / "out", 2, "rebalance", kind=kind)
+    definition_2 = definition(tmp_path / "in", tmp_path / "out", 2, "rebalance", kind=kind, pause_s=0.001)
     handle = LocalCluster(config={"batch_size": 4}).submit(definition_2, checkpoint_dir=str(tmp_path / "c1"))
     savepoint = handle.trigger_savepoint().result(timeout=30)
     handle.cancel()
@@ -143,7 +151,7 @@ def test_a_savepoint_with_splits_unassigned_restores_at_another_parallelism(tmp_
 
     state = load_metadata(savepoint)["coordinators"]["src"]
     assert state["files"], "the savepoint was taken with splits still unassigned"
-    definition_3 = definition(tmp_path / "in", tmp_path / "out", 3, "rebalance", kind=kind)
+    definition_3 = definition(tmp_path / "in", tmp_path / "out", 3, "rebalance", kind=kind, pause_s=0.0)
     result = LocalCluster(config={"batch_size": 64}).run(definition_3, restore=savepoint, timeout=60,
                                                          checkpoint_dir=str(tmp_path / "c2"))
     assert result.status == "FINISHED", result.failure

@@ -43,3 +43,18 @@ def test_cdc_parameters_are_validated():
     found = problems({"id": "cdc", "type": "source.postgres_cdc",
                       "params": {"url": "postgresql://h/db", "tables": [], "slot": "Bad-Name", "snapshot": "maybe"}})
     assert {field for _, field, _ in found} >= {"params.tables", "params.slot", "params.snapshot"}
+
+
+def test_a_normalised_kafka_definition_normalises_again():
+    """A job's definition is normalised by the studio and again by ``submit``: the defaults filled in the first
+    time are no problem the second (a source without watermarks holds idle_timeout_ms 0 then)."""
+    from engine.api import normalise_definition, validate_definition
+
+    definition = {"format": 1, "name": "k", "nodes": [
+        {"id": "in", "type": "source.kafka", "params": {"bootstrap_servers": "h:9092", "topics": ["t"]}},
+        {"id": "out", "type": "sink.kafka", "params": {"bootstrap_servers": "h:9092", "topic": "u"}}],
+        "edges": [{"id": "e", "from": "in", "to": "out"}]}
+    once = normalise_definition(definition)
+    assert normalise_definition(once) == once
+    definition["nodes"][0]["params"]["idle_timeout_ms"] = 500
+    assert [error["field"] for error in validate_definition(definition)] == ["params.idle_timeout_ms"]

@@ -142,7 +142,14 @@ def test_a_transaction_its_dying_attempt_could_not_abort_is_aborted_by_the_next_
                         lambda self, handle: (aborted.append(handle.identity), original(self, handle))[1])
     bootstrap = kafka_cluster.bootstrap
     out = new_topic(kafka_cluster, "windows", 3)
-    kill = KillOnce("snapshot", ("window", 0), lambda info: info.get("checkpoint_id", 0) >= 3)
+
+    def inside_a_transaction(info: dict) -> bool:
+        """Between two windows' results the sink has no transaction open, and a kill then leaves none: the
+        snapshot is killed only once subtask 0's sink has begun one (its registry says so, written on this
+        subtask's thread before the transaction's first record)."""
+        return info.get("checkpoint_id", 0) >= 3 and any((tmp_path / "c").rglob("kafka-transactions/*/0.*.open.json"))
+
+    kill = KillOnce("snapshot", ("window", 0), inside_a_transaction)
     from tests.engine.connectors.test_kafka_exactly_once import paced as pace
 
     job = pace(window_job(kafka_source(bootstrap, events), kafka_sink(bootstrap, out), attempts=3, interval_ms=100),

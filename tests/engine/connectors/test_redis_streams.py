@@ -117,3 +117,41 @@ def test_an_unreachable_redis_fails_naming_node_and_server(tmp_path):
     result = LocalCluster().run(definition, timeout=60, checkpoint_dir=str(tmp_path / "chk"))
     assert result.status == "FAILED"
     assert "node 'out' (sink.redis_stream): cannot reach Redis at 127.0.0.1:" in result.failure
+
+
+def test_idle_backoff_starts_short_after_records_and_doubles_up_to_its_longest():
+    from engine.runtime.operators.source import IDLE_POLL_DELAY, IdleBackoff
+
+    backoff = IdleBackoff(first=0.001, longest=0.008)
+    assert [backoff.idle() for _ in range(6)] == [0.001, 0.002, 0.004, 0.008, 0.008, 0.008]
+    backoff.active()
+    assert backoff.idle() == 0.001
+    assert IdleBackoff().longest == IDLE_POLL_DELAY
+
+
+@pytest.mark.parametrize("group", [None, "readers"])
+def test_a_redis_source_that_just_read_entries_polls_again_within_a_millisecond(redis_client, group):
+    """A fixed 50 ms wait after an empty poll set the latency of a lightly fed stream (p50 ~25 ms at
+    1,000 events/s); after entries the wait starts at 1 ms and grows only while the stream stays empty."""
+    from engine.runtime.operators.base import OperatorContext
+    from engine.runtime.operators.connectors.redis_exactly_once import redis_stream_source
+
+    client, keys = redis_client
+    stream = f"test-backoff-{uuid.uuid4().hex}"
+    keys.append(stream)
+    params = {"stream": stream, "url": os.environ["REDIS_URL"], **({"group": group} if group else {})}
+    node = {"id": "in", "type": "source.redis_stream", "params": params}
+    context = OperatorContext(task=("in", 0), node_id="in", parallelism=1, max_parallelism=8, config={})
+    source = redis_stream_source(node, context)
+    source.initialize_state()
+    source.open()
+    try:
+        assert source.poll_next() == []
+        delays = [source.next_poll_delay() for _ in range(8)]
+        assert delays[0] == 0.001 and delays == sorted(delays) and delays[-1] == 0.05
+        client.xadd(stream, {"value": json.dumps({"n": 1})})
+        assert source.poll_next() == [{"n": 1}]
+        assert source.poll_next() == []
+        assert source.next_poll_delay() == 0.001
+    finally:
+        source.close()

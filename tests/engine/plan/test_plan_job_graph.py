@@ -35,7 +35,6 @@ def test_forward_edges_of_equal_parallelism_chain_into_one_vertex():
         ({"partitioning": "rescale"}, {}),
         ({"partitioning": "hash", "key": "user"}, {}),
         ({"exchange": "blocking"}, {}),
-        ({}, {"mode": "batch"}),
     ],
 )
 def test_only_plain_forward_pipelined_edges_chain(breaking_edge, extra):
@@ -112,11 +111,21 @@ def test_forward_edge_that_does_not_chain_is_pointwise():
     assert {e.distribution for e in job_graph.edges} == {DistributionPattern.POINTWISE}
 
 
+def test_batch_mode_chains_forward_edges_as_streaming_does():
+    """A chain's records never go through a file in batch mode either (as Flink chains in batch)."""
+    job_graph = build_job_graph(
+        definition_of([node("src", "source.datagen"), node("map"), node("sum")],
+                      [edge("src", "map"), edge("map", "sum", partitioning="hash", key="k")], mode="batch"))
+    assert chains(job_graph) == [["src", "map"], ["sum"]]
+    assert [e.result_type for e in job_graph.edges] == [ResultPartitionType.BLOCKING]
+
+
 def test_batch_mode_makes_every_exchange_blocking():
     job_graph = build_job_graph(
         definition_of(
             [node("src", "source.datagen"), node("a"), node("b")],
-            [edge("src", "a"), edge("a", "b", partitioning="hash", key="k", exchange="pipelined")],
+            [edge("src", "a", partitioning="rebalance"), edge("a", "b", partitioning="hash", key="k",
+                                                               exchange="pipelined")],
             mode="batch",
         )
     )

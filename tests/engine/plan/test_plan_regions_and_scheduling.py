@@ -97,7 +97,7 @@ def test_a_pure_blocking_chain_gives_one_region_per_vertex_and_a_linear_schedule
     summary = plan_pipeline(
         pipeline(
             {"a": 1, "b": 1, "c": 1, "d": 1},
-            [(source, target, "forward", "pipelined") for source, target in ("ab", "bc", "cd")],
+            [(source, target, "rescale", "pipelined") for source, target in ("ab", "bc", "cd")],
             mode="batch",
         )
     )

@@ -115,8 +115,8 @@ def test_cli_limits_the_regions_it_lists(tmp_path, capsys):
     path.write_text(json.dumps(definition))
     assert main([str(path), "--limit", "2"]) == 0
     out = capsys.readouterr().out
-    assert "... 5 more regions" in out
-    assert "Schedule: r0 -> r1 -> ... (5 more)" in out
+    assert "... 3 more regions" in out  # clicks -> parse chained: 2 + 2 + 1 regions
+    assert "Schedule: r0 -> r1 -> ... (3 more)" in out
 
 
 def test_cli_reports_invalid_definitions_and_unreadable_files(tmp_path, capsys):

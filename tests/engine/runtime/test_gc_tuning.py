@@ -5,11 +5,16 @@ import gc
 
 import pytest
 
+from engine.runtime import gc_tuning
 from engine.runtime.gc_tuning import YOUNG_THRESHOLD, collector_tuned_for_batches
 
 
 @pytest.fixture
-def thresholds():
+def thresholds(monkeypatch):
+    """Known thresholds, and a count of running subtasks of this test's own: a job an earlier test in this
+    process left running (its threads end on their own) holds the process-wide count above zero."""
+    monkeypatch.setattr(gc_tuning, "_running", 0)
+    monkeypatch.setattr(gc_tuning, "_saved_thresholds", None)
     saved = gc.get_threshold()
     gc.set_threshold(700, 10, 10)
     yield

@@ -167,6 +167,22 @@ def test_every_number_a_definition_or_an_operator_takes_has_a_maximum():
     assert [path for path, schema in numbers if "maximum" not in schema] == []
 
 
+def test_a_plugin_with_a_number_without_a_maximum_is_refused_naming_it():
+    """The invariant above holds for plugins too, whatever tests registered one before it ran."""
+    from engine.api import operator_spec, register_operator
+
+    spec = copy.deepcopy(operator_spec("transform.map"))
+    spec.update(type="transform.unbounded_test", params_schema={
+        "type": "object", "additionalProperties": False,
+        "properties": {"delay_ms": {"type": "number", "minimum": 0},
+                       "limits": {"type": "array", "items": {"type": "integer", "maximum": 9}},
+                       "weights": {"type": "object", "additionalProperties": {"type": ["integer", "null"]}}}})
+    spec.pop("plugin", None)
+    with pytest.raises(ValueError, match=r"'transform.unbounded_test': params.delay_ms, params.weights.\* have no maximum"):
+        register_operator(spec, "engine.runtime.operators.transform:MapOperator")
+    assert operator_spec("transform.unbounded_test") is None
+
+
 @pytest.mark.parametrize(("change", "field", "node"), [
     (lambda d: d["nodes"][0]["params"].update(count=10 ** 30), "params.count", "gen"),
     (lambda d: d.update(restart={"attempts": 10 ** 12}), "restart.attempts", None),

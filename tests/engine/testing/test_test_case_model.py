@@ -9,6 +9,8 @@ windows replay the watermark after every batch: here every row is a batch, as ev
 advances in a test case). A streaming-only test case asserts the streaming reference (late
 records on the late port included), a bounded one the reference without watermarks; both
 must pass, through the whole test-case path (inputs, harness, collected outputs, assertions).
+Joins of two sources (interval and window, inner and left outer) are checked against the joins'
+references (``tests/engine/joins_reference``) in bounded test cases, where no record is late.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from hypothesis import strategies as st
 
 from engine.api import run_test_case
 from tests.builders import edge, node, pipeline
+from tests.engine.joins_reference import interval_reference, window_reference
 from tests.engine.cluster.test_keyed_operator_models import (FOLDS, reference_count_windows, reference_sessions,
                                                              reference_windows)
 
@@ -122,3 +125,39 @@ def test_a_test_case_of_a_random_pipeline_passes_with_the_reference_as_its_expec
     for case in cases:
         result = run_test_case(definition, case, workdir=str(tmp_path_factory.mktemp("case")))
         assert result["status"] == "passed", (case["name"], result.get("failures"), result.get("error"))
+
+
+JOIN_OUTPUT = '[left["id"], right["id"] if right is not None else None]'
+events = st.lists(st.fixed_dictionaries({"k": st.integers(0, 2), "t": st.integers(0, 60)}), max_size=15)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(lefts=events, rights=events, kind=st.sampled_from(["interval", "window"]), outer=st.booleans(),
+       bounds=st.tuples(st.integers(-10, 5), st.integers(0, 10)), size=st.sampled_from([5, 12]),
+       slide=st.sampled_from([None, 4]))
+def test_a_bounded_test_case_of_a_join_of_two_sources_equals_the_joins_reference(
+        tmp_path_factory, lefts, rights, kind, outer, bounds, size, slide):
+    """Two sources, each stamped with event time, joined by key: in a bounded run nothing is late, so the
+    joined pairs are the reference's over every record (``tests/engine/joins_reference``)."""
+    left_rows = [{**event, "id": index} for index, event in enumerate(lefts)]
+    right_rows = [{**event, "id": 1000 + index} for index, event in enumerate(rights)]
+    join_type = "left_outer" if outer else "inner"
+    if kind == "interval":
+        lower, upper = min(bounds), max(bounds)
+        params = {"lower_ms": lower, "upper_ms": upper, "join_type": join_type}
+        expected = interval_reference([("left", left_rows), ("right", right_rows)], lower, upper, 0, outer)
+    else:
+        slide = slide if slide is not None and slide < size else None
+        params = {"size_ms": size, "join_type": join_type, **({"slide_ms": slide} if slide else {})}
+        expected = window_reference([("left", left_rows), ("right", right_rows)], size, slide or size, 0, outer)
+    definition = pipeline(
+        [node("l", "source.datagen", count=1), node("r", "source.datagen", count=1),
+         node("lt", "transform.watermark", timestamp='x["t"]'), node("rt", "transform.watermark", timestamp='x["t"]'),
+         node("j", f"join.{kind}", output=JOIN_OUTPUT, **params), node("out", "sink.collect")],
+        [edge("l", "lt"), edge("r", "rt"), {**edge("lt", "j", "hash", 'x["k"]'), "side": "left"},
+         {**edge("rt", "j", "hash", 'x["k"]'), "side": "right"}, edge("j", "out", "rebalance")], parallelism=2)
+    case = {"name": "join", "modes": ["batch"], "inputs": {"l": {"rows": left_rows}, "r": {"rows": right_rows}},
+            "assertions": [{"node": "j", "expect": "rows", "rows": expected_rows(expected)},
+                           {"node": "j", "port": "late_left", "expect": "empty"}]}
+    result = run_test_case(definition, case, workdir=str(tmp_path_factory.mktemp("join")))
+    assert result["status"] == "passed", (result.get("failures"), result.get("error"))

@@ -169,11 +169,14 @@ def _take_in_order(splits: list[dict], wanted: int) -> np.ndarray:
     A subtask holding several splits (after a restore at another parallelism) emits their numbers
     merged, not split by split in turns: its numbers stay increasing, as a subtask's always were, so
     event time derived from them never goes back behind the subtask's own watermark."""
-    bound = min(split["next"] + split["step"] * wanted for split in splits)
+    live = [split for split in splits if not _exhausted(split)]  # an ended split bounds nothing
+    if not live:
+        return np.empty(0, dtype=np.int64)
+    bound = min(split["next"] + split["step"] * wanted for split in live)
     candidates = np.concatenate([
         np.arange(split["next"], bound if split["end"] is None else min(bound, split["end"]), split["step"],
-                  dtype=np.int64 if -LIMIT < min(split["next"] for split in splits) and bound < LIMIT else object)
-        for split in splits])
+                  dtype=np.int64 if -LIMIT < min(split["next"] for split in live) and bound < LIMIT else object)
+        for split in live])
     candidates.sort()
     taken = candidates[:wanted]
     if len(taken):

@@ -30,12 +30,13 @@ import csv
 import io
 
 from engine.runtime.grants import Grants
-from engine.runtime.io.line_blocks import MIN_BLOCK_BYTES, LineBlockReader, decode_json_lines, text_lines
+from engine.runtime.io.line_blocks import MIN_BLOCK_BYTES, LineBlockReader, Projection, decode_json_lines, text_lines
 from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.connectors.file_listing import SourceFiles
-from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator
+from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator, sizes_of
 from engine.runtime.operators.restored_state import is_offset, is_optional_offset, require, restored_dicts
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
+from engine.runtime.operators.source_lag import split_lag
 
 AWAITING_SPLIT_POLL_DELAY = 0.001
 """Seconds between polls while a subtask waits for the enumerator's answer (a round trip)."""
@@ -143,6 +144,25 @@ class SplitReadingSource(SourceOperator):
     def snapshot_state(self, checkpoint_id):
         self._state.update(dict(split) for split in self.splits)
 
+    def source_lag(self) -> list[dict]:
+        """Each split this subtask holds (the one being read and the one asked ahead), with what of it is
+        left; the splits nobody holds yet are the enumerator's (``FileSplitEnumerator.lag``)."""
+        return [self._split_lag(split) for split in self.splits]
+
+    def _split_lag(self, split: dict) -> dict:
+        """One held split's ``source_lag.split_lag``."""
+        raise NotImplementedError
+
+
+def split_name(split: dict) -> str:
+    """A split as the run page names it: its file and range (``end`` empty: to the file's end).
+
+    >>> split_name({"path": "/data/in/a.jsonl", "start": 0, "end": 4096})
+    '/data/in/a.jsonl[0:4096]'
+    """
+    end = split.get("end")
+    return f"{split['path']}[{split.get('start', 0)}:{'' if end is None else end}]"
+
 
 class FileSource(SplitReadingSource):
     """Reads lines from its splits in turn, ``batch_size`` lines per poll, in blocks
@@ -158,6 +178,16 @@ class FileSource(SplitReadingSource):
         self._handle = None
         self._reader: LineBlockReader | None = None
         self._reader_path = None
+        self._projection: Projection | None = None
+        self._tap_points = ()
+        self._sizes: dict[str, int] = {}  # whole-file splits' sizes, for their lag
+
+    def project_records(self, fields, tap_points) -> bool:
+        if self.format != "jsonl":
+            return False
+        self._projection = Projection(fields)
+        self._tap_points = tuple(tap_points)
+        return True
 
     @staticmethod
     def whole_file_split(path: str) -> dict:
@@ -166,6 +196,14 @@ class FileSource(SplitReadingSource):
     @staticmethod
     def assigned_split(split: dict) -> dict:
         return dict(split, offset=split["start"], header=None)
+
+    def _split_lag(self, split: dict) -> dict:
+        end = split["end"]
+        if end is None:  # a whole-file split: its end is the file's size, asked once
+            end = self._sizes.get(split["path"])
+            if end is None:
+                end = self._sizes[split["path"]] = sizes_of([split["path"]])[0][1]
+        return split_lag(split_name(split), bytes_behind=end - split["offset"])
 
     def check_restored_split(self, split: dict) -> bool:
         header = split["header"]
@@ -202,7 +240,10 @@ class FileSource(SplitReadingSource):
         if not block:
             return None
         if self.format == "jsonl":
-            return decode_json_lines(block)
+            projection = self._projection
+            if projection is not None and any(point.open for point in self._tap_points):
+                projection = None  # a tap shows the records as they are
+            return decode_json_lines(block, projection)
         header = split["header"]
         return [dict(zip(header, row)) for row in csv.reader(io.StringIO("\n".join(text_lines(block))))]
 

@@ -234,6 +234,19 @@ class FileSplitEnumerator:
         """``split_bytes``, raised where a tiny value over a huge input would pass ``MAX_SPLITS``."""
         return max(self.split_bytes, -(-total_bytes // MAX_SPLITS))
 
+    def lag(self) -> dict:
+        """The splits no subtask holds yet: ``{"splits_unassigned", "bytes_unassigned"}`` (None before the
+        files were listed, at the first request); a subtask's held splits are in its own report."""
+        if self.unassigned is None:
+            return {"splits_unassigned": None, "bytes_unassigned": None}
+        splits = self.unassigned.as_list()
+        return {"splits_unassigned": len(splits), "bytes_unassigned": self.unassigned_bytes(splits)}
+
+    @staticmethod
+    def unassigned_bytes(splits: list[dict]) -> int | None:
+        """The bytes of ``splits``: their byte ranges."""
+        return sum(split["end"] - split["start"] for split in splits)
+
     # -- checkpoints and restarts --------------------------------------------------------------
     def snapshot(self, checkpoint_id: int) -> dict:
         self.tracker.snapshot(checkpoint_id)

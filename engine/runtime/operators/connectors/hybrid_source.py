@@ -85,6 +85,10 @@ class HybridSource(SourceOperator):
     def metrics(self):
         return {"hybrid_phase": {self.node_id: self.phase}}
 
+    def source_lag(self) -> list[dict]:
+        """The file splits left, then the stream's backlog: both parts' splits."""
+        return self.history.source_lag() + self.live.source_lag()
+
 
 def _part(node: dict, names: tuple[str, ...], overrides: dict | None = None) -> dict:
     params = {name: node["params"][name] for name in names if name in (node.get("params") or {})}

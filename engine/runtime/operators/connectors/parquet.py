@@ -32,10 +32,11 @@ import fsspec
 
 from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.connectors.file_listing import SourceFiles
-from engine.runtime.operators.connectors.file_source import SplitReadingSource
+from engine.runtime.operators.connectors.file_source import SplitReadingSource, split_name
 from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator
 from engine.runtime.operators.connectors.file_transactions import FileTransactionSink
 from engine.runtime.operators.restored_state import is_offset, is_optional_offset
+from engine.runtime.operators.source_lag import split_lag
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
@@ -91,6 +92,11 @@ class ParquetSplitEnumerator(FileSplitEnumerator):
                                      for index in range(metadata.num_row_groups)]))
         return cut_row_groups(files, self.split_size(sum(sum(sizes) for _, sizes in files)))
 
+    @staticmethod
+    def unassigned_bytes(splits: list[dict]) -> int | None:
+        """Unknown: a split's range is row groups, and their sizes are not kept."""
+        return None
+
 
 class ParquetSource(SplitReadingSource):
     """Reads its splits' rows as dicts, ``batch_size`` rows per poll."""
@@ -113,6 +119,15 @@ class ParquetSource(SplitReadingSource):
 
     def check_restored_split(self, split: dict) -> bool:
         return is_offset(split["start"]) and is_optional_offset(split["end"]) and is_offset(split["row"])
+
+    def _split_lag(self, split: dict) -> dict:
+        """Rows left, from the footer of the file being read (a split of another file: not opened yet, None)."""
+        rows = None
+        if self._file is not None and self._file[0] == split["path"]:
+            metadata = self._file[2].metadata
+            end = metadata.num_row_groups if split["end"] is None else split["end"]
+            rows = sum(metadata.row_group(index).num_rows for index in range(split["start"], end)) - split["row"]
+        return split_lag(split_name(split), records_behind=rows)
 
     def _read_records(self, split: dict, count: int) -> list | None:
         if self._batches is None:

@@ -51,6 +51,7 @@ from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.connectors.postgres import connect, server_label, table_columns, table_identifier
 from engine.runtime.operators.restored_state import is_offset, require, restored_dicts
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
+from engine.runtime.operators.source_lag import split_lag
 
 IDLE_DELAY = 0.1
 READ_CHANGES = 5000
@@ -499,6 +500,21 @@ class PostgresCdcSource(SourceOperator):
 
     def metrics(self):
         return {"changes_emitted": self.changes_emitted}
+
+    def source_lag(self) -> list[dict] | None:
+        """While streaming: the WAL bytes from the position read to the server's current LSN
+        (``bytes_behind``) and from the slot's confirmed LSN to it (``pending``: what a completed
+        checkpoint does not cover yet), as ``pg_replication_slots`` and ``pg_current_wal_lsn()`` say.
+        The initial snapshot has no WAL position yet: no figures then."""
+        if self.split is None or self.split["phase"] != "stream" or self._connection is None:
+            return None
+        current, confirmed = self._connection.execute(
+            "SELECT pg_current_wal_lsn()::text, confirmed_flush_lsn::text FROM pg_replication_slots "
+            "WHERE slot_name = %s", (self.slot,)).fetchone() or (None, None)
+        if current is None:
+            return None
+        return [split_lag(self.slot, bytes_behind=lsn_value(current) - lsn_value(self.split["lsn"]),
+                          pending=None if confirmed is None else lsn_value(current) - lsn_value(confirmed))]
 
 
 def _qualified(table: str) -> str:

@@ -5,7 +5,9 @@ Source
     read by one subtask (the others have no split and end at once). Each poll is a
     non-blocking ``XREAD COUNT batch_size`` after ``last_id``; an empty answer suspends the
     subtask for a short while on a timer instead of blocking its mailbox thread (which
-    would delay checkpoints). ``last_id`` is the checkpointed offset: after a restore the
+    would delay checkpoints): 1 ms after a poll that had entries, doubling up to 50 ms while
+    the stream stays empty (``IdleBackoff``), so a lightly fed stream is read within about
+    a millisecond and an idle one costs a poll per 50 ms. ``last_id`` is the checkpointed offset: after a restore the
     source continues right after the last entry the checkpoint covers. ``bounded`` fixes
     ``end_id`` to the stream's last entry when the job first started. Reading starts after
     ``"0-0"`` (the whole stream); ``source.hybrid`` passes its ``start_id`` instead, where
@@ -36,9 +38,8 @@ import msgspec
 
 from engine.runtime.operators.base import ConfigurationError, StreamOperator
 from engine.runtime.operators.restored_state import require, restored_dicts
-from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
-
-IDLE_DELAY = 0.05
+from engine.runtime.operators.source import END_OF_INPUT, IdleBackoff, SourceOperator
+from engine.runtime.operators.source_lag import split_lag
 
 
 def redis_url(params: dict, config: dict) -> str:
@@ -127,6 +128,77 @@ def entries_up_to(entries: list, end: tuple[int, int]) -> list:
     return entries[:bisect.bisect_right(entries, end, key=lambda entry: stream_id(entry[0]))]
 
 
+COUNT_CHUNK = 1000
+"""Entries per XRANGE while a backlog is counted entry by entry (once per reader, see ``StreamBacklog``)."""
+
+
+class StreamBacklog:
+    """How many entries of a stream come after a reader's position, at one ``XINFO STREAM`` per measurement.
+
+    Redis counts the entries ever added to a stream (``entries-added``) but cannot say where an id
+    stands among them, so the backlog is counted once (XRANGE after the position, in chunks) and
+    then carried forward: the position's place is ``entries-added`` at that count minus the backlog
+    counted, plus every entry read since (``read``). Where the answer is known outright it is
+    taken as is and the place set again: nothing behind once the position is the stream's last id,
+    the whole stream while the position is before its first entry. Entries deleted ahead of the
+    reader make the carried figure an over-count, bounded by the stream's length. A bounded reader
+    counts up to its end id only. Redis 6 has no ``entries-added``: its length stands in, which is
+    the same for a stream nothing was deleted or trimmed from. Mailbox thread only.
+    """
+
+    def __init__(self):
+        self._place: int | None = None  # entries added up to and including the position
+        self._end_place: int | None = None  # the same for a bounded reader's end id
+
+    def read(self, entries: int) -> None:
+        """The reader emitted ``entries`` more."""
+        if self._place is not None:
+            self._place += entries
+
+    def measure(self, client, stream: str, last_id: str, end_id: str | None = None) -> int:
+        """Entries after ``last_id`` (up to ``end_id`` when bounded) in the stream now."""
+        import redis
+
+        try:
+            info = client.xinfo_stream(stream)
+        except redis.ResponseError:  # no such stream (yet): nothing to read
+            return 0
+        added, length = int(info.get("entries-added") or info["length"]), int(info["length"])
+        if self._place is None or _is_end(last_id, info) or _is_before_first(last_id, info):
+            self._place = added - count_after(client, stream, last_id, info)
+        if end_id is not None:
+            if self._end_place is None:
+                self._end_place = added - count_after(client, stream, end_id, info)
+            return max(0, min(length, self._end_place - self._place))
+        return max(0, min(length, added - self._place))
+
+
+def _is_end(position: str, info: dict) -> bool:
+    return not info["length"] or stream_id(position) >= stream_id(info["last-generated-id"])
+
+
+def _is_before_first(position: str, info: dict) -> bool:
+    first = info.get("first-entry")
+    return bool(first) and stream_id(position) < stream_id(first[0])
+
+
+def count_after(client, stream: str, position: str, info: dict, limit: int | None = None) -> int | None:
+    """Entries after ``position``: 0 at the end, the length before the first entry, else counted
+    (None once more than ``limit`` were counted)."""
+    if _is_end(position, info):
+        return 0
+    if _is_before_first(position, info):
+        return int(info["length"])
+    counted, cursor = 0, position
+    while limit is None or counted <= limit:
+        entries = client.xrange(stream, min=f"({cursor}", count=COUNT_CHUNK)
+        counted += len(entries)
+        if len(entries) < COUNT_CHUNK:
+            return counted
+        cursor = entries[-1][0]
+    return None
+
+
 class RedisStreamSource(SourceOperator):
     """Reads a Redis stream from its checkpointed last id."""
 
@@ -139,6 +211,8 @@ class RedisStreamSource(SourceOperator):
         self.splits: list[dict] = []
         self._state = None
         self._client = None
+        self._backoff = IdleBackoff()
+        self._backlog = StreamBacklog()
 
     def initialize_state(self):
         self._state = self.context.operator_state().list_state("position")
@@ -175,11 +249,18 @@ class RedisStreamSource(SourceOperator):
             if not entries:
                 return []
             split["last_id"] = entries[-1][0]
+            self._backlog.read(len(entries))
+            self._backoff.active()
             return entry_records(entries)
         return END_OF_INPUT
 
+    def source_lag(self) -> list[dict]:
+        """The stream's entries after the last one read (``StreamBacklog``); none once it ended."""
+        return [split_lag(split["stream"], records_behind=self._backlog.measure(
+            self._client, split["stream"], split["last_id"], split["end_id"])) for split in self.splits[:1]]
+
     def next_poll_delay(self) -> float:
-        return IDLE_DELAY
+        return self._backoff.idle()
 
     def snapshot_state(self, checkpoint_id):
         self._state.update(dict(split) for split in self.splits)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from heapq import heappush
 
+from engine.runtime.operators.emit_delay import EmitDelays
 from engine.runtime.operators.joins.two_input import LEFT, RIGHT, TwoInputOperator
 
 FIRE, CLEAN = 0, 1
@@ -35,6 +36,8 @@ class WindowJoinOperator(TwoInputOperator):
 
     def __init__(self, node, context):
         super().__init__(node, context)
+        self.emit_delays = EmitDelays()
+        """How long after their windows' ends (on the clock) the joined pairs left (``emit_delay``)."""
         self.size = int(self.params["size_ms"])
         self.slide = int(self.params.get("slide_ms") or self.size)
         if self.size <= 0 or self.slide <= 0:
@@ -141,4 +144,5 @@ class WindowJoinOperator(TwoInputOperator):
                     del fired[k]
             self.left.pop(k, end)
             self.right.pop(k, end)
+        self.emit_delays.observe(stamps)
         self._emit(records, stamps)

@@ -13,6 +13,16 @@ no other (the merged range cannot reach a session the record did not touch: that
 would have intersected the one it merged with). Values are tuples, replaced and never
 mutated, so the snapshot's one-level copy is a consistent copy.
 
+Lookup: besides the map state, the operator keeps each key's session starts in a sorted list
+(``_starts``, not checkpointed: rebuilt from the sessions on restore, so the state format is
+unchanged). Sessions of a key neither intersect nor touch, so ordered by start their ends are
+ordered too: the sessions a record ``[t, t + gap]`` touches are the run just left of
+``bisect_right(starts, t + gap)`` whose ends reach ``t``. Finding them costs O(log n) plus the
+sessions merged, not a scan of every open session of the key (issue #39: event-time skew between
+source tasks leaves tens to thousands open per key). A record bridging several sessions folds them
+in the map's order, as the scan did, so float sums round as before. The path with allowed
+lateness still scans (two maps to keep in step; it is rarely used).
+
 Timers: every open session has a timer keyed by (key, start) at or before ``end - 1``.
 A record that extends a session's end registers nothing -- each record of a busy
 session would otherwise push a timer, and the queue would grow with the records, not the
@@ -40,6 +50,7 @@ no record is late; ``finish_keys`` fires every session of the keys just seen.
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_left, bisect_right
 
 from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch
 from engine.runtime.operators.windows.window import KeyedEventTimeWindow
@@ -54,9 +65,12 @@ class SessionWindowOperator(KeyedEventTimeWindow):
         if self.gap <= 0:
             raise ValueError("the session gap must be positive")
         self.sessions = None
+        self._starts: dict = {}
+        """key -> its open sessions' starts, sorted (``_assign``'s index; unused with allowed lateness)."""
 
     def initialize_state(self):
         self.sessions = self.context.keyed_state().map_state("sessions")
+        self._starts = {key: sorted(per_key) for key, per_key in self.sessions.entries.items()}
         for key, per_key in self.sessions.entries.items():
             for start, (end, _) in per_key.items():
                 self.timers.register(end - 1, key, start)
@@ -88,7 +102,7 @@ class SessionWindowOperator(KeyedEventTimeWindow):
         Usually a record lands in its key's one open session and only moves that session's
         end: then no timer is registered (see the class docstring), one tuple is replaced."""
         gap, add, register, watermark = self.gap, self.add, self.timers.register, self.watermark
-        entries = self.sessions.entries
+        entries, starts_of = self.sessions.entries, self._starts
         late = 0
         for k, v, t, record in records:
             end = t + gap
@@ -100,17 +114,25 @@ class SessionWindowOperator(KeyedEventTimeWindow):
                         late_records.append((record, t))
                     continue
                 entries[k] = {t: (end, v)}
+                starts_of[k] = [t]
                 register(end - 1, k, t)
                 continue
             first = others = None
-            for s, session in per_key.items():
-                if s <= end and session[0] >= t:
-                    if first is None:
-                        first = s
-                    elif others is None:
-                        others = [s]
-                    else:
-                        others.append(s)
+            if len(per_key) == 1:  # the usual case, as cheap as the scan was: touched, or t's place beside it
+                (s, session), = per_key.items()
+                hi = lo = 1 if s <= end else 0
+                if hi and session[0] >= t:
+                    lo, first = 0, s
+            else:
+                starts = starts_of[k]
+                hi = lo = bisect_right(starts, end)  # starts[:hi] <= end; their ends grow with them
+                while lo and per_key[starts[lo - 1]][0] >= t:
+                    lo -= 1
+                if hi - lo == 1:
+                    first = starts[lo]
+                elif lo < hi:  # bridges sessions: fold them in the map's order, as the scan did
+                    low, high = starts[lo], starts[hi - 1]
+                    first, *others = [s for s in per_key if low <= s <= high]
             if first is None:
                 if end - 1 <= watermark:
                     late += 1
@@ -118,6 +140,7 @@ class SessionWindowOperator(KeyedEventTimeWindow):
                         late_records.append((record, t))
                     continue
                 per_key[t] = (end, v)
+                starts_of[k].insert(hi, t)  # every start left of hi ends before t, so starts before it
                 register(end - 1, k, t)
                 continue
             e, acc = per_key[first]
@@ -125,7 +148,7 @@ class SessionWindowOperator(KeyedEventTimeWindow):
             if e > end:
                 end = e
             start = first if first < t else t
-            if others is not None:
+            if others:
                 for s in others:
                     e, a = per_key.pop(s)
                     acc = add(acc, a)
@@ -133,6 +156,8 @@ class SessionWindowOperator(KeyedEventTimeWindow):
                         end = e
                     if s < start:
                         start = s
+            if others or start != first:
+                starts_of[k][lo:hi] = [start]
             if start == first:
                 per_key[first] = (end, acc)
             else:
@@ -181,6 +206,7 @@ class SessionWindowOperator(KeyedEventTimeWindow):
                 self.sessions.put(k, start, (end, acc))
                 register(end - 1, k, start)
         if updates:
+            self.emit_delays.observe(stamps)
             self.emit(TimestampedBatch(updates, stamps))
         return late
 
@@ -213,6 +239,7 @@ class SessionWindowOperator(KeyedEventTimeWindow):
         if not fired:
             return
         entries = self.sessions.entries
+        starts_of = None if self.lateness else self._starts
         records, stamps = [], []
         for timestamp, k, start in fired:
             per_key = entries.get(k)
@@ -225,12 +252,21 @@ class SessionWindowOperator(KeyedEventTimeWindow):
             del per_key[start]
             if not per_key:
                 del entries[k]
+                if starts_of is not None:
+                    starts_of.pop(k, None)
+            elif starts_of is not None:
+                starts = starts_of.get(k)
+                if starts is not None:
+                    i = bisect_left(starts, start)
+                    if i < len(starts) and starts[i] == start:
+                        del starts[i]
             records.append([k, start, session[0], session[1]])
             stamps.append(timestamp)
             if self.lateness:  # kept for late records until the watermark passes end - 1 + lateness
                 self.fired.put(k, start, session)
                 self.cleanup_timers.register(session[0] - 1 + self.lateness, k, start)
         if records:
+            self.emit_delays.observe(stamps)
             self.emit(TimestampedBatch(records, stamps))
 
     def metrics(self):

@@ -31,6 +31,7 @@ import operator
 from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch
 from engine.runtime.operators.aggregate import AGGREGATE_FUNCTIONS, batch_value_function
 from engine.runtime.operators.base import StreamOperator
+from engine.runtime.operators.emit_delay import EmitDelays
 from engine.runtime.timer_service import EventTimeTimers
 
 _NO_WATERMARK = -(2**63)
@@ -58,6 +59,8 @@ class KeyedEventTimeWindow(StreamOperator):
         if self.lateness < 0:
             raise ValueError("allowed lateness must not be negative")
         self.timers = EventTimeTimers()
+        self.emit_delays = EmitDelays()
+        """How long after their ends (on the clock) this window's results left it (``emit_delay``)."""
         self.cleanup_timers = EventTimeTimers()
         """Allowed lateness: when a fired window's state goes (``end - 1 + allowed_lateness_ms``)."""
         self.watermark = _NO_WATERMARK
@@ -75,6 +78,9 @@ class WindowOperator(KeyedEventTimeWindow):
         self.size = size_ms
         self.slide = slide_ms
         self.windows = None
+        self.partials_in = 0
+        self.records_represented = 0
+        """Partial aggregates folded in, and the records they stand for (``node_figures``)."""
         if context.pre_aggregated_input:  # partial aggregates arrive, not records (window_partials)
             self.process_batch = self._fold_partials
 
@@ -207,15 +213,17 @@ class WindowOperator(KeyedEventTimeWindow):
                     else:
                         per_window[end] = add(current, v)
         if updates:
+            self.emit_delays.observe(stamps)
             self.emit(TimestampedBatch(updates, stamps))
         return late
 
     def _fold_partials(self, batch):
         """Fold ``(key, end, partial, records)`` tuples in, as ``_assign_*`` fold records."""
         entries, watermark, add, register = self.windows.entries, self.watermark, self.add, self.timers.register
-        late = 0
+        late = represented = 0
         missing = _MISSING
         for k, end, partial, records in batch:
+            represented += records
             if end - 1 <= watermark:
                 late += records
                 continue
@@ -229,6 +237,8 @@ class WindowOperator(KeyedEventTimeWindow):
             else:
                 per_window[end] = add(current, partial)
         self.late_records += late
+        self.partials_in += len(batch)
+        self.records_represented += represented
 
     def process_watermark(self, watermark):
         if watermark.timestamp <= self.watermark:
@@ -259,6 +269,7 @@ class WindowOperator(KeyedEventTimeWindow):
                     self.fired.put(k, end, aggregate)
                     self.cleanup_timers.register(end - 1 + self.lateness, k, end)
             if records:
+                self.emit_delays.observe(stamps)
                 self.emit(TimestampedBatch(records, stamps))
         if self.lateness:
             for _, k, end in self.cleanup_timers.fire_up_to(up_to):
@@ -266,6 +277,12 @@ class WindowOperator(KeyedEventTimeWindow):
 
     def metrics(self):
         return {"late_records": self.late_records}
+
+    def node_figures(self) -> dict:
+        figures = super().node_figures()
+        if self.context.pre_aggregated_input:
+            figures.update(records_in=self.records_represented, partials_in=self.partials_in)
+        return figures
 
 
 def tumbling_window(node, context):

@@ -107,22 +107,37 @@ class WindowPartials(StreamOperator):
         return TimestampedBatch(partials, [end - 1 for _, end, _, _ in partials])
 
     def _one_window(self, keys, values, end: int) -> TimestampedBatch:
+        if self.function == "sum":
+            return self._one_window_sum(keys, values, end)
         counts = Counter(keys)
         if values is None:
             partials = [(k, end, n, n) for k, n in counts.items()]
         else:
             folded: dict = {}
             get = folded.get
-            if self.function == "sum":  # integers only (combine checked): 0 + v is v
-                for k, v in zip(keys, values):
-                    folded[k] = get(k, 0) + v
-            else:
-                choose = min if self.function == "min" else max
-                missing = _MISSING
-                for k, v in zip(keys, values):
-                    current = get(k, missing)
-                    folded[k] = v if current is missing else choose(current, v)
+            choose = min if self.function == "min" else max
+            missing = _MISSING
+            for k, v in zip(keys, values):
+                current = get(k, missing)
+                folded[k] = v if current is missing else choose(current, v)
             partials = [(k, end, a, counts[k]) for k, a in folded.items()]
+        return TimestampedBatch(partials, [end - 1] * len(partials))
+
+    @staticmethod
+    def _one_window_sum(keys, values, end: int) -> TimestampedBatch:
+        """``_one_window`` of a sum (integers only: combine checked) in one pass, sum and count
+        together: counting the keys apart (``Counter``) was a second pass over the batch, a fifth
+        of this step's time on bench-events' batches (1,024 events of 200 users)."""
+        folded: dict = {}
+        get = folded.get
+        for k, v in zip(keys, values):
+            acc = get(k)
+            if acc is None:
+                folded[k] = [v, 1]
+            else:
+                acc[0] += v
+                acc[1] += 1
+        partials = [(k, end, total, records) for k, (total, records) in folded.items()]
         return TimestampedBatch(partials, [end - 1] * len(partials))
 
     def _ends(self, timestamp: int):

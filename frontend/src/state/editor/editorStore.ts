@@ -32,6 +32,9 @@ export interface EditorState {
   /** What the user may do with the saved pipeline (view, edit, run, own); null: a new one, anything. */
   permissions: string[] | null;
   owner: string | null;
+  /** The user's team role on the saved pipeline and the team it comes from (null: none; see the API's Pipeline). */
+  role: string | null;
+  roleTeam: string | null;
   /** Bumped when another pipeline replaces the graph (new or loaded): the canvas re-fits. */
   graphEpoch: number;
   settings: PipelineSettings;
@@ -165,6 +168,8 @@ function freshState() {
     version: null,
     permissions: null as string[] | null,
     owner: null as string | null,
+    role: null as string | null,
+    roleTeam: null as string | null,
     settings: newPipelineSettings(),
     nodes: [] as OperatorNode[],
     edges: [] as PipelineEdge[],
@@ -203,6 +208,8 @@ export const useEditorStore = create<EditorState>()((set, get) => ({
       version: pipeline.version,
       permissions: pipeline.permissions ?? null,
       owner: pipeline.owner ?? null,
+      role: pipeline.role ?? null,
+      roleTeam: pipeline.role_team ?? null,
       settings: { ...graph.settings, name: pipeline.name || graph.settings.name },
       nodes: graph.nodes,
       edges: graph.edges,
@@ -456,6 +463,8 @@ export const useEditorStore = create<EditorState>()((set, get) => ({
       version: pipeline.version,
       permissions: pipeline.permissions ?? get().permissions,
       owner: pipeline.owner ?? get().owner,
+      role: pipeline.role === undefined ? get().role : pipeline.role,
+      roleTeam: pipeline.role_team === undefined ? get().roleTeam : pipeline.role_team,
       savedRevision,
       savedLayoutRevision,
       saveState: 'saved',

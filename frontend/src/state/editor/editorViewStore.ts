@@ -8,7 +8,7 @@ import type { DefinitionDiff, PlanSummary, PreviewResult } from '../../api/types
 import type { DiffGraph } from './diff';
 import { planMarks, type NodePlanMark } from '../shared/planOverlay';
 
-export type SidePanel = 'inspector' | 'history' | 'plan' | 'preview' | 'runs';
+export type SidePanel = 'inspector' | 'history' | 'plan' | 'preview' | 'tests' | 'runs';
 
 export interface DiffView {
   fromLabel: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointEventData, CheckpointHistory, CheckpointRow } from '../../api/types';
 import { checkpointHistoryOf, checkpointRowOf } from '../../testing/fixtures';
-import { applyCheckpointEvent, checkpointsFromHistory, EMPTY_CHECKPOINTS, statusAfterEvent } from './checkpoints';
+import { applyCheckpointEvent, checkpointsFromHistory, EMPTY_CHECKPOINTS, MAX_CHECKPOINT_ROWS, statusAfterEvent } from './checkpoints';
 
 function stats(id: number, status: CheckpointRow['status'], extra: Partial<CheckpointRow> = {}): CheckpointRow {
   return checkpointRowOf({
@@ -29,6 +29,16 @@ const history: CheckpointHistory = checkpointHistoryOf(
 );
 
 describe('checkpoint list', () => {
+  it('keeps the newest plain checkpoints up to a bound, every savepoint, and counts them all', () => {
+    let list = EMPTY_CHECKPOINTS;
+    list = applyCheckpointEvent(list, event('completed', 1, { kind: 'savepoint', is_savepoint: true }));
+    for (let id = 2; id <= MAX_CHECKPOINT_ROWS + 50; id += 1) list = applyCheckpointEvent(list, event('completed', id));
+    expect(list.rows.length).toBe(MAX_CHECKPOINT_ROWS + 1);
+    expect(list.rows[0].id).toBe(MAX_CHECKPOINT_ROWS + 50);
+    expect(list.rows[list.rows.length - 1].id).toBe(1);
+    expect(list.counts.completed).toBe(MAX_CHECKPOINT_ROWS + 50);
+  });
+
   it('starts from the REST history, newest first', () => {
     const list = checkpointsFromHistory({ ...history, history: [stats(1, 'COMPLETED'), stats(3, 'IN_PROGRESS'), stats(2, 'COMPLETED')] });
     expect(list.rows.map((row) => row.id)).toEqual([3, 2, 1]);

@@ -117,6 +117,24 @@ function adjustCounts(counts: CheckpointCounts, before: CheckpointStatus | null,
   return next;
 }
 
+/**
+ * Rows a page keeps while it follows a run: the newest plain checkpoints up to this many, and every
+ * savepoint. A run checkpointing every 100 ms would otherwise add 36,000 rows an hour to a page left
+ * open (the counts still count them all; the server's history keeps as many in detail).
+ */
+export const MAX_CHECKPOINT_ROWS = 200;
+
+function isSavepointRow(row: Pick<CheckpointStats, 'kind' | 'is_savepoint'>): boolean {
+  return row.is_savepoint === true || String(row.kind).includes('savepoint');
+}
+
+/** The rows (newest first) without the oldest plain checkpoints beyond MAX_CHECKPOINT_ROWS. */
+export function boundedRows(rows: CheckpointStats[]): CheckpointStats[] {
+  if (rows.length <= MAX_CHECKPOINT_ROWS) return rows;
+  let plain = 0;
+  return rows.filter((row) => isSavepointRow(row) || ++plain <= MAX_CHECKPOINT_ROWS);
+}
+
 /** Apply one checkpoint event (`ts` is the event's time, used when the data lacks one). */
 export function applyCheckpointEvent(list: CheckpointList, event: CheckpointEventData, ts = Date.now()): CheckpointList {
   const index = list.rows.findIndex((row) => row.id === event.id);
@@ -124,9 +142,10 @@ export function applyCheckpointEvent(list: CheckpointList, event: CheckpointEven
   if (index === -1) {
     if (eventStatus === null) return list; // nothing to show for a checkpoint we never saw start
     const row = rowFromEvent(event, eventStatus, ts);
+    const newest = list.rows.length === 0 || row.id > list.rows[0].id;
     return {
       counts: adjustCounts(list.counts, null, row.status),
-      rows: [...list.rows, row].sort(newestFirst),
+      rows: boundedRows(newest ? [row, ...list.rows] : [...list.rows, row].sort(newestFirst)),
     };
   }
   const before = list.rows[index];

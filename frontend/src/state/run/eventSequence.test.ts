@@ -32,6 +32,15 @@ describe('event sequence', () => {
     expect(gap).toBe(true);
   });
 
+  it('takes a folded range that covers the next seq, and only that', () => {
+    const folded = (first: number, last: number) => ({ seq: last, type: 'folded', data: { first_seq: first, last_seq: last } });
+    const { fresh, lastSeq, gap } = takeNewEvents(4, [folded(3, 9), { seq: 10 }]);
+    expect(fresh.map((event) => event.seq)).toEqual([9, 10]);
+    expect([lastSeq, gap]).toEqual([10, false]);
+    expect(takeNewEvents(4, [folded(6, 9)])).toEqual({ fresh: [], lastSeq: 4, gap: true });
+    expect(takeNewEvents(4, [{ seq: 9, type: 'metrics', data: { first_seq: 5 } }]).gap).toBe(true);
+  });
+
   it('builds the stream URL with after=<last seq> and the right scheme', () => {
     expect(runEventsUrl(12, 0, { protocol: 'http:', host: 'localhost:8000' })).toBe('ws://localhost:8000/ws/runs/12/?after=0');
     expect(runEventsUrl(12, 42, { protocol: 'https:', host: 'studio.example' })).toBe('wss://studio.example/ws/runs/12/?after=42');

@@ -5,10 +5,26 @@
  * when its seq is greater than the last one applied, and only in order: an event further on
  * than the next seq means some were lost on the way (a gap), and the stream must resume from
  * the last one applied instead of skipping them.
+ *
+ * The one hole the server leaves on purpose is explained: old metrics and checkpoint-progress
+ * events of a long run are folded by its retention into one `folded` event at the last seq of
+ * the range, its data saying `first_seq` .. `last_seq` and what they were. Such an event stands
+ * for its whole range, so it follows on from any seq up to its `first_seq - 1`.
  */
 
 export interface Sequenced {
   seq: number;
+  type?: string;
+  data?: unknown;
+}
+
+/** The first seq an event stands for: its own, or a folded range's first. */
+export function firstSeqOf(event: Sequenced): number {
+  if (event.type === 'folded' && event.data && typeof event.data === 'object') {
+    const first = (event.data as { first_seq?: unknown }).first_seq;
+    if (typeof first === 'number' && Number.isFinite(first) && first <= event.seq) return first;
+  }
+  return event.seq;
 }
 
 /** True when the event has not been applied yet. */
@@ -29,7 +45,7 @@ export function takeNewEvents<T extends Sequenced>(
   let last = lastSeq;
   for (const event of events) {
     if (!isNewEvent(last, event)) continue;
-    if (event.seq !== last + 1) return { fresh, lastSeq: last, gap: true };
+    if (firstSeqOf(event) > last + 1) return { fresh, lastSeq: last, gap: true };
     fresh.push(event);
     last = event.seq;
   }

@@ -79,4 +79,18 @@ describe('the run graph', () => {
     const { nodes } = runGraph(definition, { job_vertices: [PLAN.job_vertices[0]] });
     expect(nodes.map((node) => node.id)).toEqual(['v0', 'reduce-3', 'collect-4']);
   });
+
+  it('lays boxes out with the heights they were measured at, so that a tall one does not cover its neighbour', () => {
+    const { definition } = rows(1, 2);
+    definition.nodes.push({ id: 'files', type: 'sink.file', params: {} });
+    definition.edges.push({ id: 'e-files', from: 'n0', to: 'files', partitioning: 'rebalance', exchange: 'pipelined' });
+    const plan: Vertices = { job_vertices: ['n0', 'n1', 'files'].map((id) => ({ id, name: id, operators: [id], parallelism: 1 })) };
+    const gap = (heights: Record<string, number>) => {
+      const at = new Map(runGraph(definition, plan, heights).nodes.map((node) => [node.id, node.position.y]));
+      const [upper, lower] = ['n1', 'files'].sort((a, b) => at.get(a)! - at.get(b)!);
+      return at.get(lower)! - at.get(upper)! - Math.max(BOX_HEIGHT, heights[upper] ?? 0);
+    };
+    expect(gap({})).toBeGreaterThanOrEqual(0);
+    expect(gap({ n1: 170, files: 170 })).toBeGreaterThanOrEqual(0);  // the two sinks stacked, each grown to 170 px
+  });
 });

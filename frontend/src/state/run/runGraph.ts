@@ -10,13 +10,17 @@
 import type { PipelineDefinition, PlanSummary } from '../../api/types';
 import { toFlowEdge } from '../shared/definition';
 import type { PipelineEdge, VertexNode } from '../shared/graph';
+import { nodeQuarantinePorts } from '../shared/expectations';
 import { autoLayout, type LayoutSpacing } from '../shared/layout';
 
 /** One operator's cell, in flow pixels (RunVertexNode sets the same width). */
 export const CELL_WIDTH = 124;
 /** The box's border and padding around its row of cells, on each side. */
 export const BOX_INSET = 4;
-/** A box: three lines of 12-13 px text (name, in, out), padding and the activity bar. */
+/** A box: three lines of 12-13 px text (name, in, out), padding and the activity bar. A box grows with
+ * the figures a run reports (a watermark, lag, latency, an exactly-once sink's visible latency): the
+ * run graph lays out again with the heights React Flow measured (`heights`), so stacked boxes never
+ * cover each other. */
 export const BOX_HEIGHT = 76;
 
 /** Tighter than the editor's: boxes are compact, and the run page shows more than the graph. */
@@ -54,15 +58,21 @@ export function boxWidth(operators: number): number {
   return operators * CELL_WIDTH + 2 * BOX_INSET;
 }
 
-export function runGraph(definition: PipelineDefinition, plan: Pick<PlanSummary, 'job_vertices'> | null | undefined): RunGraph {
+/**
+ * `heights`: the boxes' measured heights by vertex id, where larger than `BOX_HEIGHT` (a box with more
+ * figures than its three lines); the others are laid out at `BOX_HEIGHT`.
+ */
+export function runGraph(definition: PipelineDefinition, plan: Pick<PlanSummary, 'job_vertices'> | null | undefined,
+  heights: Readonly<Record<string, number>> = {}): RunGraph {
   const types = new Map(definition.nodes.map((node) => [node.id, node.type]));
+  const ports = new Map(definition.nodes.map((node) => [node.id, nodeQuarantinePorts(node.id, node.expectations, definition.edges)]));
   const vertices = verticesOf(definition, plan);
   const vertexOf = new Map(vertices.flatMap((vertex) => vertex.operators.map((id) => [id, vertex.id] as const)));
   const edges = definition.edges
     .filter((edge) => vertexOf.has(edge.from) && vertexOf.has(edge.to) && vertexOf.get(edge.from) !== vertexOf.get(edge.to))
     .map((edge) => toFlowEdge(edge, vertexOf.get(edge.from), vertexOf.get(edge.to)));
   const positions = autoLayout(
-    vertices.map((vertex) => ({ id: vertex.id, width: boxWidth(vertex.operators.length), height: BOX_HEIGHT })),
+    vertices.map((vertex) => ({ id: vertex.id, width: boxWidth(vertex.operators.length), height: Math.max(BOX_HEIGHT, heights[vertex.id] ?? 0) })),
     edges,
     RUN_LAYOUT,
   );
@@ -70,7 +80,10 @@ export function runGraph(definition: PipelineDefinition, plan: Pick<PlanSummary,
     id: vertex.id,
     type: 'vertex',
     position: positions.get(vertex.id) ?? { x: 0, y: 0 },
-    data: { operators: vertex.operators.map((id) => ({ id, type: types.get(id) ?? '' })), parallelism: vertex.parallelism },
+    data: {
+      operators: vertex.operators.map((id) => (ports.get(id)?.length ? { id, type: types.get(id) ?? '', quarantinePorts: ports.get(id) } : { id, type: types.get(id) ?? '' })),
+      parallelism: vertex.parallelism,
+    },
   }));
   return { nodes, edges };
 }

@@ -22,6 +22,11 @@ describe('run state', () => {
     expect(state.checkpoints.rows).toHaveLength(1);
   });
 
+  it("keeps how the run's driver started, from its startup event", () => {
+    const state = applyRunEvent(runLoaded(INITIAL_RUN_STATE, run), at(1, { type: 'startup', data: { driver: 'warm', spark: 'starting' } }));
+    expect(state.startup).toEqual({ driver: 'warm', spark: 'starting' });
+  });
+
   it('follows status events, keeping the failure cause', () => {
     let state = runLoaded(INITIAL_RUN_STATE, run);
     state = applyRunEvent(state, at(1, { type: 'status', data: { status: 'RESTARTING', cause: 'boom in map-2' } }));

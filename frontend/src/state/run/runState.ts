@@ -2,7 +2,7 @@
  * Everything the run page shows, as one value and pure transitions: the run from REST, then
  * the WebSocket events applied in seq order.
  */
-import type { CheckpointHistory, CollectedRecords, DistributionSummary, NodeMetrics, RestartEntry, Rescale, Run, RunEvent, RunStatus, SavepointRequest, TaskException, VertexMetrics } from '../../api/types';
+import type { CheckpointHistory, CollectedRecords, DistributionSummary, ExpectationCounts, FoldedCheckpoints, NodeMetrics, RestartEntry, Rescale, Run, RunEvent, RunStatus, SavepointRequest, StartupEventData, TaskException, VertexMetrics } from '../../api/types';
 import { applyCheckpointEvent, checkpointsFromHistory, EMPTY_CHECKPOINTS, type CheckpointList } from './checkpoints';
 import { exceptionOf, prependOnce, restartOf } from './runFailures';
 import { isRunEnded } from './runStatus';
@@ -27,12 +27,16 @@ export interface RunState {
   vertices: Record<string, VertexMetrics>;
   /** Latest metrics per node id, from each operator's own counters, with its subtasks. */
   nodes: Record<string, NodeMetrics>;
+  /** Latest counts of the expectations per checked node ("node:<id>") or edge ("edge:<id>"). */
+  expectations: Record<string, ExpectationCounts>;
   /** Record rates derived from the last two metrics samples, per vertex id. */
   rates: Record<string, VertexRates>;
   /** The previous counters per vertex id, for the rates. */
   counters: Record<string, CounterSample>;
   /** The server's checkpoint summary, when it sends one. */
   checkpointSummary: Record<string, DistributionSummary> | null;
+  /** The older checkpoints the server keeps only in rollups (counted in the summary), or null. */
+  checkpointsFolded: FoldedCheckpoints | null;
   savepoints: SavepointRequest[];
   logs: LogLine[];
   /** Subtask failures, newest first (the exceptions history). */
@@ -41,6 +45,10 @@ export interface RunState {
   restarts: RestartEntry[];
   /** The latest one-click rescale of this run (from its "rescale" events), or null. */
   rescale: Rescale | null;
+  /** How its driver started (its "startup" event): a warm driver or not, Spark up or not. */
+  startup: StartupEventData | null;
+  /** The slots a region of it waits for while other runs of the shared session hold them, or null. */
+  slotWait: { region: string; slots: number; capacity: number } | null;
 }
 
 export const MAX_LOG_LINES = 200;
@@ -53,14 +61,18 @@ export const INITIAL_RUN_STATE: RunState = {
   collected: {},
   vertices: {},
   nodes: {},
+  expectations: {},
   rates: {},
   counters: {},
   checkpointSummary: null,
+  checkpointsFolded: null,
   savepoints: [],
   logs: [],
   exceptions: [],
   restarts: [],
   rescale: null,
+  startup: null,
+  slotWait: null,
 };
 
 /** Apply one metrics sample taken at `ts`: the latest values, and rates against the previous sample. */
@@ -117,12 +129,17 @@ export function savepointRequestsLoaded(state: RunState, requests: SavepointRequ
 }
 
 /** The server's summary of every completed checkpoint, read again while the run checkpoints. */
-export function checkpointSummaryLoaded(state: RunState, summary: CheckpointHistory['summary']): RunState {
-  return { ...state, checkpointSummary: summary };
+export function checkpointSummaryLoaded(state: RunState, summary: CheckpointHistory['summary'], folded?: FoldedCheckpoints | null): RunState {
+  return { ...state, checkpointSummary: summary, checkpointsFolded: folded === undefined ? state.checkpointsFolded : folded };
 }
 
 export function checkpointHistoryLoaded(state: RunState, history: CheckpointHistory): RunState {
-  return { ...state, checkpoints: checkpointsFromHistory(history), checkpointSummary: history.summary ?? state.checkpointSummary };
+  return {
+    ...state,
+    checkpoints: checkpointsFromHistory(history),
+    checkpointSummary: history.summary ?? state.checkpointSummary,
+    checkpointsFolded: history.folded ?? null,
+  };
 }
 
 export function applyRunEvent(state: RunState, event: RunEvent): RunState {
@@ -141,12 +158,23 @@ export function applyRunEvent(state: RunState, event: RunEvent): RunState {
     }
     case 'metrics': {
       const sampled = event.data.vertices ? metricsSampled(state, event.data.vertices, event.ts) : state;
-      return { ...nodeMetricsReported(sampled, event.data.nodes), collected: mergeCollected(state.collected, event.data.collected) };
+      return {
+        ...nodeMetricsReported(sampled, event.data.nodes),
+        expectations: event.data.expectations ?? state.expectations,
+        collected: mergeCollected(state.collected, event.data.collected),
+      };
     }
     case 'savepoint':
       return { ...state, savepoints: applySavepointEvent(state.savepoints, event.data) };
     case 'rescale':
       return { ...state, rescale: event.data };
+    case 'startup':
+      return { ...state, startup: event.data };
+    case 'region':
+      if (event.data.event === 'waiting') {
+        return { ...state, slotWait: { region: event.data.region, slots: event.data.slots ?? 0, capacity: event.data.capacity ?? 0 } };
+      }
+      return event.data.event === 'scheduled' && state.slotWait?.region === event.data.region ? { ...state, slotWait: null } : state;
     case 'savepoint_progress':
       return { ...state, savepoints: applySavepointProgress(state.savepoints, event.data) };
     case 'finished':

@@ -67,6 +67,7 @@ export function layeredPositions(def: Pick<PipelineDefinition, 'nodes' | 'edges'
 function toFlowNode(node: DefinitionNode, fallback: { x: number; y: number }): OperatorNode {
   const data: OperatorNode['data'] = { type: node.type, params: { ...(node.params ?? {}) } };
   if (node.parallelism !== undefined) data.parallelism = node.parallelism;
+  if (node.expectations?.length) data.expectations = node.expectations.map((expectation) => ({ ...expectation }));
   const position = node.ui ? { x: node.ui.x, y: node.ui.y } : fallback;
   return { id: node.id, type: 'operator', position, data };
 }
@@ -75,6 +76,7 @@ function toFlowNode(node: DefinitionNode, fallback: { x: number; y: number }): O
 export function toFlowEdge(edge: DefinitionEdge, source = edge.from, target = edge.to): PipelineEdge {
   const data: PipelineEdge['data'] = { partitioning: edge.partitioning, exchange: edge.exchange };
   if (edge.key !== undefined) data.key = edge.key;
+  if (edge.expectations?.length) data.expectations = edge.expectations.map((expectation) => ({ ...expectation }));
   const flowEdge: PipelineEdge = { id: edge.id, type: 'pipeline', source, target, data };
   if (edge.from_port) flowEdge.sourceHandle = edge.from_port;
   if (edge.side) flowEdge.targetHandle = edge.side;
@@ -94,6 +96,7 @@ export function definitionToGraph(definition: PipelineDefinition): PipelineGraph
 function toDefinitionNode(node: OperatorNode): DefinitionNode {
   const result: DefinitionNode = { id: node.id, type: node.data.type, params: { ...node.data.params } };
   if (node.data.parallelism !== undefined) result.parallelism = node.data.parallelism;
+  if (node.data.expectations?.length) result.expectations = node.data.expectations.map((expectation) => ({ ...expectation }));
   result.ui = { x: Math.round(node.position.x), y: Math.round(node.position.y) };
   return result;
 }
@@ -114,6 +117,7 @@ function toDefinitionEdge(edge: PipelineEdge): DefinitionEdge {
   // A key only means something for hash partitioning; switching away keeps it in the
   // editor (switching back restores it) but never sends it.
   if (data.partitioning === 'hash') result.key = data.key ?? '';
+  if (data.expectations?.length) result.expectations = data.expectations.map((expectation) => ({ ...expectation }));
   return result;
 }
 

@@ -3,7 +3,7 @@
  * its id and position (React Flow owns those); an edge's data is the exchange between two nodes.
  */
 import type { Edge, Node } from '@xyflow/react';
-import type { Exchange, Partitioning } from '../../api/types';
+import type { Exchange, Expectation, Partitioning } from '../../api/types';
 
 export type OperatorNodeData = {
   /** Operator type from the catalog, e.g. "source.datagen". */
@@ -11,6 +11,8 @@ export type OperatorNodeData = {
   params: Record<string, unknown>;
   /** Overrides the pipeline's parallelism when set. */
   parallelism?: number;
+  /** Data-quality rules on what the node emits (what a sink receives). */
+  expectations?: Expectation[];
 };
 
 /** A node of the editable canvas. */
@@ -21,6 +23,8 @@ export interface ChainedOperator {
   id: string;
   /** Operator type from the catalog. */
   type: string;
+  /** The output ports its expectations quarantine records to. */
+  quarantinePorts?: string[];
 }
 
 export type VertexNodeData = {
@@ -41,6 +45,8 @@ export type PipelineEdgeData = {
   /** Key selector expression; used only with hash partitioning. */
   key?: string;
   exchange: Exchange;
+  /** Data-quality rules on the records crossing the edge (its quarantine ports are its source node's). */
+  expectations?: Expectation[];
 };
 
 export type PipelineEdge = Edge<PipelineEdgeData, 'pipeline'>;
@@ -56,10 +62,12 @@ export function isVertexNode(node: Node): node is VertexNode {
   return node.type === 'vertex';
 }
 
-/** The short text drawn on an edge: how records are partitioned and exchanged. */
+/** The short text drawn on an edge: how records are partitioned and exchanged, and how many rules check them. */
 export function edgeLabel(data: PipelineEdgeData, port?: string | null): string {
   const partitioning = data.partitioning === 'hash' ? `hash(${data.key?.trim() || '?'})` : data.partitioning;
-  const label = data.exchange === 'blocking' ? `${partitioning} · blocking` : partitioning;
+  const exchanged = data.exchange === 'blocking' ? `${partitioning} · blocking` : partitioning;
+  const rules = data.expectations?.length ?? 0;
+  const label = rules ? `${exchanged} · ✓ ${rules} rule${rules === 1 ? '' : 's'}` : exchanged;
   return port ? `${port} · ${label}` : label;
 }
 

@@ -46,10 +46,12 @@ from engine.runtime.grants import Grants
 from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.connectors.kafka import formats
 from engine.runtime.operators.connectors.kafka.clients import base_config, kafka_error
+from engine.runtime.operators.connectors.kafka.end_offsets import EndOffsets
 from engine.runtime.operators.connectors.kafka.enumerator import DEFAULT_DISCOVERY_INTERVAL_MS, \
     KafkaPartitionEnumerator, is_split_of
 from engine.runtime.operators.restored_state import require, restored_dicts
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
+from engine.runtime.operators.source_lag import split_lag
 
 NO_WATERMARK = -(2 ** 63)
 EMPTY_POLL_DELAY_S = 0.005
@@ -93,6 +95,7 @@ class KafkaSource(SourceOperator):
         self.commit_failures = 0
         self.unavailable_timeout_s = int(params.get("unavailable_timeout_ms", DEFAULT_UNAVAILABLE_TIMEOUT_MS)) / 1000
         self._unavailable_since: dict[tuple[str, int], tuple[float, int]] = {}  # partition -> (since, leader)
+        self._end_offsets: EndOffsets | None = None  # for the lag, made at the first report
 
     # -- life cycle ----------------------------------------------------------------------------
     def initialize_state(self):
@@ -125,6 +128,7 @@ class KafkaSource(SourceOperator):
         self._assign(list(self.splits.values()))
 
     def close(self):
+        self._end_offsets = None
         if self.consumer is not None:
             try:
                 self.consumer.close()
@@ -360,6 +364,23 @@ class KafkaSource(SourceOperator):
 
     def metrics(self):
         return {"partitions": len(self.splits), "offset_commit_failures": self.commit_failures}
+
+    def source_lag(self) -> list[dict]:
+        """Per partition held: its end offset (the last stable one when reading committed records) minus
+        the position after the last record emitted, up to a bounded partition's stop; the end offsets
+        as last answered (``end_offsets``: asked without blocking, at most a report old). None for a
+        partition not answered yet."""
+        if self._end_offsets is None:
+            self._end_offsets = EndOffsets(self.node, self.params.get("isolation", "read_committed") == "read_committed")
+        reading = sorted(key for key, split in self.splits.items() if not _done(split))
+        ends = self._end_offsets.latest(reading)
+        lags = []
+        for key, split in sorted(self.splits.items()):
+            end = ends.get(key) if not _done(split) else split["offset"]
+            if end is not None and split["stop"] is not None:
+                end = min(end, split["stop"])
+            lags.append(split_lag(f"{key[0]}/{key[1]}", records_behind=None if end is None else end - split["offset"]))
+        return lags
 
 
 def _done(split: dict) -> bool:

@@ -1,0 +1,187 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.definition_error import DefinitionError
+from ...models.error import Error
+from ...models.kafka_topic import KafkaTopic
+from ...types import UNSET, Response
+
+
+def _get_kwargs(
+    *,
+    bootstrap_servers: str,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["bootstrap_servers"] = bootstrap_servers
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/kafka/topics/",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> DefinitionError | Error | list[KafkaTopic] | None:
+    if response.status_code == 200:
+        response_200 = []
+        _response_200 = response.json()
+        for response_200_item_data in _response_200:
+            response_200_item = KafkaTopic.from_dict(response_200_item_data)
+
+            response_200.append(response_200_item)
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = DefinitionError.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[DefinitionError | Error | list[KafkaTopic]]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    bootstrap_servers: str,
+) -> Response[DefinitionError | Error | list[KafkaTopic]]:
+    """The topics of a Kafka cluster, their partitions and offsets
+
+    Args:
+        bootstrap_servers (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DefinitionError | Error | list[KafkaTopic]]
+    """
+
+    kwargs = _get_kwargs(
+        bootstrap_servers=bootstrap_servers,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    bootstrap_servers: str,
+) -> DefinitionError | Error | list[KafkaTopic] | None:
+    """The topics of a Kafka cluster, their partitions and offsets
+
+    Args:
+        bootstrap_servers (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DefinitionError | Error | list[KafkaTopic]
+    """
+
+    return sync_detailed(
+        client=client,
+        bootstrap_servers=bootstrap_servers,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    bootstrap_servers: str,
+) -> Response[DefinitionError | Error | list[KafkaTopic]]:
+    """The topics of a Kafka cluster, their partitions and offsets
+
+    Args:
+        bootstrap_servers (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DefinitionError | Error | list[KafkaTopic]]
+    """
+
+    kwargs = _get_kwargs(
+        bootstrap_servers=bootstrap_servers,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    bootstrap_servers: str,
+) -> DefinitionError | Error | list[KafkaTopic] | None:
+    """The topics of a Kafka cluster, their partitions and offsets
+
+    Args:
+        bootstrap_servers (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DefinitionError | Error | list[KafkaTopic]
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            bootstrap_servers=bootstrap_servers,
+        )
+    ).parsed

@@ -1,0 +1,225 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.definition_error import DefinitionError
+from ...models.error import Error
+from ...models.resolve_request import ResolveRequest
+from ...models.steps import Steps
+from ...types import Response
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    body: ResolveRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/git-bindings/{id}/resolve/".format(
+            id=quote(str(id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> DefinitionError | Error | Steps | None:
+    if response.status_code == 200:
+        response_200 = Steps.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = DefinitionError.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[DefinitionError | Error | Steps]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: ResolveRequest,
+) -> Response[DefinitionError | Error | Steps]:
+    """End a conflict by taking one side's definition
+
+     409 when Git's side cannot be read or the studio's cannot be pushed (someone pushed meanwhile: pull,
+    then resolve again).
+
+    Args:
+        id (str):
+        body (ResolveRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DefinitionError | Error | Steps]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: ResolveRequest,
+) -> DefinitionError | Error | Steps | None:
+    """End a conflict by taking one side's definition
+
+     409 when Git's side cannot be read or the studio's cannot be pushed (someone pushed meanwhile: pull,
+    then resolve again).
+
+    Args:
+        id (str):
+        body (ResolveRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DefinitionError | Error | Steps
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: ResolveRequest,
+) -> Response[DefinitionError | Error | Steps]:
+    """End a conflict by taking one side's definition
+
+     409 when Git's side cannot be read or the studio's cannot be pushed (someone pushed meanwhile: pull,
+    then resolve again).
+
+    Args:
+        id (str):
+        body (ResolveRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DefinitionError | Error | Steps]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: ResolveRequest,
+) -> DefinitionError | Error | Steps | None:
+    """End a conflict by taking one side's definition
+
+     409 when Git's side cannot be read or the studio's cannot be pushed (someone pushed meanwhile: pull,
+    then resolve again).
+
+    Args:
+        id (str):
+        body (ResolveRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DefinitionError | Error | Steps
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,195 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.definition_error import DefinitionError
+from ...models.error import Error
+from ...models.pipeline import Pipeline
+from ...models.pipeline_write_request import PipelineWriteRequest
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: PipelineWriteRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/pipelines/",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> DefinitionError | Error | Pipeline | None:
+    if response.status_code == 201:
+        response_201 = Pipeline.from_dict(response.json())
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = DefinitionError.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[DefinitionError | Error | Pipeline]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: PipelineWriteRequest,
+) -> Response[DefinitionError | Error | Pipeline]:
+    """Create a pipeline (version 1)
+
+     Pipelines; every save writes a new immutable version.
+
+    Args:
+        body (PipelineWriteRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DefinitionError | Error | Pipeline]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body: PipelineWriteRequest,
+) -> DefinitionError | Error | Pipeline | None:
+    """Create a pipeline (version 1)
+
+     Pipelines; every save writes a new immutable version.
+
+    Args:
+        body (PipelineWriteRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DefinitionError | Error | Pipeline
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: PipelineWriteRequest,
+) -> Response[DefinitionError | Error | Pipeline]:
+    """Create a pipeline (version 1)
+
+     Pipelines; every save writes a new immutable version.
+
+    Args:
+        body (PipelineWriteRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DefinitionError | Error | Pipeline]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body: PipelineWriteRequest,
+) -> DefinitionError | Error | Pipeline | None:
+    """Create a pipeline (version 1)
+
+     Pipelines; every save writes a new immutable version.
+
+    Args:
+        body (PipelineWriteRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DefinitionError | Error | Pipeline
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

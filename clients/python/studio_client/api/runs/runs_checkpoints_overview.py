@@ -1,0 +1,215 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.checkpoint_overview import CheckpointOverview
+from ...models.definition_error import DefinitionError
+from ...models.error import Error
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    id: int,
+    *,
+    limit: int | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/runs/{id}/checkpoints/".format(
+            id=quote(str(id), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> CheckpointOverview | DefinitionError | Error | None:
+    if response.status_code == 200:
+        response_200 = CheckpointOverview.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = DefinitionError.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[CheckpointOverview | DefinitionError | Error]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: int,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+) -> Response[CheckpointOverview | DefinitionError | Error]:
+    """Counts, summary (min/avg/max/p50/p90/p99), latest and history (newest first)
+
+     A run's checkpoints and savepoints: the overview, one checkpoint's statistics, the configuration and
+    what the run can be restarted from.
+
+    Args:
+        id (int):
+        limit (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CheckpointOverview | DefinitionError | Error]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        limit=limit,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: int,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+) -> CheckpointOverview | DefinitionError | Error | None:
+    """Counts, summary (min/avg/max/p50/p90/p99), latest and history (newest first)
+
+     A run's checkpoints and savepoints: the overview, one checkpoint's statistics, the configuration and
+    what the run can be restarted from.
+
+    Args:
+        id (int):
+        limit (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CheckpointOverview | DefinitionError | Error
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        limit=limit,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: int,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+) -> Response[CheckpointOverview | DefinitionError | Error]:
+    """Counts, summary (min/avg/max/p50/p90/p99), latest and history (newest first)
+
+     A run's checkpoints and savepoints: the overview, one checkpoint's statistics, the configuration and
+    what the run can be restarted from.
+
+    Args:
+        id (int):
+        limit (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CheckpointOverview | DefinitionError | Error]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        limit=limit,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: int,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+) -> CheckpointOverview | DefinitionError | Error | None:
+    """Counts, summary (min/avg/max/p50/p90/p99), latest and history (newest first)
+
+     A run's checkpoints and savepoints: the overview, one checkpoint's statistics, the configuration and
+    what the run can be restarted from.
+
+    Args:
+        id (int):
+        limit (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CheckpointOverview | DefinitionError | Error
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            limit=limit,
+        )
+    ).parsed

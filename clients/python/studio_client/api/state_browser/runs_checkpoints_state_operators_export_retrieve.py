@@ -1,0 +1,251 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.definition_error import DefinitionError
+from ...models.error import Error
+from ...models.runs_checkpoints_state_operators_export_retrieve_as import RunsCheckpointsStateOperatorsExportRetrieveAs
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    id: int,
+    checkpoint_id: int,
+    node: str,
+    *,
+    as_: RunsCheckpointsStateOperatorsExportRetrieveAs | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    json_as_: str | Unset = UNSET
+    if not isinstance(as_, Unset):
+        json_as_ = as_.value
+
+    params["as"] = json_as_
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/runs/{id}/checkpoints/{checkpoint_id}/state/operators/{node}/export/".format(
+            id=quote(str(id), safe=""),
+            checkpoint_id=quote(str(checkpoint_id), safe=""),
+            node=quote(str(node), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Any | DefinitionError | Error | None:
+    if response.status_code == 200:
+        response_200 = cast(Any, None)
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = DefinitionError.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Any | DefinitionError | Error]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: int,
+    checkpoint_id: int,
+    node: str,
+    *,
+    client: AuthenticatedClient,
+    as_: RunsCheckpointsStateOperatorsExportRetrieveAs | Unset = UNSET,
+) -> Response[Any | DefinitionError | Error]:
+    """Every row of an operator's state as JSON lines or Parquet
+
+     Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action
+    (403).
+
+    Args:
+        id (int):
+        checkpoint_id (int):
+        node (str):
+        as_ (RunsCheckpointsStateOperatorsExportRetrieveAs | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | DefinitionError | Error]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        checkpoint_id=checkpoint_id,
+        node=node,
+        as_=as_,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: int,
+    checkpoint_id: int,
+    node: str,
+    *,
+    client: AuthenticatedClient,
+    as_: RunsCheckpointsStateOperatorsExportRetrieveAs | Unset = UNSET,
+) -> Any | DefinitionError | Error | None:
+    """Every row of an operator's state as JSON lines or Parquet
+
+     Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action
+    (403).
+
+    Args:
+        id (int):
+        checkpoint_id (int):
+        node (str):
+        as_ (RunsCheckpointsStateOperatorsExportRetrieveAs | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | DefinitionError | Error
+    """
+
+    return sync_detailed(
+        id=id,
+        checkpoint_id=checkpoint_id,
+        node=node,
+        client=client,
+        as_=as_,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: int,
+    checkpoint_id: int,
+    node: str,
+    *,
+    client: AuthenticatedClient,
+    as_: RunsCheckpointsStateOperatorsExportRetrieveAs | Unset = UNSET,
+) -> Response[Any | DefinitionError | Error]:
+    """Every row of an operator's state as JSON lines or Parquet
+
+     Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action
+    (403).
+
+    Args:
+        id (int):
+        checkpoint_id (int):
+        node (str):
+        as_ (RunsCheckpointsStateOperatorsExportRetrieveAs | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | DefinitionError | Error]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        checkpoint_id=checkpoint_id,
+        node=node,
+        as_=as_,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: int,
+    checkpoint_id: int,
+    node: str,
+    *,
+    client: AuthenticatedClient,
+    as_: RunsCheckpointsStateOperatorsExportRetrieveAs | Unset = UNSET,
+) -> Any | DefinitionError | Error | None:
+    """Every row of an operator's state as JSON lines or Parquet
+
+     Gives ``self.run``: the URL's run if the user may view it (404 otherwise) and may do the action
+    (403).
+
+    Args:
+        id (int):
+        checkpoint_id (int):
+        node (str):
+        as_ (RunsCheckpointsStateOperatorsExportRetrieveAs | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | DefinitionError | Error
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            checkpoint_id=checkpoint_id,
+            node=node,
+            client=client,
+            as_=as_,
+        )
+    ).parsed

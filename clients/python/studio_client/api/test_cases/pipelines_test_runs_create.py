@@ -1,0 +1,221 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.definition_error import DefinitionError
+from ...models.error import Error
+from ...models.suite_run import SuiteRun
+from ...models.suite_run_request_request import SuiteRunRequestRequest
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    id: int,
+    *,
+    body: SuiteRunRequestRequest | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/pipelines/{id}/test-runs/".format(
+            id=quote(str(id), safe=""),
+        ),
+    }
+
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> DefinitionError | Error | SuiteRun | None:
+    if response.status_code == 201:
+        response_201 = SuiteRun.from_dict(response.json())
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = DefinitionError.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[DefinitionError | Error | SuiteRun]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: int,
+    *,
+    client: AuthenticatedClient,
+    body: SuiteRunRequestRequest | Unset = UNSET,
+) -> Response[DefinitionError | Error | SuiteRun]:
+    """Run a version's (or a draft's) test cases now; answers when they ended
+
+     Runs in a worker within a budget (STUDIO_TEST_BUDGET_S, 60 s by default); each test case runs
+    bounded and streaming unless it names one mode.
+
+    Args:
+        id (int):
+        body (SuiteRunRequestRequest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DefinitionError | Error | SuiteRun]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: int,
+    *,
+    client: AuthenticatedClient,
+    body: SuiteRunRequestRequest | Unset = UNSET,
+) -> DefinitionError | Error | SuiteRun | None:
+    """Run a version's (or a draft's) test cases now; answers when they ended
+
+     Runs in a worker within a budget (STUDIO_TEST_BUDGET_S, 60 s by default); each test case runs
+    bounded and streaming unless it names one mode.
+
+    Args:
+        id (int):
+        body (SuiteRunRequestRequest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DefinitionError | Error | SuiteRun
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: int,
+    *,
+    client: AuthenticatedClient,
+    body: SuiteRunRequestRequest | Unset = UNSET,
+) -> Response[DefinitionError | Error | SuiteRun]:
+    """Run a version's (or a draft's) test cases now; answers when they ended
+
+     Runs in a worker within a budget (STUDIO_TEST_BUDGET_S, 60 s by default); each test case runs
+    bounded and streaming unless it names one mode.
+
+    Args:
+        id (int):
+        body (SuiteRunRequestRequest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DefinitionError | Error | SuiteRun]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: int,
+    *,
+    client: AuthenticatedClient,
+    body: SuiteRunRequestRequest | Unset = UNSET,
+) -> DefinitionError | Error | SuiteRun | None:
+    """Run a version's (or a draft's) test cases now; answers when they ended
+
+     Runs in a worker within a budget (STUDIO_TEST_BUDGET_S, 60 s by default); each test case runs
+    bounded and streaming unless it names one mode.
+
+    Args:
+        id (int):
+        body (SuiteRunRequestRequest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DefinitionError | Error | SuiteRun
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,208 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.definition_error import DefinitionError
+from ...models.error import Error
+from ...models.suite_run import SuiteRun
+from ...types import Response
+
+
+def _get_kwargs(
+    id: int,
+    test_run_id: int,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/pipelines/{id}/test-runs/{test_run_id}/".format(
+            id=quote(str(id), safe=""),
+            test_run_id=quote(str(test_run_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> DefinitionError | Error | SuiteRun | None:
+    if response.status_code == 200:
+        response_200 = SuiteRun.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = DefinitionError.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[DefinitionError | Error | SuiteRun]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: int,
+    test_run_id: int,
+    *,
+    client: AuthenticatedClient,
+) -> Response[DefinitionError | Error | SuiteRun]:
+    """One run of test cases with every result
+
+     Gives ``self.pipeline``: the URL's pipeline if the user may view it (404) and may do the action
+    (403).
+
+    Args:
+        id (int):
+        test_run_id (int):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DefinitionError | Error | SuiteRun]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        test_run_id=test_run_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: int,
+    test_run_id: int,
+    *,
+    client: AuthenticatedClient,
+) -> DefinitionError | Error | SuiteRun | None:
+    """One run of test cases with every result
+
+     Gives ``self.pipeline``: the URL's pipeline if the user may view it (404) and may do the action
+    (403).
+
+    Args:
+        id (int):
+        test_run_id (int):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DefinitionError | Error | SuiteRun
+    """
+
+    return sync_detailed(
+        id=id,
+        test_run_id=test_run_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: int,
+    test_run_id: int,
+    *,
+    client: AuthenticatedClient,
+) -> Response[DefinitionError | Error | SuiteRun]:
+    """One run of test cases with every result
+
+     Gives ``self.pipeline``: the URL's pipeline if the user may view it (404) and may do the action
+    (403).
+
+    Args:
+        id (int):
+        test_run_id (int):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DefinitionError | Error | SuiteRun]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        test_run_id=test_run_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: int,
+    test_run_id: int,
+    *,
+    client: AuthenticatedClient,
+) -> DefinitionError | Error | SuiteRun | None:
+    """One run of test cases with every result
+
+     Gives ``self.pipeline``: the URL's pipeline if the user may view it (404) and may do the action
+    (403).
+
+    Args:
+        id (int):
+        test_run_id (int):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DefinitionError | Error | SuiteRun
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            test_run_id=test_run_id,
+            client=client,
+        )
+    ).parsed

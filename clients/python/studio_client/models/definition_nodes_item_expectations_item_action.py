@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class DefinitionNodesItemExpectationsItemAction(StrEnum):
+    DROP = "drop"
+    FAIL = "fail"
+    QUARANTINE = "quarantine"
+    WARN = "warn"
+
+    def __str__(self) -> str:
+        return str(self.value)

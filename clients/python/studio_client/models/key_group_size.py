@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="KeyGroupSize")
+
+
+@_attrs_define
+class KeyGroupSize:
+    """
+    Attributes:
+        key_group (int):
+        rows (int):
+        bytes_ (int):
+    """
+
+    key_group: int
+    rows: int
+    bytes_: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        key_group = self.key_group
+
+        rows = self.rows
+
+        bytes_ = self.bytes_
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "key_group": key_group,
+                "rows": rows,
+                "bytes": bytes_,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        key_group = d.pop("key_group")
+
+        rows = d.pop("rows")
+
+        bytes_ = d.pop("bytes")
+
+        key_group_size = cls(
+            key_group=key_group,
+            rows=rows,
+            bytes_=bytes_,
+        )
+
+        key_group_size.additional_properties = d
+        return key_group_size
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="LastCheckpoint")
+
+
+@_attrs_define
+class LastCheckpoint:
+    """
+    Attributes:
+        id (int): The checkpoint id users see (#id).
+        kind (str):
+        trigger_timestamp (int): epoch milliseconds
+    """
+
+    id: int
+    kind: str
+    trigger_timestamp: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        kind = self.kind
+
+        trigger_timestamp = self.trigger_timestamp
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "kind": kind,
+                "trigger_timestamp": trigger_timestamp,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        kind = d.pop("kind")
+
+        trigger_timestamp = d.pop("trigger_timestamp")
+
+        last_checkpoint = cls(
+            id=id,
+            kind=kind,
+            trigger_timestamp=trigger_timestamp,
+        )
+
+        last_checkpoint.additional_properties = d
+        return last_checkpoint
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class TeamRoleEnum(StrEnum):
+    ADMIN = "admin"
+    EDITOR = "editor"
+    OPERATOR = "operator"
+    VIEWER = "viewer"
+
+    def __str__(self) -> str:
+        return str(self.value)

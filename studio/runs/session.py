@@ -1,0 +1,67 @@
+"""What the studio and its session driver share through Redis: the driver's presence and its launches.
+
+The session driver (``studio.runs.session_driver``) holds one Spark application that many
+runs share. While it serves, it keeps :func:`announce`-ing itself under a key that expires
+(``PRESENCE_TTL_S``), with what the studio shows of it: its application, its slots in use,
+its runs and its memory. A launch (``studio.runs.tasks``) hands a run placed in the session
+to it with :func:`hand_over` (the run id and its fencing token on a list the driver pops);
+the run is then the session driver's, which reports for it with that token, as a run's own
+driver does. Keys are named after the studio's Celery queue, so studios sharing one Redis
+(test processes) keep their sessions apart.
+"""
+from __future__ import annotations
+
+import json
+
+import redis
+from django.conf import settings
+
+PRESENCE_TTL_S = 10
+
+
+def _key(name: str) -> str:
+    return f"studio:{settings.CELERY_TASK_DEFAULT_QUEUE}:session-driver:{name}"
+
+
+def launches_key() -> str:
+    return _key("launches")
+
+
+def _client() -> redis.Redis:
+    return redis.Redis.from_url(settings.REDIS_URL)
+
+
+def announce(presence: dict) -> None:
+    """The session driver serves: ``presence`` is what the studio shows of it (kept ``PRESENCE_TTL_S``)."""
+    _client().set(_key("presence"), json.dumps(presence), ex=PRESENCE_TTL_S)
+
+
+def withdraw() -> None:
+    """The session driver stops serving (it ends cleanly): no launch goes to it any more."""
+    _client().delete(_key("presence"))
+
+
+def presence() -> dict | None:
+    """What the serving session driver last said of itself, or None when none serves (or Redis is down)."""
+    try:
+        raw = _client().get(_key("presence"))
+    except redis.RedisError:
+        return None
+    return json.loads(raw) if raw else None
+
+
+def hand_over(run_id: int, token: str, resume_cause: str | None = None) -> None:
+    """Give run ``run_id`` (its fencing token ``token`` written to the row) to the session driver.
+    ``resume_cause``: the run ran before, in a session driver that was lost (why): it goes on from
+    its latest completed checkpoint."""
+    _client().rpush(launches_key(), json.dumps({"run_id": run_id, "token": token, "resume": resume_cause}))
+
+
+def take_launch(client: redis.Redis, timeout_s: float) -> tuple[int, str, str | None] | None:
+    """The next run handed over (id, token, resume cause), or None after ``timeout_s`` (the session
+    driver's loop)."""
+    item = client.blpop([launches_key()], timeout=timeout_s)
+    if item is None:
+        return None
+    launch = json.loads(item[1])
+    return int(launch["run_id"]), str(launch["token"]), launch.get("resume")

@@ -1,0 +1,205 @@
+"""The session driver: one process, one Spark application, many runs (Flink's session cluster).
+
+``python -m studio.runs.session_driver`` is started by ``make up``'s supervisor when
+``settings.SESSION_MODE`` is on, and started again when it dies. It:
+
+- starts a ``SessionCluster`` (``local[SESSION_SLOTS]``, or ``SPARK_MASTER``; FAIR scheduling);
+- first takes back every run placed in the session that has not ended (a session driver
+  that died ran them): each gets a new fencing token in one UPDATE that names the token it
+  had, so exactly one driver goes on with it and whatever an old one still reports is
+  refused; a run that ran goes on from its latest completed checkpoint (RESTARTING, naming
+  the checkpoint), one still starting starts;
+- then announces itself (``studio.runs.session``: its application, slots, runs, memory) and
+  drives each run handed over to it (``studio.runs.tasks``) on a thread of its own with
+  ``studio.runs.driver.run_driver``: heartbeat, commands, fencing, events and savepoints
+  exactly as in a driver of its own, the job an ``InSession`` JobMaster of the shared
+  application (its own job group, scheduler pool, control channel, checkpoint directory);
+- on SIGTERM/SIGINT withdraws, cancels every run's job and waits for them (bounded), as a
+  run's own driver cancels its job.
+
+A run's failure (an operator raising, a slot killed) fails over that run's regions only;
+the session driver dying ends every run's job at once (the JVM and its slots die with it),
+and the next session driver takes them all back.
+
+Threads: the main thread pops launches; one thread starts the Spark application, one
+announces; per run, the threads of ``run_driver`` (its job, heartbeat, commands).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import django
+
+ANNOUNCE_INTERVAL_S = 2.0
+STOP_TIMEOUT_S = 30.0
+TAKEN_BACK = "the session driver restarted"
+logger = logging.getLogger("studio.runs.session_driver")
+
+
+def main() -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
+    django.setup()
+    driver = SessionDriver()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: driver.stopping.set())
+    return driver.serve()
+
+
+def start_cluster(slots: int, master: str | None):
+    from engine.api import SessionCluster
+
+    cluster = SessionCluster(slots, master)
+    logger.info("session ready: application %s with %s slots", cluster.application_id, cluster.pool.total)
+    return cluster
+
+
+class SessionDriver:
+    """Drives the runs of one shared Spark application; ``serve`` in the main thread."""
+
+    def __init__(self, cluster: Future | None = None):
+        from django.conf import settings
+
+        self.cluster = cluster or ThreadPoolExecutor(1, thread_name_prefix="session-start").submit(
+            start_cluster, settings.SESSION_SLOTS, settings.SPARK_MASTER or None)
+        self.stopping = threading.Event()
+        self.started_at = time.time()
+        self._lock = threading.Lock()
+        self._runs: dict[int, tuple[threading.Thread, object]] = {}  # guarded by: self._lock
+
+    def serve(self) -> int:
+        import redis
+        from django.conf import settings
+
+        from studio.runs import session
+
+        self.take_back_runs()
+        try:
+            self.cluster.result()
+        except Exception:
+            logger.exception("the session's Spark application did not start")
+            self.stopping.set()
+            self._stop_runs()
+            return 1
+        threading.Thread(target=self._announce, daemon=True, name="announce").start()
+        client = redis.Redis.from_url(settings.REDIS_URL)
+        while not self.stopping.is_set():
+            try:
+                launch = session.take_launch(client, 1)
+            except redis.RedisError:
+                self.stopping.wait(1)  # Redis restarting: launches wait in the list
+                continue
+            if launch is not None:
+                self.start_run(*launch)
+        try:
+            session.withdraw()
+        except redis.RedisError:
+            pass
+        self._stop_runs()
+        return 0
+
+    def take_back_runs(self) -> list[int]:
+        """Claim every run of the session that has not ended, with a new token; drive each. Their ids."""
+        from django.utils import timezone
+
+        from studio.models import TERMINAL_STATUSES, Run, RunStatus
+        from studio.runs.placement import SESSION
+
+        taken = []
+        for run in Run.objects.filter(placement=SESSION).exclude(status__in=TERMINAL_STATUSES).only(
+                "id", "driver_token", "status").order_by("id"):
+            token = secrets.token_hex(16)
+            claimed = Run.objects.filter(pk=run.id, driver_token=run.driver_token).exclude(
+                status__in=TERMINAL_STATUSES).update(driver_token=token, heartbeat_at=timezone.now())
+            if not claimed:
+                continue  # it ended, or another driver claimed it, meanwhile
+            ran = run.status not in (RunStatus.CREATED, RunStatus.SCHEDULING)
+            logger.info("taking back run %s (%s)", run.id, run.status)
+            self.start_run(run.id, token, TAKEN_BACK if ran else None)
+            taken.append(run.id)
+        return taken
+
+    def start_run(self, run_id: int, token: str, resume_cause: str | None = None) -> None:
+        from studio.runs.driver import JobReference
+
+        job = JobReference()
+        thread = threading.Thread(target=self._drive, args=(run_id, token, resume_cause, job), daemon=True,
+                                  name=f"run-{run_id}")
+        with self._lock:
+            self._runs[run_id] = (thread, job)
+        thread.start()
+
+    def _drive(self, run_id: int, token: str, resume_cause: str | None, job) -> None:
+        from django.db import connections
+
+        from studio.runs.driver import run_driver
+
+        try:
+            run_driver(run_id, token, session_cluster=self.cluster, resume_cause=resume_cause, job=job)
+        except Exception:
+            logger.exception("the driver of run %s failed", run_id)
+        finally:
+            with self._lock:
+                if self._runs.get(run_id, (None,))[0] is threading.current_thread():
+                    del self._runs[run_id]  # not a later driver of the run (handed back after a lost heartbeat)
+            connections.close_all()
+
+    def runs(self) -> list[int]:
+        with self._lock:
+            return sorted(self._runs)
+
+    def presence(self) -> dict:
+        """What the studio shows of this session (``studio.runs.session.announce``)."""
+        cluster = self.cluster.result()
+        usage = cluster.usage()
+        runs = self.runs()
+        return {"pid": os.getpid(), "application_id": cluster.application_id, "slots": usage["slots"],
+                "slots_used": usage["used"], "runs": len(runs), "run_ids": runs, "runs_waiting": len(usage["waiting"]),
+                "memory_mb": round(_tree_memory_mb()), "since": self.started_at}
+
+    def _announce(self) -> None:
+        from django.db import connections
+
+        from studio.runs import session
+
+        while not self.stopping.is_set():
+            try:
+                session.announce(self.presence())
+            except Exception:
+                logger.warning("could not announce the session", exc_info=True)
+            self.stopping.wait(ANNOUNCE_INTERVAL_S)
+        connections.close_all()
+
+    def _stop_runs(self) -> None:
+        with self._lock:
+            running = list(self._runs.values())
+        for _, job in running:
+            job.cancel()
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        for thread, _ in running:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def _tree_memory_mb() -> float:
+    """Resident memory of this process and its children (the JVM, the slots' Python workers), in MB."""
+    import psutil
+
+    me = psutil.Process()
+    total = 0
+    for process in [me, *me.children(recursive=True)]:
+        try:
+            total += process.memory_info().rss
+        except psutil.Error:
+            pass
+    return total / 2**20
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    sys.exit(main())

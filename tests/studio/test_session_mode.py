@@ -1,0 +1,283 @@
+"""Session mode in the studio: where a run goes, the session driver running many runs, and taking them back.
+
+The placement rules are checked on their own; then the real thing: a Celery worker, the
+session driver process with its one Spark application, runs of two users in it. Killing the
+session driver's whole process tree (its JVM and slots with it) must leave every run to go
+on, once, from its latest checkpoint, with exact output.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+from django.db import connection
+
+from studio.models import Checkpoint, Pipeline, PipelineVersion, Run, RunEvent
+from studio.runs import session
+from studio.runs.placement import OWN_DRIVER, SESSION, place
+from studio.runs.tasks import kill_tree
+from tests.conftest import ROOT, stop_process_tree
+from tests.support import simple_pipeline, wait_until
+
+RUN_START_TIMEOUT = 240  # bounds a hang; Spark starts slowly on a loaded 2-core machine
+COUNT = 2400
+KEYS = 7
+
+
+@pytest.fixture
+def announced():
+    """A session driver's presence in Redis, as one that serves announces it."""
+    session.announce({"slots": 4})
+    yield
+    session.withdraw()
+
+
+def run_of(user, definition, *, isolated: bool = False) -> Run:
+    pipeline = Pipeline.objects.create(name="p", owner=user, isolated=isolated)
+    version = PipelineVersion.objects.create(pipeline=pipeline, number=1, definition=definition)
+    return Run.objects.create(pipeline=pipeline, version=version, created_by=user)
+
+
+@pytest.mark.django_db
+def test_small_runs_go_to_the_session_and_the_others_keep_a_driver_of_their_own(user, settings, announced):
+    small = run_of(user, simple_pipeline())
+    assert place(small, simple_pipeline()) == place(small, simple_pipeline())
+    assert (place(small, simple_pipeline()).where, place(small, simple_pipeline()).reason) == (
+        SESSION, "no Python code, secrets or isolation; needs 1 of 4 slots")
+    isolated = run_of(user, simple_pipeline(), isolated=True)
+    assert place(isolated, simple_pipeline()).reason == "its pipeline is marked isolated"
+    code = simple_pipeline()
+    code["nodes"][1] = {"id": "double", "type": "transform.python", "params": {"code": "def map(x):\n    return x"}}
+    assert (place(small, code).where, place(small, code).reason) == (
+        OWN_DRIVER, "it runs Python code (node 'double'): isolated")
+    wide = simple_pipeline(parallelism=5)
+    assert place(small, wide).reason == "it needs 5 slots at once; the shared session has 4"
+    settings.SESSION_MODE = False
+    assert place(small, simple_pipeline()).reason == "session mode is off"
+
+
+@pytest.mark.django_db
+def test_without_a_serving_session_driver_a_run_keeps_a_driver_of_its_own(user):
+    session.withdraw()
+    run = run_of(user, simple_pipeline())
+    assert (place(run, simple_pipeline()).where, place(run, simple_pipeline()).reason) == (
+        OWN_DRIVER, "no session driver was serving")
+
+
+class SessionDriverProcess:
+    """``python -m studio.runs.session_driver`` on the test database, as ``make up`` starts it."""
+
+    def __init__(self, data_dir):
+        self.env = {**os.environ, "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
+                    "STUDIO_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "STUDIO_SESSION_SLOTS": "4"}
+        self.process = None
+
+    def start(self) -> "SessionDriverProcess":
+        session.withdraw()
+        self.process = subprocess.Popen([sys.executable, "-m", "studio.runs.session_driver"], cwd=ROOT,
+                                        env=self.env)
+        wait_until(lambda: self.process.poll() is not None or (session.presence() or {}).get("pid")
+                   == self.process.pid, RUN_START_TIMEOUT, "the session driver to serve")
+        assert self.process.poll() is None, "the session driver exited while starting"
+        return self
+
+    def crash(self) -> None:
+        """SIGKILL the session driver, its Spark JVM and every slot: the application dies at once."""
+        kill_tree(self.process.pid)
+        session.withdraw()  # its presence would expire in seconds; the next one announces itself
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            stop_process_tree(self.process.pid)
+        session.withdraw()
+
+
+@pytest.fixture
+def session_driver(studio_data_dir):
+    driver = SessionDriverProcess(studio_data_dir)
+    yield driver
+    driver.stop()
+
+
+def summing_pipeline(name: str, output, rate: int = 200) -> dict:
+    return {"format": 1, "name": name, "parallelism": 1, "checkpointing": {"interval_ms": 300},
+            "restart": {"strategy": "fixed_delay", "attempts": 3, "delay_ms": 0},
+            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": COUNT, "rate": rate}},
+                      {"id": "sum", "type": "aggregate.reduce", "params": {"function": "sum"}},
+                      {"id": "out", "type": "sink.file", "params": {"path": str(output)}}],
+            "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": f"x % {KEYS}"},
+                      {"id": "e2", "from": "sum", "to": "out"}]}
+
+
+def start_run(api, definition) -> int:
+    pipeline = api.post("/api/pipelines", {"name": definition["name"], "definition": definition}, format="json")
+    assert pipeline.status_code == 201, pipeline.content
+    run = api.post(f"/api/pipelines/{pipeline.json()['id']}/runs", {}, format="json")
+    assert run.status_code == 201, run.content
+    return run.json()["id"]
+
+
+def committed(output) -> list:
+    import json
+
+    return [json.loads(line) for part in sorted(output.glob("part-*.jsonl")) for line in part.read_text().splitlines()
+            if line]
+
+
+def assert_exact(output) -> None:
+    records = committed(output)
+    assert len(records) == COUNT, f"{len(records)} running sums committed, {COUNT} expected"
+    expected = Counter()
+    for x in range(COUNT):
+        expected[x % KEYS] += x
+    finals = {}
+    for key, total in records:
+        finals[key] = max(finals.get(key, 0), total)
+    assert finals == dict(expected)
+
+
+def running_in_session(run_id: int):
+    run = Run.objects.get(pk=run_id)
+    return run if run.status == "RUNNING" and run.placement == SESSION else None
+
+
+def completed_checkpoint(run_id: int):
+    return Checkpoint.objects.filter(run_id=run_id, status="COMPLETED", kind="checkpoint").first()
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(900)
+@pytest.mark.django_db(transaction=True)
+def test_a_run_in_the_session_is_invisible_and_unreachable_to_another_user(
+        celery_worker_process, session_driver, api, other_api, grant, user, other_user, tmp_path):
+    alice_dir, bob_dir = tmp_path / "alice", tmp_path / "bob"
+    alice_dir.mkdir()
+    bob_dir.mkdir()
+    grant(user, alice_dir)
+    grant(other_user, bob_dir)
+    session_driver.start()
+    alice = start_run(api, summing_pipeline("alice", alice_dir / "out", rate=100))
+    wait_until(lambda: running_in_session(alice), RUN_START_TIMEOUT, "alice's run to run in the session")
+    checkpoint = wait_until(lambda: completed_checkpoint(alice), 60, "a checkpoint of alice's run")
+
+    for path in ("", "/events", "/checkpoints", "/metrics", "/taps"):
+        assert other_api.get(f"/api/runs/{alice}{path}").status_code == 404, path
+    assert other_api.post(f"/api/runs/{alice}/taps", {"edge": "e1"}, format="json").status_code == 404
+    assert other_api.post(f"/api/runs/{alice}/cancel").status_code == 404
+    for stolen in (alice_dir / "out", checkpoint.external_path):
+        theft = summing_pipeline("bob", bob_dir / "out")
+        theft["nodes"][0] = {"id": "gen", "type": "source.file", "params": {"path": str(stolen)}}
+        refused = other_api.post("/api/pipelines", {"name": "bob", "definition": theft}, format="json")
+        if refused.status_code == 201:  # saved: starting it is refused
+            refused = other_api.post(f"/api/pipelines/{refused.json()['id']}/runs", {}, format="json")
+        assert refused.status_code == 400 and "params.path" in refused.content.decode(), refused.content
+    bob_pipeline = other_api.post("/api/pipelines", {"name": "bob-restores",
+                                                     "definition": summing_pipeline("bob", bob_dir / "out")},
+                                  format="json").json()["id"]
+    restored = other_api.post(f"/api/pipelines/{bob_pipeline}/runs",
+                              {"restore_from": {"path": checkpoint.external_path}}, format="json")
+    assert restored.status_code in (400, 403), restored.content
+    assert api.get(f"/api/runs/{alice}").json()["status"] == "RUNNING", "alice's run went on"
+    assert api.post(f"/api/runs/{alice}/cancel").status_code == 202
+    wait_until(lambda: Run.objects.get(pk=alice).status == "CANCELED", 60, "alice's run to be cancelled")
+
+
+def python_daemon_running(pid: int) -> bool:
+    """Whether the executors' Python daemon (``engine.cluster.spark_daemon``) runs below process ``pid``."""
+    import psutil
+
+    for process in psutil.Process(pid).children(recursive=True):
+        try:
+            if "engine.cluster.spark_daemon" in " ".join(process.cmdline()):
+                return True
+        except psutil.Error:
+            pass
+    return False
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(900)
+@pytest.mark.django_db(transaction=True)
+def test_the_session_driver_down_past_the_heartbeat_timeout_every_run_goes_on_once_from_its_latest_checkpoint(
+        celery_worker_process, session_driver, api, granted_tmp_path):
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    from studio.runs.liveness import WAITS_FOR_SESSION, check_heartbeats
+
+    session_driver.start()
+    assert python_daemon_running(session_driver.process.pid), "the session serves with its Python workers started"
+    runs = {name: start_run(api, summing_pipeline(name, granted_tmp_path / name)) for name in ("one", "two")}
+    for run_id in runs.values():
+        wait_until(lambda: running_in_session(run_id), RUN_START_TIMEOUT, "the run to run in the session")
+        wait_until(lambda: completed_checkpoint(run_id), 60, "a completed checkpoint")
+    tokens = {run_id: Run.objects.get(pk=run_id).driver_token for run_id in runs.values()}
+    session_driver.crash()
+    # the heartbeat check, as a worker runs it once the session driver was silent past the timeout
+    check_heartbeats(now=timezone.now() + timedelta(seconds=settings.HEARTBEAT_TIMEOUT_S + 5))
+    for run_id in runs.values():
+        run = Run.objects.get(pk=run_id)
+        assert (run.status, run.status_history[-1].get("cause")) == ("RESTARTING", WAITS_FOR_SESSION)
+    session_driver.start()
+    for run_id in runs.values():
+        wait_until(lambda: Run.objects.get(pk=run_id).status in ("FINISHED", "FAILED", "CANCELED"),
+                   RUN_START_TIMEOUT, "the run to end")
+    for name, run_id in runs.items():
+        run = Run.objects.get(pk=run_id)
+        assert (run.status, run.placement) == ("FINISHED", SESSION), run.failure_cause
+        assert run.driver_token != tokens[run_id], "the new session driver claimed it with a token of its own"
+        taken_back = [e.data for e in RunEvent.objects.filter(run_id=run_id, type="status").order_by("seq")
+                      if e.data["status"] == "RESTARTING"]
+        assert [t["cause"] for t in taken_back[:1]] == [WAITS_FOR_SESSION], taken_back
+        assert len(taken_back) == 2, "taken back once"
+        assert taken_back[1]["cause"].startswith("the session driver restarted: going on from checkpoint ") or \
+            taken_back[1]["cause"].startswith("the session driver was lost: going on from checkpoint "), taken_back
+        startups = [e.data for e in RunEvent.objects.filter(run_id=run_id, type="startup")]
+        assert [s["driver"] for s in startups] == ["session", "session"]
+        assert_exact(granted_tmp_path / name)
+
+
+@pytest.mark.django_db
+def test_an_editor_marks_a_pipeline_isolated_and_another_user_cannot(api, other_api, user):
+    pipeline = Pipeline.objects.create(name="p", owner=user)
+    PipelineVersion.objects.create(pipeline=pipeline, number=1, definition=simple_pipeline())
+    assert api.get(f"/api/pipelines/{pipeline.id}").json()["isolated"] is False
+    marked = api.post(f"/api/pipelines/{pipeline.id}/isolation", {"isolated": True}, format="json")
+    assert (marked.status_code, marked.json()["isolated"]) == (200, True)
+    assert Pipeline.objects.get(pk=pipeline.id).isolated
+    bad = api.post(f"/api/pipelines/{pipeline.id}/isolation", {"isolated": "maybe"}, format="json")
+    assert bad.status_code == 400 and "isolated" in bad.content.decode(), bad.content
+    assert other_api.post(f"/api/pipelines/{pipeline.id}/isolation", {"isolated": False},
+                          format="json").status_code == 404
+    assert Pipeline.objects.get(pk=pipeline.id).isolated
+
+
+@pytest.mark.django_db
+def test_a_run_says_where_it_runs_and_why(api, user):
+    run = run_of(user, simple_pipeline())
+    assert (api.get(f"/api/runs/{run.id}").json()["placement"], api.get(f"/api/runs/{run.id}").json()[
+        "placement_reason"]) == ("", "")
+    Run.objects.filter(pk=run.id).update(placement=SESSION, placement_reason="shares the studio's Spark session")
+    body = api.get(f"/api/runs/{run.id}").json()
+    assert (body["placement"], body["placement_reason"]) == (SESSION, "shares the studio's Spark session")
+
+
+@pytest.mark.django_db
+def test_the_session_use_is_what_its_driver_announced(api):
+    session.withdraw()
+    assert api.get("/api/session").json() == {"enabled": True, "serving": False, "application_id": None,
+                                              "slots": None, "slots_used": None, "runs": None,
+                                              "runs_waiting": None, "memory_mb": None}
+    session.announce({"application_id": "local-1", "slots": 4, "slots_used": 2, "runs": 2, "runs_waiting": 1,
+                      "memory_mb": 900, "pid": 1})
+    try:
+        assert api.get("/api/session").json() == {"enabled": True, "serving": True, "application_id": "local-1",
+                                                  "slots": 4, "slots_used": 2, "runs": 2, "runs_waiting": 1,
+                                                  "memory_mb": 900}
+    finally:
+        session.withdraw()
