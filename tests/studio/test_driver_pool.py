@@ -3,6 +3,8 @@
 Each run still has a driver (and Spark application) of its own; the worker starts a
 replacement while the run goes on, and a warm driver whose worker went away exits.
 """
+import os
+
 import psutil
 import pytest
 from django.conf import settings
@@ -14,9 +16,18 @@ RUN_START_TIMEOUT = 240  # bounds a hang; Spark starts slowly on a loaded 2-core
 
 
 def warm_drivers_of(worker_pid: int) -> list[psutil.Process]:
-    """The worker's driver processes still waiting for a run."""
+    """The worker's driver processes still waiting for a run: started ``--warm`` and still writing to a
+    warm driver's log. A warm driver that was handed a run keeps its command line while its run (maybe an
+    earlier test's) ends; its output then goes to the run's log."""
     return [process for process in psutil.Process(worker_pid).children()
-            if "--warm" in process.cmdline() and process.status() != psutil.STATUS_ZOMBIE]
+            if "--warm" in process.cmdline() and process.status() != psutil.STATUS_ZOMBIE and writes_a_warm_log(process)]
+
+
+def writes_a_warm_log(process: psutil.Process) -> bool:
+    try:
+        return "warm-driver-" in os.readlink(f"/proc/{process.pid}/fd/1")
+    except OSError:  # it exited
+        return False
 
 
 @pytest.mark.spark
