@@ -6,11 +6,13 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
 import psutil
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from tests.e2e.browser_steps import CHROMIUM_FLAGS, admin_password, api_call, chromium_path
@@ -101,13 +103,34 @@ def browser():
 def page(browser, live_studio, tmp_path_factory):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     # log in as the admin `make up` creates; the session cookie is the context's from here on
-    password = admin_password(tmp_path_factory)
-    login = context.request.post(f"{live_studio}/api/auth/login", data={"username": "admin", "password": password})
-    assert login.ok, login.text()
+    log_in(context, live_studio, admin_password(tmp_path_factory))
     page = context.new_page()
     yield page
     _cancel_active_runs(page, live_studio)
     context.close()
+
+
+LOGIN_DEADLINE_S = 180  # a studio under a load of 30 took over 30 s to answer its first login
+
+
+def log_in(context, live_studio: str, password: str, username: str = "admin") -> None:
+    """Log the browser context in (its session cookie is the context's from then on). A busy studio may
+    time out or answer 503 (SQLite locked) at first: that is retried until the deadline; a refusal (4xx)
+    fails at once."""
+    deadline = time.monotonic() + LOGIN_DEADLINE_S
+    while True:
+        try:
+            login = context.request.post(f"{live_studio}/api/auth/login", timeout=60_000,
+                                         data={"username": username, "password": password})
+            if login.ok or login.status < 500:
+                break
+            problem = f"{login.status} {login.text()}"
+        except PlaywrightError as error:  # the request timed out or the connection was refused
+            problem = str(error)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"logging in failed until the deadline: {problem}")
+        time.sleep(1)
+    assert login.ok, login.text()
 
 
 ACTIVE_STATUSES = "CREATED,SCHEDULING,RUNNING,RESTARTING,FINISHING"
