@@ -122,9 +122,8 @@ def fill_values(definition: dict, *, user=None, pipeline=None, environment: str 
         filled, problems = (fill_parameters(definition, values.parameters)[0] if values.parameters else definition), []
     else:
         filled, problems = fill_parameters(definition, values.parameters)
-    if problems and not values.environment:
-        problems = [{**problem, "message": problem["message"].split(" (known")[0]
-                     + ": start the run in an environment that defines it"} for problem in problems]
+    if problems:
+        problems = [_missing_in(problem, values) for problem in problems]
     found: list[str] = []
     if secrets != KEEP:
         names = {reference.name for reference in references_in(filled) if reference.kind == "secret"}
@@ -140,6 +139,17 @@ def fill_values(definition: dict, *, user=None, pipeline=None, environment: str 
     if problems:
         raise ValuesRefused(problems)
     return FilledValues(filled, values, found)
+
+
+def _missing_in(problem: dict, values: StartValues) -> dict:
+    """An unknown parameter's problem saying where it is missing: the environment named (and what it defines), or
+    that no environment was named."""
+    unknown = problem["message"].split(" (known")[0]
+    if not values.environment:
+        return {**problem, "message": f"{unknown}: start the run in an environment that defines it"}
+    defines = ", ".join(sorted(values.parameters)) or "no parameter"
+    return {**problem, "message": f"{unknown}: environment {values.environment!r} does not define it "
+                                  f"(it defines {defines})"}
 
 
 def values_for_start(user, pipeline, version, environment: str | None) -> tuple[dict, StartValues]:

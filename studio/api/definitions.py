@@ -17,7 +17,7 @@ from studio.api.serializers.definitions import (
 )
 from studio.api.throttling import PreviewThrottle
 from studio.locations import policy_for, sink_conflicts, sink_uses
-from studio.run_values import FILL, FilledValues, ValuesRefused, fill_values
+from studio.run_values import CHECK, FILL, FilledValues, ValuesRefused, fill_values
 from studio.trusted_code import require_code_permission
 from studio.versions_diff import diff_definitions
 
@@ -66,6 +66,20 @@ def filled_for(user, pipeline, definition: dict, environment: str | None) -> Fil
         raise values_refused(refused)
 
 
+def in_environment(user, pipeline, definition: dict, environment: str | None) -> tuple[dict, list[dict]]:
+    """What validation checks of ``definition`` in ``environment``: its parameters filled in (secrets still named,
+    checked to be ``user``'s), or, when some are missing there, the definition as written and a problem for each
+    missing one at its node and field. Without an environment the definition as written; the environment's 404."""
+    if not environment:
+        return definition, []
+    try:
+        return fill_values(definition, user=user, pipeline=pipeline, environment=environment, secrets=CHECK).definition, []
+    except ValuesRefused as refused:
+        if refused.status != 400:
+            raise values_refused(refused)
+        return definition, refused.problems
+
+
 def plan_of(definition) -> dict:
     """The planner's summary of a definition; a 400 listing every problem when it is invalid."""
     plan = budget.plan_definition(definition)
@@ -97,8 +111,10 @@ class ValidateView(APIView):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         pipeline = workspace_pipeline(request.user, data.get("pipeline"))
-        errors, warnings = problems_and_warnings(data["definition"], request.user, pipeline)
-        return Response({"valid": not errors, "errors": errors, "warnings": warnings})
+        definition, missing = in_environment(request.user, pipeline, data["definition"], data.get("environment"))
+        errors, warnings = problems_and_warnings(definition, request.user, pipeline)
+        errors = missing + errors
+        return Response({"valid": not errors, "errors": errors, "warnings": ([] if errors else warnings)})
 
 
 class DraftDiffView(APIView):
@@ -143,4 +159,4 @@ class PreviewView(APIView):
             raise ServiceBusy(str(busy))
         if "errors" in preview:
             raise InvalidDefinition(preview["errors"])
-        return Response(preview)
+        return Response({"environment": filled.values.environment, **preview})

@@ -23,3 +23,13 @@ def int_param(request, name: str, default: int | None = None, minimum: int = 0, 
 def version_number(request, name: str) -> int | None:
     """A version number query parameter (``version``, ``from``, ``to``), or None when absent."""
     return int_param(request, name, meaning="a version number")
+
+
+def bool_param(request, name: str) -> bool:
+    """The boolean query parameter ``name``: ``true``/``1`` or ``false``/``0`` (absent: false)."""
+    value = request.query_params.get(name)
+    if value in (None, "", "false", "0"):
+        return False
+    if value in ("true", "1"):
+        return True
+    raise BadRequest(f"{name} must be true or false, not {value!r}")

@@ -21,6 +21,7 @@ from engine.api import VALUE_NAME
 from studio.access import pipelines_runnable_by
 from studio.api.exceptions import Conflict, InvalidDefinition, rule_violation
 from studio.api.nested import RunNestedMixin
+from studio.api.parameters import bool_param
 from studio.api.schema import RUN_ID, responses
 from studio.api.serializers.fields import MAX_INT32, StrictBooleanField, StrictCharField, StrictModelSerializer
 from studio.environments.access import (environments_usable_by, environments_visible_to, may_approve,
@@ -142,6 +143,8 @@ def _owned(request, environment: Environment) -> Environment:
 
 @extend_schema_view(
     list=extend_schema(tags=TAG, summary="Your environments and those you approve for",
+                       parameters=[OpenApiParameter("usable", bool, description=(
+                           "Only those you may use: run, preview and test in (the editor's environment picker)."))],
                        responses=responses({200: EnvironmentSerializer(many=True)})),
     retrieve=extend_schema(tags=TAG, summary="An environment", responses=responses({200: EnvironmentSerializer}, 404)),
     create=extend_schema(tags=TAG, summary="Create an environment", request=EnvironmentSerializer,
@@ -161,6 +164,8 @@ class EnvironmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixin
     lookup_value_regex = r"\d{1,18}"
 
     def get_queryset(self):
+        if self.action == "list" and bool_param(self.request, "usable"):
+            return environments_usable_by(self.request.user).select_related("owner")
         return environments_visible_to(self.request.user).select_related("owner")
 
     def perform_create(self, serializer):

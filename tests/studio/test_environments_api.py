@@ -92,7 +92,8 @@ def test_a_definition_with_parameters_saves_and_runs_only_in_an_environment_that
     environment(api, "dev", 0, parameters={"factor": 3, "count": 50})
     missing = start(api, saved["id"], environment="dev")
     assert missing.status_code == 400
-    assert errors_of(missing) == [(None, "parallelism", "unknown parameter 'parallelism' (known: count, factor)")]
+    assert errors_of(missing) == [(None, "parallelism", "unknown parameter 'parallelism': environment 'dev' does not "
+                                                        "define it (it defines count, factor)")]
 
     api.patch(f"/api/environments/{api.get('/api/environments').json()[0]['id']}",
               {"parameters": {"factor": 3, "count": 50, "parallelism": 2}}, format="json")

@@ -3737,6 +3737,8 @@ export interface components {
             definition: components["schemas"]["Definition"];
         };
         Preview: {
+            /** @description The environment whose parameters the preview ran with (null: none, the definition as written). */
+            environment: string | null;
             status: string;
             failure?: string | null;
             nodes: {
@@ -4781,6 +4783,8 @@ export interface components {
             };
             /** @description The saved pipeline whose workspace relative paths resolve in (one you may view); your draft workspace when omitted. */
             pipeline?: number | null;
+            /** @description The environment (by name) whose parameters the definition's ${param:name} take: each is filled in and checked where it is used, a parameter the environment does not define is a problem there, and so is a ${secret:name} that is not yours. When empty, references are left to the run that gives them values. */
+            environment?: string;
         };
         ValidationResult: {
             valid: boolean;
@@ -6888,7 +6892,10 @@ export interface operations {
     };
     environments_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only those you may use: run, preview and test in (the editor's environment picker). */
+                usable?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -45,6 +45,10 @@ class ValidateSerializer(serializers.Serializer):
     definition = DraftField()
     pipeline = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INT32,
                                         help_text=WORKSPACE_HELP)
+    environment = StrictCharField(required=False, allow_blank=True, max_length=100, help_text=(
+        "The environment (by name) whose parameters the definition's ${param:name} take: each is filled in and "
+        "checked where it is used, a parameter the environment does not define is a problem there, and so is a "
+        "${secret:name} that is not yours. When empty, references are left to the run that gives them values."))
 
 
 class PlanRequestSerializer(serializers.Serializer):
@@ -131,6 +135,8 @@ class PreviewNodeSerializer(serializers.Serializer):
 
 
 class PreviewSerializer(serializers.Serializer):
+    environment = StrictCharField(allow_null=True, help_text=(
+        "The environment whose parameters the preview ran with (null: none, the definition as written)."))
     status = StrictCharField()
     failure = StrictCharField(required=False, allow_null=True)
     nodes = serializers.DictField(child=PreviewNodeSerializer())

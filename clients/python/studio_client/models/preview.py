@@ -19,17 +19,23 @@ T = TypeVar("T", bound="Preview")
 class Preview:
     """
     Attributes:
+        environment (None | str): The environment whose parameters the preview ran with (null: none, the definition as
+            written).
         status (str):
         nodes (PreviewNodes):
         failure (None | str | Unset):
     """
 
+    environment: None | str
     status: str
     nodes: PreviewNodes
     failure: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        environment: None | str
+        environment = self.environment
+
         status = self.status
 
         nodes = self.nodes.to_dict()
@@ -44,6 +50,7 @@ class Preview:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "environment": environment,
                 "status": status,
                 "nodes": nodes,
             }
@@ -58,6 +65,14 @@ class Preview:
         from ..models.preview_nodes import PreviewNodes  # noqa: PLC0415
 
         d = dict(src_dict)
+
+        def _parse_environment(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        environment = _parse_environment(d.pop("environment"))
+
         status = d.pop("status")
 
         nodes = PreviewNodes.from_dict(d.pop("nodes"))
@@ -72,6 +87,7 @@ class Preview:
         failure = _parse_failure(d.pop("failure", UNSET))
 
         preview = cls(
+            environment=environment,
             status=status,
             nodes=nodes,
             failure=failure,

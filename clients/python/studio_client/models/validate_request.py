@@ -22,10 +22,14 @@ class ValidateRequest:
         definition (ValidateRequestDefinition): A draft of a pipeline definition, valid or not.
         pipeline (int | None | Unset): The saved pipeline whose workspace relative paths resolve in (one you may view);
             your draft workspace when omitted.
+        environment (str | Unset): The environment (by name) whose parameters the definition's ${param:name} take: each
+            is filled in and checked where it is used, a parameter the environment does not define is a problem there, and
+            so is a ${secret:name} that is not yours. When empty, references are left to the run that gives them values.
     """
 
     definition: ValidateRequestDefinition
     pipeline: int | None | Unset = UNSET
+    environment: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -37,6 +41,8 @@ class ValidateRequest:
         else:
             pipeline = self.pipeline
 
+        environment = self.environment
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -46,6 +52,8 @@ class ValidateRequest:
         )
         if pipeline is not UNSET:
             field_dict["pipeline"] = pipeline
+        if environment is not UNSET:
+            field_dict["environment"] = environment
 
         return field_dict
 
@@ -65,9 +73,12 @@ class ValidateRequest:
 
         pipeline = _parse_pipeline(d.pop("pipeline", UNSET))
 
+        environment = d.pop("environment", UNSET)
+
         validate_request = cls(
             definition=definition,
             pipeline=pipeline,
+            environment=environment,
         )
 
         validate_request.additional_properties = d

@@ -8,14 +8,24 @@ from ...client import AuthenticatedClient, Client
 from ...models.definition_error import DefinitionError
 from ...models.environment import Environment
 from ...models.error import Error
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
-def _get_kwargs() -> dict[str, Any]:
+def _get_kwargs(
+    *,
+    usable: bool | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["usable"] = usable
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
     _kwargs: dict[str, Any] = {
         "method": "get",
         "url": "/api/environments/",
+        "params": params,
     }
 
     return _kwargs
@@ -74,8 +84,12 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient,
+    usable: bool | Unset = UNSET,
 ) -> Response[DefinitionError | Error | list[Environment]]:
     """Your environments and those you approve for
+
+    Args:
+        usable (bool | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -85,7 +99,9 @@ def sync_detailed(
         Response[DefinitionError | Error | list[Environment]]
     """
 
-    kwargs = _get_kwargs()
+    kwargs = _get_kwargs(
+        usable=usable,
+    )
 
     response = client.get_httpx_client().request(
         **kwargs,
@@ -97,8 +113,12 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
+    usable: bool | Unset = UNSET,
 ) -> DefinitionError | Error | list[Environment] | None:
     """Your environments and those you approve for
+
+    Args:
+        usable (bool | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -110,14 +130,19 @@ def sync(
 
     return sync_detailed(
         client=client,
+        usable=usable,
     ).parsed
 
 
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
+    usable: bool | Unset = UNSET,
 ) -> Response[DefinitionError | Error | list[Environment]]:
     """Your environments and those you approve for
+
+    Args:
+        usable (bool | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -127,7 +152,9 @@ async def asyncio_detailed(
         Response[DefinitionError | Error | list[Environment]]
     """
 
-    kwargs = _get_kwargs()
+    kwargs = _get_kwargs(
+        usable=usable,
+    )
 
     response = await client.get_async_httpx_client().request(**kwargs)
 
@@ -137,8 +164,12 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
+    usable: bool | Unset = UNSET,
 ) -> DefinitionError | Error | list[Environment] | None:
     """Your environments and those you approve for
+
+    Args:
+        usable (bool | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -151,5 +182,6 @@ async def asyncio(
     return (
         await asyncio_detailed(
             client=client,
+            usable=usable,
         )
     ).parsed
