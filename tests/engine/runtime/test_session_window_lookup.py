@@ -97,3 +97,17 @@ def test_bisected_sessions_fire_what_a_scan_of_every_session_fires(events, gap, 
     assert sorted(fired, key=repr) == sorted(expected, key=repr)
     assert late_before + operator.late_records == reference.late
     assert not operator.sessions.entries and not operator._starts
+
+
+def test_a_fired_session_carries_its_end_minus_one_even_when_it_grew_after_its_timer_was_set():
+    """The timer of a session is set at its first end; a record that extends it moves no timer. A
+    watermark past both ends fires the old timer: the window's time is still its own end - 1."""
+    operator, _ = session_operator(gap=10, function="sum")
+    emitted: list[TimestampedBatch] = []
+    operator.emit = emitted.append
+    operator.process_batch(TimestampedBatch([{"k": "a", "v": 1, "t": 0}], [0]))  # session [0, 10), timer at 9
+    operator.process_batch(TimestampedBatch([{"k": "a", "v": 2, "t": 5}], [5]))  # grows to [0, 15)
+    operator.process_watermark(Watermark(100))
+    [batch] = emitted
+    assert list(batch) == [["a", 0, 15, 3]]
+    assert list(batch.timestamps) == [14]

@@ -241,7 +241,7 @@ class SessionWindowOperator(KeyedEventTimeWindow):
         entries = self.sessions.entries
         starts_of = None if self.lateness else self._starts
         records, stamps = [], []
-        for timestamp, k, start in fired:
+        for _, k, start in fired:
             per_key = entries.get(k)
             session = per_key.get(start) if per_key is not None else None
             if session is None:
@@ -261,7 +261,7 @@ class SessionWindowOperator(KeyedEventTimeWindow):
                     if i < len(starts) and starts[i] == start:
                         del starts[i]
             records.append([k, start, session[0], session[1]])
-            stamps.append(timestamp)
+            stamps.append(session[0] - 1)  # the window's time, not the timer's: it may have been set at an older end
             if self.lateness:  # kept for late records until the watermark passes end - 1 + lateness
                 self.fired.put(k, start, session)
                 self.cleanup_timers.register(session[0] - 1 + self.lateness, k, start)
