@@ -95,6 +95,40 @@ def test_the_grafana_dashboard_queries_metrics_the_studio_exports(api, user):
             assert base in exported, f"{name} in the dashboard is not exported"
 
 
+DASHBOARD = Path(__file__).parents[2] / "docs" / "grafana" / "pipeline-studio.json"
+SELECTOR = re.compile(r"(pipeline_studio_\w+)(?:\{([^}]*)\})?")
+MATCHER = re.compile(r'(\w+)\s*(=~|!~|!=|=)\s*"([^"]*)"')
+
+
+def exported_label_names() -> dict[str, set[str]]:
+    """Every job family the studio exports, by name, with the labels it is declared with (samples or not)."""
+    from studio.models import Run
+    from studio.observability.exposition import _job_families
+
+    return {family.name: set(family._labelnames) for family in _job_families(Run.objects.none())}
+
+
+def test_every_dashboard_query_filters_by_the_pipeline_and_run_variables_where_its_metric_has_them():
+    dashboard = json.loads(DASHBOARD.read_text())
+    variables = {variable["name"]: variable for variable in dashboard["templating"]["list"]}
+    assert variables["pipeline"]["type"] == variables["run"]["type"] == "query"
+    assert variables["pipeline"]["includeAll"] and variables["run"]["includeAll"], "All is the default view"
+    assert 'pipeline=~"$pipeline"' in variables["run"]["query"]["query"], "the runs offered are the chosen pipelines'"
+    labels = exported_label_names()
+    filtered = 0
+    for panel in dashboard["panels"]:
+        for target in panel.get("targets", []):
+            for name, matchers in SELECTOR.findall(target["expr"]):
+                base = re.sub(r"_(total|bucket|count|sum)$", "", name)
+                found = {(label, op, value) for label, op, value in MATCHER.findall(matchers)}
+                for variable in ("pipeline", "run"):
+                    if variable in labels.get(base, ()):
+                        assert (variable, "=~", f"${variable}") in found, \
+                            f"panel {panel['title']!r}: {name} is not filtered by ${variable}"
+                        filtered += 1
+    assert filtered >= 2 * 14, "every job panel's queries"
+
+
 @pytest.fixture
 def spans():
     exporter = InMemorySpanExporter()
