@@ -1,16 +1,18 @@
 """Expectations: counts per rule and the records each action routes equal a plain-Python
-evaluation of the same rules, and stay exact when subtasks die and restore (in process at
+evaluation of the same rules (random rules in process and on Spark, where a violated fail rule
+must fail the run naming it), and stay exact when subtasks die and restore (in process at
 random kill points, and slots killed on both deployments)."""
 from __future__ import annotations
 
 import json
 import random
+import re
 import threading
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine.api import expectation_counts, validate_definition
@@ -185,6 +187,56 @@ def test_counts_and_routed_records_equal_plain_python_despite_kills(tmp_path_fac
     assert_matches_plain_python(tmp, result, count, node_rules, edge_rules, context)
     assert len(killer.fired) >= min(kills, 1), context
     assert min(1, len(killer.fired)) <= result.restarts <= len(killer.fired), context  # two kills may share one
+
+
+checked = st.lists(st.tuples(rules, st.sampled_from(["warn", "drop", "quarantine", "fail"])), max_size=3)
+SPARK_NODE_RULES = [(("a", "!=", 3), "drop"), (("b", ">=", 2), "warn"), (("a", "<", 7), "fail")]
+SPARK_EDGE_RULES = [(("c", "<", 4), "quarantine"), (("b", "!=", 11), "fail")]
+"""Rules whose fail rules no record violates: the run finishes and every count is checked, 0 for the fail rules."""
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(300)
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=False)
+@example(node_rules=SPARK_NODE_RULES, edge_rules=SPARK_EDGE_RULES)
+@example(node_rules=[(("a", ">=", 1), "warn")], edge_rules=[(("b", "<", 9), "drop"), (("c", "!=", 2), "fail")])
+@given(node_rules=checked, edge_rules=checked)
+def test_on_spark_counts_and_routed_records_equal_plain_python_and_a_violated_fail_rule_fails_the_run(
+        spark_session, tmp_path_factory, node_rules, edge_rules):
+    """The property above on Spark barrier stages (no kills: ``test_counts_stay_exact_when_slots_die``
+    kills slots there), with ``fail`` among the actions: when plain Python says a record reaching a
+    fail rule violates it, the run fails naming such a rule and a record violating it; otherwise it
+    finishes with every rule's count, the fail rules' 0 included, equal to plain Python's."""
+    from tests.engine.deployers import SparkDeployment
+
+    tmp = tmp_path_factory.mktemp("quality-spark")
+    count = 600
+    job = quality_job(tmp, count, node_rules, edge_rules)
+    result = SparkDeployment(spark_session).run(job, checkpoint_dir=str(tmp / "checkpoints"), timeout=120)
+    failing = violated_fail_rules(count, node_rules, edge_rules)
+    if not failing:
+        assert_matches_plain_python(tmp, result, count, node_rules, edge_rules, "spark")
+        return
+    assert result.status == "FAILED", f"{failing} are violated: {result.status}"
+    named = re.search(r"expectation '(\w+)' of (node|edge) '\w+' failed: rule .*? does not hold for record ",
+                      result.failure or "")
+    assert named, result.failure
+    name, kind = named.groups()
+    sample, _ = json.JSONDecoder().raw_decode(result.failure, named.end())
+    assert (kind, name) in failing, (result.failure, failing)
+    assert not holds(failing[(kind, name)], sample), result.failure
+
+
+def violated_fail_rules(count: int, node_rules: list, edge_rules: list) -> dict[tuple[str, str], tuple]:
+    """``{(node | edge, rule name): rule}`` of the fail rules some record reaching them violates."""
+    records = [record_of(x) for x in range(count)]
+    failing = {}
+    for kind, prefix, rules in (("node", "n", node_rules), ("edge", "e", edge_rules)):
+        for i, (rule, action) in enumerate(rules):
+            if action == "fail" and any(not holds(rule, record) for record in records):
+                failing[(kind, f"{prefix}{i}")] = rule
+        records = evaluate(records, rules)[1] if rules else records
+    return failing
 
 
 FIXED_NODE_RULES = [(("a", "!=", 3), "drop"), (("c", "<", 4), "quarantine"), (("b", ">=", 2), "warn")]
