@@ -1,14 +1,19 @@
 """Latency markers: sources emit them every interval, they travel with the records, each operator
 records their age per source subtask and the head of a task the hop they came over; the figures
 are part of the operators' metrics. Off unless asked for. A slow operator makes the markers wait
-in front of it: the sink's latency rises and the largest hop is the one into the slow operator.
-Both deployments."""
+in front of it: the sink's latency rises and the largest hop is the one into the slow operator;
+behind a delay of known length, the markers' p50 is that delay, within 20% of what the records
+took in the same run. Both deployments."""
 from __future__ import annotations
 
 import threading
 
+from engine.runtime.latency_stats import percentile
 from tests.builders import edge, node, pipeline
-from tests.engine.slow_operators import register_slow_operator
+from tests.engine.slow_operators import (
+    register_marker_delay_operators,
+    register_slow_operator,
+)
 from tests.support import wait_until
 
 TIMEOUT_S = 120
@@ -172,3 +177,41 @@ def test_a_chain_records_a_marker_at_each_operator_and_the_hop_at_its_head_only(
     assert metrics["head"]["hop_latency"] == {"p50_ms": 10.0, "p99_ms": 10.0, "markers": 1}
     assert "hop_latency" not in metrics["tail"]
     assert metrics["tail"]["latency"]["sources"] == {"gen#1": {"p50_ms": 50.0, "p99_ms": 50.0, "markers": 1}}
+
+
+HOLD_MS = 200
+"""The known delay: how long after a marker's emission ``hold`` lets the record ahead of it go."""
+
+
+def test_a_markers_p50_is_the_known_delay_it_queued_behind_within_20_percent(deployment, tmp_path):
+    """Markers skip an operator's own work, so the delay they must see is one in their queue: every
+    marker follows a record of its own moment (``batch_per_marker``), and ``hold`` keeps its subtask
+    until ``HOLD_MS`` after that moment before it takes the next item -- the marker. The records
+    carry the truth on the same clock (``released_ms - marked_ms``), so the figures are compared
+    with what this very run took: at least the known delay, and the markers within 20% of it."""
+    pace, hold = register_marker_delay_operators()
+    job = pipeline([node("gen", "source.datagen", count=20, rate=10), node("pace", pace),
+                    node("hold", hold, delay_ms=HOLD_MS), node("out", "sink.collect", max_records=1000)],
+                   [edge("gen", "pace"), edge("pace", "hold", "rebalance"), edge("hold", "out")],
+                   interval_ms=1000, latency_tracking={"interval_ms": 50})
+    events = []
+    result = deployment.run(job, checkpoint_dir=str(tmp_path / "c"), on_event=events.append, timeout=TIMEOUT_S)
+    assert result.status == "FINISHED", result.failure
+    markers = final_figures(events, "out")["latency"]
+    records = result.collected["out"]
+    truth = sorted(record["released_ms"] - record["marked_ms"] for record in records)
+    assert len(truth) == markers["markers"] >= 10, "one record ahead of every marker, each marker recorded"
+    assert sorted(record["marker"] for record in records) == list(range(1, len(records) + 1))
+    truth_p50 = percentile(truth, 50)
+    # lower bounds hold however loaded the machine (1 ms for the clocks' and the figures' rounding)
+    assert truth[0] >= HOLD_MS - 1, "no record left before the known delay"
+    assert markers["p50_ms"] >= HOLD_MS - 1, (markers, "a marker waits behind its record's whole delay")
+    assert abs(markers["p50_ms"] - truth_p50) <= 0.2 * truth_p50, (markers, truth_p50, HOLD_MS)
+    hop = final_figures(events, "hold")["hop_latency"]
+    assert hop["p50_ms"] >= HOLD_MS - 1, (hop, "the delay is in the channel into 'hold'")
+
+
+def final_figures(events: list[dict], node_id: str) -> dict:
+    """The figures of ``node_id`` (one subtask) in the job's last metrics event."""
+    return [report["operators"][node_id] for event in events if event["type"] == "metrics"
+            for report in event["tasks"].values() if node_id in (report.get("operators") or {})][-1]
