@@ -6,7 +6,8 @@ Environment: ``DATABASE_URL`` (default SQLite under ``STUDIO_DATA_DIR``), ``REDI
 ``DJANGO_SECRET_KEY``, ``DJANGO_DEBUG``, ``DJANGO_ALLOWED_HOSTS``, ``STUDIO_ADMIN_PASSWORD``
 (the ``admin`` user's password; generated once into ``var/admin-password`` when unset),
 ``STUDIO_HEARTBEAT_TIMEOUT`` (seconds without a driver heartbeat before a run is FAILED
-"driver lost"; default 15), ``STUDIO_MAX_REQUESTS_IN_FLIGHT`` (per web worker, before 503;
+"driver lost"; default 15), ``STUDIO_DRIVER_START_TIMEOUT`` (the same for a driver still starting,
+before its first heartbeat; default 120), ``STUDIO_MAX_REQUESTS_IN_FLIGHT`` (per web worker, before 503;
 default 8), ``STUDIO_MAX_QUEUE_WAIT_MS`` and
 ``STUDIO_QUEUE_WAIT_INTERVAL_MS`` (an API read that waited longer than the first for the
 worker, while the wait has stood above it for the second, gets 503 too; 100 and 200), ``STUDIO_STORAGE_PROTOCOLS`` (filesystems restore paths and
@@ -214,6 +215,9 @@ SHADOW_MAX_OUTPUT_BYTES = int(os.environ.get("STUDIO_SHADOW_MAX_OUTPUT_BYTES", s
 SHADOW_MAX_SLOTS = int(os.environ.get("STUDIO_SHADOW_MAX_SLOTS", "4"))
 HEARTBEAT_TIMEOUT_S = float(os.environ.get("STUDIO_HEARTBEAT_TIMEOUT", "15"))
 HEARTBEAT_CHECK_INTERVAL_S = float(os.environ.get("STUDIO_HEARTBEAT_CHECK_INTERVAL", "3"))
+# A driver process started for a run beats from when Django and the engine have imported: on a busy machine
+# that took longer than the heartbeat timeout, so a run SCHEDULING without a first beat gets this long.
+DRIVER_START_TIMEOUT_S = float(os.environ.get("STUDIO_DRIVER_START_TIMEOUT", "120"))
 # How often each Celery worker looks for due savepoint schedules (studio.schedules.scheduler).
 SCHEDULE_CHECK_INTERVAL_S = float(os.environ.get("STUDIO_SCHEDULE_CHECK_INTERVAL", "1"))
 # Alert webhooks (studio.alerts.webhooks): attempts per delivery, and the first retry's delay (doubling).

@@ -2,8 +2,11 @@
 
 A run's driver writes ``Run.heartbeat_at`` every 2 s. A run that has not ended and shows
 no sign of life (heartbeat or status change) for ``settings.HEARTBEAT_TIMEOUT_S`` is
-FAILED with cause "driver lost" (CANCELED when it was being cancelled anyway). A run
-still CREATED after ``settings.LAUNCH_TIMEOUT_S`` never reached a worker (the queue was
+FAILED with cause "driver lost" (CANCELED when it was being cancelled anyway). A driver
+process beats from when it has imported Django and the engine, which took longer than that
+timeout on a busy machine: a run SCHEDULING whose driver has not beaten yet gets
+``settings.DRIVER_START_TIMEOUT_S`` (the launching worker fails it at once if its driver
+exits before that). A run still CREATED after ``settings.LAUNCH_TIMEOUT_S`` never reached a worker (the queue was
 lost, say with a Redis restart) and is FAILED too.
 
 Where the check runs: every Celery worker starts a :class:`HeartbeatMonitor` thread when
@@ -76,7 +79,14 @@ def is_lost(run: Run, now: datetime, timeout_s: float, launch_timeout_s: float) 
         return False
     if run.status == RunStatus.CREATED or waits_for_session(run):
         return now - last_sign_of_life(run) > timedelta(seconds=launch_timeout_s)
+    if driver_is_starting(run):
+        return now - last_sign_of_life(run) > timedelta(seconds=max(timeout_s, settings.DRIVER_START_TIMEOUT_S))
     return now - last_sign_of_life(run) > timedelta(seconds=timeout_s)
+
+
+def driver_is_starting(run: Run) -> bool:
+    """Whether ``run`` was launched and its driver has not beaten yet (it is still importing)."""
+    return run.status == RunStatus.SCHEDULING and run.heartbeat_at is None
 
 
 def check_heartbeats(now: datetime | None = None, timeout_s: float | None = None,
@@ -113,6 +123,8 @@ def mark_lost(run_id: int, now: datetime, timeout_s: float, launch_timeout_s: fl
             cause = f"the run was not launched within {launch_timeout_s:.0f} s (is a Celery worker running?)"
         elif waits_for_session(run):
             cause = f"{SESSION_LOST} and no session driver took the run back within {launch_timeout_s:.0f} s"
+        elif driver_is_starting(run):
+            cause = f"{DRIVER_LOST}: it did not start within {max(timeout_s, settings.DRIVER_START_TIMEOUT_S):.0f} s"
         else:
             cause = DRIVER_LOST
         status = RunStatus.CANCELED if run.status == RunStatus.CANCELING else RunStatus.FAILED

@@ -44,11 +44,25 @@ def test_runs_without_a_sign_of_life_are_marked_and_others_left_alone():
     states = {run.id: (run.status, run.failure_cause) for run in Run.objects.all()}
     assert states[silent.id] == ("FAILED", "driver lost")
     assert states[canceling.id] == ("CANCELED", "driver lost")
-    assert states[never_started_driver.id] == ("FAILED", "driver lost")
+    assert states[never_started_driver.id] == ("FAILED", "driver lost: it did not start within 120 s")
     assert states[never_launched.id][0] == "FAILED" and "not launched" in states[never_launched.id][1]
     assert states[beating.id] == ("RUNNING", None) and states[just_scheduled.id] == ("SCHEDULING", None)
     assert states[finished.id] == ("FINISHED", None)
     assert check_heartbeats(timeout_s=15, launch_timeout_s=600) == []  # once
+
+
+@pytest.mark.django_db
+def test_a_driver_still_starting_gets_the_start_timeout_and_one_that_beat_the_heartbeat_timeout(settings):
+    settings.DRIVER_START_TIMEOUT_S = 120
+    importing = make_run("SCHEDULING", heartbeat_age_s=None, status_age_s=60)  # a slow machine's imports
+    beat_then_stopped = make_run("SCHEDULING", heartbeat_age_s=60, status_age_s=60)
+    never_started = make_run("SCHEDULING", heartbeat_age_s=None, status_age_s=121)
+
+    assert sorted(check_heartbeats(timeout_s=15, launch_timeout_s=600)) == sorted([beat_then_stopped.id,
+                                                                                  never_started.id])
+    assert Run.objects.get(pk=importing.id).status == "SCHEDULING"
+    assert Run.objects.get(pk=beat_then_stopped.id).failure_cause == "driver lost"
+    assert Run.objects.get(pk=never_started.id).failure_cause == "driver lost: it did not start within 120 s"
 
 
 @pytest.mark.django_db(transaction=True)
