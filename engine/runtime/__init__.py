@@ -7,7 +7,8 @@ Map of the package:
 - ``operator_chain``, ``operators/``: the operators of the catalog, chained by calls;
 - ``io/``: buffers and events, channels (local, TCP credit-based), input gate, barrier
   handlers, partitioners, record writers, watermark valve, buffer debloating, and batch
-  mode's sorted keyed input (``external_sort``, ``stream_input.SortingInput``);
+  mode's sorted keyed input (``external_sort``, ``stream_input.SortingInput``) and its
+  hash aggregation (``hash_aggregate_input``);
 - ``state/``: keyed and operator state, key groups, snapshots, restore assignment;
 - ``columnar``: integer batches as numpy arrays, from a source through maps, filters and
   a hash exchange;

@@ -63,7 +63,10 @@ End of data, end of input, stop (seed 002, 语义增强与完善; FLIP-147)
 
 Batch mode (``mode: "batch"``): no checkpoints; a subtask whose head operator is keyed
 reads its whole input first and processes it key group by key group
-(:class:`~engine.runtime.io.stream_input.SortingInput`).
+(:class:`~engine.runtime.io.stream_input.SortingInput`), unless it is an aggregation
+(``aggregates_by_hash``): that folds its input into a hash table as it reads it
+(:class:`~engine.runtime.io.hash_aggregate_input.HashAggregateInput`; runtime configuration
+``batch_aggregation: "sort"`` keeps the sort).
 
 Latency markers (definition ``"latency_tracking": {"interval_ms": n}``, slot configuration
 ``latency_interval_ms``; 0, the default, is off): a source subtask emits a
@@ -99,6 +102,7 @@ from engine.runtime.io.events import (END_OF_DATA, END_OF_DATA_NO_DRAIN, END_OF_
                                       CancelCheckpointMarker, CheckpointBarrier, LatencyMarker, TimestampedBatch,
                                       in_flight_state, is_buffer)
 from engine.runtime.io.external_sort import DEFAULT_MEMORY_RECORDS, KeyGroupingSorter
+from engine.runtime.io.hash_aggregate_input import DEFAULT_MAX_KEYS, HashAggregateInput
 from engine.runtime.io.input_gate import InputGate
 from engine.runtime.io.partitioner import create_partitioner
 from engine.runtime.io.record_writer import RecordWriter
@@ -436,10 +440,14 @@ class StreamTask:
 
         A two-input head (a join) gets each channel's batches on its side's ``process_<side>``.
         In batch mode a keyed head reads its whole input sorted by key first (a join's two
-        sides together, each record tagged with its side); otherwise batches are read as they
-        come, through the checkpointing mode's barrier handler."""
+        sides together, each record tagged with its side), an aggregation into a hash table
+        as it comes; otherwise batches are read as they come, through the checkpointing
+        mode's barrier handler."""
         sides = self._channel_sides() if getattr(head, "input_sides", None) else None
         if self.batch_mode and (sides is not None or head.context.key_function is not None):
+            if sides is None and self.config.get("batch_aggregation", "hash") == "hash" \
+                    and getattr(head, "aggregates_by_hash", False):
+                return self._create_hash_aggregate_input(head)
             return self._create_sorting_input(head, sides)
         checkpointing = self.config.get("checkpointing") or {}
         handler = create_barrier_handler(checkpointing.get("mode", "exactly_once"), self, self.gate.number_of_channels,
@@ -465,6 +473,23 @@ class StreamTask:
         batch_size = int(self.config.get("batch_size", DEFAULT_BATCH_SIZE))
         return SortingInput(self.gate, head.process_batch, head.process_watermark, keys_finished, sorter,
                             batch_size, kill_hook=self.kill_hook, task=self.task_id, channel_tags=tags)
+
+    def _create_hash_aggregate_input(self, head):
+        """Batch mode's aggregation (``engine.runtime.io.hash_aggregate_input``): a hash table, no sort."""
+        def create_sorter() -> KeyGroupingSorter:
+            return KeyGroupingSorter(head.context.key_function,
+                                     int(self.config.get("sort_buffer_records", DEFAULT_MEMORY_RECORDS)),
+                                     self.config.get("spill_directory"))
+
+        def keys_finished() -> None:
+            head.finish_keys()
+            head.context.clear_keyed_state()
+
+        return HashAggregateInput(self.gate, head.process_batch, head.process_watermark, keys_finished,
+                                  head.hash_table(), int(self.config.get("hash_aggregate_keys", DEFAULT_MAX_KEYS)),
+                                  create_sorter, head.context.key_function,
+                                  int(self.config.get("batch_size", DEFAULT_BATCH_SIZE)),
+                                  kill_hook=self.kill_hook, task=self.task_id)
 
     def _tagged_keys(self, sides: list[str]):
         """A join sorted in batch mode: the key of a ``(side tag, record)``, and each channel's side tag."""

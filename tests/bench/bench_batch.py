@@ -1,24 +1,28 @@
 """Batch vs streaming mode on the same bounded job (seed 002, 流批一体).
 
 The job of ``bench_engine``: datagen -> map -> filter -> hash(x % 1000) -> running sum ->
-counting sink, 1,000,000 integers, parallelism 2, in the in-process cluster. Streaming
-mode chains map and filter into the source, runs everything at once over in-memory
-channels and takes exactly-once checkpoints every second. Batch mode runs region after
-region: every exchange writes partition files that the next region reads, nothing is
-chained, no checkpoints, and the keyed sum reads its whole input first and processes it
-key by key (the default 200,000-record sort buffer: each sum subtask gets about 333,000
-records, so it spills one sorted run and merges it with the rest). Both must give the
-same counts.
+counting sink, ``RECORDS`` integers (5M: a few seconds per run), parallelism 2, in the
+in-process cluster. Streaming mode chains map and filter into the source, runs everything
+at once over in-memory channels and takes exactly-once checkpoints every second. Batch mode
+chains the same operators but runs region after region: the hash exchange writes partition
+files that the next region reads, no checkpoints. Its keyed sum is an aggregation, so it
+folds its input into a hash table as it reads it (``engine/runtime/io/hash_aggregate_input.py``);
+the third variant, ``batch-sort``, is batch mode with ``batch_aggregation: sort``: the sum
+reads its whole input into the sorter first (the default 200,000-record sort buffer:
+each sum subtask gets about 1.67M records, so it spills runs and merges them) and then
+processes it key by key -- what batch mode did for every keyed operator before. All three
+must give the same counts, which are printed with each figure.
 
-Prints records per second (best of ``REPEATS``, variants interleaved); the last line is
-one JSON object with at least ``rps_batch`` and ``rps_streaming``. Figures are printed,
-never asserted.
+Prints records per second, wall and CPU seconds (best of ``REPEATS``, variants interleaved)
+and the load; the last line is one JSON object with at least ``rps_batch``, ``rps_streaming``,
+``batch_to_streaming`` and ``streaming_checkpoints``. Figures are printed, never asserted.
 
 Run: ``make bench-batch`` or ``.venv/bin/python tests/bench/bench_batch.py [records]``.
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -28,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.cluster.local import LocalCluster  # noqa: E402
 from tests.bench.bench_engine import definition as engine_definition  # noqa: E402
-from tests.bench.smoke import SMOKE, sized  # noqa: E402
+from tests.bench.smoke import sized  # noqa: E402
 
-RECORDS = sized(1_000_000, 20_000)
+RECORDS = sized(5_000_000, 20_000)
 PARALLELISM = 2
 REPEATS = sized(3, 1)
 
@@ -42,40 +46,69 @@ def definition(records: int, mode: str) -> dict:
     return job
 
 
-def run(records: int, mode: str) -> dict:
-    cluster = LocalCluster(config={"batch_size": 1024})
+VARIANTS = {"streaming": ("streaming", {}), "batch": ("batch", {}),
+            "batch-sort": ("batch", {"batch_aggregation": "sort"})}
+"""Variant -> (mode, extra runtime configuration)."""
+
+
+def run(records: int, variant: str) -> dict:
+    mode, extra = VARIANTS[variant]
+    cluster = LocalCluster(config={"batch_size": 1024, **extra})
     with tempfile.TemporaryDirectory() as directory:
-        started = time.perf_counter()
-        result = cluster.run(definition(records, mode), timeout=900, checkpoint_dir=directory)
-        elapsed = time.perf_counter() - started
+        cpu, started = time.process_time(), time.perf_counter()
+        handle = cluster.submit(definition(records, mode), checkpoint_dir=directory)
+        result = handle.wait(900)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        metrics = handle.metrics()
     if result.status != "FINISHED":
-        raise SystemExit(f"{mode} job {result.status}: {result.failure}")
+        raise SystemExit(f"{variant} job {result.status}: {result.failure}")
     expected = records - (records + 2) // 3  # x % 3 != 0
     if result.counts.get("count") != expected:
-        raise SystemExit(f"{mode}: the sink saw {result.counts.get('count')} records, expected {expected}")
+        raise SystemExit(f"{variant}: the sink saw {result.counts.get('count')} records, expected {expected}")
     regions = sum(1 for e in result.events if e["type"] == "region" and e["event"] == "scheduled")
-    return {"seconds": elapsed, "rps": records / elapsed, "checkpoints": result.checkpoints["counts"]["completed"],
-            "regions": regions}
+    sums = [figures for task, figures in metrics.items() if task.startswith("sum#")]
+    return {"seconds": elapsed, "cpu_seconds": cpu, "rps": records / elapsed,
+            "checkpoints": result.checkpoints["counts"]["completed"], "regions": regions,
+            "sink_count": result.counts["count"], "sum_records_in": sum(m.get("records_in", 0) for m in sums),
+            "hash_aggregated": sum(m.get("hash_aggregated_records", 0) for m in sums),
+            "sorted": sum(m.get("sorted_records", 0) for m in sums),
+            "spilled_runs": sum(m.get("spilled_runs", 0) for m in sums), "load": os.getloadavg()[0]}
+
+
+def describe(variant: str, figures: dict) -> str:
+    return (f"{variant:<11} {figures['rps']:>12,.0f} records/s ({figures['seconds']:.2f} s wall, "
+            f"{figures['cpu_seconds']:.2f} s CPU; sink {figures['sink_count']:,}, sum read "
+            f"{figures['sum_records_in']:,}: hashed {figures['hash_aggregated']:,}, sorted {figures['sorted']:,} "
+            f"in {figures['spilled_runs']} spilled runs; {figures['checkpoints']} checkpoints, "
+            f"{figures['regions']} regions; load {figures['load']:.1f})")
 
 
 def main() -> None:
     records = int(sys.argv[1]) if len(sys.argv) > 1 else RECORDS
-    run(records // 20, "streaming")  # warm up: imports, expression compilation paths
-    run(records // 20, "batch")
-    runs: dict[str, list[dict]] = {"streaming": [], "batch": []}
+    print(f"{records:,} records per run, p={PARALLELISM}; load average {os.getloadavg()[0]:.2f} "
+          "(1 min, 2 CPUs shared)", flush=True)
+    for variant in VARIANTS:  # warm up: imports, expression compilation paths
+        run(records // 20, variant)
+    runs: dict[str, list[dict]] = {variant: [] for variant in VARIANTS}
     for _ in range(REPEATS):
-        for mode in runs:
-            runs[mode].append(run(records, mode))
-    streaming, batch = (max(runs[mode], key=lambda figures: figures["rps"]) for mode in ("streaming", "batch"))
-    print(f"streaming mode: {streaming['rps']:>12,.0f} records/s ({streaming['seconds']:.2f} s, "
-          f"{streaming['checkpoints']} checkpoints)")
-    print(f"batch mode:     {batch['rps']:>12,.0f} records/s ({batch['seconds']:.2f} s, "
-          f"{batch['regions']} regions run one after another)")
+        for variant in runs:
+            figures = run(records, variant)
+            runs[variant].append(figures)
+            print(describe(variant, figures), flush=True)
+    best = {variant: max(figures, key=lambda f: f["rps"]) for variant, figures in runs.items()}
+    streaming, batch, batch_sort = best["streaming"], best["batch"], best["batch-sort"]
+    print("best of each:")
+    for variant, figures in best.items():
+        print("  " + describe(variant, figures))
     print(json.dumps({"records": records, "parallelism": PARALLELISM, "rps_batch": round(batch["rps"]),
-                      "rps_streaming": round(streaming["rps"]), "batch_seconds": round(batch["seconds"], 2),
-                      "streaming_seconds": round(streaming["seconds"], 2),
+                      "rps_streaming": round(streaming["rps"]), "rps_batch_sort": round(batch_sort["rps"]),
+                      "batch_seconds": round(batch["seconds"], 2), "streaming_seconds": round(streaming["seconds"], 2),
+                      "batch_sort_seconds": round(batch_sort["seconds"], 2),
                       "batch_to_streaming": round(batch["rps"] / streaming["rps"], 2),
-                      "streaming_checkpoints": streaming["checkpoints"], "batch_regions": batch["regions"]}))
+                      "batch_to_streaming_cpu": round(streaming["cpu_seconds"] / batch["cpu_seconds"], 2),
+                      "hash_over_sort": round(batch["rps"] / batch_sort["rps"], 2),
+                      "streaming_checkpoints": streaming["checkpoints"], "batch_regions": batch["regions"],
+                      "sink_count": batch["sink_count"], "load_average_1m": round(os.getloadavg()[0], 2)}))
 
 
 if __name__ == "__main__":

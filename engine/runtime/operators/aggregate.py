@@ -48,6 +48,17 @@ class KeyedAggregateOperator(StreamOperator):
         self.state_ttl_ms = int(self.params.get("state_ttl_ms") or 0)
         self.ttl: KeyStateTtl | None = None
 
+    @property
+    def aggregates_by_hash(self) -> bool:
+        """Batch mode may fold the input into a hash table as it comes instead of sorting it first
+        (``engine.runtime.io.hash_aggregate_input``): the state is one value per key. Not with a state
+        TTL, whose expiry follows each key's event times in sorted order."""
+        return not self.state_ttl_ms
+
+    def hash_table(self) -> dict:
+        """The live key -> aggregate table (the value state's entries) that batch mode's hash aggregate fills."""
+        return self.aggregates.entries
+
     def initialize_state(self):
         backend = self.context.keyed_state()
         self.aggregates = backend.value_state("aggregate")

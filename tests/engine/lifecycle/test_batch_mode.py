@@ -54,7 +54,8 @@ def test_keyed_input_is_processed_key_group_by_key_group_and_spills(tmp_path):
                            node("sum", "aggregate.reduce", function="sum", parallelism=1),
                            node("out", "sink.collect", max_records=100000, parallelism=1)],
                           [edge("gen", "sum", "hash", "x % 1000"), edge("sum", "out")], parallelism=2, mode="batch")
-    handle = LocalCluster(config={"batch_size": 50, "sort_buffer_records": 700, "spill_directory": str(tmp_path)}
+    handle = LocalCluster(config={"batch_size": 50, "sort_buffer_records": 700, "spill_directory": str(tmp_path),
+                                  "batch_aggregation": "sort"}  # an aggregation hashes by default
                           ).submit(definition, checkpoint_dir=str(tmp_path / "c"))
     result = handle.wait(60)
     assert result.status == "FINISHED", result.failure
@@ -194,12 +195,70 @@ def pipelines(draw):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(definition=pipelines(), batch_size=st.sampled_from([1, 7, 64]), sort_buffer=st.sampled_from([5, 100000]))
-def test_streaming_and_batch_mode_give_the_same_result(definition, batch_size, sort_buffer):
+@given(definition=pipelines(), batch_size=st.sampled_from([1, 7, 64]), sort_buffer=st.sampled_from([5, 100000]),
+       aggregation=st.sampled_from([{}, {"hash_aggregate_keys": 2}, {"batch_aggregation": "sort"}]))
+def test_streaming_and_batch_mode_give_the_same_result(definition, batch_size, sort_buffer, aggregation):
+    """``aggregation``: an aggregation hashes (by default), falls back to sorting after 2 keys, or sorts."""
     results = {}
     for mode in ("streaming", "batch"):
-        cluster = LocalCluster(config={"batch_size": batch_size, "sort_buffer_records": sort_buffer})
+        cluster = LocalCluster(config={"batch_size": batch_size, "sort_buffer_records": sort_buffer, **aggregation})
         result = cluster.run({**definition, "mode": mode}, timeout=60)
         assert result.status == "FINISHED", (mode, result.failure, definition)
         results[mode] = canonical(result.collected.get("out", []))
     assert results["batch"] == results["streaming"], definition
+
+
+# -- aggregations hash instead of sorting ----------------------------------------------------------
+
+def thousand_keys(**config):
+    """5,000 numbers over 1,000 keys into one sum subtask; the cluster's metrics and result."""
+    definition = pipeline([node("gen", "source.datagen", count=5000),
+                           node("sum", "aggregate.reduce", function="sum", parallelism=1),
+                           node("out", "sink.collect", max_records=100000, parallelism=1)],
+                          [edge("gen", "sum", "hash", "x % 1000"), edge("sum", "out")], parallelism=2, mode="batch")
+    handle = LocalCluster(config={"batch_size": 50, **config}).submit(definition)
+    result = handle.wait(60)
+    assert result.status == "FINISHED", result.failure
+    return handle.metrics()["sum#0"], result.collected["out"]
+
+
+def prefix_sums_per_key(output) -> None:
+    for key in (0, 1, 500, 999):  # each key's records arrive in order: k, k + 1000, ... (as in the sorted test)
+        assert [total for k, total in output if k == key] == [sum(range(key, key + 1000 * n, 1000)) for n in range(1, 6)]
+
+
+def test_an_aggregation_folds_its_input_into_a_hash_table_without_sorting(tmp_path):
+    metrics, output = thousand_keys(sort_buffer_records=700, spill_directory=str(tmp_path))
+    assert metrics["hash_aggregated_records"] == 5000 and metrics["hash_table_keys"] == 1000, metrics
+    assert metrics["sorted_records"] == 0 and metrics["spilled_runs"] == 0, metrics
+    assert len(output) == 5000
+    prefix_sums_per_key(output)
+    keys_in_order = [k for k, _ in output]
+    assert keys_in_order[:3] != [keys_in_order[0]] * 3, "arrival order, not key by key: nothing was sorted"
+
+
+def test_a_hash_aggregate_past_its_key_limit_sorts_the_rest_and_continues_each_key(tmp_path):
+    metrics, output = thousand_keys(hash_aggregate_keys=100, sort_buffer_records=700, spill_directory=str(tmp_path))
+    assert 0 < metrics["hash_aggregated_records"] < 5000, metrics
+    assert metrics["hash_aggregated_records"] + metrics["sorted_records"] == 5000, metrics
+    assert metrics["hash_table_keys"] > 100 and metrics["spilled_runs"] >= 3, metrics
+    assert not list(tmp_path.glob("*.spill")), "runs are deleted once merged"
+    assert len(output) == 5000
+    prefix_sums_per_key(output)  # a key hashed first continues from its carried aggregate in the sorted rest
+    streaming = LocalCluster(config={"batch_size": 50}).run(
+        {**keyed_sum("streaming", count=3000), "parallelism": 1}, timeout=60)
+    batch = LocalCluster(config={"batch_size": 50, "hash_aggregate_keys": 3, "sort_buffer_records": 100}).run(
+        {**keyed_sum("batch", count=3000), "parallelism": 1}, timeout=60)
+    assert canonical(batch.collected["out"]) == canonical(streaming.collected["out"])
+
+
+def test_a_state_ttl_keeps_the_sorted_path(tmp_path):
+    definition = pipeline([node("gen", "source.datagen", count=600), node("time", "transform.watermark", timestamp="x"),
+                           node("sum", "aggregate.reduce", function="count", state_ttl_ms=50),
+                           node("out", "sink.collect", max_records=100000)],
+                          [edge("gen", "time"), edge("time", "sum", "hash", "x % 7"), edge("sum", "out")],
+                          parallelism=1, mode="batch")
+    handle = LocalCluster(config={"batch_size": 64}).submit(definition)
+    assert handle.wait(60).status == "FINISHED"
+    metrics = handle.metrics()["sum#0"]
+    assert metrics["sorted_records"] == 600 and "hash_aggregated_records" not in metrics, metrics
