@@ -53,6 +53,7 @@ import numpy as np
 from engine.runtime.columnar import compile_int_steps
 from engine.runtime.io.events import LatencyMarker, RuntimeEvent
 from engine.runtime.io.record_writer import RecordWriter
+from engine.runtime.json_fields import FieldDecoder, FieldsChain
 from engine.runtime.latency_stats import LatencyStats
 from engine.runtime.operators.base import StreamOperator
 from engine.runtime.operators.source_lag import measured_lag
@@ -174,10 +175,13 @@ class OperatorChain:
         self.operators = list(operators)
         self.tap_points: dict[str, TapPoint] = {}
         port_writers = port_writers or {}
+        self._node_writers, self._port_writers = writers, port_writers
         self.writers = [writer for node_writers in writers.values() for writer in node_writers]
         self.writers += [writer for ports in port_writers.values() for port in ports.values() for writer in port]
         self.counters = [OperatorCounters() for _ in self.operators]
         self.latency = [LatencyStats() for _ in self.operators]
+        self.json_fields: FieldDecoder | None = None
+        """The head's decoder of projected JSON records into fields, when the chain runs on them."""
         """Per operator, what the latency markers that reached it measured."""
         self._fuse_record_wise_runs(writers, port_writers, tap_points or {})
         for position, operator in enumerate(self.operators):
@@ -243,6 +247,37 @@ class OperatorChain:
         points = [tap_points[op.node_id] for op in run if op.node_id in tap_points]
         run[0].process_batch = _columnar_run(int_steps, run[0].process_batch, self.counters[1:], points,
                                              writers[last.node_id][0])
+
+    def take_json_fields(self, fields: frozenset[str]) -> bool:
+        """Let the head (a JSON source projecting its records to ``fields``) emit them decoded into
+        fields, and run the rest of the chain and its writer's window partials over them
+        (``engine.runtime.json_fields``), where the chain is one that path covers. Called after the
+        head agreed to project (``project_records``), before anything ran."""
+        head, last = self.operators[0], self.operators[-1]
+        if len(self.operators) < 2 or self._port_writers:
+            return False
+        if any(self._node_writers.get(op.node_id) for op in self.operators[:-1]):
+            return False
+        writers = self._node_writers.get(last.node_id, ())
+        if len(writers) != 1:
+            return False
+        points = list(self.tap_points.values())
+        planned = FieldsChain.plan(self.operators, writers[0], self.counters, points, fields)
+        if planned is None:
+            return False
+        chain, int_fields = planned
+        projection = getattr(head, "projection", None)
+        if projection is None:
+            return False
+        decoder = FieldDecoder(fields, int_fields, projection)
+        if not head.decode_json_fields(decoder):
+            return False
+        chain.decoder = decoder
+        self.json_fields = decoder
+        emit = _counted(chain.process, self.counters[0])
+        point = self.tap_points.get(head.node_id)
+        head.emit = tapped(emit, point) if point is not None else emit
+        return True
 
     @property
     def head(self) -> StreamOperator:

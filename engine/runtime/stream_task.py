@@ -339,8 +339,9 @@ class StreamTask:
             self.mailbox.before_waiting = self.chain.flush_outputs
         if self.config.get("projection", True):
             fields = projected_fields(self.job_graph, self.vertex)
-            if fields is not None:
-                self.chain.head.project_records(fields, self.chain.tap_points.values())
+            if fields is not None and self.chain.head.project_records(fields, self.chain.tap_points.values()) \
+                    and self.config.get("json_fields", True):
+                self.chain.take_json_fields(fields)
         if restore is not None and restore.is_finished(self.vertex.operators[0]["id"]):
             self.state = self.state.restored_finished()
             return  # nothing to initialise or open: it only ends its outputs (close still runs)

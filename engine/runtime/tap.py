@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.runtime.json_fields import FieldBatch
+
 logger = logging.getLogger(__name__)
 
 SENDER_QUEUE_SAMPLES = 64
@@ -120,6 +122,8 @@ class TapPoint:
         """Sample ``batch`` for every open tap and hand the samples over; never blocks."""
         if type(batch) is np.ndarray:  # a columnar batch (engine.runtime.columnar): its records as Python ints
             batch = batch.tolist()
+        elif type(batch) is FieldBatch:  # projected JSON records in fields (engine.runtime.json_fields)
+            batch = batch.records()
         now = time.monotonic()
         stamp = time.time() * 1000.0
         for sampler in self._samplers.values():

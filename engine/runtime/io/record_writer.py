@@ -85,6 +85,8 @@ class RecordWriter:
             self.emit = self._emit_buffered  # type: ignore[method-assign]
         self.inline_watermarks = inline_watermarks and self.buffers_output
         self._array_channels = [bool(getattr(channel, "takes_int_arrays", False)) for channel in self.channels]
+        self.partials = None
+        """The window partials this writer sends instead of records (``pre_aggregate_with``), None: records."""
         """Channels a full part may be pushed to as an int64 array (to another process: ``tcp_channel``)."""
 
     def pre_aggregate_with(self, partials) -> None:
@@ -96,6 +98,9 @@ class RecordWriter:
             send(combine(batch))
 
         self.emit = emit_partials  # type: ignore[method-assign]
+        self.partials = partials
+        self.send_partials = send
+        """Sends partial aggregates made elsewhere (``engine.runtime.json_fields``), as ``emit`` sends its own."""
 
     def emit(self, batch: list) -> None:
         """Send a batch of records (must not be mutated afterwards by the caller)."""

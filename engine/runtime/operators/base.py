@@ -116,6 +116,13 @@ class StreamOperator:
         can; every other operator answers False."""
         return False
 
+    def decode_json_fields(self, decoder) -> bool:
+        """Asked of a chain's head that projects its records when the rest of the chain runs on
+        projected JSON records decoded into fields (``engine.runtime.json_fields``): True when
+        this operator will emit ``decoder``'s batches from now on (records where it gives None, and
+        while a tap of its chain is open). Only a JSON-lines file source can."""
+        return False
+
     def record_wise_step(self) -> tuple[str, str] | None:
         """``("map", expression)`` or ``("filter", predicate)`` when this operator is nothing but that
         step, record by record, without state: the chain may then run it fused with its neighbours

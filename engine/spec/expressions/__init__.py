@@ -115,13 +115,13 @@ from engine.spec.expressions.builtins import FUNCTIONS, METHODS
 from engine.spec.expressions.check import DEFAULT_NAMES
 from engine.spec.expressions.compile import (KEYED_FOLDS, Expression, check_expression, compile_batch_expression,
                                              compile_batch_filter, compile_batch_router, compile_batch_steps,
-                                             compile_expression, compile_keyed_fold)
+                                             compile_expression, compile_fields_batch, compile_keyed_fold)
 from engine.spec.expressions.errors import ExpressionError, ResultTooLarge
 from engine.spec.expressions.limits import MAX_COPIES, MAX_GROWTH, MAX_LENGTH
 
 __all__ = [
     "Expression", "ExpressionError", "ResultTooLarge", "compile_expression", "check_expression",
     "compile_batch_expression", "compile_batch_filter", "compile_batch_router", "compile_batch_steps",
-    "compile_keyed_fold", "KEYED_FOLDS", "FUNCTIONS", "METHODS", "DEFAULT_NAMES", "MAX_LENGTH", "MAX_COPIES",
+    "compile_fields_batch", "compile_keyed_fold", "KEYED_FOLDS", "FUNCTIONS", "METHODS", "DEFAULT_NAMES", "MAX_LENGTH", "MAX_COPIES",
     "MAX_GROWTH",
 ]

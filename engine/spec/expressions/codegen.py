@@ -123,9 +123,46 @@ def make_keyed_fold(key: ast.expr, value: ast.expr, function: str, name: str, fi
     return types.FunctionType(code, dict(GLOBALS), "fold")  # never runs the module: nothing else is defined
 
 
-def _compile_lambda(function: ast.Lambda, filename: str, nesting: int) -> Callable:
+class _FieldsAsAttributes(ast.NodeTransformer):
+    """Turns each read of a field by a constant name (``x["user"]``, what the rewriter makes of
+    ``x.user`` too) into a read of the attribute that holds it (``x._field2``); ``complete`` turns
+    False where the record is used any other way."""
+
+    def __init__(self, name: str, attributes: dict[str, str]):
+        self.name, self.attributes, self.complete = name, attributes, True
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        if (isinstance(node.value, ast.Name) and node.value.id == self.name and isinstance(node.slice, ast.Constant)
+                and type(node.slice.value) is str and node.slice.value in self.attributes):
+            return ast.Attribute(value=ast.Name(id=self.name, ctx=ast.Load()), attr=self.attributes[node.slice.value],
+                                 ctx=ast.Load())
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == self.name:
+            self.complete = False
+        return node
+
+
+def make_fields_batch_function(body: ast.expr, name: str, filename: str, attributes: dict[str, str],
+                               kind: str) -> Callable | None:
+    """``make_batch_function`` (kind "map") or ``make_batch_filter`` ("filter") over records whose
+    fields are attributes (``attributes``: field name -> attribute name), or None when the body
+    uses the record otherwise than by reading one of those fields by its constant name."""
+    rewritten = _FieldsAsAttributes(name, attributes)
+    body = rewritten.visit(copy.deepcopy(body))
+    if not rewritten.complete:
+        return None
+    loop = ast.comprehension(target=ast.Name(id=name, ctx=ast.Store()), iter=ast.Name(id="_batch", ctx=ast.Load()),
+                             ifs=[body] if kind == "filter" else [], is_async=0)
+    element = ast.Name(id=name, ctx=ast.Load()) if kind == "filter" else body
+    function = ast.Lambda(args=_arguments(("_batch",)), body=ast.ListComp(elt=element, generators=[loop]))
+    return _compile_lambda(function, filename, nesting=2, attributes=frozenset(attributes.values()))
+
+
+def _compile_lambda(function: ast.Lambda, filename: str, nesting: int, attributes: frozenset = frozenset()) -> Callable:
     code = _compile_tree(ast.Expression(body=function), filename, "eval")
-    _verify_code(code, nesting)
+    _verify_code(code, nesting, attributes)
     return eval(code, dict(GLOBALS))  # noqa: S307 - our own checked code, empty builtins
 
 
@@ -137,7 +174,7 @@ def _compile_tree(tree: ast.AST, filename: str, mode: str) -> types.CodeType:
         return compile(tree, filename, mode, dont_inherit=True)
 
 
-def _verify_code(code: types.CodeType, nesting: int = 1) -> None:
+def _verify_code(code: types.CodeType, nesting: int = 1, attributes: frozenset = frozenset()) -> None:
     """Check the compiled code itself, independently of the checks on the tree.
 
     Every global or attribute a code object touches is named in its co_names. The only
@@ -147,12 +184,14 @@ def _verify_code(code: types.CodeType, nesting: int = 1) -> None:
     could not reach builtins, module globals, frames or dunder attributes. Code objects
     nest exactly as deep as the compiler's own wrapping: ``nesting`` 1 for the lambda,
     2 for the list comprehension of a batch function, 0 for a router's own code; user
-    text defines none.
+    text defines none. ``attributes``: the attribute names the compiler itself wrote for field
+    reads (``make_fields_batch_function``; ``_field<n>``, which no name of the language can be).
     """
     pending = [(code, 0)]
     while pending:
         inner, depth = pending.pop()
-        stray = [name for name in inner.co_names if name not in GLOBALS and name != "__class__"]
+        stray = [name for name in inner.co_names if name not in GLOBALS and name != "__class__"
+                 and name not in attributes]
         if "__builtins__" in inner.co_names or stray:
             raise ExpressionError(f"the expression uses something that is not allowed: {', '.join(stray)}")
         nested = [const for const in inner.co_consts if isinstance(const, types.CodeType)]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from engine.spec.expressions.check import DEFAULT_NAMES, Checker, check_names
 from engine.spec.expressions.codegen import (FOLD_STEPS, make_batch_filter, make_batch_function, make_batch_steps,
-                                             make_function, make_keyed_fold, make_router)
+                                             make_fields_batch_function, make_function, make_keyed_fold, make_router)
 from engine.spec.expressions.constant_parts import check_constant_parts
 from engine.spec.expressions.errors import ExpressionError
 from engine.spec.expressions.parse import parse
@@ -151,6 +151,34 @@ def _compile_steps(steps: tuple[tuple[str, str], ...], name: str) -> Callable[[l
            for kind, body in bodies):
         return None
     return make_batch_steps(bodies, name, _filename("; ".join(f"{kind} {source}" for kind, source in steps)))
+
+
+def compile_fields_batch(source: str, attributes: dict[str, str], kind: str = "map",
+                         name: str = "x") -> Callable[[list], list] | None:
+    """``compile_batch_expression`` (``kind`` "map") or ``compile_batch_filter`` ("filter") over records
+    that hold their fields as attributes (``attributes``: field name -> attribute name, each
+    ``_field<n>``), as ``engine.runtime.json_fields`` decodes them: the same checked and rewritten
+    expression, each ``x["field"]`` read as ``x._field<n>``. None when the expression uses the
+    record otherwise (``x`` alone, ``x.get(...)``, a field not in ``attributes``).
+
+    >>> class Event:
+    ...     def __init__(self, user): self._field0 = user
+    >>> [event._field0 for event in compile_fields_batch('x["user"] != "a"', {"user": "_field0"}, "filter")(
+    ...     [Event("a"), Event("b")])]
+    ['b']
+    """
+    if kind not in ("map", "filter"):
+        raise ExpressionError("kind is 'map' or 'filter'")
+    if not all(attribute.startswith("_field") and attribute[6:].isdigit() for attribute in attributes.values()):
+        raise ExpressionError("attributes are named _field<n>")
+    return _compile_fields_batch(_require_text(source), tuple(sorted(attributes.items())), kind,
+                                 check_names((name,))[0])
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_fields_batch(source: str, attributes: tuple[tuple[str, str], ...], kind: str,
+                          name: str) -> Callable[[list], list] | None:
+    return make_fields_batch_function(_checked_body(source, (name,)), name, _filename(source), dict(attributes), kind)
 
 
 KEYED_FOLDS = tuple(FOLD_STEPS)

@@ -40,3 +40,23 @@ def fields_read(source: str, name: str = "x") -> frozenset[str] | None:
         else:
             return None
     return frozenset(fields)
+
+
+def single_field(source: str, name: str = "x") -> str | None:
+    """The field ``source`` is nothing but a read of (``x["ts"]``, ``x.ts``), else None.
+
+    >>> single_field('x["ts"]'), single_field("x.ts"), single_field('x["ts"] + 1'), single_field("x.count")
+    ('ts', 'ts', None, None)
+    """
+    try:
+        _text, tree = parse(source)
+    except Exception:
+        return None
+    body = tree.body if isinstance(tree, ast.Expression) else tree
+    if isinstance(body, ast.Subscript) and isinstance(body.value, ast.Name) and body.value.id == name \
+            and isinstance(body.slice, ast.Constant) and type(body.slice.value) is str:
+        return body.slice.value
+    if isinstance(body, ast.Attribute) and isinstance(body.value, ast.Name) and body.value.id == name \
+            and body.attr not in _METHODS:
+        return body.attr
+    return None

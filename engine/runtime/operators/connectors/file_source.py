@@ -179,6 +179,7 @@ class FileSource(SplitReadingSource):
         self._reader: LineBlockReader | None = None
         self._reader_path = None
         self._projection: Projection | None = None
+        self._fields = None  # engine.runtime.json_fields.FieldDecoder
         self._tap_points = ()
         self._sizes: dict[str, int] = {}  # whole-file splits' sizes, for their lag
 
@@ -187,6 +188,16 @@ class FileSource(SplitReadingSource):
             return False
         self._projection = Projection(fields)
         self._tap_points = tuple(tap_points)
+        return True
+
+    @property
+    def projection(self) -> Projection | None:
+        return self._projection
+
+    def decode_json_fields(self, decoder) -> bool:
+        if self._projection is None:
+            return False
+        self._fields = decoder
         return True
 
     @staticmethod
@@ -243,6 +254,10 @@ class FileSource(SplitReadingSource):
             projection = self._projection
             if projection is not None and any(point.open for point in self._tap_points):
                 projection = None  # a tap shows the records as they are
+            elif projection is not None and self._fields is not None:
+                batch = self._fields.decode(block)
+                if batch is not None:
+                    return batch
             return decode_json_lines(block, projection)
         header = split["header"]
         return [dict(zip(header, row)) for row in csv.reader(io.StringIO("\n".join(text_lines(block))))]

@@ -79,9 +79,12 @@ class WindowPartials(StreamOperator):
         self.size = int(params["size_ms"])
         self.slide = int(params.get("slide_ms", self.size)) if window_node["type"] == "window.sliding" else self.size
         self.function = params.get("function", "sum")
+        self.key_source = key_source
         self.keys_of = compile_batch_expression(key_source)
         value = params.get("value", "x")
-        self.values_of = None if value is None or value.strip() == "x" else compile_batch_expression(value)
+        self.value_source = None if value is None or value.strip() == "x" else value
+        """The value expression, None for the record itself (``engine.runtime.json_fields`` reads both)."""
+        self.values_of = None if self.value_source is None else compile_batch_expression(value)
 
     def combine(self, batch) -> TimestampedBatch:
         """The partial aggregates of ``batch``, in the order their groups first occur."""
