@@ -15,9 +15,19 @@ The three roles of Flink's shuffle split:
 all others to the slot's own network (local queues, TCP). Another shuffle (a remote
 shuffle service, object storage) implements the same three roles.
 
-Frames are ``[4-byte length][pickle protocol 5]``, written and read by the engine's own
+Frames are ``[4-byte length][1-byte kind][payload]``, written and read by the engine's own
 slots in the run's own directory. Checkpoint barriers and cancel markers are not written:
 a blocking exchange is read after its producer finished, when no checkpoint spans it.
+
+Two kinds of frame: ``P``, anything (a buffer of records, an event) as pickle protocol 5;
+``I``, a buffer of integer records as their int64 bytes. A writer takes int64 arrays
+(``takes_int_arrays``, as a TCP channel does) when the edge's records are integers computed
+by the columnar path (``engine.runtime.columnar``), also parts smaller than a buffer
+(``takes_small_int_arrays``): it collects them until they fill :data:`INT_FRAME_RECORDS`
+and writes them as one frame. Measured on ``make bench-batch``'s job: a Python list of ints
+cost ``tolist`` + ``pickle.dumps`` + ``pickle.loads`` (~27 + 23 + 38 ns a record), the
+array's bytes ``frombuffer().tolist()`` (~28 ns). The reader hands out Python ints, so
+no consumer ever sees an array.
 """
 from __future__ import annotations
 
@@ -28,6 +38,7 @@ import threading
 import uuid
 
 import fsspec
+import numpy as np
 
 from engine.checkpoint.storage import join
 from engine.plan.channels import ChannelId
@@ -36,7 +47,11 @@ from engine.runtime.io.local_channel import DEFAULT_CAPACITY, InputChannelBase
 
 logger = logging.getLogger(__name__)
 
-_LENGTH = struct.Struct(">I")
+_HEADER = struct.Struct(">Ic")
+_PICKLED, _INTS = b"P", b"I"
+_INT64 = np.dtype("<i8")
+INT_FRAME_RECORDS = 1024
+"""Integer records an ``I`` frame collects before it is written (the default batch size)."""
 _NOT_WRITTEN = (CheckpointBarrier, CancelCheckpointMarker, LatencyMarker)
 """Events a file does not keep: checkpoints do not cross a blocking exchange, and a latency marker
 read back after the producer finished would measure the wait for the region, not a queue."""
@@ -88,16 +103,38 @@ class BlockingPartitionWriter:
         self._fs.makedirs(self._fs._parent(self._final_path), exist_ok=True)
         self._file = self._fs.open(self._hidden_path, "wb")
         self.bytes_written = 0
+        self._ints: list[np.ndarray] = []  # int64 parts not yet written, in order
+        self._int_records = 0
+
+    takes_int_arrays = True
+    """A record writer may push int64 arrays of records here (written as ``I`` frames)."""
+    takes_small_int_arrays = True
+    """... also parts smaller than a buffer: this writer collects them into frames itself."""
 
     def push(self, item) -> None:
+        if type(item) is np.ndarray:
+            self._ints.append(item)
+            self._int_records += len(item)
+            if self._int_records >= INT_FRAME_RECORDS:
+                self._write_ints()
+            return
         if isinstance(item, _NOT_WRITTEN):
             return
-        payload = pickle.dumps(item, protocol=5)
-        self._file.write(_LENGTH.pack(len(payload)))
-        self._file.write(payload)
-        self.bytes_written += _LENGTH.size + len(payload)
+        if self._ints:
+            self._write_ints()  # what came before the item is written before it
+        self._write(_PICKLED, pickle.dumps(item, protocol=5))
         if isinstance(item, EndOfPartition):
             self._publish()
+
+    def _write_ints(self) -> None:
+        ints = self._ints[0] if len(self._ints) == 1 else np.concatenate(self._ints)
+        self._ints, self._int_records = [], 0
+        self._write(_INTS, ints.astype(_INT64, copy=False).tobytes())
+
+    def _write(self, kind: bytes, payload: bytes) -> None:
+        self._file.write(_HEADER.pack(len(payload), kind))
+        self._file.write(payload)
+        self.bytes_written += _HEADER.size + len(payload)
 
     def push_priority(self, event) -> list:
         """An unaligned barrier: nothing waits in a file for a consumer, so nothing to overtake."""
@@ -186,11 +223,14 @@ class BlockingPartitionReader(InputChannelBase):
     def _read_frame(self):
         if self._file is None:
             self._file = self._fs.open(self._path, "rb")
-        header = self._file.read(_LENGTH.size)
-        if len(header) < _LENGTH.size:
+        header = self._file.read(_HEADER.size)
+        if len(header) < _HEADER.size:
             raise IOError(f"blocking partition {self.location} ends without EndOfPartition")
-        (length,) = _LENGTH.unpack(header)
-        return pickle.loads(self._file.read(length))
+        length, kind = _HEADER.unpack(header)
+        payload = self._file.read(length)
+        if kind == _INTS:
+            return np.frombuffer(payload, dtype=_INT64).tolist()
+        return pickle.loads(payload)
 
     def queued(self) -> int:
         return 0

@@ -88,6 +88,9 @@ class RecordWriter:
         self.partials = None
         """The window partials this writer sends instead of records (``pre_aggregate_with``), None: records."""
         """Channels a full part may be pushed to as an int64 array (to another process: ``tcp_channel``)."""
+        self._small_array_channels = [bool(getattr(channel, "takes_small_int_arrays", False))
+                                      for channel in self.channels]
+        """... and any part, which the channel collects itself (a blocking partition's file: ``shuffle``)."""
 
     def pre_aggregate_with(self, partials) -> None:
         """Send ``partials.combine(batch)`` for each batch: the partial aggregates of a window
@@ -148,7 +151,7 @@ class RecordWriter:
         for index, part in parts:
             buffer = buffers[index]
             if type(part) is np.ndarray:  # for a channel to another process (``emit_columnar``)
-                if buffer is None and len(part) >= limit:
+                if buffer is None and (len(part) >= limit or self._small_array_channels[index]):
                     self.channels[index].push(part)
                     continue
                 part = part.tolist()
