@@ -2,23 +2,24 @@
 computed over structs and columns instead of one dict per record.
 
 Why: with projection pushdown (``engine.runtime.projection``) the events job's source chain
-still built a dict per line, then ran a comprehension per operator over the dicts (the
-filter, the event times, ``int`` of each, the key and the value of the window behind the hash
-edge) and folded the partial aggregates record by record: the profile of the in-process
-job (``docs/performance.md``) put about half of the source thread there, the other half in
-reading and decoding. Here each line decodes into a msgspec struct holding just the
-projected fields as attributes (a quarter cheaper than a dict of them), the chain's
-expressions run over those attributes, each a comprehension as before, and the window's
-partial aggregates are folded by numpy over the batch's columns: the keys numbered in
-their order of first occurrence, the event times and values as int64 arrays, the sums and
-counts per (key, window) one ``bincount`` each.
+still built a dict per line and then, per operator, a list and a ``TimestampedBatch`` of the
+same dicts (the filter's kept records, the event times and ``int`` of each, the key and
+the value of the window behind the hash edge) before folding the window's partial
+aggregates: the profile of the in-process job (``docs/performance.md``) put about half of
+the source thread there, the other half in reading and decoding. Here each line decodes
+into a msgspec struct holding just the projected fields as attributes (a quarter cheaper
+than a dict of them; the event-time and summed fields typed ``int``, so nothing needs
+``int`` or a type test later), the chain's expressions run over those attributes, each a
+comprehension as before, and the writer's window partials fold the columns that come out
+-- keys, values, event times as plain lists -- with the record path's own fold
+(``WindowPartials.fold``). numpy did not pay here: a batch of ~800 records of 200 keys
+folded no faster through ``bincount`` than through the fold's dict.
 
 Where (``FieldsChain.plan``): a JSON-lines file source whose records are projected, followed
 in its chain by filters and one watermark assigner (without idleness), the chain's last
-operator ending in one record writer that sends a tumbling window's partial aggregates
-(sum or count) and no other output. Anything else -- a tap, a late port, a Python node, a
-sink in the chain, an expression that uses the record whole -- keeps the record path, as
-projection itself does.
+operator ending in one record writer that sends a window's partial aggregates and no other
+output. Anything else -- a tap, a late port, a Python node, a sink or a map in the chain, an
+expression that uses the record whole -- keeps the record path, as projection itself does.
 
 Exactly the record path's output, batch by batch. Every batch is computed first without
 touching any state, and handed to the record path instead (its lines decoded into dicts as
@@ -26,37 +27,28 @@ before, the operators run one by one) when anything does not fit:
 
 - a line that is not an object holding every projected field (a blank line, a missing
   field), or whose event-time or summed field is not a JSON integer -- the struct decode
-  refuses it (``msgspec`` types those fields ``int``, so ``1.0``, ``true`` and ``"1"`` fail);
-- an expression that raises (the record path then raises it from its own operator);
-- a key that is not hashable, event times or values beyond ``±2**62`` (int64 arithmetic
-  stays exact within them), sums that could reach ``2**53`` (``bincount`` adds in float64,
-  exact below that), a value expression that gives anything but ints.
+  refuses it (``1.0``, ``true`` and ``"1"`` fail a field typed ``int``);
+- anything that raises: an expression, a key that cannot be a dict key (the record path
+  then raises it from its own operator).
 
-The same expressions run on the same values, so filters and keys decide as before; a key's
-partial keeps the first record's key object, in the order keys first occur, as the record
-path's dict does (equal keys such as ``1`` and ``1.0`` are one key in both). After a batch
-fell back, the next ``PAUSE_BATCHES`` batches take the record path at once: data that does not
-fit does not pay for both decodes.
+The same expressions run on the same values in the same order, and the same fold makes
+the partials, so filters, keys, sums and the order of the partials are the record path's.
+After a batch fell back, the next ``PAUSE_BATCHES`` batches take the record path at once:
+data that does not fit does not pay for both decodes.
 
 Threading model: the subtask's mailbox thread.
 """
 from __future__ import annotations
 
-from itertools import repeat
 from typing import Any, Callable
 
 import msgspec
-import numpy as np
 
 from engine.runtime.io.events import TimestampedBatch, Watermark
 from engine.runtime.io.line_blocks import Projection, decode_json_lines
 from engine.spec.expressions import compile_fields_batch
 from engine.spec.expressions.fields import single_field
 
-LIMIT = 2**62
-"""Bound on event times and values taken as int64 (window ends and differences stay within int64)."""
-EXACT_SUM = 2**53
-"""Sums stay below this: float64 adds integers exactly up to it."""
 PAUSE_BATCHES = 64
 """Batches that take the record path at once after one did not fit."""
 
@@ -116,16 +108,12 @@ class FieldDecoder:
         self.paused = PAUSE_BATCHES
 
 
-class _Misfit(Exception):
-    """This batch takes the record path."""
-
-
 class FieldsChain:
     """The source chain's operators after the head (filters, one watermark assigner) and the window
     partials its writer sends, run over a :class:`FieldBatch` (``process``)."""
 
     def __init__(self, steps: list, watermark, timestamps: Callable, keys: Callable, values: Callable | None,
-                 values_are_ints: bool, size: int, counters: list, send: Callable, record_path: Callable,
+                 values_are_ints: bool, partials, counters: list, send: Callable, record_path: Callable,
                  tap_points: list):
         self._steps = steps
         self._watermark = watermark
@@ -133,7 +121,7 @@ class FieldsChain:
         self._keys = keys
         self._values = values
         self._values_are_ints = values_are_ints
-        self._size = size
+        self._fold = partials.fold
         self._counters = counters
         self._send = send
         self._record_path = record_path
@@ -149,7 +137,7 @@ class FieldsChain:
         from engine.runtime.operators.watermark import WatermarkAssignerOperator
 
         partials = getattr(writer, "partials", None)
-        if partials is None or partials.size != partials.slide or partials.function not in ("sum", "count"):
+        if partials is None:
             return None
         watermarks = [op for op in operators[1:] if type(op) is WatermarkAssignerOperator]
         if len(watermarks) != 1 or watermarks[0].idle_timeout_s > 0 or any(
@@ -186,17 +174,17 @@ class FieldsChain:
             return None
         values = None
         values_are_ints = False
-        if partials.function == "sum":
+        if partials.function != "count":
             value_source = partials.value_source
             if value_source is None:
                 return None
             values = column(value_source)
             if values is None:
                 return None
-            if single_field(value_source) in attributes:
-                int_fields.add(single_field(value_source))
+            if partials.function == "sum" and single_field(value_source) in attributes:
+                int_fields.add(single_field(value_source))  # decoded as ints: the fold tests no types
                 values_are_ints = True
-        chain = cls(steps, watermarks[0], timestamps, keys, values, values_are_ints, partials.size, counters[1:],
+        chain = cls(steps, watermarks[0], timestamps, keys, values, values_are_ints, partials, counters[1:],
                     writer.send_partials, operators[1].process_batch, tap_points)
         return chain, int_fields
 
@@ -210,7 +198,7 @@ class FieldsChain:
             return
         try:
             counts, highest, partials = self._compute(batch.rows)
-        except Exception:  # _Misfit, or an expression that raises: the record path raises it from its operator
+        except Exception:  # the record path raises it again, from its operator
             if self.decoder is not None:
                 self.decoder.pause()
             self._record_path(batch.records())
@@ -250,49 +238,5 @@ class FieldsChain:
             return counts, highest, None
         if stamps is None:
             stamps = self._timestamps(rows)
-        return counts, highest, self._partials(rows, stamps)
-
-    def _partials(self, rows: list, stamps: list) -> TimestampedBatch:
-        """``WindowPartials.combine`` of the records (tumbling windows, sum or count), in columns."""
-        size, count = self._size, len(rows)
-        times = np.array(stamps, dtype=np.int64)  # OverflowError past int64: the record path
-        first, last = int(times.min()), int(times.max())
-        if not (-LIMIT < first and last < LIMIT):
-            raise _Misfit
-        keys = self._keys(rows)
-        index = dict.fromkeys(keys)  # first occurrences, in order (TypeError when unhashable)
-        uniques = list(index)
-        index.update(zip(uniques, range(len(uniques))))
-        codes = np.fromiter(map(index.__getitem__, keys), np.intp, count)
-        if self._values is not None:
-            values = self._values(rows)
-            if not self._values_are_ints and not set(map(type, values)) <= {int}:
-                raise _Misfit  # the record path sends one partial per record
-            amounts = np.array(values, dtype=np.int64)
-            if count * max(int(amounts.max()), -int(amounts.min())) >= EXACT_SUM:
-                raise _Misfit
-        end = first - first % size + size
-        if last < end:  # the whole batch in one window: one partial per key
-            groups, number = codes, len(uniques)
-            group_keys, group_ends = uniques, repeat(end)
-            stamps_out = [end - 1] * number
-        else:  # straddling windows: one partial per (key, window), in order of first occurrence
-            window_ends, windows = np.unique(times - times % size + size, return_inverse=True)
-            spread = len(window_ends)
-            combined = codes * spread + windows.reshape(-1)
-            found, first_at, inverse = np.unique(combined, return_index=True, return_inverse=True)
-            order = np.argsort(first_at, kind="stable")
-            number = len(found)
-            rank = np.empty(number, np.intp)
-            rank[order] = np.arange(number)
-            groups = rank[inverse.reshape(-1)]
-            found = found[order]
-            group_keys = [uniques[code] for code in (found // spread).tolist()]
-            group_ends = window_ends[found % spread].tolist()
-            stamps_out = [group_end - 1 for group_end in group_ends]
-        counts = np.bincount(groups, minlength=number)
-        if self._values is None:
-            totals = counts.tolist()
-        else:
-            totals = np.bincount(groups, weights=amounts, minlength=number).astype(np.int64).tolist()
-        return TimestampedBatch(list(zip(group_keys, group_ends, totals, counts.tolist())), stamps_out)
+        values = None if self._values is None else self._values(rows)
+        return counts, highest, self._fold(self._keys(rows), values, stamps, self._values_are_ints)

@@ -93,13 +93,15 @@ class WindowPartials(StreamOperator):
         if type(batch) is not TimestampedBatch:
             raise ValueError(f"'{self.node_id}' needs event time: put a watermark operator upstream")
         keys = self.keys_of(batch)
-        stamps = batch.timestamps
-        if self.function == "count":
-            values = None
-        else:
-            values = batch if self.values_of is None else self.values_of(batch)
-            if self.function == "sum" and not set(map(type, values)) <= {int}:
-                return self._one_per_record(keys, values, stamps)
+        values = None if self.function == "count" else batch if self.values_of is None else self.values_of(batch)
+        return self.fold(keys, values, batch.timestamps)
+
+    def fold(self, keys: list, values: list | None, stamps: list, values_are_ints: bool = False) -> TimestampedBatch:
+        """The partial aggregates of records given as columns: their keys, values (None for a count)
+        and event times; ``values_are_ints`` when the caller knows every value is an int
+        (``engine.runtime.json_fields``, whose decoder refuses anything else)."""
+        if self.function == "sum" and not values_are_ints and not set(map(type, values)) <= {int}:
+            return self._one_per_record(keys, values, stamps)
         first, last = min(stamps), max(stamps)
         end = first - first % self.size + self.size
         if self.size == self.slide and last < end:  # the common case: the whole batch in one window
