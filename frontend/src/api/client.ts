@@ -146,6 +146,11 @@ function withPipeline<T extends object>(body: T, pipelineId: number | null): T &
   return pipelineId == null ? body : { ...body, pipeline: pipelineId };
 }
 
+/** ``body`` naming the environment whose parameters fill the definition's ``${param:…}`` (none: left out). */
+export function withEnvironment<T extends object>(body: T, environment: string | null | undefined): T & { environment?: string } {
+  return environment ? { ...body, environment } : body;
+}
+
 export function query(params: Record<string, string | number | undefined | null>): string {
   const parts = Object.entries(params)
     .filter(([, value]) => value !== undefined && value !== null && value !== '')
@@ -168,9 +173,12 @@ export const api = {
     request<Pipeline>('POST', '/api/pipelines', body),
   updatePipeline: (id: number, body: SavePipelineRequest) =>
     request<Pipeline>('PUT', `/api/pipelines/${id}`, body),
-  /** ``pipelineId``: the saved pipeline whose workspace relative paths resolve in (the draft's when null). */
-  validateDefinition: (definition: PipelineDefinition, pipelineId: number | null = null) =>
-    request<ValidationResult>('POST', '/api/pipelines/validate', withPipeline({ definition }, pipelineId)),
+  /**
+   * ``pipelineId``: the saved pipeline whose workspace relative paths resolve in (the draft's when null);
+   * ``environment``: whose parameters are filled in and checked (null: references are left to a run).
+   */
+  validateDefinition: (definition: PipelineDefinition, pipelineId: number | null = null, environment: string | null = null) =>
+    request<ValidationResult>('POST', '/api/pipelines/validate', withEnvironment(withPipeline({ definition }, pipelineId), environment)),
 
   deletePipeline: (id: number) => request<void>('DELETE', `/api/pipelines/${id}`),
   listVersions: (id: number) => request<VersionSummary[]>('GET', `/api/pipelines/${id}/versions`),
@@ -187,8 +195,9 @@ export const api = {
     request<Pipeline>('POST', '/api/pipelines/import', { definition, name, message }),
   planOf: (definition: PipelineDefinition) => request<PlanSummary>('POST', '/api/plan', { definition }),
   pipelinePlan: (id: number, version?: number) => request<PlanSummary>('GET', `/api/pipelines/${id}/plan${query({ version })}`),
-  preview: (definition: PipelineDefinition, limit?: number, pipelineId: number | null = null) =>
-    request<PreviewResult>('POST', '/api/preview', withPipeline(limit ? { definition, limit } : { definition }, pipelineId)),
+  /** ``environment``: whose parameters the preview runs with (the answer says which it was; null: none). */
+  preview: (definition: PipelineDefinition, limit?: number, pipelineId: number | null = null, environment: string | null = null) =>
+    request<PreviewResult>('POST', '/api/preview', withEnvironment(withPipeline(limit ? { definition, limit } : { definition }, pipelineId), environment)),
 
   startRun: (pipelineId: number, options: PipelineMode | StartRunRequest = {}) =>
     request<Run>('POST', `/api/pipelines/${pipelineId}/runs`, typeof options === 'string' ? { mode: options } : options),
@@ -236,7 +245,7 @@ export const api = {
   closeTap: (runId: number, tapId: string) => request<void>('DELETE', `/api/runs/${runId}/taps/${tapId}`),
 
   /** Run a version's test cases (`version`), or a draft's (`definition`); answers when they ended. */
-  runTestCases: (pipelineId: number, body: { version?: number; definition?: PipelineDefinition; cases?: string[] }) =>
+  runTestCases: (pipelineId: number, body: { version?: number; definition?: PipelineDefinition; cases?: string[]; environment?: string }) =>
     request<SuiteRun>('POST', `/api/pipelines/${pipelineId}/test-runs`, body),
   listTestRuns: (pipelineId: number, version?: number) =>
     request<SuiteRunListItem[]>('GET', `/api/pipelines/${pipelineId}/test-runs${query({ version })}`),

@@ -1,6 +1,7 @@
 import { ReactFlowProvider } from '@xyflow/react';
 import { useEffect } from 'react';
 import { useEditorViewStore } from '../state/editor/editorViewStore';
+import { useEnvironmentChoice } from '../state/editor/environmentChoice';
 import { useTestRunStore } from '../state/editor/testRunStore';
 import { EditorSidebar } from './EditorSidebar';
 import { EditorToolbar } from './EditorToolbar';
@@ -26,6 +27,7 @@ export function EditorPage({ pipelineId }: { pipelineId: number | null }) {
     const view = useEditorViewStore.getState();
     view.showDiff(null);
     useTestRunStore.getState().reset();
+    useEnvironmentChoice.getState().open(pipelineId); // the environment remembered for it
   }, [pipelineId]);
 
   if (load.error) {

@@ -5,6 +5,8 @@ import { canRun, isDirty, mayDo, useEditorStore, type EditorState } from '../sta
 import { Dialog } from '../ui/Dialog';
 import { IntegerInput } from '../ui/IntegerInput';
 import { classNames } from '../ui/classNames';
+import { useEnvironmentChoice, valuesText } from '../state/editor/environmentChoice';
+import { EnvironmentPicker } from './EnvironmentPicker';
 import { accessNotice, PipelineLinks } from './PipelineAccess';
 import { runPipeline, savePipeline } from './pipelineActions';
 import { UpgradeDialog } from './UpgradeDialog';
@@ -91,6 +93,7 @@ function SaveAndRunDialog({ initial, onRun, onClose }: { initial: string; onRun:
 export function EditorToolbar() {
   const { name, mode, parallelism, intervalMs, updateSettings, setCheckpointInterval } = useEditorStore(useShallow(selectToolbar));
   const status = useEditorStore(useShallow(selectStatus));
+  const environment = useEnvironmentChoice((state) => state.selected);
   const [starting, setStarting] = useState(false);
   const [message, setMessage] = useState('');
   const validation = validationText(status);
@@ -163,6 +166,7 @@ export function EditorToolbar() {
       </label>
 
       <div className="toolbar-spacer" />
+      <EnvironmentPicker />
       <div className="editor-status" role="status">
         <span data-testid="validation-status" className={`validation-summary tone-${validation.tone}`} title={status.validationMessage ?? undefined}>
           {validation.text}
@@ -197,7 +201,7 @@ export function EditorToolbar() {
         data-testid="run"
         className="button button--primary"
         disabled={!status.runnable || saving || starting || !status.mayRun}
-        title={!status.mayRun ? (accessNotice(status) ?? undefined) : status.runnable ? 'Save if needed and start a run' : 'Fix the problems first'}
+        title={!status.mayRun ? (accessNotice(status) ?? undefined) : status.runnable ? `Save if needed and start a run ${valuesText(environment)}` : 'Fix the problems first'}
         onClick={onRun}
       >
         {starting ? 'Starting…' : 'Run'}
@@ -213,7 +217,7 @@ export function EditorToolbar() {
         Deploy…
       </button>
       {upgrading && status.pipelineId !== null && status.version !== null && (
-        <UpgradeDialog pipelineId={status.pipelineId} latestVersion={status.version} onClose={() => setUpgrading(false)} />
+        <UpgradeDialog pipelineId={status.pipelineId} latestVersion={status.version} environment={environment} onClose={() => setUpgrading(false)} />
       )}
       {askingMessage && <SaveAndRunDialog initial={message} onRun={(text) => void run(text)} onClose={() => setAskingMessage(false)} />}
     </div>

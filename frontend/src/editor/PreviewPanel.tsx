@@ -1,8 +1,11 @@
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { api } from '../api/client';
+import { api, ApiError } from '../api/client';
+import type { Problem } from '../api/types';
 import { currentDefinition, useEditorStore, type EditorState } from '../state/editor/editorStore';
 import { useEditorViewStore, type EditorViewState } from '../state/editor/editorViewStore';
+import { chosenEnvironment, useEnvironmentChoice, valuesText } from '../state/editor/environmentChoice';
+import { problemLocation } from '../state/editor/problems';
 import { formatRecord } from '../state/shared/format';
 import { classNames } from '../ui/classNames';
 
@@ -10,7 +13,9 @@ const selectPreview = (state: EditorViewState) => ({
   status: state.previewStatus,
   preview: state.preview,
   error: state.previewError,
+  problems: state.previewProblems,
   previewRevision: state.previewRevision,
+  asked: state.previewEnvironment,
 });
 const selectEditor = (state: EditorState) => ({
   revision: state.revision,
@@ -23,14 +28,32 @@ const SHOWN = 50;
 async function runPreview(limit: number) {
   const state = useEditorStore.getState();
   const revision = state.revision;
-  const view = useEditorViewStore.getState();
-  view.previewStarted();
+  const environment = chosenEnvironment();
+  useEditorViewStore.getState().previewStarted(environment);
   try {
-    const result = await api.preview(currentDefinition(state), limit, state.pipelineId);
+    const result = await api.preview(currentDefinition(state), limit, state.pipelineId, environment);
     useEditorViewStore.getState().previewFinished(revision, result);
   } catch (error) {
-    useEditorViewStore.getState().previewFailed(revision, error instanceof Error ? error.message : String(error));
+    const problems = error instanceof ApiError ? error.problems : [];
+    useEditorViewStore.getState().previewFailed(revision, error instanceof Error ? error.message : String(error), problems);
   }
+}
+
+/** Why the studio refused to run the preview, each problem where it is (a parameter the environment lacks, say). */
+function Refusal({ asked, error, problems }: { asked: string | null; error: string | null; problems: Problem[] }) {
+  if (problems.length === 0) return <p className="error-text">{error}</p>;
+  return (
+    <div className="error-text preview-refusal" role="alert" data-testid="preview-refusal">
+      <p>The preview did not run {valuesText(asked)}:</p>
+      <ul>
+        {problems.map((problem, index) => (
+          <li key={index} data-testid="preview-problem">
+            <span className="problem-location">{problemLocation(problem)}</span> {problem.message}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 /** The first line of a failure, the rest (a traceback) folded away. */
@@ -51,7 +74,8 @@ function FailureText({ text }: { text: string }) {
 
 /** Run the pipeline on a small bounded sample and show what comes out of each node. */
 export function PreviewPanel() {
-  const { status, preview, error, previewRevision } = useEditorViewStore(useShallow(selectPreview));
+  const { status, preview, error, problems, previewRevision, asked } = useEditorViewStore(useShallow(selectPreview));
+  const chosen = useEnvironmentChoice((state) => state.selected);
   const { revision, nodes, selectedId, problemCount } = useEditorStore(useShallow(selectEditor));
   const [limit, setLimit] = useState(100);
   const ordered = [...nodes].sort((a, b) => (a.id === selectedId ? -1 : b.id === selectedId ? 1 : a.position.x - b.position.x));
@@ -60,6 +84,9 @@ export function PreviewPanel() {
       <p className="muted">
         Runs the pipeline in batch mode on a bounded sample (unbounded sources stop after the limit) and shows the records
         leaving every node. Nothing is saved.
+      </p>
+      <p className="muted" data-testid="preview-will-use">
+        Runs {valuesText(chosen)} (the header's Environment).
       </p>
       <div className="preview-controls">
         <label className="toolbar-field">
@@ -84,12 +111,16 @@ export function PreviewPanel() {
           {status === 'loading' ? 'Running…' : 'Run preview'}
         </button>
       </div>
-      {status === 'failed' && <p className="error-text">{error}</p>}
+      {status === 'failed' && <Refusal asked={asked} error={error} problems={problems} />}
       {preview && (
         <>
-          <p className={classNames('muted', previewRevision !== revision && 'is-stale')} data-testid="preview-status">
-            {preview.status}
+          <p className={classNames('muted', (previewRevision !== revision || (preview.environment ?? null) !== chosen) && 'is-stale')} data-testid="preview-status">
+            {preview.status}{' '}
+            <span data-testid="preview-environment" data-environment={preview.environment ?? ''}>
+              {valuesText(preview.environment)}
+            </span>
             {previewRevision !== revision && ' · the pipeline changed since'}
+            {(preview.environment ?? null) !== chosen && ' · another environment is chosen now'}
           </p>
           {preview.failure && <FailureText text={preview.failure} />}
           {ordered.map((node) => {

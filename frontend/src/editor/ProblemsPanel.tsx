@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { Problem } from '../api/types';
 import { useEditorStore, type EditorState } from '../state/editor/editorStore';
+import { useEnvironmentChoice, valuesText } from '../state/editor/environmentChoice';
 import { problemLocation, problemsOfLiveElements } from '../state/editor/problems';
 
 const selectProblemsPanel = (state: EditorState) => ({
@@ -20,6 +21,7 @@ export function ProblemsPanel() {
   const { problems: all, warnings: allWarnings, nodes, edges, stale, select, notice, dismissNotice } = useEditorStore(
     useShallow(selectProblemsPanel),
   );
+  const environment = useEnvironmentChoice((state) => state.selected);
   const [problems, warnings] = useMemo(() => {
     const nodeIds = new Set(nodes.map((node) => node.id));
     const edgeIds = new Set(edges.map((edge) => edge.id));
@@ -35,6 +37,11 @@ export function ProblemsPanel() {
     <section className={stale ? 'problems is-stale' : 'problems'} data-testid="problems" aria-label="Problems">
       <div className="panel-heading">
         Problems <span className="count-pill">{problems.length}</span>
+        {environment && (
+          <span className="muted values-note" data-testid="problems-environment">
+            checked {valuesText(environment)}
+          </span>
+        )}
         {notice && (
           <span className="notice" role="status">
             {notice}

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { api, rowsOf } from '../api/client';
 import type { DefinitionNode, RunSummary } from '../api/types';
 import { currentDefinition, useEditorStore } from '../state/editor/editorStore';
+import { chosenEnvironment } from '../state/editor/environmentChoice';
 import {
   cellText,
   EXPECTATIONS,
@@ -156,7 +157,7 @@ export function InputEditor({ source, input, onInput }: { source: DefinitionNode
     const state = useEditorStore.getState();
     const settings = currentDefinition(state);
     const definition = { ...settings, tests: undefined, nodes: [source, { id: 'sample_out', type: 'sink.collect', params: {} }], edges: [{ id: 'sample', from: source.id, to: 'sample_out', partitioning: 'forward' as const, exchange: 'pipelined' as const }] };
-    const preview = await api.preview(definition, SAMPLE_SIZE, state.pipelineId);
+    const preview = await api.preview(definition, SAMPLE_SIZE, state.pipelineId, chosenEnvironment());
     if (preview.failure) throw new Error(preview.failure.split('\n')[0]);
     return (preview.nodes?.[source.id]?.records ?? []) as unknown[];
   };

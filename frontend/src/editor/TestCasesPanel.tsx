@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { ApiError, api } from '../api/client';
+import { ApiError, api, withEnvironment } from '../api/client';
 import type { Proof } from '../api/operations';
 import { currentDefinition, mayDo, useEditorStore, type EditorState } from '../state/editor/editorStore';
 import { differenceSides, firstFailure, newTestCase, type CaseResult, type CheckedAssertion, type TestCase } from '../state/editor/testCases';
+import { chosenEnvironment, useEnvironmentChoice, valuesText } from '../state/editor/environmentChoice';
+import { problemLocation } from '../state/editor/problems';
 import { useTestRunStore } from '../state/editor/testRunStore';
 import { useCatalogStore } from '../state/shared/catalogStore';
 import { graphToDefinition } from '../state/shared/definition';
@@ -22,8 +24,9 @@ const selectEditor = (state: EditorState) => ({
   mayRun: mayDo(state, 'run'),
 });
 
+/** Why the studio refused: each problem with where it is (a parameter the environment lacks names its node and field). */
 function messageOf(error: unknown): string {
-  if (error instanceof ApiError && error.problems.length) return `${error.message}: ${error.problems.map((problem) => problem.message).join('; ')}`;
+  if (error instanceof ApiError && error.problems.length) return error.problems.map((problem) => `${problemLocation(problem)}: ${problem.message}`).join('; ');
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -35,9 +38,10 @@ export async function runDraftTests(): Promise<void> {
     store.failed(state.revision, 'Save the pipeline first: its test cases run in its workspace.');
     return;
   }
-  store.started();
+  const environment = chosenEnvironment();
+  store.started(environment);
   try {
-    const run = await api.runTestCases(state.pipelineId, { definition: currentDefinition(state) });
+    const run = await api.runTestCases(state.pipelineId, withEnvironment({ definition: currentDefinition(state) }, environment));
     useTestRunStore.getState().finished(state.revision, run.status, run.results as unknown as CaseResult[], run.error);
   } catch (error) {
     useTestRunStore.getState().failed(state.revision, messageOf(error));
@@ -172,7 +176,8 @@ function ProofSection({ pipelineId, version, cases, mayRun }: { pipelineId: numb
 /** The pipeline's test cases: edit them (saved with the pipeline), run them, see what failed where. */
 export function TestCasesPanel() {
   const { pipelineId, version, revision, tests, settings, nodes, edges, mayRun } = useEditorStore(useShallow(selectEditor));
-  const run = useTestRunStore(useShallow((state) => ({ status: state.status, results: state.results, error: state.error, verdict: state.verdict, revision: state.revision })));
+  const run = useTestRunStore(useShallow((state) => ({ status: state.status, results: state.results, error: state.error, verdict: state.verdict, revision: state.revision, environment: state.environment })));
+  const chosen = useEnvironmentChoice((state) => state.selected);
   const operators = useCatalogStore((state) => state.byType);
   const cases: TestCase[] = tests ?? [];
   const [selected, setSelected] = useState(0);
@@ -215,7 +220,12 @@ export function TestCasesPanel() {
       {(run.status === 'ready' || run.status === 'failed') && (
         <div className="test-results" data-testid="test-results" data-verdict={run.verdict ?? 'none'}>
           <h3>
-            Results {run.revision !== revision && <span className="muted is-stale">· the pipeline changed since</span>}
+            Results{' '}
+            <span className="muted values-note" data-testid="test-run-environment" data-environment={run.environment ?? ''}>
+              {valuesText(run.environment)}
+            </span>
+            {run.revision !== revision && <span className="muted is-stale"> · the pipeline changed since</span>}
+            {run.environment !== chosen && <span className="muted is-stale"> · another environment is chosen now</span>}
           </h3>
           {run.error && <p className="error-text" data-testid="test-run-error">{run.error}</p>}
           {run.results.map((result) => (

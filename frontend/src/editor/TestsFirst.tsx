@@ -1,17 +1,17 @@
 import { useEffect, useState } from 'react';
-import { api } from '../api/client';
+import { api, withEnvironment } from '../api/client';
 import type { SuiteRun } from '../api/operations';
 import { classNames } from '../ui/classNames';
 
 /** In the Deploy-with-state dialog: run the chosen version's test cases before deploying it. */
-export function TestsFirst({ pipelineId, version }: { pipelineId: number; version: number }) {
+export function TestsFirst({ pipelineId, version, environment = null }: { pipelineId: number; version: number; environment?: string | null }) {
   const [state, setState] = useState<{ status: 'idle' | 'running' | 'done' | 'failed'; run?: SuiteRun; message?: string }>({ status: 'idle' });
-  useEffect(() => setState({ status: 'idle' }), [version]);
+  useEffect(() => setState({ status: 'idle' }), [version, environment]);
 
   async function runTests() {
     setState({ status: 'running' });
     try {
-      const run = await api.runTestCases(pipelineId, { version });
+      const run = await api.runTestCases(pipelineId, withEnvironment({ version }, environment));
       setState({ status: 'done', run });
     } catch (error) {
       setState({ status: 'failed', message: error instanceof Error ? error.message : String(error) });

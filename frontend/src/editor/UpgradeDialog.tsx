@@ -42,12 +42,38 @@ export function stateVerdict(check: StateCompatibility): string {
   return 'Every stateful operator of the running version keeps its state.';
 }
 
+/** Whose values the deployed run gets: the editor's environment, or (none chosen) the running run's; said when it changes. */
+function DeployEnvironment({ run, chosen, running }: { run: RunSummary; chosen: string | null; running: string | null | undefined }) {
+  const target = chosen ?? running ?? null;
+  const moves = chosen !== null && running !== undefined && running !== chosen;
+  return (
+    <p className={moves ? 'warning-text' : 'muted'} data-testid="upgrade-environment" data-environment={target ?? ''}>
+      {target ? (
+        <>
+          The new run gets environment <strong>{target}</strong>'s values
+          {chosen === null ? `, as run #${run.id} does.` : moves ? ` (chosen in the editor); run #${run.id} runs ${running ? `in ${running}` : 'in no environment'}.` : '.'}
+        </>
+      ) : running === undefined ? (
+        'Looking up the running run’s environment…'
+      ) : (
+        `The new run gets no environment, as run #${run.id}: the definition as written.`
+      )}
+    </p>
+  );
+}
+
 /**
  * Deploy a version onto the pipeline's running run with its state: the state-compatibility
  * check first, then stop with savepoint and restore into the chosen version. Choosing an older
  * version rolls back the same way.
  */
-export function UpgradeDialog({ pipelineId, latestVersion, onClose }: { pipelineId: number; latestVersion: number; onClose: () => void }) {
+export function UpgradeDialog({ pipelineId, latestVersion, environment = null, onClose }: {
+  pipelineId: number;
+  latestVersion: number;
+  /** The editor's environment: whose values the new run gets (null: the running run's). */
+  environment?: string | null;
+  onClose: () => void;
+}) {
   const [runs, setRuns] = useState<RunSummary[] | null>(null);
   const [versions, setVersions] = useState<VersionSummary[]>([]);
   const [version, setVersion] = useState(latestVersion);
@@ -55,12 +81,18 @@ export function UpgradeDialog({ pipelineId, latestVersion, onClose }: { pipeline
   const [allowDropping, setAllowDropping] = useState(false);
   const [step, setStep] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** The running run's environment: undefined until known. */
+  const [runEnvironment, setRunEnvironment] = useState<string | null | undefined>(undefined);
   const run = runs?.[0] ?? null;
 
   useEffect(() => {
     api.searchRuns({ pipeline: pipelineId, status: 'RUNNING' }).then((answer) => setRuns(rowsOf<RunSummary>(answer)), (failure: unknown) => setError(messageOf(failure)));
     api.listVersions(pipelineId).then(setVersions, () => setVersions([]));
   }, [pipelineId]);
+  useEffect(() => {
+    if (!run) return;
+    api.getRun(run.id).then((detail) => setRunEnvironment(detail.environment ?? null), () => setRunEnvironment(undefined));
+  }, [run]);
   useEffect(() => {
     if (!run) return;
     setCheck(null);
@@ -71,7 +103,7 @@ export function UpgradeDialog({ pipelineId, latestVersion, onClose }: { pipeline
     if (!run) return;
     setError(null);
     try {
-      const started = await upgradeWithState(run, version, allowDropping, setStep);
+      const started = await upgradeWithState(run, version, allowDropping, setStep, environment);
       navigate(paths.run(started.id));
     } catch (failure) {
       setError(messageOf(failure));
@@ -122,7 +154,8 @@ export function UpgradeDialog({ pipelineId, latestVersion, onClose }: { pipeline
           )}
         </>
       )}
-      {run && <TestsFirst pipelineId={pipelineId} version={version} />}
+      {run && <DeployEnvironment run={run} chosen={environment} running={runEnvironment} />}
+      {run && <TestsFirst pipelineId={pipelineId} version={version} environment={environment ?? runEnvironment ?? null} />}
       {step && (
         <p className="muted" data-testid="upgrade-step" role="status">
           <span className="spinner" aria-hidden="true" /> {step}

@@ -1,8 +1,9 @@
 /** Save and Run: the editor's two calls that change things on the server. */
-import { api, ApiError } from '../api/client';
+import { api, ApiError, withEnvironment } from '../api/client';
 import type { Pipeline, Run } from '../api/types';
 import { navigate, paths } from '../router';
 import { currentDefinition, isDirty, useEditorStore } from '../state/editor/editorStore';
+import { chosenEnvironment, useEnvironmentChoice } from '../state/editor/environmentChoice';
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -29,6 +30,7 @@ export async function savePipeline(message = ''): Promise<Pipeline | null> {
     const body = message.trim() ? { name: definition.name, definition, message: message.trim() } : { name: definition.name, definition };
     const pipeline = pipelineId === null ? await api.createPipeline(body) : await api.updatePipeline(pipelineId, body);
     useEditorStore.getState().saveSucceeded(pipeline, revision, layoutRevision);
+    useEnvironmentChoice.getState().saved(pipeline.id); // a draft's environment goes with it
     navigate(paths.pipeline(pipeline.id), { replace: true });
     return pipeline;
   } catch (error) {
@@ -37,7 +39,10 @@ export async function savePipeline(message = ''): Promise<Pipeline | null> {
   }
 }
 
-/** Save when needed (with `message` as the new version's), start a run in the pipeline's mode and open its page. */
+/**
+ * Save when needed (with `message` as the new version's), start a run in the pipeline's mode, in the
+ * environment chosen in the editor (none: the definition as written), and open its page.
+ */
 export async function runPipeline(message = ''): Promise<Run | null> {
   let state = useEditorStore.getState();
   if (state.pipelineId === null || isDirty(state)) {
@@ -46,7 +51,7 @@ export async function runPipeline(message = ''): Promise<Run | null> {
   }
   if (state.pipelineId === null) return null;
   try {
-    const run = await api.startRun(state.pipelineId, state.settings.mode);
+    const run = await api.startRun(state.pipelineId, withEnvironment({ mode: state.settings.mode }, chosenEnvironment()));
     navigate(paths.run(run.id));
     return run;
   } catch (error) {

@@ -4,7 +4,7 @@
  * records. None of it is part of the definition, so none of it is undoable or saved.
  */
 import { create } from 'zustand';
-import type { DefinitionDiff, PlanSummary, PreviewResult } from '../../api/types';
+import type { DefinitionDiff, PlanSummary, PreviewResult, Problem } from '../../api/types';
 import type { DiffGraph } from './diff';
 import { planMarks, type NodePlanMark } from '../shared/planOverlay';
 
@@ -34,7 +34,11 @@ export interface EditorViewState {
   previewStatus: LoadStatus;
   preview: PreviewResult | null;
   previewError: string | null;
+  /** Where the refused preview's problems are (a parameter the environment lacks names its node and field). */
+  previewProblems: Problem[];
   previewRevision: number;
+  /** The environment the last preview asked for (null: none); its answer says which it ran with. */
+  previewEnvironment: string | null;
 
   setPanel: (panel: SidePanel) => void;
   /** An element was clicked: show it in the inspector, unless the preview is open (it shows the element's records). */
@@ -44,9 +48,9 @@ export interface EditorViewState {
   planLoaded: (revision: number, plan: PlanSummary) => void;
   planFailed: (revision: number, message: string) => void;
   showDiff: (view: DiffView | null) => void;
-  previewStarted: () => void;
+  previewStarted: (environment: string | null) => void;
   previewFinished: (revision: number, result: PreviewResult) => void;
-  previewFailed: (revision: number, message: string) => void;
+  previewFailed: (revision: number, message: string, problems?: Problem[]) => void;
   reset: () => void;
 }
 
@@ -62,7 +66,9 @@ const initial = {
   previewStatus: 'idle' as LoadStatus,
   preview: null,
   previewError: null,
+  previewProblems: [] as Problem[],
   previewRevision: 0,
+  previewEnvironment: null,
 };
 
 export const useEditorViewStore = create<EditorViewState>()((set) => ({
@@ -74,8 +80,9 @@ export const useEditorViewStore = create<EditorViewState>()((set) => ({
   planLoaded: (planRevision, plan) => set({ planStatus: 'ready', plan, planMarks: planMarks(plan), planError: null, planRevision }),
   planFailed: (planRevision, planError) => set({ planStatus: 'failed', planError, planMarks: {}, planRevision }),
   showDiff: (diffView) => set({ diffView }),
-  previewStarted: () => set({ previewStatus: 'loading', previewError: null }),
-  previewFinished: (previewRevision, preview) => set({ previewStatus: 'ready', preview, previewError: null, previewRevision }),
-  previewFailed: (previewRevision, previewError) => set({ previewStatus: 'failed', previewError, previewRevision }),
+  previewStarted: (previewEnvironment) => set({ previewStatus: 'loading', previewError: null, previewProblems: [], previewEnvironment }),
+  previewFinished: (previewRevision, preview) => set({ previewStatus: 'ready', preview, previewError: null, previewProblems: [], previewRevision }),
+  previewFailed: (previewRevision, previewError, previewProblems = []) =>
+    set({ previewStatus: 'failed', previewError, previewProblems, previewRevision }),
   reset: () => set({ ...initial }),
 }));

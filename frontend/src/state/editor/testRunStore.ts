@@ -17,18 +17,20 @@ export interface TestRunState {
   error: string | null;
   /** The editor revision the results were computed for. */
   revision: number;
+  /** The environment whose values the run asked for (null: none). */
+  environment: string | null;
   marks: Record<string, NodeVerdict>;
-  started: () => void;
+  started: (environment: string | null) => void;
   finished: (revision: number, verdict: string, results: CaseResult[], error: string | null) => void;
   failed: (revision: number, message: string) => void;
   reset: () => void;
 }
 
-const initial = { status: 'idle' as TestRunStatus, verdict: null, results: [] as CaseResult[], error: null, revision: 0, marks: {} };
+const initial = { status: 'idle' as TestRunStatus, verdict: null, results: [] as CaseResult[], error: null, revision: 0, environment: null, marks: {} };
 
 export const useTestRunStore = create<TestRunState>()((set) => ({
   ...initial,
-  started: () => set({ status: 'running', error: null }),
+  started: (environment) => set({ status: 'running', error: null, environment }),
   finished: (revision, verdict, results, error) =>
     set({ status: 'ready', verdict, results, error: error || null, revision, marks: nodeVerdicts(results) }),
   failed: (revision, error) => set({ status: 'failed', error, revision, marks: {}, results: [], verdict: null }),
