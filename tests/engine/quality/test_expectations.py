@@ -68,8 +68,9 @@ def quality_job(tmp: Path, count: int, node_rules: list, edge_rules: list, *, ra
                     restart={"strategy": "fixed_delay", "attempts": attempts, "delay_ms": 5})
 
 
-def evaluate(records: list[dict], rules: list) -> tuple[dict, list, list]:
-    """The counts of one check, the records it passes on and those it quarantines."""
+def evaluate(records: list[dict], rules: list) -> tuple[list[int], list[dict], list[dict], int]:
+    """One check in plain Python: the violations per rule, the records it passes on, those it
+    quarantines and how many it drops."""
     violated = [0] * len(rules)
     passed, quarantined = [], []
     dropped = 0
