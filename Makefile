@@ -119,7 +119,7 @@ bench-latency: python
 bench-wire: python
 	$(PY) tests/bench/bench_wire.py
 
-# What latency markers cost: throughput with markers off, every second (the studio's default) and every 10 ms.
+# What latency markers cost: pairs of runs sharing one CPU, markers off and every second (the studio's default), off and every 10 ms; also the last phase of bench-latency.
 bench-markers: python
 	$(PY) tests/bench/bench_markers.py
 

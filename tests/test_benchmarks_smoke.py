@@ -38,7 +38,8 @@ KEYS = {
                    "own_driver_start_s_p99", "own_driver_rest_p99_ms_under_runs", "load_average_1m"},
     "bench-wire": {"cpu_ns_per_record_pickle_events", "cpu_ns_per_record_msgpack_events", "msgpack_over_pickle_events",
                    "msgpack_over_pickle_projected", "load_average_1m"},
-    "bench-markers": {"marker_overhead_percent", "rps_markers_off", "rps_markers_on", "markers_at_sink_on",
+    "bench-markers": {"marker_overhead_percent", "wall_clock_overhead_percent", "rps_markers_off", "rps_markers_on",
+                      "markers_emitted_on", "markers_at_sink_on",
                       "interval_ms", "rounds", "load_average_1m"},
 }
 """Keys a benchmark's last line must hold (the issues that asked for them named them)."""

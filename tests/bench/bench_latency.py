@@ -34,8 +34,11 @@ object with ``latency_{p50,p99,max}_ms_<path>_<rate>`` (in process),
 ``spark_latency_..._<path>_<rate>`` (Spark p=2), the markers' ``[spark_]marker_latency_{p50,p99}_ms_<path>_<rate>``
 and ``[spark_]marker_visible_latency_{p50,p99}_ms_exactly_once_<rate>``, ``marker_interval_ms``,
 ``checkpoint_interval_ms`` and
-``marker_overhead_percent`` (the latency markers' cost at the studio's interval, measured by
-``tests/bench/bench_markers.py``'s interleaved runs, which print their own figures and counts).
+``marker_overhead_percent`` (the latency markers' cost at the studio's interval: the last phase,
+``tests/bench/bench_markers.py``, also ``make bench-markers`` alone; pairs of runs with markers off and
+on at the same time on one CPU, the median of the rounds' ratios of CPU time per record, printed with
+every run's markers and the load), with its quartiles, the wall-clock figure, the figure with markers
+every 10 ms and what one marker costs.
 
 Run: ``make bench-latency`` or ``.venv/bin/python tests/bench/bench_latency.py [--no-spark] [--smoke]
 [--rates=1000,10000] [--paths=at_least_once]``.
@@ -244,16 +247,19 @@ def describe_markers(markers: dict) -> str:
     return "; ".join(parts) or "no latency marker reached the sink"
 
 
-def marker_overhead() -> tuple[float | None, str]:
-    """The latency markers' cost (``tests/bench/bench_markers.py``), or None and why not."""
-    try:
-        from tests.bench import bench_markers
-    except ImportError:
-        return None, "tests/bench/bench_markers.py is not on this branch: marker_overhead_percent is null"
-    function = getattr(bench_markers, "marker_overhead_percent", None)
-    if function is None:
-        return None, "tests/bench/bench_markers.py has no marker_overhead_percent(): marker_overhead_percent is null"
-    return round(float(function()), 2), "latency markers' overhead from tests/bench/bench_markers.py"
+def marker_overhead() -> dict:
+    """The latency markers' cost, measured now by ``tests/bench/bench_markers.py`` (its lines printed as
+    it goes): the figures this bench's last line carries."""
+    from tests.bench import bench_markers
+
+    often = f"marker_overhead_percent_{bench_markers.OFTEN_MS}ms"
+    summary = bench_markers.measure_overhead()
+    names = {"marker_overhead_percent": "marker_overhead_percent",
+             "marker_overhead_percent_quartiles": "marker_overhead_percent_quartiles",
+             "wall_clock_overhead_percent": "marker_overhead_wall_clock_percent", often: often,
+             "cpu_us_per_marker": "marker_cpu_us", "projected_marker_overhead_percent": "marker_overhead_percent_projected",
+             "markers_emitted_on": "marker_overhead_markers_per_run", "rounds": "marker_overhead_rounds"}
+    return {name: summary[key] for key, name in names.items()}
 
 
 def main() -> None:
@@ -303,14 +309,13 @@ def main() -> None:
     finally:
         if session is not None:
             session.stop()
-    overhead, note = marker_overhead()
-    print(note)
+    overhead = marker_overhead()
     at_least_once = summary.get("latency_p99_ms_at_least_once_10k")
     exactly_once = summary.get("latency_p99_ms_exactly_once_10k")
     print(f"goals at 10k/s in process: at-least-once p99 {at_least_once} ms (goal ≤ 10), exactly-once p99 "
           f"{exactly_once} ms (goal ≤ {INTERVAL_MS + 50}); load average {os.getloadavg()[0]:.2f}")
     print(json.dumps({**summary, "checkpoint_interval_ms": INTERVAL_MS, "marker_interval_ms": MARKER_INTERVAL_MS,
-                      "marker_overhead_percent": overhead,
+                      **overhead,
                       "seconds_per_run": SECONDS, "smoke": SMOKE, "load_average_1m": round(os.getloadavg()[0], 2)}))
 
 
