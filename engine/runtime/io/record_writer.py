@@ -84,9 +84,9 @@ class RecordWriter:
         if self.buffers_output:
             self.emit = self._emit_buffered  # type: ignore[method-assign]
         self.inline_watermarks = inline_watermarks and self.buffers_output
-        self._array_channels = [bool(getattr(channel, "takes_int_arrays", False)) for channel in self.channels]
         self.partials = None
         """The window partials this writer sends instead of records (``pre_aggregate_with``), None: records."""
+        self._array_channels = [bool(getattr(channel, "takes_int_arrays", False)) for channel in self.channels]
         """Channels a full part may be pushed to as an int64 array (to another process: ``tcp_channel``)."""
         self._small_array_channels = [bool(getattr(channel, "takes_small_int_arrays", False))
                                       for channel in self.channels]

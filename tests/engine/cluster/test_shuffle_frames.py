@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -95,3 +96,41 @@ def test_a_record_writer_pushes_even_small_int_parts_to_a_partition_file(tmp_pat
     read = sorted(value for index in range(2) for item in read_all(str(tmp_path / f"{index}.partition"))[:-1]
                   for value in item)
     assert read == list(range(100))
+
+
+def test_files_are_written_and_read_in_chunks_and_frames_cross_chunk_boundaries(tmp_path):
+    location = str(tmp_path / "p.partition")
+    writer = BlockingPartitionWriter(location)
+    writes = []
+    real_write = writer._file.write
+    writer._file.write = lambda data: (writes.append(len(data)), real_write(data))[1]
+    pushes = [list(range(start, start + 100)) for start in range(0, 200_000, 100)]  # 2,000 small pickled frames
+    pushes.insert(1000, np.arange(-300_000, 300_000, dtype=np.int64))  # one frame of 4.8 MB
+    for item in pushes:
+        writer.push(item)
+    writer.push(END_OF_PARTITION)
+    assert len(writes) < 40, "a write per chunk, not per frame"
+    reader = BlockingPartitionReader(CHANNEL, location)
+    items, reads = [], []
+    item = None
+    while not isinstance(item, EndOfPartition):
+        item, _ = reader.pop()
+        if reader._file is not None and not hasattr(reader._file, "counted"):
+            real_read = reader._file.read
+            reader._file.read = lambda size, real_read=real_read: (reads.append(size), real_read(size))[1]
+            reader._file.counted = True
+        items.append(item)
+    assert flattened(items) == flattened(pushes)
+    assert len(reads) < 40, "a read per chunk, not per frame"
+
+
+def test_a_partition_cut_short_is_an_error_not_a_silent_end(tmp_path):
+    location = tmp_path / "p.partition"
+    writer = BlockingPartitionWriter(str(location))
+    writer.push(list(range(1000)))
+    writer.push(END_OF_PARTITION)
+    location.write_bytes(location.read_bytes()[:-7])
+    reader = BlockingPartitionReader(CHANNEL, str(location))
+    assert reader.pop()[0] == list(range(1000))
+    with pytest.raises(IOError, match="ends without EndOfPartition"):
+        reader.pop()
