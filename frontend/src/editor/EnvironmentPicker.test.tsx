@@ -69,7 +69,10 @@ describe('the editor environment picker', () => {
     fireEvent.change(picker, { target: { value: 'dev' } });
     expect(useEnvironmentChoice.getState().selected).toBe('dev');
     expect(window.localStorage.getItem(`${STORAGE_PREFIX}5`)).toBe('dev');
-    expect(picker.title).toBe("Validation, preview, tests, Run and Deploy use dev's values: factor = 2");
+    expect(picker.title).toBe("Validation, preview, tests, Run and Deploy use dev's values: factor = 2.");
+    fireEvent.change(picker, { target: { value: 'prod' } });
+    expect(picker.title).toBe("Validation, preview, tests, Run and Deploy use prod's values: factor = 5. Run starts only a version "
+      + 'promoted to prod (it asks for approval).');
   });
 
   it('says so when the remembered environment is not the user’s any more, and uses none', async () => {
@@ -79,6 +82,7 @@ describe('the editor environment picker', () => {
     render(<EnvironmentPicker />);
     await waitFor(() => expect(useEditorStore.getState().notice).toBe('Environment staging is not yours to use any more: the editor uses none.'));
     expect((screen.getByLabelText('Environment') as HTMLSelectElement).value).toBe('');
+    expect(useEnvironmentChoice.getState().dropped).toBeNull(); // said once, not on every visit
   });
 
   it('runs the preview with the chosen environment and shows whose values it ran with', async () => {

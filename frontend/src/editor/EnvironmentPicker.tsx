@@ -19,7 +19,8 @@ function pickerTitle({ selected, choices, loadError }: ReturnType<typeof selectP
     return choices !== null && choices.length === 0 ? `${none} You have no environment yet: make one on the Environments page.` : none;
   }
   const chosen = choices?.find((choice) => choice.name === selected);
-  return `Validation, preview, tests, Run and Deploy use ${selected}'s values: ${parametersLine(chosen)}`;
+  const approval = chosen?.requires_approval ? ` Run starts only a version promoted to ${selected} (it asks for approval).` : '';
+  return `Validation, preview, tests, Run and Deploy use ${selected}'s values: ${parametersLine(chosen)}.${approval}`;
 }
 
 /** The environment the editor executes the pipeline in (toolbar): one of the user's, or none; remembered per pipeline. */
@@ -38,7 +39,9 @@ export function EnvironmentPicker() {
   }, []);
   // Said where the editor says what it did on its own (the problems' heading), not only in a tooltip.
   useEffect(() => {
-    if (dropped !== null) useEditorStore.setState({ notice: `Environment ${dropped} is not yours to use any more: the editor uses none.` });
+    if (dropped === null) return;
+    useEditorStore.setState({ notice: `Environment ${dropped} is not yours to use any more: the editor uses none.` });
+    useEnvironmentChoice.setState({ dropped: null }); // said once
   }, [dropped]);
 
   const title = pickerTitle(picker);
