@@ -158,8 +158,10 @@ class Pair:
 
     @staticmethod
     def _expect(process, answer: str) -> str:
+        """The process's next line: ``answer``, or a JSON object where ``answer`` is ``{``."""
         line = process.stdout.readline()
-        if not line.strip().startswith(answer[:1]) or (answer != "{" and line.strip() != answer):
+        text = line.strip()
+        if not (text.startswith("{") if answer == "{" else text == answer):
             raise SystemExit(f"bench-markers worker {process.pid} answered {line!r} (exit {process.poll()})")
         return line
 
