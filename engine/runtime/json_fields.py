@@ -43,6 +43,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import msgspec
+import numpy as np
 
 from engine.runtime.io.events import TimestampedBatch, Watermark
 from engine.runtime.io.line_blocks import Projection, decode_json_lines
@@ -51,6 +52,11 @@ from engine.spec.expressions.fields import single_field
 
 PAUSE_BATCHES = 64
 """Batches that take the record path at once after one did not fit."""
+
+_CLOSE = ord("}")
+_AFTER_CLOSE = np.zeros(256, dtype=bool)
+_AFTER_CLOSE[[ord("{"), ord(" "), ord("\t"), ord("\r")]] = True
+"""Bytes that may follow a ``}`` where a second object starts on the same line (``}{``, ``} {``)."""
 
 
 class FieldBatch:
@@ -81,26 +87,53 @@ class FieldDecoder:
         struct = msgspec.defstruct(
             "ProjectedFields", [(self.attributes[name], int if name in int_fields else Any) for name in names],
             rename={attribute: name for name, attribute in self.attributes.items()}, gc=False)
-        self._decode = msgspec.json.Decoder(struct).decode
+        decoder = msgspec.json.Decoder(struct)
+        self._decode, self._decode_lines = decoder.decode, decoder.decode_lines
         self.projection = projection
         self.paused = 0
         self.batches = self.fell_back = 0
         """Blocks decoded into fields, and batches that went the record way after all (tests, figures)."""
 
-    def decode(self, block: bytes) -> FieldBatch | None:
+    def decode(self, block: bytes, lines: int | None = None) -> FieldBatch | None:
+        """``block``'s lines as a FieldBatch, or None (see the class). ``lines``: how many lines the
+        block holds, blank ones too (``LineBlockReader.lines``), which lets it decode the block
+        in one call (``_decode_block``) instead of line by line."""
         if self.paused:
             self.paused -= 1
             return None
-        lines = block.split(b"\n")
-        if not lines[-1]:
-            lines.pop()
-        try:
-            rows = list(map(self._decode, lines))
-        except msgspec.DecodeError:  # ValidationError too: a missing field, a field that is no integer
-            self.pause()
-            return None
+        rows = self._decode_block(block, lines) if lines else None
+        if rows is None:
+            split = block.split(b"\n")
+            if not split[-1]:
+                split.pop()
+            try:
+                rows = list(map(self._decode, split))
+            except msgspec.DecodeError:  # ValidationError too: a missing field, a field that is no integer
+                self.pause()
+                return None
         self.batches += 1
         return FieldBatch(rows, block, self.projection)
+
+    def _decode_block(self, block: bytes, lines: int) -> list | None:
+        """The objects of ``block``'s ``lines`` lines in one call of msgspec's ``decode_lines``, or None
+        (decode line by line) where that might not give each line's own object.
+
+        ``decode_lines`` reads whitespace-separated values, so a line holding two objects and an
+        object written across two lines could make up the right count together. A line holding
+        two objects has ``}`` then at most spaces, tabs or CRs, then ``{`` (outside a string that
+        is the only way one object can follow another on a line); where no ``}`` is followed by
+        any of those bytes, each line holds at most one object's start, so as many objects as
+        lines means one whole object per line, each decoded as decoding its line alone would.
+        Blocks where a ``}`` is followed by one of them (in a string, or ``} ,``) go line by line.
+        """
+        data = np.frombuffer(block, dtype=np.uint8)
+        if _AFTER_CLOSE[data[np.flatnonzero(data[:-1] == _CLOSE) + 1]].any():
+            return None
+        try:
+            rows = self._decode_lines(block)
+        except msgspec.DecodeError:
+            return None  # line by line: the same error, or its own way of failing
+        return rows if len(rows) == lines else None
 
     def pause(self) -> None:
         """A batch did not fit: the next ``PAUSE_BATCHES`` go the record way at once."""

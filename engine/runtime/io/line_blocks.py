@@ -55,12 +55,15 @@ class LineBlockReader:
         self._pending = b""
         self._at_end = False
         self._line_bytes = float(INITIAL_LINE_BYTES)
+        self.lines = 0
+        """The lines of the block ``read`` returned last, blank ones and a last one without a line break too."""
 
     def read(self, count: int) -> tuple[bytes, int]:
         data = self._fill(max(1, count))
         ours, final = self._within_range(data)
         if not ours:  # the end of the file or of the range: what was read stays for a next range
             self._pending = data
+            self.lines = 0
             return b"", self.offset
         view = data if ours == len(data) else data[:ours]
         lines = count_line_breaks(view)
@@ -74,6 +77,7 @@ class LineBlockReader:
             cut = view.rfind(b"\n") + 1
         block, self._pending = data[:cut], data[cut:]
         self.offset += cut
+        self.lines = lines
         if lines:
             self._line_bytes = 0.5 * self._line_bytes + 0.5 * (cut / min(lines, count))
         return block, self.offset

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from engine.cluster.local import LocalCluster
 from engine.runtime.io.events import TimestampedBatch, Watermark
-from engine.runtime.io.line_blocks import decode_json_lines
+from engine.runtime.io.line_blocks import Projection, decode_json_lines
 from engine.runtime.io.record_writer import RecordWriter
 from engine.runtime.json_fields import FieldBatch, FieldDecoder
 from engine.runtime.operator_chain import OperatorChain
@@ -116,7 +116,7 @@ def run_batches(chain: OperatorChain, blocks: list[bytes], with_fields: bool):
     for block in blocks:
         if with_fields:
             chain.json_fields.paused = 0  # try every block (pausing has a test of its own)
-        batch = chain.json_fields.decode(block) if with_fields else None
+        batch = chain.json_fields.decode(block, block.count(b"\n")) if with_fields else None
         try:
             head.emit(batch if batch is not None else decode_json_lines(block, projection))
         except Exception as error:  # the record path raises it; the fields path must raise the same
@@ -212,7 +212,7 @@ def test_the_events_job_on_fields_gives_the_record_paths_output(tmp_path, monkey
     write_events(tmp_path / "in", 5000)
     decoded = []
     original = FieldDecoder.decode
-    monkeypatch.setattr(FieldDecoder, "decode", lambda self, block: decoded.append(original(self, block)) or decoded[-1])
+    monkeypatch.setattr(FieldDecoder, "decode", lambda self, *block: decoded.append(original(self, *block)) or decoded[-1])
     outputs = []
     for with_fields in (True, False):
         out = tmp_path / f"out-{with_fields}"
@@ -230,7 +230,7 @@ def test_records_on_fields_arrive_exactly_once_despite_random_kills(tmp_path, mo
     write_events(tmp_path / "in", 6000, seed=seed % 1000)
     decoded = []
     original = FieldDecoder.decode
-    monkeypatch.setattr(FieldDecoder, "decode", lambda self, block: decoded.append(original(self, block)) or decoded[-1])
+    monkeypatch.setattr(FieldDecoder, "decode", lambda self, *block: decoded.append(original(self, *block)) or decoded[-1])
     points = [("source_poll", "events"), ("process", "per_user"), ("snapshot", "per_user"), ("before_ack", "per_user")]
     plan = KillPlan(seed, limit=6, parallelism=2, points=points)
     result = LocalCluster(config={"batch_size": 64}).run(
@@ -253,3 +253,48 @@ def test_watermarks_follow_the_partials_they_close(tmp_path):
         ("batch", [_exact(("a", 10, 6, 2)), _exact(("b", 20, 3, 1))], [9, 19], None),
         ("event", Watermark(12 - 5 - 1)),
     ]
+
+
+def line_by_line(decoder: FieldDecoder, block: bytes):
+    """What decoding each line alone gives (None: a line does not fit)."""
+    decoder.paused = 0
+    lines = block.split(b"\n")
+    if not lines[-1]:
+        lines.pop()
+    try:
+        return [decoder._decode(line) for line in lines]
+    except Exception:
+        return None
+
+
+fragments = st.sampled_from([b'{"a":1,"t":2}', b'{"a":"}{","t":3}', b'{"a":[{},', b'{}],"t":4}', b'{"a":', b'5,"t":6}',
+                             b'{"a":{"b":[1,', b'2]},"t":7}', b' ', b'\t', b'\r', b'', b'{"t":8,"a":null} ',
+                             b'{"a":"x"}', b'[1]', b'{"a":1,"t":2.5}'])
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.lists(fragments, min_size=1, max_size=3).map(b"".join), min_size=1, max_size=8),
+       final_break=st.booleans())
+def test_a_block_decoded_in_one_call_is_its_lines_decoded_alone(lines, final_break):
+    decoder = FieldDecoder({"a", "t"}, {"t"}, Projection({"a", "t"}))
+    block = b"\n".join(lines) + (b"\n" if final_break else b"")
+    alone = line_by_line(decoder, block)
+    decoder.paused = 0
+    batch = decoder.decode(block, len(lines))
+    if alone is None:
+        assert batch is None
+    else:
+        assert batch is not None and batch.rows == alone
+
+
+def test_two_objects_on_a_line_and_one_across_two_lines_are_not_taken_for_two_lines():
+    decoder = FieldDecoder({"a", "t"}, {"t"}, Projection({"a", "t"}))
+    block = b'{"a":[{},\n{}],"t":1}\n{"a":1,"t":2} {"a":2,"t":3}\n'  # three objects, three lines
+    assert decoder._decode_lines(block) and len(decoder._decode_lines(block)) == 3
+    assert decoder._decode_block(block, 3) is None and decoder.decode(block, 3) is None  # line 1 alone is no object
+    fine = b'{"a":"}{","t":1}\n{"a":[{}],"t":2}\n'
+    assert decoder._decode_block(fine, 2) is None  # "}{" in a string: line by line, same objects
+    decoder.paused = 0
+    assert decoder.decode(fine, 2).rows == line_by_line(decoder, fine)
+    compact = b'{"a":{"b":1},"t":1}\n{"a":[{}],"t":2}'
+    assert decoder._decode_block(compact, 2) == line_by_line(decoder, compact)

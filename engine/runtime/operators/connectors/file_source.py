@@ -255,7 +255,7 @@ class FileSource(SplitReadingSource):
             if projection is not None and any(point.open for point in self._tap_points):
                 projection = None  # a tap shows the records as they are
             elif projection is not None and self._fields is not None:
-                batch = self._fields.decode(block)
+                batch = self._fields.decode(block, reader.lines)
                 if batch is not None:
                     return batch
             return decode_json_lines(block, projection)
