@@ -174,6 +174,8 @@ def join_definition(input_dir: Path, output_dir: Path, parallelism: int) -> dict
 
 
 JOBS = {"tumbling": definition, "session": session_definition, "join": join_definition}
+RECORD_PATH = "inprocess_p1_record_path"
+"""The in-process tumbling job with ``"json_fields": false``: dicts through the chain, as before the fields path."""
 
 
 def committed_lines(output_dir: Path) -> Counter:
@@ -302,7 +304,9 @@ def main() -> None:
         input_dir.mkdir()
         paths = generate(input_dir, events)
         expected = expected_result(paths)
-        variants = {"inprocess_p1": (InProcess(), 1)}
+        variants = {"inprocess_p1": (InProcess(), 1),
+                    # the tumbling job without the fields path (engine.runtime.json_fields), interleaved with it
+                    RECORD_PATH: (InProcess(config={"json_fields": False}), 1)}
         session = None
         if with_spark:
             from engine.cluster.spark_session import create_spark_session
@@ -315,11 +319,14 @@ def main() -> None:
         runs: dict[str, list[float]] = {}
         slot_cpus: dict[str, list[SlotCpu]] = {}
         cpu_us: list[float] = []
+        record_path_cpu_us: list[float] = []
         outputs = {job: (expected if job == "tumbling" else Counter()) for job in JOBS}
         checkpoints: dict[str, int] = {}
         for _ in range(REPEATS):
             for job in JOBS:
                 for name, (deployment, parallelism) in variants.items():
+                    if name == RECORD_PATH and job != "tumbling":
+                        continue
                     figures: dict = {}
                     rps, cpu = timed_run(deployment, input_dir, parallelism, outputs[job], events, job, figures,
                                          meter if name.startswith("spark") else None)
@@ -328,6 +335,8 @@ def main() -> None:
                     checkpoints[job] = figures["checkpoints"]
                     if label == "inprocess_p1":
                         cpu_us.append(cpu)
+                    elif label == RECORD_PATH:
+                        record_path_cpu_us.append(cpu)
                     slot_cpu = figures.get("slot_cpu")
                     if slot_cpu is not None:
                         slot_cpus.setdefault(label, []).append(slot_cpu)
@@ -356,7 +365,13 @@ def main() -> None:
     print("checkpoints completed in each job's last run: "
           + ", ".join(f"{job} {count}" for job, count in checkpoints.items()))
     summary["flink_sql_anchor"] = flink_sql_anchor()
-    summary.update({"cpu_us_per_event_inprocess_p1": round(min(cpu_us), 2), "events": events,
+    ratios = sorted(fields / records for fields, records in zip(cpu_us, record_path_cpu_us))
+    print(f"in process, CPU per event: fields path {min(cpu_us):.3f} µs, record path {min(record_path_cpu_us):.3f} µs "
+          f"(least of {REPEATS}); per round fields / record path "
+          + ", ".join(f"{ratio:.2f}" for ratio in ratios))
+    summary.update({"cpu_us_per_event_inprocess_p1": round(min(cpu_us), 2),
+                    "cpu_us_per_event_inprocess_p1_record_path": round(min(record_path_cpu_us), 2),
+                    "fields_over_record_path_cpu": round(ratios[len(ratios) // 2], 2), "events": events,
                     "load_average_1m": round(os.getloadavg()[0], 2)})
     print(json.dumps(summary))
 
