@@ -14,7 +14,7 @@ the JobMaster (the Spark driver) and:
 - says first what the run waits for (a ``startup`` event: a warm driver or one started for
   the run, its Spark session up or still starting), so the run page can tell a person why
   the first run after the studio starts takes seconds;
-- heartbeats into the Run row so the studio can tell a lost driver from a quiet one, and
+- heartbeats into the Run row (with the process's other runs) so the studio can tell a lost driver from a quiet one, and
   cancels its job when it finds the run already ended (declared lost, say), so the
   database and the engine never disagree for long;
 - reports with its fencing token (``STUDIO_DRIVER_TOKEN`` from the launching task, or
@@ -27,10 +27,13 @@ the JobMaster (the Spark driver) and:
   (checked by every connector at each file, directory and address it uses) and a signer for
   the snapshots it writes (the key stays in this process).
 
-Threads: the main thread runs the job; a command thread, a heartbeat thread, and one
+Threads: the main thread runs the job; the process's command thread (``studio.runs.command_follower``),
+heartbeat thread (``studio.runs.heartbeats``) and event writer (``studio.runs.event_writer``), and one
 short-lived thread per savepoint request waiting for its outcome. In the session driver
 (``studio.runs.session_driver``) the same :func:`run_driver` drives each of many runs on a
-thread of its own, their jobs in the one Spark application the session holds.
+thread of its own, their jobs in the one Spark application the session holds; the command
+thread, the heartbeats and the event writer serve all of them, a few statements and pops a
+moment for all its runs instead of several per run.
 """
 from __future__ import annotations
 
@@ -47,7 +50,6 @@ from pathlib import Path
 
 import django
 
-HEARTBEAT_INTERVAL_S = 2.0
 SAVEPOINT_FLUSH_TIMEOUT_S = 10.0
 RESTART_DETAILS = ("regions", "delay_ms")  # kept from a RESTARTING status for the exceptions history
 logger = logging.getLogger("studio.runs.driver")
@@ -105,7 +107,11 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
     from studio.locations import LocationsRefused, resolve_run_locations, run_grants
     from studio.models import TERMINAL_STATUSES, Run, RunStatus
     from studio.run_values import ValuesRefused
-    from studio.runs.events import DriverFenced, record_event, set_status
+    from studio.runs.command_follower import command_follower
+    from studio.runs.commands import command_key
+    from studio.runs.event_writer import event_writer
+    from studio.runs.heartbeats import heartbeats
+    from studio.runs.events import DriverFenced, set_status
     from studio.runs.snapshots import signer_for
     from studio.runs.vertex_metrics import VertexMetricsTracker
 
@@ -136,9 +142,19 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
         set_status(run_id, RunStatus.CANCELED, driver_token=token)
         _drop_commands(run)
         return 0
-    savepoints = SavepointReporter(run_id, token)
+    writer = event_writer()  # every event of the run through it, in order: stored with other runs' events
+    savepoints = SavepointReporter(run_id, token, record=writer.record)
     ended = threading.Event()
     holder: dict = {}
+
+    def on_stored(stored: Future) -> None:
+        error = stored.exception()
+        if isinstance(error, DriverFenced):
+            logger.warning("%s; cancelling the job", error)
+            if "job_master" in holder:
+                holder["job_master"].cancel()
+        elif error is not None:
+            logger.warning("run %s: an event was not stored: %s", run_id, error)
 
     def on_event(event: dict) -> None:
         event = dict(event)
@@ -150,7 +166,8 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
                     savepoints.flush(SAVEPOINT_FLUSH_TIMEOUT_S, kinds=("sync-savepoint",))
                     ended.set()
                 details = {key: event[key] for key in RESTART_DETAILS if key in event}
-                set_status(run_id, event["status"], event.get("cause"), driver_token=token, details=details)
+                # waited for: a status is stored (after every event before it) before the job goes on
+                writer.set_status(run_id, event["status"], event.get("cause"), driver_token=token, details=details)
                 return
             if event_type == "metrics" and "tracker" in holder:
                 now_s = time.monotonic()
@@ -162,7 +179,8 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
                     event["expectations"] = counts
             elif event_type == "checkpoint" and event.get("event") == "completed" and "tracker" in holder:
                 holder["tracker"].checkpoint_completed(event)
-            record_event(run_id, event_type, event, driver_token=token)
+            # not waited for: the job's thread goes on while the writer stores it with others
+            writer.submit(run_id, event_type, event, driver_token=token).add_done_callback(on_stored)
         except DriverFenced as fenced:
             logger.warning("%s; cancelling the job", fenced)
             if "job_master" in holder:
@@ -176,9 +194,10 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
     if threading.current_thread() is threading.main_thread():  # a driver of its own: its signals are the run's
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: job.cancel())
-    # beating from the claim on: a warm driver may still be starting its Spark session
-    threading.Thread(target=_heartbeat, args=(run_id, token, job, ended, stop), daemon=True,
-                     name="heartbeat").start()
+    # beating from the claim on (a warm driver may still be starting its Spark session), with every other
+    # run of this process in one write (studio.runs.heartbeats)
+    beats = heartbeats()
+    beats.add(run_id, token, lambda: None if ended.is_set() or stop.is_set() else job.cancel())
     master = settings.SPARK_MASTER or None
     session = None
     # what the run waits for, for the run page: a warm driver whose Spark session is still starting
@@ -187,14 +206,16 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
     spark_future = session_cluster if session_cluster is not None else warm_session
     try:
         if resume_cause:
-            set_status(run_id, "RESTARTING", f"{resume_cause}: going on from "
-                       + (f"checkpoint {restore['checkpoint_id']}" if restore else "its start"), driver_token=token)
-        record_event(run_id, "startup", {"driver": _driver_kind(warm_session, session_cluster),
+            writer.set_status(run_id, "RESTARTING", f"{resume_cause}: going on from "
+                              + (f"checkpoint {restore['checkpoint_id']}" if restore else "its start"),
+                              driver_token=token)
+        writer.record(run_id, "startup", {"driver": _driver_kind(warm_session, session_cluster),
                                          "spark": "ready" if spark_future is not None and spark_future.done()
                                          else "starting"}, driver_token=token)
     except DriverFenced as fenced:
         logger.warning("%s; not starting the job", fenced)
         stop.set()
+        beats.remove(run_id, token)
         return 0
     if session_cluster is not None:
         try:
@@ -203,8 +224,9 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
             deployment = InSession(session_cluster.result(), f"run-{run_id}-{token[:8]}", config=job_config)
         except Exception as error:  # the session's Spark application did not start
             logger.exception("the session's Spark application did not start")
-            set_status(run_id, "FAILED", f"the shared session did not start: {error}", driver_token=token)
+            writer.set_status(run_id, "FAILED", f"the shared session did not start: {error}", driver_token=token)
             stop.set()
+            beats.remove(run_id, token)
             return 0
     elif warm_session is not None:
         try:
@@ -215,12 +237,14 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
         deployment = Spark(master=master, session=session, config=job_config)
     job_master = holder["job_master"] = submit(definition, deployment, **options)
     job.set(job_master)
-    threading.Thread(target=_follow_commands, args=(run, job_master, savepoints, stop), daemon=True,
-                     name="commands").start()
+    commands, key = command_follower(), command_key(run)  # one thread pops every run's commands
+    commands.add(run_id, key, lambda command: _execute(command, run_id, job_master, savepoints))
     try:
         outcome = job_master.wait()
     finally:
         stop.set()
+        beats.remove(run_id, token)
+        commands.remove(key)
         _drop_commands(run)
     savepoints.flush(SAVEPOINT_FLUSH_TIMEOUT_S)
     logger.info("run %s ended: %s %s", run_id, outcome.status, outcome.failure_cause or "")
@@ -289,9 +313,12 @@ class SavepointReporter:
     ``flush`` from the job's event thread.
     """
 
-    def __init__(self, run_id: int, driver_token: str | None = None):
+    def __init__(self, run_id: int, driver_token: str | None = None, record=None):
         self.run_id = run_id
         self.driver_token = driver_token
+        self._record_event = record
+        """How an outcome is stored (``record_event``'s signature): the driver's event writer, in order with
+        the run's other events; None: ``studio.runs.events.record_event``."""
         self._lock = threading.Lock()
         self._open: dict[str, tuple[Future, str]] = {}  # guarded by: self._lock
         self._reporting = threading.Lock()
@@ -344,8 +371,9 @@ class SavepointReporter:
             self._record(request_id, *entry)
 
     def _record(self, request_id: str, future: Future, kind: str) -> None:
-        from studio.runs.events import record_event
+        from studio.runs import events
 
+        record_event = self._record_event or events.record_event
         error = future.exception()
         if error is None:
             data = {"request_id": request_id, "kind": kind, "status": "COMPLETED", "location": str(future.result())}
@@ -356,28 +384,6 @@ class SavepointReporter:
             record_event(self.run_id, "savepoint", data, driver_token=self.driver_token)
         except Exception:
             logger.exception("could not record the outcome of savepoint request %s", request_id)
-
-
-def _follow_commands(run, job_master, savepoints: SavepointReporter, stop: threading.Event) -> None:
-    import redis
-    from django.conf import settings
-
-    from studio.runs.commands import command_key
-
-    run_id = run.id
-    client = redis.Redis.from_url(settings.REDIS_URL)
-    while not stop.is_set():
-        try:
-            item = client.blpop([command_key(run)], timeout=1)
-        except redis.RedisError:
-            stop.wait(1)  # Redis restarting: commands wait in the list until it is back
-            continue
-        if item is None:
-            continue
-        try:
-            _execute(json.loads(item[1]), run_id, job_master, savepoints)
-        except Exception:
-            logger.exception("run %s: command %r failed", run_id, item[1])
 
 
 def _execute(command: dict, run_id: int, job_master, savepoints: SavepointReporter) -> None:
@@ -444,28 +450,6 @@ class JobReference:
             job_master = self._job_master
         if job_master is not None:
             job_master.cancel()
-
-
-def _heartbeat(run_id: int, token: str, job_master, ended: threading.Event, stop: threading.Event) -> None:
-    from django.db import close_old_connections
-    from django.utils import timezone
-
-    from studio.models import TERMINAL_STATUSES, Run
-
-    while not stop.wait(HEARTBEAT_INTERVAL_S):
-        try:
-            alive = Run.objects.filter(pk=run_id, driver_token=token).exclude(status__in=TERMINAL_STATUSES).update(
-                heartbeat_at=timezone.now())
-        except Exception:
-            logger.warning("heartbeat of run %s failed", run_id, exc_info=True)
-            close_old_connections()
-            continue
-        if not alive and not ended.is_set() and not stop.is_set():
-            # the studio ended the run (declared this driver lost and fenced it, or the run was deleted):
-            # the engine must not go on with a job the database says is over
-            logger.warning("run %s ended in the studio while its job still ran; cancelling the job", run_id)
-            job_master.cancel()
-            return
 
 
 if __name__ == "__main__":

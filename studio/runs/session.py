@@ -50,18 +50,21 @@ def presence() -> dict | None:
     return json.loads(raw) if raw else None
 
 
-def hand_over(run_id: int, token: str, resume_cause: str | None = None) -> None:
+def hand_over(run_id: int, token: str, resume_cause: str | None = None, *, launch: bool = False) -> None:
     """Give run ``run_id`` (its fencing token ``token`` written to the row) to the session driver.
     ``resume_cause``: the run ran before, in a session driver that was lost (why): it goes on from
-    its latest completed checkpoint."""
-    _client().rpush(launches_key(), json.dumps({"run_id": run_id, "token": token, "resume": resume_cause}))
+    its latest completed checkpoint. ``launch``: the run is CREATED, handed over by its start
+    (``studio.runs.placement.send_to_session``, maybe before its transaction committed): the session
+    driver claims and plans it, as ``launch_run`` does."""
+    _client().rpush(launches_key(), json.dumps({"run_id": run_id, "token": token, "resume": resume_cause,
+                                                "launch": launch}))
 
 
-def take_launch(client: redis.Redis, timeout_s: float) -> tuple[int, str, str | None] | None:
-    """The next run handed over (id, token, resume cause), or None after ``timeout_s`` (the session
-    driver's loop)."""
+def take_launch(client: redis.Redis, timeout_s: float) -> tuple[int, str, str | None, bool] | None:
+    """The next run handed over (id, token, resume cause, whether it is to be claimed and planned first), or
+    None after ``timeout_s`` (the session driver's loop)."""
     item = client.blpop([launches_key()], timeout=timeout_s)
     if item is None:
         return None
     launch = json.loads(item[1])
-    return int(launch["run_id"]), str(launch["token"]), launch.get("resume")
+    return int(launch["run_id"]), str(launch["token"]), launch.get("resume"), bool(launch.get("launch"))

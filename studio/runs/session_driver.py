@@ -10,7 +10,9 @@
   refused; a run that ran goes on from its latest completed checkpoint (RESTARTING, naming
   the checkpoint), one still starting starts;
 - then announces itself (``studio.runs.session``: its application, slots, runs, memory) and
-  drives each run handed over to it (``studio.runs.tasks``) on a thread of its own with
+  drives each run handed over to it on a thread of its own (a run handed over by its start,
+  ``studio.runs.placement.send_to_session``, is claimed and planned here first, as a Celery
+  worker's ``studio.runs.tasks.launch_run`` does; one by a worker, ``studio.runs.tasks``, is) with
   ``studio.runs.driver.run_driver``: heartbeat, commands, fencing, events and savepoints
   exactly as in a driver of its own, the job an ``InSession`` JobMaster of the shared
   application (its own job group, scheduler pool, control channel, checkpoint directory);
@@ -38,6 +40,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import django
 
 ANNOUNCE_INTERVAL_S = 2.0
+COMMIT_WAIT_S = 30.0
+"""How long a run handed over by its start is waited for to appear (its transaction to commit)."""
 STOP_TIMEOUT_S = 30.0
 TAKEN_BACK = "the session driver restarted"
 logger = logging.getLogger("studio.runs.session_driver")
@@ -121,26 +125,31 @@ class SessionDriver:
                 continue  # it ended, or another driver claimed it, meanwhile
             ran = run.status not in (RunStatus.CREATED, RunStatus.SCHEDULING)
             logger.info("taking back run %s (%s)", run.id, run.status)
-            self.start_run(run.id, token, TAKEN_BACK if ran else None)
+            # a CREATED one was handed over by its start and never claimed: claimed and planned now
+            self.start_run(run.id, token, TAKEN_BACK if ran else None, run.status == RunStatus.CREATED)
             taken.append(run.id)
         return taken
 
-    def start_run(self, run_id: int, token: str, resume_cause: str | None = None) -> None:
+    def start_run(self, run_id: int, token: str, resume_cause: str | None = None, launch: bool = False) -> None:
+        """Drive the run on a thread of its own; ``launch``: it is CREATED (handed over by its start), claimed
+        and planned first (:meth:`launch`)."""
         from studio.runs.driver import JobReference
 
         job = JobReference()
-        thread = threading.Thread(target=self._drive, args=(run_id, token, resume_cause, job), daemon=True,
+        thread = threading.Thread(target=self._drive, args=(run_id, token, resume_cause, job, launch), daemon=True,
                                   name=f"run-{run_id}")
         with self._lock:
             self._runs[run_id] = (thread, job)
         thread.start()
 
-    def _drive(self, run_id: int, token: str, resume_cause: str | None, job) -> None:
+    def _drive(self, run_id: int, token: str, resume_cause: str | None, job, launch: bool = False) -> None:
         from django.db import connections
 
         from studio.runs.driver import run_driver
 
         try:
+            if launch and not self.launch(run_id, token):
+                return
             run_driver(run_id, token, session_cluster=self.cluster, resume_cause=resume_cause, job=job)
         except Exception:
             logger.exception("the driver of run %s failed", run_id)
@@ -149,6 +158,51 @@ class SessionDriver:
                 if self._runs.get(run_id, (None,))[0] is threading.current_thread():
                     del self._runs[run_id]  # not a later driver of the run (handed back after a lost heartbeat)
             connections.close_all()
+
+    def launch(self, run_id: int, token: str) -> bool:
+        """What ``launch_run`` does for a run a Celery worker launches, for a run its start handed straight to
+        this session (``studio.runs.placement.send_to_session``): wait for its row (the start's transaction
+        may not have committed yet), plan it, check that it fits the session, claim it (CREATED to
+        SCHEDULING). True: drive it now. False: it is not this driver's to drive (ended, cancelled, invalid,
+        taken by another driver), or it needs more slots than the session has and went back to a Celery
+        worker, placed in a driver of its own."""
+        from engine.api import ValidationError, normalise_definition, plan_pipeline
+        from studio.models import Run, RunStatus
+        from studio.run_values import planned_definition
+        from studio.runs.events import set_status
+        from studio.runs.placement import OWN_DRIVER, fits
+        from studio.runs.tasks import claim, launch_run
+
+        deadline = time.monotonic() + COMMIT_WAIT_S
+        while (run := Run.objects.select_related("version").filter(pk=run_id).first()) is None:
+            if time.monotonic() > deadline or self.stopping.wait(0.02):
+                logger.warning("run %s handed over never appeared; not starting it", run_id)
+                return False
+        if run.driver_token != token:
+            return False  # another launch of it (a session driver taking runs back) has it
+        if run.status != RunStatus.CREATED:
+            claim(run_id)  # cancelled before it started: CANCELED now
+            return False
+        try:
+            definition = normalise_definition({**planned_definition(run), "mode": run.mode})
+            plan = plan_pipeline(definition)
+        except ValidationError as error:
+            if claim(run_id):
+                set_status(run_id, RunStatus.FAILED, cause=f"invalid definition: {error}")
+            return False
+        try:
+            placement = fits(definition, self.cluster.result().pool.total)
+        except Exception:  # the application did not start: this driver ends, the next one takes the run back
+            return False
+        if not placement.in_session:
+            if Run.objects.filter(pk=run_id, driver_token=token).update(placement=OWN_DRIVER,
+                                                                        placement_reason=placement.reason):
+                launch_run.delay(run_id)  # a Celery worker claims it and starts a driver of its own
+            return False
+        if not claim(run_id):
+            return False  # cancelled meanwhile (then CANCELED), or claimed by another launch
+        Run.objects.filter(pk=run_id).update(plan=plan, placement_reason=placement.reason)
+        return True
 
     def runs(self) -> list[int]:
         with self._lock:

@@ -8,6 +8,7 @@ from studio.models import Pipeline, PipelineVersion, Run, RunStatus
 from studio.processes.budget import validate_definition
 from studio.run_values import bind, environment_of, values_for_start
 from studio.runs.events import set_status
+from studio.runs.placement import send_to_session
 from studio.runs.restore import resolve_restore
 from studio.trusted_code import require_code_permission
 
@@ -23,7 +24,8 @@ class DefinitionProblems(Exception):
 def start_run(pipeline: Pipeline, version: PipelineVersion, *, user, mode: str | None = None,
               restore_from: dict | None = None, allow_non_restored_state: bool = False,
               environment: str | None = None) -> Run:
-    """Create a CREATED run and enqueue ``launch_run``, both or neither.
+    """Create a CREATED run and enqueue ``launch_run`` (or hand it straight to the session driver,
+    ``studio.runs.placement.send_to_session``), both or neither.
 
     The launch is queued inside the run's transaction: when Redis cannot take it, the run
     is rolled back and the error (a 503 over HTTP) is all that happened. The worker may see
@@ -60,7 +62,8 @@ def start_run(pipeline: Pipeline, version: PipelineVersion, *, user, mode: str |
         if restore and restore.checkpoint:  # the run restored from says where its job went (``ended_by``)
             Run.objects.filter(pk=restore.checkpoint.run_id).update()
         set_status(run.id, RunStatus.CREATED)  # before the launch can report SCHEDULING
-        launch_run.delay(run.id)
+        if not send_to_session(run, definition):  # a small run goes straight to the serving session driver
+            launch_run.delay(run.id)
     run.refresh_from_db()
     return run
 

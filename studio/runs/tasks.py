@@ -44,7 +44,7 @@ FENCE_CHECK_INTERVAL_S = 1.0
 # named as before the move into studio.runs: a queued launch names its task
 @shared_task(name="studio.tasks.launch_run", acks_late=False, bind=True, max_retries=50)
 def launch_run(self, run_id: int) -> None:
-    claimed = _claim(run_id)
+    claimed = claim(run_id)
     if claimed is None:  # queued inside the run's transaction: its commit may be a moment away
         raise self.retry(countdown=0.1)
     if not claimed:
@@ -69,7 +69,7 @@ def launch_run(self, run_id: int) -> None:
                    cause=f"driver process exited with code {exit_code} without reporting an end")
 
 
-def _claim(run_id: int) -> bool | None:
+def claim(run_id: int) -> bool | None:
     """Move the run from CREATED to SCHEDULING, in one transaction: True for the one launch that did.
 
     Two launches of one run may meet (Celery delivers a task at least once; a launch queued in a

@@ -18,7 +18,11 @@ and Spark application of its own, and measures for each mode:
   at a time while the others run, each to RUNNING (the issue's start "with 50 already running");
 - ``rest_p99_ms_under_runs``: GET /api/runs/<id> and GET /api/runs, round robin, while the runs run.
 
-Session figures are the top-level keys; the own-driver ones are prefixed ``own_driver_``.
+Session figures are the top-level keys; the own-driver ones are prefixed ``own_driver_``
+(``BENCH_OWN_DRIVER_RUNS=0``: none). ``later_start_phases_s_p50``: the later runs' phases.
+
+``BENCH_DATABASE=postgres``: the studio on a PostgreSQL server the benchmark starts (``tests.postgres_server``,
+as the tests do) instead of SQLite, for many live runs; the figures then carry ``"database": "postgres"``.
 ``load_average_1m`` is the machine's load when the runs ran: on a shared 2-core machine the start
 figures say as much about the neighbours as about the studio. ``--smoke``: two runs and one.
 """
@@ -45,6 +49,8 @@ RUNS = int(os.environ.get("BENCH_RUNS", "2" if SMOKE else "12"))
 LATER_RUNS = int(os.environ.get("BENCH_LATER_RUNS", "1" if SMOKE else "5"))
 """Runs started one at a time once the others run (the issue's start "with 50 already running")."""
 OWN_DRIVER_RUNS = int(os.environ.get("BENCH_OWN_DRIVER_RUNS", "1" if SMOKE else "4"))
+DATABASE = os.environ.get("BENCH_DATABASE", "sqlite")
+"""``sqlite`` (``make up``'s default) or ``postgres`` (a server of the benchmark's own)."""
 REST_REQUESTS = 40 if SMOKE else 400
 START_TIMEOUT_S = 600
 POLL_S = 0.25
@@ -175,15 +181,22 @@ def settle(launcher_pid: int, seconds: float = 5.0) -> float:
     return studio_pss_mb(launcher_pid)
 
 
-def start_one_by_one(studio, pipeline_ids: list[int]) -> list[float]:
-    """Start each run once the one before it runs (the others still running); seconds to RUNNING of each."""
-    starts = []
+def start_one_by_one(studio, pipeline_ids: list[int]) -> tuple[list[float], list[dict]]:
+    """Start each run once the one before it runs (the others still running); seconds to RUNNING of each,
+    and the phases of each start."""
+    starts, phases = [], []
     for pipeline_id in pipeline_ids:
         started = start_at_once(studio, [pipeline_id])
         runs = wait_until_started(studio, started)
         starts += [s for run_id, run in runs.items() if (s := seconds_to_running(run, started[run_id])) is not None]
+        phases += [p for run_id, run in runs.items() if (p := start_phases_s(studio, run, started[run_id]))]
         cancel_all(studio, list(started))
-    return starts
+    return starts, phases
+
+
+def phase_medians(phases: list[dict]) -> dict | None:
+    return {phase: round(percentile([p[phase] for p in phases], 0.5), 2)
+            for phase in ("post", "queued", "handed", "job")} if phases else None
 
 
 def measure_mode(studio, launcher_pid: int, pipeline_ids: list[int], expected_placement: str,
@@ -205,17 +218,17 @@ def measure_mode(studio, launcher_pid: int, pipeline_ids: list[int], expected_pl
     load = os.getloadavg()[0]
     after = settle(launcher_pid)
     latencies = rest_latencies_ms(studio, list(started))
-    later = start_one_by_one(studio, list(later_ids))
+    later, later_phases = start_one_by_one(studio, list(later_ids))
     cancel_all(studio, list(started))
     return {"runs": len(pipeline_ids), "runs_running": len(running),
             "mem_mb_per_run": round((after - before) / len(pipeline_ids), 1),
             "start_s_p50": round(percentile(starts, 0.5), 2) if starts else None,
             "start_s_p99": round(percentile(starts, 0.99), 2) if starts else None,
-            "start_phases_s_p50": {phase: round(percentile([p[phase] for p in phases], 0.5), 2)
-                                   for phase in ("post", "queued", "handed", "job")} if phases else None,
+            "start_phases_s_p50": phase_medians(phases),
             "rest_p99_ms_under_runs": round(percentile(latencies, 0.99), 1),
             **({"later_runs": len(later), "later_start_s_p50": round(percentile(later, 0.5), 2),
-                "later_start_s_max": round(max(later), 2)} if later else {}),
+                "later_start_s_max": round(max(later), 2), "later_start_phases_s_p50": phase_medians(later_phases)}
+               if later else {}),
             "load_average_1m": round(load, 2)}
 
 
@@ -263,6 +276,12 @@ def measure() -> dict:
     data_dir = tempfile.mkdtemp(prefix="bench-runs-")
     port = _free_port()
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
+    database = None
+    if DATABASE == "postgres":
+        from tests.postgres_server import PostgresServer
+
+        database = PostgresServer(max_connections=400).start()
+        env["DATABASE_URL"] = database.create_database("bench_runs")
     env.update(STUDIO_DATA_DIR=data_dir, STUDIO_PORT=str(port), STUDIO_ADMIN_PASSWORD=PASSWORD, PYTHONPATH=str(ROOT),
                STUDIO_SESSION_MODE="1", STUDIO_SESSION_SLOTS=str(max(RUNS + 1, 4)), STUDIO_START_TIMEOUT_S="300")
     launcher = subprocess.Popen([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env,
@@ -276,7 +295,7 @@ def measure() -> dict:
         isolated = pipelines[:OWN_DRIVER_RUNS]
         for pipeline_id in isolated:
             studio.request("POST", f"pipelines/{pipeline_id}/isolation", {"isolated": True})
-        own = measure_mode(studio, launcher.pid, isolated, "own_driver")
+        own = measure_mode(studio, launcher.pid, isolated, "own_driver") if isolated else {}
     finally:
         if launcher.poll() is None:
             os.killpg(launcher.pid, signal.SIGINT)  # what Ctrl-C does: the launcher stops its drivers too
@@ -285,7 +304,9 @@ def measure() -> dict:
             except subprocess.TimeoutExpired:
                 os.killpg(launcher.pid, signal.SIGKILL)
         shutil.rmtree(data_dir, ignore_errors=True)
-    return {**session, **{f"own_driver_{name}": value for name, value in own.items()}}
+        if database is not None:
+            database.stop()
+    return {**session, "database": DATABASE, **{f"own_driver_{name}": value for name, value in own.items()}}
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from studio.models import Pipeline, PipelineVersion, Run
@@ -77,7 +79,7 @@ def test_a_run_of_a_lost_session_driver_waits_for_the_session_to_take_it_back_an
     run = Run.objects.get(pk=running.id)
     assert (run.status, run.status_history[-1]["cause"]) == ("RESTARTING", WAITS_FOR_SESSION)
     assert run.driver_token != "old", "the lost session driver is fenced"
-    assert session.take_launch(client, 1) == (running.id, run.driver_token, SESSION_LOST), "handed to the session"
+    assert session.take_launch(client, 1) == (running.id, run.driver_token, SESSION_LOST, False), "handed to the session"
     assert Run.objects.get(pk=canceling.id).status == "CANCELED", "a run being cancelled is not taken back"
     assert check_heartbeats(timeout_s=15, launch_timeout_s=600) == [], "it waits, once marked"
 
@@ -126,26 +128,24 @@ def test_a_freshly_started_worker_marks_runs_whose_driver_died_while_it_was_away
         stop_process_tree(worker.pid)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_driver_whose_run_was_ended_in_the_studio_cancels_its_job(monkeypatch):
-    from studio.runs import driver
+@pytest.mark.django_db
+def test_one_beat_for_every_run_of_a_driver_and_a_run_ended_in_the_studio_has_its_job_cancelled():
+    from studio.runs.heartbeats import Heartbeats
 
-    class JobMaster:
-        cancelled = threading.Event()
-
-        def cancel(self):
-            self.cancelled.set()
-
-    run = make_run("RUNNING", heartbeat_age_s=0)
-    monkeypatch.setattr(driver, "HEARTBEAT_INTERVAL_S", 0.05)
-    job_master, ended, stop = JobMaster(), threading.Event(), threading.Event()
-    beating = threading.Thread(target=driver._heartbeat, args=(run.id, run.driver_token, job_master, ended, stop))
-    beating.start()
-    try:
-        wait_until(lambda: Run.objects.get(pk=run.id).heartbeat_at > run.heartbeat_at, 10, "a heartbeat")
-        assert not job_master.cancelled.is_set()
-        set_status(run.id, "FAILED", cause="driver lost")  # say the studio gave up on it
-        assert job_master.cancelled.wait(10)
-    finally:
-        stop.set()
-        beating.join(10)
+    first, second = make_run("RUNNING", heartbeat_age_s=60), make_run("RUNNING", heartbeat_age_s=60)
+    cancelled = []
+    beats = Heartbeats()
+    beats.add(first.id, first.driver_token, lambda: cancelled.append(first.id))
+    beats.add(second.id, second.driver_token, lambda: cancelled.append(second.id))
+    with CaptureQueriesContext(connection) as queries:
+        assert beats.beat() == []
+    writes = [query["sql"] for query in queries if query["sql"].startswith("UPDATE")]
+    assert len(writes) == 2, writes  # the runs' heartbeats (and change tokens), their pipelines' tokens
+    assert all(Run.objects.get(pk=run.id).heartbeat_at > run.heartbeat_at for run in (first, second))
+    set_status(first.id, "FAILED", cause="driver lost")  # say the studio gave up on the first
+    assert beats.beat() == [first.id]
+    assert cancelled == [first.id]
+    assert beats.beat() == [] and cancelled == [first.id], "once"
+    beats.remove(second.id, second.driver_token)
+    Run.objects.filter(pk=second.id).update(driver_token="another driver")
+    assert beats.beat() == [] and cancelled == [first.id], "a run removed is no longer beaten for"

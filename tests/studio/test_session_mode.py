@@ -67,6 +67,94 @@ def test_without_a_serving_session_driver_a_run_keeps_a_driver_of_its_own(user):
         OWN_DRIVER, "no session driver was serving")
 
 
+def start_small(api, pipeline_id: int) -> int:
+    """Start a run while a session driver serves (announced afresh: its presence lasts seconds, a loaded
+    machine's first requests take longer)."""
+    session.announce({"slots": 4})
+    return api.post(f"/api/pipelines/{pipeline_id}/runs", {}, format="json").json()["id"]
+
+
+def launches() -> list[tuple]:
+    """The launches waiting for the session driver, taken."""
+    import redis
+    from django.conf import settings
+
+    client, taken = redis.Redis.from_url(settings.REDIS_URL), []
+    while (launch := session.take_launch(client, 0.01)) is not None:
+        taken.append(launch)
+    return taken
+
+
+class FakeCluster:
+    def __init__(self, slots: int):
+        self.pool = type("Pool", (), {"total": slots})()
+
+
+def session_driver_with(slots: int):
+    from concurrent.futures import Future
+
+    from studio.runs.session_driver import SessionDriver
+
+    cluster = Future()
+    cluster.set_result(FakeCluster(slots))
+    return SessionDriver(cluster)
+
+
+@pytest.mark.django_db
+def test_a_small_run_goes_from_its_start_straight_to_the_serving_session_driver_and_is_claimed_there(
+        api, user, announced, monkeypatch):
+    from studio.runs import tasks
+
+    celery_launches = []
+    monkeypatch.setattr(tasks.launch_run, "delay", celery_launches.append)
+    launches()
+    pipeline = api.post("/api/pipelines", {"name": "small", "definition": simple_pipeline()}, format="json").json()
+    run_id = start_small(api, pipeline["id"])
+    run = Run.objects.get(pk=run_id)
+    assert (run.status, run.placement, celery_launches) == ("CREATED", SESSION, []), "no Celery worker on the way"
+    assert launches() == [(run_id, run.driver_token, None, True)]
+
+    assert session_driver_with(4).launch(run_id, run.driver_token)
+    run.refresh_from_db()
+    assert (run.status, run.placement_reason) == ("SCHEDULING", "no Python code, secrets or isolation; needs 1 of 4 slots")
+    assert run.plan["regions"], "planned as a Celery worker plans it"
+    assert not session_driver_with(4).launch(run_id, run.driver_token), "claimed once"
+    assert not session_driver_with(4).launch(run_id, "a token of another driver")
+
+    wide = api.post("/api/pipelines", {"name": "wide", "definition": simple_pipeline(parallelism=3)},
+                    format="json").json()
+    wide_run = start_small(api, wide["id"])
+    token = Run.objects.get(pk=wide_run).driver_token
+    assert not session_driver_with(2).launch(wide_run, token)
+    wide_row = Run.objects.get(pk=wide_run)
+    assert (wide_row.status, wide_row.placement, wide_row.placement_reason) == (
+        "CREATED", OWN_DRIVER, "it needs 3 slots at once; the shared session has 2")
+    assert celery_launches == [wide_run], "back to a Celery worker, which starts a driver of its own"
+
+    cancelled = start_small(api, pipeline["id"])
+    assert api.post(f"/api/runs/{cancelled}/cancel").status_code == 202
+    assert not session_driver_with(4).launch(cancelled, Run.objects.get(pk=cancelled).driver_token)
+    assert Run.objects.get(pk=cancelled).status == "CANCELED"
+
+
+@pytest.mark.django_db
+def test_a_run_kept_out_of_the_session_is_launched_by_a_celery_worker(api, user, announced, monkeypatch):
+    from studio.runs import tasks
+
+    celery_launches = []
+    monkeypatch.setattr(tasks.launch_run, "delay", celery_launches.append)
+    launches()
+    pipeline = Pipeline.objects.create(name="p", owner=user, isolated=True)
+    PipelineVersion.objects.create(pipeline=pipeline, number=1, definition=simple_pipeline())
+    run_id = start_small(api, pipeline.id)
+    assert (celery_launches, launches(), Run.objects.get(pk=run_id).placement) == ([run_id], [], "")
+    session.withdraw()  # no session driver serves: a worker decides (a driver of its own)
+    pipeline.isolated = False
+    pipeline.save()
+    other = api.post(f"/api/pipelines/{pipeline.id}/runs", {}, format="json").json()["id"]
+    assert (celery_launches, launches()) == ([run_id, other], [])
+
+
 class SessionDriverProcess:
     """``python -m studio.runs.session_driver`` on the test database, as ``make up`` starts it."""
 
@@ -152,7 +240,9 @@ def completed_checkpoint(run_id: int):
 @pytest.mark.timeout(900)
 @pytest.mark.django_db(transaction=True)
 def test_a_run_in_the_session_is_invisible_and_unreachable_to_another_user(
-        celery_worker_process, session_driver, api, other_api, grant, user, other_user, tmp_path):
+        session_driver, api, other_api, grant, user, other_user, tmp_path):
+    # no Celery worker reads this test's launches (tests/conftest.py): alice's run starts because its
+    # start hands it straight to the session driver
     alice_dir, bob_dir = tmp_path / "alice", tmp_path / "bob"
     alice_dir.mkdir()
     bob_dir.mkdir()

@@ -1,0 +1,132 @@
+"""Run events stored many at a time: one transaction for a batch of many runs' events (``record_events``),
+and the driver process's writer that batches whatever waits while it writes (``studio.runs.event_writer``)."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from studio.models import Checkpoint, Pipeline, PipelineVersion, Run, RunEvent
+from studio.runs import events
+from studio.runs.event_writer import EventWriter
+from studio.runs.events import DriverFenced, record_event, record_events, set_status
+from tests.support import simple_pipeline
+
+
+def running_run(user, token: str) -> Run:
+    pipeline = Pipeline.objects.create(name="p", owner=user)
+    version = PipelineVersion.objects.create(pipeline=pipeline, number=1, definition=simple_pipeline())
+    run = Run.objects.create(pipeline=pipeline, version=version, created_by=user, driver_token=token)
+    set_status(run.id, "RUNNING")
+    return run
+
+
+def checkpoint_cycle(run_id: int, checkpoint_id: int, token: str) -> list[tuple]:
+    """What the engine reports of one periodic checkpoint of two subtasks, and a metrics event."""
+    stats = {"id": checkpoint_id, "kind": "checkpoint", "trigger_timestamp": 1000 + checkpoint_id, "num_subtasks": 2}
+    return [(run_id, "checkpoint", {**stats, "event": "triggered", "num_acknowledged_subtasks": 0}, token),
+            (run_id, "checkpoint", {**stats, "event": "acknowledged", "num_acknowledged_subtasks": 1}, token),
+            (run_id, "checkpoint", {**stats, "event": "acknowledged", "num_acknowledged_subtasks": 2}, token),
+            (run_id, "checkpoint", {**stats, "event": "completed", "num_acknowledged_subtasks": 2,
+                                    "external_path": f"/cp/{checkpoint_id}", "state_size": 10}, token),
+            (run_id, "metrics", {"vertices": {}, "collected": {"out": [checkpoint_id]}}, token)]
+
+
+@pytest.mark.django_db
+def test_a_batch_of_many_runs_events_is_stored_in_order_with_a_few_statements(user):
+    first, second = running_run(user, "a"), running_run(user, "b")
+    record_event(first.id, "checkpoint", {"id": 1, "kind": "checkpoint", "event": "triggered",
+                                          "trigger_timestamp": 5, "num_subtasks": 2})
+    batch = [*checkpoint_cycle(first.id, 1, "a"), *checkpoint_cycle(second.id, 1, "b"),
+             *checkpoint_cycle(first.id, 2, "a"),
+             (first.id, "checkpoint", {"id": 1, "kind": "checkpoint", "event": "discarded", "discarded": True}, "a"),
+             (second.id, "checkpoint", {"id": 1, "kind": "checkpoint", "event": "acknowledged",
+                                        "num_acknowledged_subtasks": 1}, "b")]  # late: changes nothing
+    with CaptureQueriesContext(connection) as queries:
+        stored = record_events(batch)
+    # per event it was a transaction of 5 to 9 statements: 17 events, more than a hundred
+    assert len(queries) <= 25, [query["sql"][:80] for query in queries]
+    assert [event["seq"] for event in stored] == [*range(3, 8), *range(2, 7), *range(8, 13), 13, 7]
+    assert RunEvent.objects.filter(run=first).count() == 2 + 11  # RUNNING and the first triggered before
+    rows = {(row.run_id, row.checkpoint_id): row for row in Checkpoint.objects.all()}
+    assert (rows[(first.id, 1)].status, rows[(first.id, 1)].num_acknowledged_subtasks, rows[(first.id, 1)].discarded,
+            rows[(first.id, 1)].trigger_timestamp) == ("COMPLETED", 2, True, 1001)
+    assert (rows[(first.id, 2)].status, rows[(first.id, 2)].external_path, rows[(first.id, 2)].discarded) == (
+        "COMPLETED", "/cp/2", False)
+    assert (rows[(second.id, 1)].status, rows[(second.id, 1)].num_acknowledged_subtasks) == ("COMPLETED", 2)
+    first.refresh_from_db()
+    assert first.collected == {"out": [2]}
+
+
+@pytest.mark.django_db
+def test_a_fenced_drivers_events_are_refused_and_the_others_of_the_batch_stored(user):
+    mine, moved_on = running_run(user, "mine"), running_run(user, "new-driver")
+    stored = record_events([(mine.id, "metrics", {"vertices": {}}, "mine"),
+                            (moved_on.id, "metrics", {"vertices": {}}, "old-driver"),
+                            (mine.id, "metrics", {"vertices": {}}, "mine")])
+    assert [event["seq"] for event in (stored[0], stored[2])] == [2, 3]
+    assert isinstance(stored[1], DriverFenced)
+    assert not RunEvent.objects.filter(run=moved_on, type="metrics").exists()
+    with pytest.raises(DriverFenced):
+        record_event(moved_on.id, "metrics", {}, driver_token="old-driver")
+
+
+@pytest.mark.django_db(transaction=True)  # the writer stores from its own thread
+def test_the_writer_stores_what_waits_while_it_writes_in_one_batch_in_order(user, monkeypatch):
+    run = running_run(user, "t")
+    writer = EventWriter()
+    writing, go_on = threading.Event(), threading.Event()
+    real = events.record_events
+    batches = []
+
+    def slow_first_batch(batch):
+        batches.append(len(batch))
+        if len(batches) == 1:
+            writing.set()
+            go_on.wait(10)
+        return real(batch)
+
+    monkeypatch.setattr(events, "record_events", slow_first_batch)
+    first = writer.submit(run.id, "metrics", {"n": 0}, "t")
+    assert writing.wait(10)
+    later = [writer.submit(run.id, "metrics", {"n": n}, "t") for n in range(1, 6)]
+    go_on.set()
+    assert writer.set_status(run.id, "CANCELING", driver_token="t")["seq"] == 8
+    assert [future.result(10)["seq"] for future in [first, *later]] == [2, 3, 4, 5, 6, 7]
+    assert batches[0] == 1 and batches[1] >= 5, "what waited went in one transaction"
+    assert [event.data.get("n") for event in RunEvent.objects.filter(run=run, type="metrics")] == [0, 1, 2, 3, 4, 5]
+    with pytest.raises(DriverFenced):
+        writer.record(run.id, "metrics", {}, "someone-else")
+
+
+def test_one_thread_takes_the_commands_of_every_run_in_the_order_each_run_was_sent_them():
+    from datetime import datetime, timezone
+    from types import SimpleNamespace
+
+    from studio.runs.command_follower import CommandFollower
+    from studio.runs.commands import command_key, drop_commands, send_command
+    from tests.support import wait_until
+
+    created = datetime.now(timezone.utc)
+    runs = [SimpleNamespace(id=9_000_000 + n, created_at=created) for n in range(3)]
+    taken: list[tuple[int, int]] = []
+    follower = CommandFollower()
+    try:
+        for run in runs:
+            follower.add(run.id, command_key(run), lambda command, run_id=run.id: taken.append((run_id, command["n"])))
+        for n in range(3):
+            for run in runs:
+                send_command(run, {"command": "probe", "n": n})
+        wait_until(lambda: len(taken) == 9, 10, "every command")
+        assert [n for run_id, n in taken if run_id == runs[1].id] == [0, 1, 2]
+        assert len([thread for thread in threading.enumerate() if thread.name == "commands"]) >= 1
+        follower.remove(command_key(runs[0]))
+        send_command(runs[0], {"command": "probe", "n": 3})
+        send_command(runs[2], {"command": "probe", "n": 3})
+        wait_until(lambda: (runs[2].id, 3) in taken, 10, "the command of a run still followed")
+        assert (runs[0].id, 3) not in taken
+    finally:
+        for run in runs:
+            drop_commands(run)
