@@ -62,3 +62,35 @@ def broadcast(group: str, message: dict[str, Any]) -> bool:
         future.cancel()
         logger.warning("could not broadcast to %s: %s", group, error or type(error).__name__)
         return False
+
+
+def broadcast_many(messages: list[tuple[str, dict[str, Any]]]) -> int:
+    """Send each ``(group, message)``, all at once (the sends to different groups overlap on the loop; each
+    group gets its messages in order); how many went. A failed send is a warning, as in :func:`broadcast`."""
+    layer = get_channel_layer()
+    if layer is None or not messages:
+        return 0
+    by_group: dict[str, list[dict[str, Any]]] = {}
+    for group, message in messages:
+        by_group.setdefault(group, []).append(masked(message))
+
+    async def send_in_order(group: str, ordered: list[dict[str, Any]]) -> int:
+        for message in ordered:
+            await layer.group_send(group, message)
+        return len(ordered)
+
+    async def send_all() -> list:
+        return await asyncio.gather(*(send_in_order(group, ordered) for group, ordered in by_group.items()),
+                                    return_exceptions=True)
+
+    future = asyncio.run_coroutine_threadsafe(send_all(), _fanout.loop())
+    try:
+        outcomes = future.result(SEND_TIMEOUT_S)
+    except Exception as error:  # Redis down or slow: the events are stored already
+        future.cancel()
+        logger.warning("could not broadcast to %s groups: %s", len(by_group), error or type(error).__name__)
+        return 0
+    failed = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
+    if failed:
+        logger.warning("could not broadcast to %s of %s groups: %s", len(failed), len(by_group), failed[0])
+    return sum(outcome for outcome in outcomes if not isinstance(outcome, BaseException))

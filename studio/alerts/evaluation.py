@@ -38,7 +38,11 @@ def on_run_event(sender, run_id: int, pipeline_id: int, event: dict[str, Any], *
 
 
 def on_event(run_id: int, pipeline_id: int, event_type: str, ts: int, data: dict[str, Any]) -> None:
-    """Evaluate the enabled rules of the run's pipeline against one event; never raises."""
+    """Evaluate the enabled rules of the run's pipeline against one event; never raises. An event no rule
+    looks at (a checkpoint triggered, acknowledged or discarded, a startup) costs no query: a running job
+    sends four of those a second."""
+    if not _may_matter(event_type, data):
+        return
     try:
         rules = list(AlertRule.objects.filter(pipeline_id=pipeline_id, enabled=True)
                      .select_related("pipeline", "created_by"))
@@ -84,6 +88,13 @@ def _evaluate(rule: AlertRule, run_id: int, event_type: str, ts: int, data: dict
         _backpressure(rule, run_id, ts, data.get("vertices") or {})
     elif rule.kind == AlertKind.VIOLATION_RATE and event_type == "metrics" and data.get("expectations"):
         _violation_rate(rule, run_id, data["expectations"])
+
+
+def _may_matter(event_type: str, data: dict[str, Any]) -> bool:
+    """Whether any rule kind looks at such an event (see ``_evaluate``)."""
+    if event_type == "checkpoint":
+        return data.get("event") in ("completed", "failed")
+    return event_type in ("status", "metrics")
 
 
 MIN_CHECKED = 50

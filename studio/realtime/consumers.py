@@ -212,12 +212,21 @@ class RunEventsConsumer(_GroupListener):
         self._background(self._watch())
 
     async def run_event(self, message):
-        event = message["event"]
         async with self.sending:
-            self.live_seen = True
-            if event["seq"] > self.last_seq + 1:
-                await self._catch_up(until=event["seq"] - 1)
-            await self._send_event(event)
+            await self._live(message["event"])
+
+    async def run_events(self, message):
+        """Several events of the run, in order (a driver stores and fans out its events in batches)."""
+        async with self.sending:
+            for event in message["events"]:
+                await self._live(event)
+
+    async def _live(self, event) -> None:
+        """Send a live event (the missed ones before it from the database first); hold ``sending``."""
+        self.live_seen = True
+        if event["seq"] > self.last_seq + 1:
+            await self._catch_up(until=event["seq"] - 1)
+        await self._send_event(event)
 
     async def _catch_up(self, until: int | None = None) -> None:
         """Send the stored events after ``last_seq`` (up to ``until``), in batches; hold ``sending``."""

@@ -37,7 +37,7 @@ from studio.secret_masking import masked
 from studio.models import (
     TERMINAL_STATUSES, Checkpoint, Run, RunEvent, RunStatus, SavepointRequest, SavepointStatus, now_ms,
 )
-from studio.fanout import broadcast
+from studio.fanout import broadcast, broadcast_many
 from studio.runs.signals import run_event_recorded
 
 logger = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ def record_events(batch: list[tuple[int, str, dict[str, Any], str | None]]) -> l
     messages = [(run_id, pipeline_id, serialise_event(event), changed) for run_id, pipeline_id, event, changed in sent]
     # after the commit of an enclosing transaction (at once when there is none): a client
     # must be able to read from the database whatever it was told about
-    transaction.on_commit(lambda: [_fan_out(*message) for message in messages])
+    transaction.on_commit(lambda: _fan_out_batch(messages))
     return outcomes
 
 
@@ -156,6 +156,22 @@ def _fan_out(run_id: int, pipeline_id: int, message: dict[str, Any], status_chan
     # robust: a receiver that raises is logged (by Django) and the others still run
     run_event_recorded.send_robust(Run, run_id=run_id, pipeline_id=pipeline_id, event=message,
                                    status_changed=status_changed)
+
+
+def _fan_out_batch(messages: list[tuple[int, int, dict[str, Any], bool]]) -> None:
+    """:func:`_fan_out` for the events of a batch: one message per run to its sockets (``run.events`` with a
+    run's events in order, or ``run.event`` for one), the runs' sends overlapping; then the receivers."""
+    if len(messages) == 1:
+        _fan_out(*messages[0])
+        return
+    by_run: dict[int, list[dict[str, Any]]] = {}
+    for run_id, _, message, _ in messages:
+        by_run.setdefault(run_id, []).append(message)
+    broadcast_many([(run_group(run_id), {"type": "run.event", "event": events[0]} if len(events) == 1
+                     else {"type": "run.events", "events": events}) for run_id, events in by_run.items()])
+    for run_id, pipeline_id, message, status_changed in messages:
+        run_event_recorded.send_robust(Run, run_id=run_id, pipeline_id=pipeline_id, event=message,
+                                       status_changed=status_changed)
 
 
 def serialise_event(event: RunEvent) -> dict[str, Any]:

@@ -130,3 +130,17 @@ def test_one_thread_takes_the_commands_of_every_run_in_the_order_each_run_was_se
     finally:
         for run in runs:
             drop_commands(run)
+
+
+@pytest.mark.django_db
+def test_checkpoint_progress_events_cost_the_alert_rules_no_query():
+    from studio.alerts.evaluation import on_event
+
+    with CaptureQueriesContext(connection) as queries:
+        for event in ("triggered", "acknowledged", "discarded"):
+            on_event(1, 1, "checkpoint", 0, {"event": event, "id": 3})
+        on_event(1, 1, "startup", 0, {"driver": "session"})
+    assert len(queries) == 0
+    with CaptureQueriesContext(connection) as queries:
+        on_event(1, 1, "checkpoint", 0, {"event": "completed", "id": 3})
+    assert len(queries) == 1, "the pipeline's rules are looked at for a completed checkpoint"

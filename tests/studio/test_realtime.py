@@ -189,3 +189,33 @@ def test_foreign_origin_is_refused(run_id, token):
         return connected
 
     assert async_to_sync(scenario)() is False
+
+
+def test_a_batch_of_events_stored_together_arrives_live_once_each_in_order(run_id, token, monkeypatch):
+    from studio import fanout
+    from studio.runs.events import record_events
+
+    group_sends = []
+    send = fanout.broadcast_many
+
+    def counted(messages):
+        group_sends.extend(message["type"] for _, message in messages)
+        return send(messages)
+
+    monkeypatch.setattr("studio.runs.events.broadcast_many", counted)
+
+    async def scenario():
+        communicator = await connect(f"/ws/runs/{run_id}/", token)
+        await receive(communicator)  # CREATED, stored before
+        batch = [(run_id, "checkpoint", {"event": "triggered", "id": n, "trigger_timestamp": 5}, None)
+                 for n in range(1, 5)]
+        await database_sync_to_async(record_events)(batch)
+        live = [await receive(communicator) for _ in range(4)]
+        nothing_more = await communicator.receive_nothing(timeout=0.3)
+        await communicator.disconnect()
+        return live, nothing_more
+
+    live, nothing_more = async_to_sync(scenario)()
+    assert [(event["seq"], event["data"]["id"]) for event in live] == [(2, 1), (3, 2), (4, 3), (5, 4)]
+    assert nothing_more
+    assert group_sends == ["run.events"], "one message to the run's sockets for the batch"
