@@ -485,6 +485,9 @@ class JobMaster:
             event = self._metrics_event_locked()
         # outside the JobMaster's lock: a checkpoint holds the coordinators' lock while it sends triggers
         event["enumerators"] = self.operator_coordinators.lag()
+        alignment = self.operator_coordinators.alignment_figures()
+        if alignment:
+            event["watermark_alignment"] = alignment
         with self._emit_order:
             if not self._concluded:  # never after the final status
                 self._emit_locked(event)

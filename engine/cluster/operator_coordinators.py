@@ -23,6 +23,12 @@ One lock orders, for every coordinator:
   sent before the triggers reaches the subtask's mailbox before its trigger does, so each
   answer is in exactly one of the coordinator's snapshot and the subtask's;
 - a restart's giving back of what the restarted subtasks got after their checkpoint.
+
+Watermark alignment groups (``engine.runtime.watermark_alignment``) are coordinated here too:
+a source subtask whose chain's watermark node aligns it reports its watermark as an event of
+that node; the answer is its bound, and a report that moves the bound also wakes the group's
+paused members it lets go on (events to other subtasks than the asking one). They keep no
+checkpointed state: a restart forgets the restarted members, which report afresh.
 """
 from __future__ import annotations
 
@@ -33,6 +39,7 @@ from typing import Any, Callable
 from engine.plan.execution_ids import TaskId
 from engine.runtime.operators import coordinator_factory
 from engine.runtime.state.restore import TaskRestore
+from engine.runtime.watermark_alignment import WatermarkAlignmentGroup, aligned_sources
 
 logger = logging.getLogger(__name__)
 
@@ -59,15 +66,27 @@ class OperatorCoordinators:
                     self._coordinators[node["id"]] = factory(node, state, known, config=config,
                                                              snapshot=(restore or {}).get("location"))
                     self._vertex_of[node["id"]] = vertex.id
+        self._alignment: dict[TaskId, tuple[str, WatermarkAlignmentGroup]] = {}  # guarded by: self._lock
+        """Every aligned source subtask: its watermark node and its group."""
+        for name, members in aligned_sources(job_graph).items():
+            group = WatermarkAlignmentGroup(name, {member: settings.max_drift_ms
+                                                   for member, (_, settings) in members.items()})
+            for member, (node_id, _) in members.items():
+                self._alignment[member] = (node_id, group)
 
     def __bool__(self) -> bool:
-        return bool(self._coordinators)
+        return bool(self._coordinators) or bool(self._alignment)
 
     def has(self, node_id: str) -> bool:
         return node_id in self._coordinators
 
     def handle_event(self, task: TaskId, node_id: str, event: dict, is_current: Callable[[], bool]) -> None:
         """An event of subtask ``task``'s operator ``node_id``; the answer goes back to that subtask."""
+        if event.get("kind") == "watermark":
+            aligned = self._alignment.get(task)
+            if aligned is not None and aligned[0] == node_id:
+                self._watermark_reported(task, node_id, event, is_current)
+                return
         with self._lock:
             coordinator = self._coordinators.get(node_id)
             if coordinator is None:
@@ -82,11 +101,40 @@ class OperatorCoordinators:
                 answer = {"kind": "error", "message": f"its coordinator failed: {error!r}"}
             if answer is None:
                 return
-            slot = self._slot_of(task)
-            if slot is None:  # its slot runs but is not known yet (``slot_running`` delivers), or is going away
-                self._undelivered.setdefault(task, []).append((node_id, answer))
-            else:
-                slot.deliver_operator_event(task, node_id, answer)
+            self._deliver_locked(task, node_id, answer)
+
+    def _watermark_reported(self, task: TaskId, node_id: str, event: dict, is_current: Callable[[], bool]) -> None:
+        """An aligned source subtask's watermark report: answer its bound, wake whom it lets go on."""
+        with self._lock:
+            if not is_current():
+                return  # a subtask of an attempt being restarted: it reports afresh
+            _, group = self._alignment[task]
+            watermark = event.get("watermark")
+            try:
+                bound, wakes = group.report(task, None if watermark is None else int(watermark),
+                                            str(event.get("status")), bool(event.get("paused")))
+            except (KeyError, TypeError, ValueError) as error:
+                self._deliver_locked(task, node_id, {"kind": "error", "message": f"watermark alignment: {error}"})
+                return
+            self._deliver_locked(task, node_id, {"kind": "watermark_bound", "bound": bound})
+            self._wake_locked(wakes)
+
+    def _wake_locked(self, wakes) -> None:
+        for member, bound in wakes:
+            self._deliver_locked(member, self._alignment[member][0], {"kind": "watermark_bound", "bound": bound})
+
+    def _deliver_locked(self, task: TaskId, node_id: str, answer: dict) -> None:
+        slot = self._slot_of(task)
+        if slot is None:  # its slot runs but is not known yet (``slot_running`` delivers), or is going away
+            self._undelivered.setdefault(task, []).append((node_id, answer))
+        else:
+            slot.deliver_operator_event(task, node_id, answer)
+
+    def alignment_figures(self) -> dict[str, dict]:
+        """``{group: {"minimum", "paused"}}`` of every watermark alignment group."""
+        with self._lock:
+            groups = {group.name: group for _, group in self._alignment.values()}
+            return {name: group.figures() for name, group in groups.items()}
 
     def slot_running(self, slot, tasks) -> None:
         """The JobMaster knows ``slot`` now: deliver what its subtasks were answered before.
@@ -129,3 +177,7 @@ class OperatorCoordinators:
                 subtasks = {index for vertex, index in tasks if vertex == self._vertex_of[node_id]}
                 if subtasks:
                     coordinator.subtasks_reset(subtasks, checkpoint_id)
+            restarted = set(tasks)
+            groups = {id(group): group for member, (_, group) in self._alignment.items() if member in restarted}
+            for group in groups.values():
+                self._wake_locked(group.forget(member for member in restarted if member in group.drifts))

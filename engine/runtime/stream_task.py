@@ -75,6 +75,11 @@ while it is backpressured, until its data ended; every subtask records the marke
 at its operators and sends them on (``OperatorChain.process_latency_marker``). Their figures
 are part of each operator's metrics. Not in batch mode: nothing waits in a queue there.
 
+Watermark alignment (a watermark node in a source's chain with ``alignment_max_drift_ms``, see
+``engine.runtime.watermark_alignment``): the source subtask reports its watermark to its group's
+coordinator in the JobMaster and stops polling while it runs ahead of the group's bound; its
+mails (checkpoints, timers, a stop) run as in any wait. Its end of data releases the group.
+
 Buffer debloating (definition ``"debloat"``, see ``engine.runtime.io.buffer_debloater``):
 a subtask with input channels measures its throughput every period and announces the
 buffer size its producers should use.
@@ -122,6 +127,7 @@ from engine.runtime.subtask_checkpoint import (DECLINE_ALIGNMENT_LIMIT, DECLINE_
                                                DECLINE_SUBSUMED, SubtaskCheckpointCoordinator)
 from engine.runtime.task_lifecycle import AwaitingFinalCheckpoint, Finished, HoldingForStop, Running, TaskLifecycleState
 from engine.runtime.timer_service import ProcessingTimeService
+from engine.runtime.watermark_alignment import KEEP_ALIVE_S, SourceAlignment, aligned_sources, chain_watermark
 from engine.runtime.columnar import compile_int_key
 from engine.spec.expressions import compile_batch_expression, compile_batch_router
 
@@ -211,6 +217,9 @@ class StreamTask:
         self.gate = self._create_input_gate(network)
         self.chain: OperatorChain | None = None
         self.input = None
+        self._alignment: SourceAlignment | None = None
+        """A source's side of watermark alignment, when its chain aligns it (``_create_alignment``)."""
+        self._alignment_node: str | None = None
         self._canceled = False
         self._failure: str | None = None
         self.state: TaskLifecycleState = Running()
@@ -344,15 +353,21 @@ class StreamTask:
                 self.chain.take_json_fields(fields)
         if restore is not None and restore.is_finished(self.vertex.operators[0]["id"]):
             self.state = self.state.restored_finished()
+            if self.is_source:
+                self._alignment = self._create_alignment()
+                if self._alignment is not None:
+                    self._alignment.finish()  # its group must not wait for its first report
             return  # nothing to initialise or open: it only ends its outputs (close still runs)
         self.chain.initialize_state()
         self.chain.open()
         head = self.chain.head
         if self.is_source:
             pacing = (self.config.get("source_pacing") or {}) if self.config["checkpointing_enabled"] else {}
+            self._alignment = self._create_alignment()
             self.input = SourceInput(head, head.emit, self.timer_service, kill_hook=self.kill_hook,
                                      task=self.task_id, records_per_checkpoint=pacing.get("records_per_checkpoint", 0),
-                                     flush_outputs=self.chain.flush_outputs if self.chain.buffers_output else None)
+                                     flush_outputs=self.chain.flush_outputs if self.chain.buffers_output else None,
+                                     alignment=self._alignment)
             if self.debloat.enabled or self.input.is_paced:
                 head.context.poll_budget = self._poll_budget
         elif self.gate is not None:
@@ -362,6 +377,37 @@ class StreamTask:
                 self._debloater = BufferDebloater(self.debloat, self.gate.number_of_channels, capacity)
         else:
             raise ValueError(f"vertex '{self.vertex.id}' is neither a source nor has inputs")
+
+    def _create_alignment(self) -> SourceAlignment | None:
+        """This source subtask's side of watermark alignment: when a watermark node of its chain
+        aligns it with other subtasks (``engine.runtime.watermark_alignment``) and the gateway
+        carries operator events; else None."""
+        send = getattr(self.gateway, "send_operator_event", None)
+        if send is None or self.batch_mode:
+            return None
+        member = next((group[self.task_id] for group in aligned_sources(self.job_graph).values()
+                       if self.task_id in group), None)
+        if member is None:
+            return None
+        node_id, settings = member
+        operator = next(operator for operator in self.chain.operators if operator.node_id == node_id)
+        task = self.task_id
+        alignment = SourceAlignment(settings, chain_watermark(operator), lambda: bool(operator.idle),
+                                    lambda event: send(task, node_id, event))
+        self._alignment_node = node_id
+        self.timer_service.schedule(KEEP_ALIVE_S, self._keep_alignment_alive, "watermark alignment report")
+        return alignment
+
+    def _keep_alignment_alive(self) -> None:
+        """Timer mail: the alignment's periodic report, until its data ended."""
+        alignment = self._alignment
+        if alignment is None or alignment.finished:
+            return
+        if self.state.data_ended or self.is_stopping:
+            alignment.finish()  # a stopped or drained source holds nobody back
+            return
+        alignment.keep_alive()
+        self.timer_service.schedule(KEEP_ALIVE_S, self._keep_alignment_alive, "watermark alignment report")
 
     def _replay_channel_state(self, restore: TaskRestore, writers: list[RecordWriter]) -> None:
         """Put an unaligned checkpoint's in-flight data back, ahead of any new data.
@@ -616,6 +662,8 @@ class StreamTask:
         can run in the middle of it: the lifecycle state calling this (``EndingData``) makes
         that an ordinary checkpoint, taken before the end of data.
         """
+        if self._alignment is not None:
+            self._alignment.finish()  # no record follows: it holds the group back no more
         if drain:
             if self.is_source:
                 self.chain.head.emit_watermark(MAX_WATERMARK)
@@ -675,6 +723,12 @@ class StreamTask:
         self._send_mail(lambda: self._on_operator_event(node_id, event), f"operator event for {node_id}")
 
     def _on_operator_event(self, node_id: str, event: dict) -> None:
+        if self._alignment is not None and node_id == self._alignment_node:
+            if event.get("kind") == "watermark_bound":
+                self._alignment.on_bound(event.get("bound"))
+                return
+            if event.get("kind") == "error":
+                raise RuntimeError(f"subtask {self.name}: {event.get('message')}")
         for operator in self.chain.operators if self.chain is not None else ():
             if operator.node_id == node_id:
                 operator.handle_operator_event(event)

@@ -157,6 +157,17 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
             "idle_timeout_ms": {"type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0,
                                 "description": "Without records for this long, the subtask stops holding "
                                                "event time back downstream (0: never)."},
+            "alignment_max_drift_ms": {
+                "type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0,
+                "description": "Watermark alignment: a source subtask whose watermark runs this far ahead of "
+                               "the slowest one in its group pauses reading until that one caught up, so "
+                               "windows and joins downstream keep less state (0: off). Acts where this node "
+                               "is chained to its source."},
+            "alignment_group": {"type": "string", "maxLength": 100, "default": "",
+                                "description": "Sources aligned together (empty: this node's own subtasks)."},
+            "alignment_update_interval_ms": {
+                "type": "integer", "minimum": 1, "maximum": 60_000, "default": 10,
+                "description": "How often at most a source subtask reports its watermark for alignment."},
         }, ["timestamp"]),
         event_time=EVENT_TIME_ASSIGNS,
     ),

@@ -28,7 +28,9 @@ resumes), ``END_OF_DATA`` (no record follows, but barriers may: call again) or
 
 :class:`SourceInput`
     polls a source operator for one batch; when the source has nothing right now, the
-    subtask is resumed by a timer mail after the source's ``next_poll_delay``.
+    subtask is resumed by a timer mail after the source's ``next_poll_delay``. With watermark
+    alignment (``engine.runtime.watermark_alignment``) a source whose watermark ran ahead of
+    its group's bound is polled no more until the group's coordinator lets it go on.
 
 Threading model: the subtask's mailbox thread; ``when_available`` callbacks come from
 other threads and only resume the suspended default action (a mail).
@@ -358,8 +360,11 @@ class SourceInput:
     """
 
     def __init__(self, source, process_batch: Callable, timer_service, kill_hook=None, task=None,
-                 records_per_checkpoint: int = 0, flush_outputs: Callable[[], None] | None = None):
+                 records_per_checkpoint: int = 0, flush_outputs: Callable[[], None] | None = None,
+                 alignment=None):
         self.source = source
+        self.alignment = alignment
+        """Watermark alignment (``engine.runtime.watermark_alignment.SourceAlignment``), or None."""
         self._flush_outputs = flush_outputs
         self._kill_hook = kill_hook
         self._task = task
@@ -388,13 +393,16 @@ class SourceInput:
         return max(1, self._records_per_checkpoint - self._since_checkpoint)
 
     def process_input(self) -> InputStatus:
-        if self.paced:
+        alignment = self.alignment
+        if self.paced or (alignment is not None and alignment.paused):
             return NOTHING_AVAILABLE
         if self._kill_hook is not None:
             maybe_kill(self._kill_hook, "source_poll", self._task, {"records_out": self.records_in})
         batch = self.source.poll_next()
         if batch is END_OF_INPUT:
             self.is_finished = True
+            if alignment is not None:
+                alignment.finish()
             return END_OF_INPUT_STATUS
         records = len(batch)  # (a batch may be an int64 array, which has no truth value)
         if not records:
@@ -402,6 +410,8 @@ class SourceInput:
         self.records_in += records
         self._since_checkpoint += records
         self._process_batch(batch)
+        if alignment is not None:
+            alignment.after_batch()
         if self._flush_outputs is not None and records < self.source.batch_size:
             self._flush_outputs()  # caught up: nothing more to fill the buffers with now
         return MORE_AVAILABLE
@@ -410,11 +420,18 @@ class SourceInput:
         if self.paced:
             self._resume_at_checkpoint = callback
             return
+        if self.alignment is not None and self.alignment.paused:
+            self.alignment.when_resumed(callback)  # the watermark alignment's coordinator lets it go on
+            return
         delay = self.source.next_poll_delay()
         if delay <= 0:
             callback()
         else:
             self._timer_service.schedule(delay, callback, "poll source again")
+
+    def metrics(self) -> dict:
+        """With watermark alignment: how long and how often the source paused for it."""
+        return self.alignment.metrics() if self.alignment is not None else {}
 
     def checkpoint_taken(self) -> None:
         """The source took a checkpoint (mailbox thread): a paced source reads on."""

@@ -9,11 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.runtime.operators.connectors.file_source import split_reader
-from engine.runtime.operators.connectors.file_splits import (FileSplitEnumerator, SplitAssignmentTracker, cut_into_splits,
-                                                 files_of_splits, splits_of_files)
+from engine.runtime.operators.connectors.file_splits import (
+    FileSplitEnumerator,
+    SplitAssignmentTracker,
+    cut_into_splits,
+    files_of_splits,
+    splits_of_files,
+)
 
 
-def read_split(data: bytes, split: dict, count: int, restart_after: int | None) -> tuple[bytes, "object"]:
+def read_split(data: bytes, split: dict, count: int, restart_after: int | None) -> tuple[bytes, object]:
     """Every block of ``split``; after ``restart_after`` reads the reader is rebuilt from the split's
     offset, as a restore does. Returns the bytes read and the last reader."""
     handle = io.BytesIO(data)
@@ -185,3 +190,33 @@ def test_a_tiny_split_size_over_a_big_input_is_raised_to_keep_the_split_count_bo
     while (split := take(enumerator, 0)) != {"kind": "no_more"}:
         taken.append(split)
     assert 2 <= len(taken) <= 10 + 2  # each file rounds its share up to whole pieces
+
+
+def test_a_subtask_reading_every_other_split_of_a_file_opens_it_once_and_reads_each_line_once(tmp_path):
+    """With several subtasks on neighbouring splits, a subtask's next split is rarely the one after
+    its last: it seeks in the open file instead of opening it again (``FileSource._split_done``)."""
+    from engine.runtime.operators.base import OperatorContext
+    from engine.runtime.operators.connectors.file_source import FileSource
+    from engine.runtime.operators.source import END_OF_INPUT
+
+    path = tmp_path / "lines.jsonl"
+    path.write_text("".join(f"{n}\n" for n in range(500)))
+    node = {"id": "lines", "type": "source.file", "params": {"path": str(path), "format": "jsonl"}}
+    source = FileSource(node, OperatorContext(task=("lines", 0), node_id="lines", parallelism=1, max_parallelism=8,
+                                              config={}))
+    opened = []
+    original = source.files.open
+    source.files.open = lambda name: opened.append(name) or original(name)
+    splits = cut_into_splits([(str(path), path.stat().st_size)], 97)
+    mine = splits[::2]  # what one of two subtasks would read
+    source.splits = [FileSource.assigned_split(split) for split in mine]
+    read = []
+    try:
+        while (batch := source.poll_next()) is not END_OF_INPUT:
+            read.extend(batch)
+    finally:
+        source.close()
+    line_starts = [0] + [i + 1 for i, byte in enumerate(path.read_bytes()) if byte == ord("\n")][:-1]
+    # a split's lines are those whose first byte lies in its range
+    assert read == [n for split in mine for n, start in enumerate(line_starts) if split["start"] <= start < split["end"]]
+    assert opened == [str(path)]

@@ -224,7 +224,9 @@ class FileSource(SplitReadingSource):
     def _split_done(self, split: dict) -> None:
         """Keep the reader when the next split goes on where this one ended in the same file: it
         already stands at the next split's first line (the line running past this split's end
-        was read with it), so that split needs neither a seek nor a skipped line."""
+        was read with it), so that split needs neither a seek nor a skipped line. A next split
+        elsewhere in the same file keeps the open file (a seek instead of an open: with several
+        subtasks reading neighbouring splits, each one's next split is rarely the one after)."""
         following = self.splits[0] if self.splits else None
         if (following is not None and self._reader is not None and split.get("end") is not None
                 and following["path"] == split["path"] and following["start"] == split["end"]
@@ -232,6 +234,8 @@ class FileSource(SplitReadingSource):
             following["offset"] = self._reader.offset
             following["header"] = split["header"]
             self._reader.end = following["end"]
+        elif following is not None and following["path"] == self._reader_path:
+            self._reader = None  # the next split seeks in the open file (``_reader_of``)
         else:
             self._close_reader()
 
@@ -264,10 +268,11 @@ class FileSource(SplitReadingSource):
 
     def _reader_of(self, split: dict) -> LineBlockReader:
         if self._reader is None or self._reader_path != split["path"]:
-            self._close_reader()
-            self._handle = self.files.open(split["path"])
+            if self._handle is None or self._reader_path != split["path"]:
+                self._close_reader()
+                self._handle = self.files.open(split["path"])
+                self._reader_path = split["path"]
             self._reader = split_reader(self._handle, split)
-            self._reader_path = split["path"]
         return self._reader
 
     def _header_of(self, path: str) -> list[str]:
