@@ -34,7 +34,8 @@ The coordinator's side (:class:`WatermarkAlignmentGroup`, in the JobMaster)
     member's drift. Until every member reported once, the bound holds everyone at their first
     watermark (``HOLD``): a slot that starts later would otherwise find the others far ahead.
     Members that reported no watermark yet (nothing read), are idle (their watermark node's
-    ``idle_timeout_ms`` passed without records) or finished (end of data) hold nobody back;
+    ``idle_timeout_ms`` passed without records, or their source's last poll found nothing to
+    read: a quiet partition, a split still on its way) or finished (end of data) hold nobody back;
     with no active member there is no bound. When a report moves the bound, every paused
     member whose resume point it passed is told at once. A source subtask restored as
     finished reports so before anything else.
@@ -209,6 +210,9 @@ class SourceAlignment:
         on unbounded (at the start, and after a restore, where the others may be far behind)."""
         self.paused = False
         self.finished = False
+        self.caught_up = False
+        """The source's last poll found nothing to read: it holds nobody back while so (set by
+        ``SourceInput``; reported with the next keep-alive). Pausing the others could not help it."""
         self.pauses = 0
         self.paused_s = 0.0
         self._paused_at = 0.0
@@ -221,6 +225,7 @@ class SourceAlignment:
     def after_batch(self) -> None:
         """A batch went through the chain: pause when the watermark passed the bound; report
         a watermark that moved, at most every update interval (at once when pausing)."""
+        self.caught_up = False
         watermark = self._watermark_of()
         if watermark is None or self.finished:
             return
@@ -263,7 +268,7 @@ class SourceAlignment:
 
     # -- inside --------------------------------------------------------------------------------
     def _status(self) -> str:
-        return IDLE if self._idle_of() else ACTIVE
+        return IDLE if self.caught_up or self._idle_of() else ACTIVE
 
     def _report(self, watermark: int | None) -> None:
         state = (watermark, self._status(), self.paused)

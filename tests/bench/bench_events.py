@@ -24,6 +24,12 @@ them alike): in process at parallelism 1, and on Spark ``local[2]`` at paralleli
 run (``checkpoints_<job>``), the in-process CPU per event and the load. Figures are printed,
 never asserted.
 
+Watermark alignment: the jobs' watermark nodes align their source subtasks (``alignment_max_drift_ms``
+``ALIGNMENT_MAX_DRIFT_MS``; ``--no-alignment``: off), so at p=2 neither source subtask reads more than
+that far ahead of the other in event time; each run prints how far apart their watermarks got
+(``most_ahead_ms_<variant>`` in the last line, from the JobMaster's metrics events) and how long the
+sources paused for it.
+
 CPU-normalised scaling: on a machine whose other work takes most of its 2 CPUs the wall-clock
 ratio says what share of a CPU each run got, not how the job scales. So each Spark run also
 reads the CPU time of its slot processes (``tests.bench.slot_cpu``) and the last line has, per
@@ -38,7 +44,7 @@ pinned to CPU 1 takes half of that CPU from the slot pinned there -- the case th
 out on request are for (a subtask on a slower CPU reads fewer of them).
 
 Run: ``make bench-events`` or
-``.venv/bin/python tests/bench/bench_events.py [events] [--no-spark] [--busy-neighbour]``.
+``.venv/bin/python tests/bench/bench_events.py [events] [--no-spark] [--busy-neighbour] [--no-alignment]``.
 """
 from __future__ import annotations
 
@@ -67,6 +73,9 @@ EVENT_SPACING_MS = 1
 JITTER_MS = 1000
 WINDOW_MS = 10_000
 REPEATS = sized(5, 1)
+ALIGNMENT_MAX_DRIFT_MS = 10_000
+"""The jobs' watermark alignment (``engine.runtime.watermark_alignment``): at p=2 a source subtask
+more than this ahead of the other in event time pauses. ``--no-alignment`` runs without."""
 KINDS = ("click", "view", "purchase", "scroll")
 COUNTRIES = ("DE", "FR", "US", "JP", "BR", "IN")
 DEVICES = ("ios", "android", "web")
@@ -107,6 +116,11 @@ def expected_result(paths: list[Path]) -> dict:
     return sums
 
 
+def alignment_drift() -> int:
+    """The jobs' ``alignment_max_drift_ms``: 0 (off) with ``--no-alignment``."""
+    return 0 if "--no-alignment" in sys.argv else ALIGNMENT_MAX_DRIFT_MS
+
+
 def definition(input_dir: Path, output_dir: Path, parallelism: int) -> dict:
     return normalise_definition({
         "format": 1, "name": "bench-events", "mode": "streaming", "parallelism": parallelism,
@@ -117,7 +131,8 @@ def definition(input_dir: Path, output_dir: Path, parallelism: int) -> dict:
             {"id": "events", "type": "source.file", "params": {"path": str(input_dir), "format": "jsonl"}},
             {"id": "no_scrolls", "type": "transform.filter", "params": {"predicate": 'x["kind"] != "scroll"'}},
             {"id": "event_time", "type": "transform.watermark",
-             "params": {"timestamp": 'x["ts"]', "max_out_of_orderness_ms": JITTER_MS}},
+             "params": {"timestamp": 'x["ts"]', "max_out_of_orderness_ms": JITTER_MS,
+                        "alignment_max_drift_ms": alignment_drift()}},
             {"id": "per_user", "type": "window.tumbling",
              "params": {"size_ms": WINDOW_MS, "function": "sum", "value": 'x["amount"]'}},
             {"id": "out", "type": "sink.file", "params": {"path": str(output_dir)}},
@@ -155,7 +170,8 @@ def join_definition(input_dir: Path, output_dir: Path, parallelism: int) -> dict
             # event time right at the source, per source subtask (each reads its splits forward in time): a
             # watermark after a rebalance would see two subtasks' different time ranges and call records late
             {"id": "event_time", "type": "transform.watermark",
-             "params": {"timestamp": 'x["ts"]', "max_out_of_orderness_ms": JITTER_MS}},
+             "params": {"timestamp": 'x["ts"]', "max_out_of_orderness_ms": JITTER_MS,
+                        "alignment_max_drift_ms": alignment_drift()}},
             *side("click"), *side("purchase"),
             {"id": "pairs", "type": "join.window",
              "params": {"size_ms": 100, "output": '[left["user"], left["id"], right["id"]]'}},
@@ -222,6 +238,11 @@ def timed_run(deployment, input_dir: Path, parallelism: int, expected, events: i
             marks.setdefault(event["status"], (time.perf_counter(), time.process_time()))
         elif event["type"] == "checkpoint" and event.get("event") == "completed":
             completed.append(event.get("id"))
+        elif event["type"] == "metrics":
+            for group in (event.get("watermark_alignment") or {}).values():
+                marks["most_ahead"] = max(marks.get("most_ahead", 0), group["most_ahead"])
+            paused = sum(task.get("alignment_paused_ms", 0) for task in event["tasks"].values())
+            marks["alignment_paused_ms"] = max(marks.get("alignment_paused_ms", 0), paused)
 
     with tempfile.TemporaryDirectory() as work:
         output_dir = Path(work) / "out"
@@ -233,6 +254,8 @@ def timed_run(deployment, input_dir: Path, parallelism: int, expected, events: i
         found = committed_output(output_dir) if job == "tumbling" else committed_lines(output_dir)
     if figures is not None:
         figures["checkpoints"] = len(completed)
+        figures["most_ahead_ms"] = marks.get("most_ahead")
+        figures["alignment_paused_ms"] = marks.get("alignment_paused_ms")
         if "slot_cpu" in marks:
             figures["slot_cpu"] = marks["slot_cpu"]
     (wall_start, cpu_start), (wall_end, cpu_end) = marks["RUNNING"], marks["FINISHED"]
@@ -322,6 +345,7 @@ def main() -> None:
         record_path_cpu_us: list[float] = []
         outputs = {job: (expected if job == "tumbling" else Counter()) for job in JOBS}
         checkpoints: dict[str, int] = {}
+        ahead: dict[str, int] = {}  # label -> the most a source subtask's watermark was ahead of the other's
         for _ in range(REPEATS):
             for job in JOBS:
                 for name, (deployment, parallelism) in variants.items():
@@ -333,6 +357,8 @@ def main() -> None:
                     label = name if job == "tumbling" else f"{name}_{job}"
                     runs.setdefault(label, []).append(rps)
                     checkpoints[job] = figures["checkpoints"]
+                    if figures.get("most_ahead_ms") is not None:
+                        ahead[label] = max(ahead.get(label, 0), figures["most_ahead_ms"])
                     if label == "inprocess_p1":
                         cpu_us.append(cpu)
                     elif label == RECORD_PATH:
@@ -341,6 +367,9 @@ def main() -> None:
                     if slot_cpu is not None:
                         slot_cpus.setdefault(label, []).append(slot_cpu)
                     print(f"  {label}: {rps:,.0f} events/s, {figures['checkpoints']} checkpoints"
+                          + (f", source watermarks at most {figures['most_ahead_ms']:,} ms apart, sources paused "
+                             f"{figures['alignment_paused_ms']:,.0f} ms" if figures.get("most_ahead_ms") is not None
+                             else "")
                           + (f", slot CPU {slot_cpu_text(slot_cpu, events)}" if slot_cpu else "")
                           + f", load {os.getloadavg()[0]:.1f}", file=sys.stderr)
         if with_spark and "--busy-neighbour" in sys.argv:
@@ -362,6 +391,8 @@ def main() -> None:
         print(f"tumbling: Spark p=2 over p=1 {summary['spark_p2_over_p1']:.2f} (goal 1.8)")
     summary.update(cpu_scaling_figures(slot_cpus, events))
     summary.update({f"checkpoints_{job}": count for job, count in checkpoints.items()})
+    summary["alignment_max_drift_ms"] = alignment_drift()
+    summary.update({f"most_ahead_ms_{label}": most for label, most in ahead.items()})
     print("checkpoints completed in each job's last run: "
           + ", ".join(f"{job} {count}" for job, count in checkpoints.items()))
     summary["flink_sql_anchor"] = flink_sql_anchor()

@@ -406,6 +406,8 @@ class SourceInput:
             return END_OF_INPUT_STATUS
         records = len(batch)  # (a batch may be an int64 array, which has no truth value)
         if not records:
+            if alignment is not None:
+                alignment.caught_up = True  # nothing to read: it holds the others back no more
             return NOTHING_AVAILABLE
         self.records_in += records
         self._since_checkpoint += records

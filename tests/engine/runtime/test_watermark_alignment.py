@@ -255,6 +255,22 @@ def test_a_paused_source_is_not_polled_and_resumes_through_the_alignment():
     assert source_input.metrics()["alignment_pauses"] == 1
 
 
+def test_a_source_with_nothing_to_read_holds_nobody_back_until_it_reads_again():
+    subtask = Subtask()
+    subtask.alignment.on_bound(None)
+    source_input = SourceInput(Polls([[1, 2], [], [3, 4]]), [].extend, timer_service=None,
+                               alignment=subtask.alignment)
+    subtask.watermark = 500
+    source_input.process_input()
+    assert source_input.process_input() == NOTHING_AVAILABLE
+    subtask.alignment.keep_alive()
+    assert subtask.sent[-1]["status"] == IDLE
+    subtask.watermark = 600
+    subtask.clock.now = 1.0
+    source_input.process_input()
+    assert subtask.sent[-1] == {"kind": "watermark", "watermark": 600, "status": ACTIVE, "paused": False}
+
+
 def test_a_source_at_its_end_tells_the_group():
     subtask = Subtask()
     source_input = SourceInput(Polls([]), [].extend, timer_service=None, alignment=subtask.alignment)
