@@ -34,8 +34,8 @@ The coordinator's side (:class:`WatermarkAlignmentGroup`, in the JobMaster)
     member's drift. Until every member reported once, the bound holds everyone at their first
     watermark (``HOLD``): a slot that starts later would otherwise find the others far ahead.
     Members that reported no watermark yet (nothing read), are idle (their watermark node's
-    ``idle_timeout_ms`` passed without records, or their source's last poll found nothing to
-    read: a quiet partition, a split still on its way) or finished (end of data) hold nobody back;
+    ``idle_timeout_ms`` passed without records, or their source read nothing for ``QUIET_S``: a
+    quiet partition) or finished (end of data) hold nobody back;
     with no active member there is no bound. When a report moves the bound, every paused
     member whose resume point it passed is told at once. A source subtask restored as
     finished reports so before anything else.
@@ -61,6 +61,10 @@ FINISHED = "finished"
 
 KEEP_ALIVE_S = 0.1
 """How often a subtask reports while it is paused or something changed since its last report."""
+
+QUIET_S = 0.2
+"""A source that read nothing for this long holds its group back no more (a quiet partition; not
+a rate limit's or a split request's short waits between reads)."""
 
 RESUME_SHARE = 0.25
 """A paused subtask resumes once the bound is this share of its drift past its watermark."""
@@ -210,9 +214,7 @@ class SourceAlignment:
         on unbounded (at the start, and after a restore, where the others may be far behind)."""
         self.paused = False
         self.finished = False
-        self.caught_up = False
-        """The source's last poll found nothing to read: it holds nobody back while so (set by
-        ``SourceInput``; reported with the next keep-alive). Pausing the others could not help it."""
+        self._empty_since: float | None = None  # when the source's polls began to find nothing
         self.pauses = 0
         self.paused_s = 0.0
         self._paused_at = 0.0
@@ -225,7 +227,7 @@ class SourceAlignment:
     def after_batch(self) -> None:
         """A batch went through the chain: pause when the watermark passed the bound; report
         a watermark that moved, at most every update interval (at once when pausing)."""
-        self.caught_up = False
+        self._empty_since = None
         watermark = self._watermark_of()
         if watermark is None or self.finished:
             return
@@ -235,6 +237,12 @@ class SourceAlignment:
         elif (self._clock() - self._reported_at >= self._interval_s
               and (self._reported is None or self._reported[0] != watermark)):
             self._report(watermark)
+
+    def nothing_read(self) -> None:
+        """The source's poll found nothing to read. Once it read nothing for ``QUIET_S`` it holds
+        nobody back (reported with the next keep-alive): pausing the others cannot help it."""
+        if self._empty_since is None:
+            self._empty_since = self._clock()
 
     def when_resumed(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once the subtask may read again (at once when it may already)."""
@@ -268,7 +276,8 @@ class SourceAlignment:
 
     # -- inside --------------------------------------------------------------------------------
     def _status(self) -> str:
-        return IDLE if self.caught_up or self._idle_of() else ACTIVE
+        quiet = self._empty_since is not None and self._clock() - self._empty_since >= QUIET_S
+        return IDLE if quiet or self._idle_of() else ACTIVE
 
     def _report(self, watermark: int | None) -> None:
         state = (watermark, self._status(), self.paused)

@@ -407,7 +407,7 @@ class SourceInput:
         records = len(batch)  # (a batch may be an int64 array, which has no truth value)
         if not records:
             if alignment is not None:
-                alignment.caught_up = True  # nothing to read: it holds the others back no more
+                alignment.nothing_read()
             return NOTHING_AVAILABLE
         self.records_in += records
         self._since_checkpoint += records

@@ -255,7 +255,7 @@ def test_a_paused_source_is_not_polled_and_resumes_through_the_alignment():
     assert source_input.metrics()["alignment_pauses"] == 1
 
 
-def test_a_source_with_nothing_to_read_holds_nobody_back_until_it_reads_again():
+def test_a_source_that_read_nothing_for_a_while_holds_nobody_back_until_it_reads_again():
     subtask = Subtask()
     subtask.alignment.on_bound(None)
     source_input = SourceInput(Polls([[1, 2], [], [3, 4]]), [].extend, timer_service=None,
@@ -263,6 +263,10 @@ def test_a_source_with_nothing_to_read_holds_nobody_back_until_it_reads_again():
     subtask.watermark = 500
     source_input.process_input()
     assert source_input.process_input() == NOTHING_AVAILABLE
+    subtask.clock.now = 0.1
+    subtask.alignment.keep_alive()
+    assert subtask.sent[-1]["status"] == ACTIVE  # a rate limit's wait, or a split on its way, for all we know
+    subtask.clock.now = 0.25
     subtask.alignment.keep_alive()
     assert subtask.sent[-1]["status"] == IDLE
     subtask.watermark = 600
