@@ -10,7 +10,8 @@ subtask whose watermark runs ahead of its group's minimum by more than ``max_dri
 stops reading until the others caught up.
 
 Settings (the ``transform.watermark`` node's params, the watermark strategy as in Flink)
-    ``alignment_max_drift_ms`` (0: off), ``alignment_group`` (sources whose watermarks are
+    ``alignment_max_drift_ms`` (0: off; unset: ``AUTO_DRIFT_MS`` behind a file or Parquet
+    source, off behind any other), ``alignment_group`` (sources whose watermarks are
     aligned together; empty: the node's own subtasks) and ``alignment_update_interval_ms``
     (how often at most a subtask reports a watermark that moved). Alignment acts where the
     watermark node runs in a source's chain (a forward edge of equal parallelism from the
@@ -71,6 +72,13 @@ RESUME_SHARE = 0.25
 
 DEFAULT_UPDATE_INTERVAL_MS = 10
 
+AUTO_SOURCES = frozenset({"source.file", "source.parquet"})
+AUTO_DRIFT_MS = 10_000
+"""Without ``alignment_max_drift_ms`` a watermark node behind one of ``AUTO_SOURCES`` aligns with this
+drift: files read in splits are a backfill whose subtasks' event times drift apart by whole splits
+(``docs/performance.md``, "Watermark alignment"); other sources read what arrives now, their
+subtasks stay near each other by themselves, and alignment would only cost messages."""
+
 _NO_WATERMARK = -(2**63)
 _MAX_WATERMARK = 2**63 - 1
 
@@ -90,12 +98,16 @@ class AlignmentSettings:
     update_interval_ms: int = DEFAULT_UPDATE_INTERVAL_MS
 
     @classmethod
-    def of(cls, node: dict) -> AlignmentSettings | None:
-        """``node``'s settings, or None when it aligns nothing (not a watermark node, or drift 0)."""
+    def of(cls, node: dict, source: dict | None = None) -> AlignmentSettings | None:
+        """``node``'s settings in a chain whose head is ``source``, or None when it aligns nothing
+        (not a watermark node, drift 0, or no drift set and ``source`` not one of ``AUTO_SOURCES``)."""
         if node.get("type") != "transform.watermark":
             return None
         params = node.get("params") or {}
-        drift = int(params.get("alignment_max_drift_ms") or 0)
+        drift = params.get("alignment_max_drift_ms")
+        if drift is None:
+            drift = AUTO_DRIFT_MS if (source or {}).get("type") in AUTO_SOURCES else 0
+        drift = int(drift)
         if drift <= 0:
             return None
         return cls(drift, str(params.get("alignment_group") or node["id"]),
@@ -115,7 +127,7 @@ def aligned_sources(job_graph) -> dict[str, dict[Member, tuple[str, AlignmentSet
         if not vertex.is_source:
             continue
         for node in vertex.operators:
-            settings = AlignmentSettings.of(node)
+            settings = AlignmentSettings.of(node, vertex.operators[0])
             if settings is not None:
                 members = groups.setdefault(settings.group, {})
                 for index in range(vertex.parallelism):

@@ -158,11 +158,12 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
                                 "description": "Without records for this long, the subtask stops holding "
                                                "event time back downstream (0: never)."},
             "alignment_max_drift_ms": {
-                "type": "integer", "minimum": 0, "maximum": YEAR_MS, "default": 0,
+                "type": ["integer", "null"], "minimum": 0, "maximum": YEAR_MS, "default": None,
                 "description": "Watermark alignment: a source subtask whose watermark runs this far ahead of "
                                "the slowest one in its group pauses reading until that one caught up, so "
-                               "windows and joins downstream keep less state (0: off). Acts where this node "
-                               "is chained to its source."},
+                               "windows and joins downstream keep less state. Acts where this node is chained "
+                               "to its source. 0: off; empty: 10 s behind a file or Parquet source read by "
+                               "several subtasks (a backfill), off elsewhere."},
             "alignment_group": {"type": "string", "maxLength": 100, "default": "",
                                 "description": "Sources aligned together (empty: this node's own subtasks)."},
             "alignment_update_interval_ms": {

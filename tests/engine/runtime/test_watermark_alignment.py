@@ -4,25 +4,15 @@ pause and resume, the source input that stops polling, and the coordinators that
 All in process and stepped by hand: a fake clock, reports delivered synchronously."""
 from __future__ import annotations
 
+import copy
+
 from engine.api import normalise_definition
 from engine.cluster.operator_coordinators import OperatorCoordinators
 from engine.plan.job_graph import build_job_graph
-from engine.runtime.io.stream_input import (
-    MORE_AVAILABLE,
-    NOTHING_AVAILABLE,
-    SourceInput,
-)
+from engine.runtime.io.stream_input import MORE_AVAILABLE, NOTHING_AVAILABLE, SourceInput
 from engine.runtime.operators.source import END_OF_INPUT
-from engine.runtime.watermark_alignment import (
-    ACTIVE,
-    FINISHED,
-    HOLD,
-    IDLE,
-    AlignmentSettings,
-    SourceAlignment,
-    WatermarkAlignmentGroup,
-    aligned_sources,
-)
+from engine.runtime.watermark_alignment import (ACTIVE, AUTO_DRIFT_MS, FINISHED, HOLD, IDLE, AlignmentSettings,
+                                                SourceAlignment, WatermarkAlignmentGroup, aligned_sources)
 
 A, B, C = ("src", 0), ("src", 1), ("src", 2)
 DRIFT = 1000
@@ -329,6 +319,18 @@ def test_only_groups_of_more_than_one_source_subtask_are_aligned():
     assert set(aligned_sources(build_job_graph(aligned_job()))) == {"time"}
     assert aligned_sources(build_job_graph(aligned_job(parallelism=1))) == {}
     assert aligned_sources(build_job_graph(aligned_job(drift=0))) == {}
+
+
+def test_without_a_drift_a_backfill_from_files_is_aligned_and_other_sources_are_not(tmp_path):
+    unset = aligned_job(drift=None)
+    assert aligned_sources(build_job_graph(unset)) == {}  # a datagen source: off
+    files = copy.deepcopy(unset)
+    files["nodes"][0] = {"id": "src", "type": "source.file", "parallelism": 2,
+                         "params": {"path": str(tmp_path), "format": "jsonl", "split_bytes": 4 << 20}}
+    members = aligned_sources(build_job_graph(files))["time"]
+    assert {settings.max_drift_ms for _, settings in members.values()} == {AUTO_DRIFT_MS}
+    files["nodes"][1]["params"]["alignment_max_drift_ms"] = 0
+    assert aligned_sources(build_job_graph(files)) == {}
 
 
 def test_the_coordinators_answer_a_report_with_its_bound_and_wake_the_paused():
