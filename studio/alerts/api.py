@@ -23,7 +23,7 @@ from studio.api.exceptions import BadRequest, rule_violation
 from studio.api.parameters import int_param
 from studio.api.permissions import PipelineAccess
 from studio.api.schema import bounded_int, responses
-from studio.api.serializers.fields import StrictCharField, StrictModelSerializer
+from studio.api.serializers.fields import StrictCharField, StrictFloatField, StrictIntegerField, StrictModelSerializer
 from studio.fanout import broadcast
 
 TAG = ["alerts"]
@@ -42,13 +42,13 @@ def _flag(request, name: str) -> bool:
 
 
 class AlertRuleSerializer(StrictModelSerializer):
-    pipeline = serializers.IntegerField(source="pipeline_id", min_value=1, help_text="The pipeline whose runs it watches.")
+    pipeline = StrictIntegerField(source="pipeline_id", min_value=1, help_text="The pipeline whose runs it watches.")
     kind = serializers.ChoiceField(choices=AlertKind.choices, help_text="; ".join(
         f"{value}: {label}" for value, label in AlertKind.choices))
-    threshold = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=86_400_000,
-                                       help_text="How many failures; ms; or a ratio 0..1 (backpressure, violation rate).")
-    duration_s = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=86_400,
-                                          help_text="Backpressure: for how long (default 0: one sample).")
+    threshold = StrictFloatField(required=False, allow_null=True, min_value=0, max_value=86_400_000,
+                                 help_text="How many failures; ms; or a ratio 0..1 (backpressure, violation rate).")
+    duration_s = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=86_400,
+                                    help_text="Backpressure: for how long (default 0: one sample).")
     webhook_url = StrictCharField(required=False, allow_blank=True, max_length=2000,
                                   help_text="An http(s) URL to POST each firing to as JSON (optional).")
     created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)

@@ -27,8 +27,8 @@ from rest_framework.views import APIView
 from studio.api.exceptions import Conflict, rule_violation
 from studio.api.parameters import int_param
 from studio.api.schema import bounded_int, responses
-from studio.api.serializers.fields import (RelatedNameField, StrictCharField, StrictModelSerializer,
-                                          StrictSlugRelatedField)
+from studio.api.serializers.fields import (RelatedNameField, StrictCharField, StrictIntegerField,
+                                          StrictModelSerializer, StrictSlugRelatedField)
 from studio.connections.models import PROFILE_NAME, ConnectionKind, ConnectionProfile, ConnectionShare
 from studio.connections.probes import test_connection
 from studio.connections.schema_inference import infer_fields, records_of
@@ -96,7 +96,7 @@ class ConnectionProfileSerializer(StrictModelSerializer):
                                help_text="Kept encrypted and never shown; empty removes it, absent keeps it.")
     has_password = serializers.SerializerMethodField(help_text="Whether a password is kept.")
     owner = serializers.CharField(source="owner.username", read_only=True)
-    team = serializers.IntegerField(source="team_id", required=False, allow_null=True, min_value=1, help_text=(
+    team = StrictIntegerField(source="team_id", required=False, allow_null=True, min_value=1, help_text=(
         "The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do."))
     team_name = RelatedNameField(source="team.name")
     mine = serializers.SerializerMethodField(help_text="Whether you may change, share and delete it: its owner while "

@@ -23,7 +23,8 @@ from studio.api.exceptions import Conflict, InvalidDefinition, rule_violation
 from studio.api.nested import RunNestedMixin
 from studio.api.parameters import bool_param
 from studio.api.schema import RUN_ID, responses
-from studio.api.serializers.fields import MAX_INT32, StrictBooleanField, StrictCharField, StrictModelSerializer
+from studio.api.serializers.fields import (MAX_INT32, StrictBooleanField, StrictCharField, StrictIntegerField,
+                                          StrictModelSerializer)
 from studio.environments.access import (environments_usable_by, environments_visible_to, may_approve,
                                         promotions_visible_to, secrets_of)
 from studio.environments.models import (NAME, Environment, EnvironmentRun, PromotedVersion, Promotion,
@@ -59,7 +60,7 @@ class ParameterValueField(serializers.JSONField):
 
 class EnvironmentSerializer(StrictModelSerializer):
     name = StrictCharField(max_length=100, validators=[NAME], help_text="Unique among your environments (dev, prod).")
-    position = serializers.IntegerField(min_value=0, max_value=MAX_INT32, required=False, help_text=(
+    position = StrictIntegerField(min_value=0, max_value=MAX_INT32, required=False, help_text=(
         "Orders your environments: a version is promoted from one into the next."))
     parameters = serializers.DictField(child=ParameterValueField(), required=False, help_text=(
         "The values a definition's ${param:name} take here: strings, numbers or booleans; a string may name "
@@ -203,9 +204,9 @@ class EnvironmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixin
 
 
 class VersionPromoteSerializer(serializers.Serializer):
-    pipeline = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
-    version = serializers.IntegerField(min_value=1, max_value=MAX_INT32, help_text="The version's number.")
-    environment = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="The target environment.")
+    pipeline = StrictIntegerField(min_value=1, max_value=2**63 - 1)
+    version = StrictIntegerField(min_value=1, max_value=MAX_INT32, help_text="The version's number.")
+    environment = StrictIntegerField(min_value=1, max_value=2**63 - 1, help_text="The target environment.")
     message = StrictCharField(required=False, allow_blank=True, max_length=500, default="")
 
 

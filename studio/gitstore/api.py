@@ -19,6 +19,7 @@ from studio.api.permissions import PipelineAccess
 from studio.api.schema import responses
 from studio.api.serializers.fields import (
     StrictCharField,
+    StrictIntegerField,
     StrictModelSerializer,
     StrictRegexField,
 )
@@ -30,7 +31,7 @@ TAG = ["git"]
 
 
 class GitBindingSerializer(StrictModelSerializer):
-    pipeline = serializers.IntegerField(source="pipeline_id", min_value=1)
+    pipeline = StrictIntegerField(source="pipeline_id", min_value=1)
     repository = StrictCharField(max_length=1000, help_text="A bare repository's path in a location granted "
                                                            "to you for writing, or an https address.")
     branch = StrictRegexField(r"^[A-Za-z0-9._/-]{1,200}$", required=False, default="main")

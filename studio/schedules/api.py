@@ -16,7 +16,7 @@ from studio.access import RUN, can, pipelines_visible_to, runs_visible_to
 from studio.api.exceptions import rule_violation
 from studio.api.permissions import PipelineAccess
 from studio.api.schema import responses
-from studio.api.serializers.fields import StrictCharField, StrictModelSerializer
+from studio.api.serializers.fields import StrictCharField, StrictIntegerField, StrictModelSerializer
 from studio.schedules.models import SavepointSchedule
 
 MAX_INTERVAL_S = 366 * 24 * 3600
@@ -25,16 +25,16 @@ TAG = ["schedules"]
 
 
 class ScheduleSerializer(StrictModelSerializer):
-    pipeline = serializers.IntegerField(source="pipeline_id", required=False, allow_null=True, min_value=1,
-                                        help_text="Every RUNNING run of this pipeline (give this or run).")
-    run = serializers.IntegerField(source="run_id", required=False, allow_null=True, min_value=1,
-                                   help_text="This run only (give this or pipeline).")
-    interval_s = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INTERVAL_S,
-                                          help_text="Seconds between savepoints (give this or cron).")
+    pipeline = StrictIntegerField(source="pipeline_id", required=False, allow_null=True, min_value=1,
+                                  help_text="Every RUNNING run of this pipeline (give this or run).")
+    run = StrictIntegerField(source="run_id", required=False, allow_null=True, min_value=1,
+                             help_text="This run only (give this or pipeline).")
+    interval_s = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INTERVAL_S,
+                                    help_text="Seconds between savepoints (give this or cron).")
     cron = StrictCharField(required=False, allow_blank=True, max_length=100,
                            help_text="A cron expression, UTC, e.g. '*/15 * * * *' (give this or interval_s).")
-    retain = serializers.IntegerField(required=False, min_value=1, max_value=MAX_RETAIN,
-                                      help_text="How many of its completed savepoints to keep (default 3).")
+    retain = StrictIntegerField(required=False, min_value=1, max_value=MAX_RETAIN,
+                                help_text="How many of its completed savepoints to keep (default 3).")
     created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)
 
     class Meta:

@@ -30,6 +30,7 @@ from studio.api.exceptions import BadRequest, Conflict, InvalidDefinition, rule_
 from studio.api.nested import RunNestedMixin
 from studio.api.parameters import int_param
 from studio.api.schema import RUN_ID, bounded_int, responses
+from studio.api.serializers.fields import StrictIntegerField
 from studio.locations import policy_for, workspace_of
 from studio.models import Checkpoint, PipelineVersion, Run, RunStatus
 from studio.processes.budget import validate_definition
@@ -44,16 +45,16 @@ MAX_PAGE = 1000
 
 
 class NewShadowSerializer(serializers.Serializer):
-    candidate_version = serializers.IntegerField(min_value=1, max_value=2 ** 31 - 1, help_text="A version number of the run's pipeline.")
+    candidate_version = StrictIntegerField(min_value=1, max_value=2 ** 31 - 1, help_text="A version number of the run's pipeline.")
     snapshot = serializers.ChoiceField(["take", "latest"], default="take",
                                        help_text="take: production takes a savepoint now; latest: its newest "
                                                  "completed checkpoint.")
-    max_seconds = serializers.IntegerField(required=False, min_value=1, max_value=settings.SHADOW_MAX_SECONDS,
-                                           help_text="How long the shadow job may run (default 60 s).")
-    max_output_bytes = serializers.IntegerField(required=False, min_value=1024,
-                                                max_value=settings.SHADOW_MAX_OUTPUT_BYTES, help_text="Bytes both sides' outputs may reach (default 64 MiB).")
-    max_slots = serializers.IntegerField(required=False, min_value=1, max_value=settings.SHADOW_MAX_SLOTS,
-                                         help_text="Slots the shadow job may take at once.")
+    max_seconds = StrictIntegerField(required=False, min_value=1, max_value=settings.SHADOW_MAX_SECONDS,
+                                     help_text="How long the shadow job may run (default 60 s).")
+    max_output_bytes = StrictIntegerField(required=False, min_value=1024,
+                                          max_value=settings.SHADOW_MAX_OUTPUT_BYTES, help_text="Bytes both sides' outputs may reach (default 64 MiB).")
+    max_slots = StrictIntegerField(required=False, min_value=1, max_value=settings.SHADOW_MAX_SLOTS,
+                                   help_text="Slots the shadow job may take at once.")
 
 
 class SinkCountsSerializer(serializers.Serializer):
@@ -109,8 +110,8 @@ class ShadowSerializer(serializers.ModelSerializer):
 
 
 class ShadowPromoteSerializer(serializers.Serializer):
-    run = serializers.IntegerField(min_value=1, max_value=2 ** 62, help_text="The run of the candidate version restored from a savepoint of "
-                                             "production (as the Deploy dialog starts it).")
+    run = StrictIntegerField(min_value=1, max_value=2 ** 62, help_text="The run of the candidate version restored from a savepoint of "
+                                       "production (as the Deploy dialog starts it).")
 
 
 class OutputPageSerializer(serializers.Serializer):

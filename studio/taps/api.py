@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from studio.api.exceptions import Conflict, rule_violation
 from studio.api.nested import RunNestedMixin
 from studio.api.schema import RUN_ID, responses
-from studio.api.serializers.fields import StrictCharField, StrictModelSerializer
+from studio.api.serializers.fields import StrictCharField, StrictIntegerField, StrictModelSerializer
 from studio.models import RunStatus
 from studio.taps.control import close
 from studio.taps.models import Tap
@@ -25,12 +25,12 @@ TAP_ID = OpenApiParameter("tap_id", str, OpenApiParameter.PATH, description="Fro
 
 class TapSerializer(StrictModelSerializer):
     edge = StrictCharField(max_length=200, help_text="The id of an edge of the run's pipeline.")
-    records_per_second = serializers.IntegerField(required=False, min_value=1, max_value=1000,
-                                                  help_text="Records a second at most (default 20).")
-    bytes_per_second = serializers.IntegerField(required=False, min_value=64, max_value=1024 * 1024,
-                                                help_text="Bytes of record JSON a second at most (default 32 KiB).")
-    max_record_bytes = serializers.IntegerField(required=False, min_value=16, max_value=64 * 1024,
-                                                help_text="A record's JSON beyond this is cut (default 1 KiB).")
+    records_per_second = StrictIntegerField(required=False, min_value=1, max_value=1000,
+                                            help_text="Records a second at most (default 20).")
+    bytes_per_second = StrictIntegerField(required=False, min_value=64, max_value=1024 * 1024,
+                                          help_text="Bytes of record JSON a second at most (default 32 KiB).")
+    max_record_bytes = StrictIntegerField(required=False, min_value=16, max_value=64 * 1024,
+                                          help_text="A record's JSON beyond this is cut (default 1 KiB).")
     state = serializers.ChoiceField(choices=["waiting", "open", "closed"], read_only=True)
     websocket = serializers.CharField(source="websocket_path", read_only=True,
                                       help_text="Connect here to receive the samples; closing it closes the tap.")

@@ -38,7 +38,8 @@ from studio.api.exceptions import Conflict, InvalidDefinition, ServiceBusy, rule
 from studio.api.parameters import int_param
 from studio.api.permissions import check_pipeline_permission
 from studio.api.schema import bounded_int, responses
-from studio.api.serializers.fields import DraftField, JSONObjectField, StrictBooleanField, StrictCharField
+from studio.api.serializers.fields import (DraftField, JSONObjectField, StrictBooleanField, StrictCharField,
+                                          StrictIntegerField)
 from studio.locations import policy_for, workspace_of
 from studio.models import Pipeline, PipelineVersion
 from studio.processes import budget
@@ -96,8 +97,8 @@ def _version_filter(request, queryset):
 
 
 class SuiteRunRequestSerializer(serializers.Serializer):
-    version = serializers.IntegerField(required=False, min_value=1, max_value=2 ** 31 - 1,
-                                       help_text="The version whose test cases run; the latest when omitted.")
+    version = StrictIntegerField(required=False, min_value=1, max_value=2 ** 31 - 1,
+                                 help_text="The version whose test cases run; the latest when omitted.")
     definition = DraftField(required=False, help_text="A draft (the editor's unsaved pipeline) whose test cases run "
                                                       "instead of a version's; nothing of it is saved.")
     cases = serializers.ListField(child=CaseNameField(max_length=200), required=False, max_length=100,
@@ -260,14 +261,14 @@ def _forget_old_workdirs(pipeline: Pipeline) -> None:
 
 
 class ProofRequestSerializer(serializers.Serializer):
-    version = serializers.IntegerField(required=False, min_value=1, max_value=2 ** 31 - 1,
-                                       help_text="The version to prove; the latest when omitted.")
+    version = StrictIntegerField(required=False, min_value=1, max_value=2 ** 31 - 1,
+                                 help_text="The version to prove; the latest when omitted.")
     test_case = CaseNameField(required=False, max_length=200,
                                 help_text="The test case whose input the proof runs; the version's first when omitted.")
-    kills = serializers.IntegerField(required=False, default=10, min_value=1, max_value=50,
-                                     help_text="How many times subtasks are killed (default 10).")
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=2 ** 31 - 1,
-                                    help_text="The seed the kills are drawn from: a failed proof's seed replays it.")
+    kills = StrictIntegerField(required=False, default=10, min_value=1, max_value=50,
+                               help_text="How many times subtasks are killed (default 10).")
+    seed = StrictIntegerField(required=False, min_value=0, max_value=2 ** 31 - 1,
+                              help_text="The seed the kills are drawn from: a failed proof's seed replays it.")
     rescale = StrictBooleanField(required=False, default=True,
                                  help_text="Restore once at another parallelism (default true).")
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from studio.api.serializers.errors import ProblemSerializer
-from studio.api.serializers.fields import MAX_INT32, DefinitionField, DraftField, JSONObjectField, StrictCharField
+from studio.api.serializers.fields import (MAX_INT32, DefinitionField, DraftField, JSONObjectField, StrictCharField,
+                                          StrictIntegerField)
 
 
 class OperatorSerializer(serializers.Serializer):
@@ -43,8 +44,8 @@ WORKSPACE_HELP = ("The saved pipeline whose workspace relative paths resolve in 
 
 class ValidateSerializer(serializers.Serializer):
     definition = DraftField()
-    pipeline = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INT32,
-                                        help_text=WORKSPACE_HELP)
+    pipeline = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INT32,
+                                  help_text=WORKSPACE_HELP)
     environment = StrictCharField(required=False, allow_blank=True, max_length=100, help_text=(
         "The environment (by name) whose parameters the definition's ${param:name} take: each is filled in and "
         "checked where it is used, a parameter the environment does not define is a problem there, and so is a "
@@ -121,9 +122,9 @@ class PlanSerializer(serializers.Serializer):
 
 class PreviewRequestSerializer(serializers.Serializer):
     definition = DefinitionField()
-    limit = serializers.IntegerField(min_value=1, max_value=1000, default=100)
-    pipeline = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INT32,
-                                        help_text=WORKSPACE_HELP)
+    limit = StrictIntegerField(min_value=1, max_value=1000, default=100)
+    pipeline = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_INT32,
+                                  help_text=WORKSPACE_HELP)
     environment = StrictCharField(required=False, allow_blank=True, max_length=100, help_text=(
         "The environment whose parameters the definition's ${param:name} take (by name), as a run started there "
         "gets them; none when empty. Your ${secret:name} are filled in and masked in the answer."))

@@ -1,8 +1,7 @@
-"""The fields and base classes every serializer of the API uses: strict strings, definitions as drafts
-or as documented definitions, JSON objects."""
+"""The fields and base classes every serializer of the API uses: strict strings, booleans and numbers,
+definitions as drafts or as documented definitions, JSON objects."""
 from __future__ import annotations
 
-from django.db import models
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import extend_schema_field
@@ -47,6 +46,47 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer, and only that: DRF's IntegerField would take the string "2", the number 2.0 and true
+    (as 1), which the schema (``type: integer``) refuses."""
+
+    default_error_messages = {"invalid": "A valid integer is required: a JSON number without a fraction or an "
+                                         "exponent, not a string or a boolean."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, int) or isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class StrictBigIntegerField(StrictIntegerField, serializers.BigIntegerField):
+    """A JSON integer, and only that, for a 64-bit model field (documented as ``int64``, as DRF's is)."""
+
+
+class StrictFloatField(serializers.FloatField):
+    """A finite JSON number (an integer or not), and only that: DRF's FloatField would take the string "2.5"
+    and true (as 1.0), which the schema (``type: number``) refuses. NaN and the infinities are no JSON and
+    no number here either."""
+
+    default_error_messages = {"invalid": "A valid number is required: a finite JSON number, not a string or a "
+                                         "boolean."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, (int, float)) or isinstance(data, bool):
+            self.fail("invalid")
+        return super().to_internal_value(data)  # a float, finite (NaN and infinities fail "invalid"), in range
+
+
+class StrictPrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):
+    """An object named by its integer id, and only by that: DRF's PrimaryKeyRelatedField would look the
+    string "2" (or true, as 1) up as the id 2. Every model here has an integer primary key."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, int) or isinstance(data, bool):
+            self.fail("incorrect_type", data_type=type(data).__name__)
+        return super().to_internal_value(data)
+
+
 class StrictRegexField(StrictCharField, serializers.RegexField):
     """A string matching ``regex``, and only a string (DRF's RegexField would take the number 0 for "0")."""
 
@@ -61,10 +101,18 @@ class StrictSlugRelatedField(serializers.SlugRelatedField):
         return super().to_internal_value(data)
 
 
+STRICT_FIELDS = {serializers.CharField: StrictCharField, serializers.BooleanField: StrictBooleanField,
+                 serializers.IntegerField: StrictIntegerField, serializers.BigIntegerField: StrictBigIntegerField,
+                 serializers.FloatField: StrictFloatField}
+"""DRF's field that coerces another JSON type into its own, and the field here that takes only its own."""
+
+
 class StrictModelSerializer(serializers.ModelSerializer):
-    serializer_field_mapping = {**serializers.ModelSerializer.serializer_field_mapping,
-                                models.CharField: StrictCharField, models.TextField: StrictCharField,
-                                models.BooleanField: StrictBooleanField}
+    # the fields it builds from the model's take only their own JSON type too (no docstring: drf-spectacular
+    # would make it the description of every component built from a subclass)
+    serializer_field_mapping = {model_field: STRICT_FIELDS.get(field, field) for model_field, field
+                                in serializers.ModelSerializer.serializer_field_mapping.items()}
+    serializer_related_field = StrictPrimaryKeyRelatedField
 
 
 def openapi_dialect(schema):

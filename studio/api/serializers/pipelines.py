@@ -7,14 +7,14 @@ from rest_framework import serializers
 
 from studio.api.serializers.fields import (
     MAX_INT32, DefinitionField, JSONObjectField, RelatedNameField, StrictBooleanField, StrictCharField,
-    StrictModelSerializer, StrictSlugRelatedField,
+    StrictIntegerField, StrictModelSerializer, StrictSlugRelatedField,
 )
 from studio.models import Pipeline, PipelineShare, PipelineVersion, Run
 
 
 class PipelineWriteSerializer(serializers.Serializer):
     name = StrictCharField(max_length=200, required=False)
-    team = serializers.IntegerField(
+    team = StrictIntegerField(
         min_value=1, required=False, allow_null=True,
         help_text="A new pipeline: the team that owns it (you must be at least its editor); omitted: you do.")
     definition = DefinitionField()
@@ -132,7 +132,7 @@ class PipelineFileSerializer(serializers.Serializer):
 
 
 class RollbackSerializer(serializers.Serializer):
-    version = serializers.IntegerField(min_value=1, max_value=MAX_INT32)
+    version = StrictIntegerField(min_value=1, max_value=MAX_INT32)
     message = StrictCharField(max_length=500, required=False, allow_blank=True)
 
 

@@ -5,7 +5,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from studio.api.serializers.fields import (MAX_BIGINT, MAX_INT32, JSONObjectField, StrictBooleanField, StrictCharField,
-                                          StrictModelSerializer)
+                                          StrictIntegerField, StrictModelSerializer)
 from studio.api.serializers.savepoints import SavepointRequestSerializer
 from studio.models import Run
 
@@ -16,14 +16,14 @@ class RestoreFromSerializer(serializers.Serializer):
     """Where a run starts from: a checkpoint by the id users see (``#7``, with its run when ids repeat
     across runs), a checkpoint row by ``pk``, or a directory by ``path``."""
 
-    checkpoint = serializers.IntegerField(required=False, min_value=1, max_value=MAX_INT32,
-                                          help_text="The checkpoint or savepoint id shown in the UI (#7), among "
-                                                    "this pipeline's runs; add `run` when several runs have it.")
-    run = serializers.IntegerField(required=False, min_value=1, max_value=MAX_BIGINT,
-                                   help_text="The run whose `checkpoint` is meant.")
-    pk = serializers.IntegerField(required=False, min_value=1, max_value=MAX_BIGINT,
-                                  help_text="The row id of a completed checkpoint or savepoint (`pk` in the "
-                                            "checkpoint history, `checkpoint_pk` of a savepoint request).")
+    checkpoint = StrictIntegerField(required=False, min_value=1, max_value=MAX_INT32,
+                                    help_text="The checkpoint or savepoint id shown in the UI (#7), among "
+                                              "this pipeline's runs; add `run` when several runs have it.")
+    run = StrictIntegerField(required=False, min_value=1, max_value=MAX_BIGINT,
+                             help_text="The run whose `checkpoint` is meant.")
+    pk = StrictIntegerField(required=False, min_value=1, max_value=MAX_BIGINT,
+                            help_text="The row id of a completed checkpoint or savepoint (`pk` in the "
+                                      "checkpoint history, `checkpoint_pk` of a savepoint request).")
     path = StrictCharField(required=False, max_length=1000, allow_blank=False,
                            help_text="A checkpoint or savepoint directory (with `_metadata`) or URL.")
 
@@ -37,7 +37,7 @@ class RestoreFromSerializer(serializers.Serializer):
 
 class RunStartSerializer(serializers.Serializer):
     mode = serializers.ChoiceField(choices=["streaming", "batch"], required=False)
-    version = serializers.IntegerField(required=False, min_value=1, max_value=MAX_INT32)
+    version = StrictIntegerField(required=False, min_value=1, max_value=MAX_INT32)
     restore_from = RestoreFromSerializer(required=False, allow_null=True)
     allow_non_restored_state = StrictBooleanField(required=False, default=False)
     environment = StrictCharField(required=False, allow_blank=True, max_length=100,
@@ -163,9 +163,9 @@ class EventSerializer(serializers.Serializer):
 
 
 class RescaleRequestSerializer(serializers.Serializer):
-    parallelism = serializers.IntegerField(min_value=1, max_value=1024, required=False,
-                                           help_text="The job's new parallelism (nodes that followed it move along).")
-    nodes = serializers.DictField(child=serializers.IntegerField(min_value=1, max_value=1024), required=False,
+    parallelism = StrictIntegerField(min_value=1, max_value=1024, required=False,
+                                     help_text="The job's new parallelism (nodes that followed it move along).")
+    nodes = serializers.DictField(child=StrictIntegerField(min_value=1, max_value=1024), required=False,
                                   help_text="New parallelism per node id.")
 
 

@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from studio.api.serializers.fields import (
     StrictCharField,
+    StrictIntegerField,
     StrictModelSerializer,
     StrictSlugRelatedField,
 )
@@ -68,6 +69,6 @@ class TeamShareSerializer(StrictModelSerializer):
 
 
 class PipelineTeamSerializer(serializers.Serializer):
-    team = serializers.IntegerField(min_value=1, allow_null=True,
-                                    help_text="The team that is to own the pipeline (you must be at least its "
-                                              "editor), or null: you own it yourself.")
+    team = StrictIntegerField(min_value=1, allow_null=True,
+                              help_text="The team that is to own the pipeline (you must be at least its "
+                                        "editor), or null: you own it yourself.")
