@@ -5,9 +5,10 @@ import type { PipelineSummary } from '../api/types';
 import { ALERT_KINDS, KIND_ORDER, emptyForm, formOf, requestOf, type AlertKind, type FormProblem, type RuleForm } from '../state/shared/alertRules';
 import { Dialog } from '../ui/Dialog';
 
-function problemsOf(failure: unknown): FormProblem[] {
-  if (failure instanceof ApiError && failure.problems.length) {
-    return failure.problems.map((problem) => ({ field: problem.field ?? '', message: problem.message }));
+/** The server's refusal at the fields it names: its rule problems (`errors`) and its field errors (`fields`). */
+export function problemsOf(failure: unknown): FormProblem[] {
+  if (failure instanceof ApiError && (failure.problems.length || failure.fields.length)) {
+    return [...failure.problems.map((problem) => ({ field: problem.field ?? '', message: problem.message })), ...failure.fields];
   }
   return [{ field: '', message: failure instanceof Error ? failure.message : String(failure) }];
 }

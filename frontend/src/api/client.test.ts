@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { emptyDefinition } from '../state/shared/definition';
-import { api, ApiError, isAuthenticationError, MAX_READ_RETRIES, rowsOf, setUnauthorizedHandler } from './client';
+import { api, ApiError, fieldProblems, isAuthenticationError, MAX_READ_RETRIES, nonFiniteAt, rowsOf, setUnauthorizedHandler } from './client';
 
 function respond(status: number, body: unknown) {
   const fetchMock = vi.fn(async () => new Response(body === undefined ? null : JSON.stringify(body), { status }));
@@ -14,6 +14,29 @@ afterEach(() => {
 });
 
 describe('api client', () => {
+  it("carries the body fields a 400 names, nested ones by their path", async () => {
+    respond(400, { detail: 'threshold: A valid number is required.; nodes: gen: A valid integer is required.',
+      fields: { threshold: ['A valid number is required.'], nodes: { gen: ['A valid integer is required.'] }, non_field_errors: ['both'] } });
+    const failure = (await api.rescaleRun(4, { parallelism: 2 }).catch((error: unknown) => error)) as ApiError;
+    expect(failure.status).toBe(400);
+    expect(failure.fields).toEqual([
+      { field: 'threshold', message: 'A valid number is required.' },
+      { field: 'nodes.gen', message: 'A valid integer is required.' },
+      { field: '', message: 'both' },
+    ]);
+    expect(fieldProblems(undefined)).toEqual([]);
+  });
+
+  it('sends no body holding NaN or an infinity (JSON.stringify would send null) and names where it is', async () => {
+    const fetchMock = respond(201, {});
+    const failure = (await api.createSchedule({ run: 3, interval_s: Number('soon'), retain: 3 }).catch((error: unknown) => error)) as ApiError;
+    expect(fetchMock).not.toHaveBeenCalled();
+    expect(failure).toBeInstanceOf(ApiError);
+    expect(failure.fields).toEqual([{ field: 'interval_s', message: 'not a number: a finite number is required' }]);
+    expect(nonFiniteAt({ nodes: { gen: [1, Infinity] } })).toBe('nodes.gen[1]');
+    expect(nonFiniteAt({ limit: 5, name: 'x', enabled: true, none: null })).toBeNull();
+  });
+
   it('sends JSON to the documented paths and returns the parsed body', async () => {
     const fetchMock = respond(201, { id: 3, status: 'CREATED' });
     const run = await api.startRun(7, 'batch');

@@ -34,16 +34,49 @@ import type {
 } from './types';
 import type { AlertRule, AlertRuleRequest, Delivery, Notification, Proof, Schedule, ScheduleRequest, SuiteRun, SuiteRunListItem, Tap, TapRequest, TestBadge } from './operations';
 
+/** A request body's field the server (or the client, before sending) refused: `threshold`, `nodes.gen`. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
 export class ApiError extends Error {
   readonly status: number;
   readonly problems: Problem[];
+  /** The body's fields a 400 names (its `fields`), one row per message. */
+  readonly fields: FieldProblem[];
 
-  constructor(status: number, message: string, problems: Problem[] = []) {
+  constructor(status: number, message: string, problems: Problem[] = [], fields: FieldProblem[] = []) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.problems = problems;
+    this.fields = fields;
   }
+}
+
+/** DRF's nested field errors (`{"nodes": {"gen": ["..."]}}`) as one row per message, named by path. */
+export function fieldProblems(fields: unknown, prefix = ''): FieldProblem[] {
+  if (typeof fields === 'string') return [{ field: prefix, message: fields }];
+  if (Array.isArray(fields)) return fields.flatMap((item) => fieldProblems(item, prefix));
+  if (fields && typeof fields === 'object') {
+    return Object.entries(fields).flatMap(([name, value]) =>
+      fieldProblems(value, name === 'non_field_errors' ? prefix : prefix ? `${prefix}.${name}` : name),
+    );
+  }
+  return [];
+}
+
+/** Where in ``body`` a number is NaN or infinite (JSON.stringify would send null there), or null. */
+export function nonFiniteAt(body: unknown, where = ''): string | null {
+  if (typeof body === 'number') return Number.isFinite(body) ? null : where || 'the body';
+  if (body && typeof body === 'object') {
+    for (const [key, value] of Object.entries(body)) {
+      const found = nonFiniteAt(value, Array.isArray(body) ? `${where}[${key}]` : where ? `${where}.${key}` : key);
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -82,13 +115,14 @@ async function errorFrom(response: Response): Promise<ApiError> {
     // Not JSON (a proxy error page, say): the status line is all we have.
   }
   if (body && typeof body === 'object') {
-    const { detail, errors } = body as { detail?: unknown; errors?: unknown };
+    const { detail, errors, fields } = body as { detail?: unknown; errors?: unknown; fields?: unknown };
+    const named = fieldProblems(fields);
     if (Array.isArray(errors)) {
       const problems = errors as Problem[];
       const summary = problems.length === 1 ? problems[0].message : `${problems.length} problems`;
-      return new ApiError(response.status, summary, problems);
+      return new ApiError(response.status, summary, problems, named);
     }
-    if (typeof detail === 'string') return new ApiError(response.status, detail);
+    if (typeof detail === 'string') return new ApiError(response.status, detail, [], named);
   }
   return new ApiError(response.status, `${response.status} ${response.statusText || 'request failed'}`);
 }
@@ -112,6 +146,12 @@ interface RequestOptions {
 }
 
 export async function request<T>(method: Method, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+  const notANumber = nonFiniteAt(body);
+  if (notANumber !== null) {
+    // A form that read "abc" with Number() holds NaN, which JSON.stringify would send as null: say so instead.
+    const message = 'not a number: a finite number is required';
+    throw new ApiError(400, `${notANumber}: ${message}`, [], [{ field: notANumber, message }]);
+  }
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET') {

@@ -7,6 +7,7 @@ import { useEditorViewStore, type EditorViewState } from '../state/editor/editor
 import { chosenEnvironment, useEnvironmentChoice, valuesText } from '../state/editor/environmentChoice';
 import { problemLocation } from '../state/editor/problems';
 import { formatRecord } from '../state/shared/format';
+import { clampedWhole } from '../state/shared/numberInput';
 import { classNames } from '../ui/classNames';
 
 const selectPreview = (state: EditorViewState) => ({
@@ -24,6 +25,8 @@ const selectEditor = (state: EditorState) => ({
   problemCount: state.problems.all.length,
 });
 const SHOWN = 50;
+/** The server's largest preview (studio/api/serializers/definitions.py). */
+const PREVIEW_LIMIT_MAX = 1000;
 
 async function runPreview(limit: number) {
   const state = useEditorStore.getState();
@@ -95,9 +98,9 @@ export function PreviewPanel() {
             className="input input--narrow"
             type="number"
             min={1}
-            max={10000}
+            max={PREVIEW_LIMIT_MAX}
             value={limit}
-            onChange={(event) => setLimit(Math.max(1, Number(event.target.value) || 1))}
+            onChange={(event) => setLimit(clampedWhole(event.target.value, 1, PREVIEW_LIMIT_MAX))}
           />
         </label>
         <button

@@ -1,10 +1,11 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useEditorStore } from '../state/editor/editorStore';
 import { useTestRunStore } from '../state/editor/testRunStore';
 import { useCatalogStore } from '../state/shared/catalogStore';
 import { OPERATORS } from '../testing/fixtures';
+import { recordRequests, writes } from '../testing/requests';
 import { TestCasesPanel } from './TestCasesPanel';
 
 const DEFINITION = {
@@ -57,5 +58,39 @@ describe('Tests panel', () => {
     expect(useTestRunStore.getState().marks).toEqual({ double: 'failed' });
     fireEvent.click(screen.getByTestId('test-assertion-0-use-emitted'));
     expect(useEditorStore.getState().settings.tests?.[0].assertions?.[0].rows).toEqual([2]);
+  });
+});
+
+describe('the exactly-once proof form', () => {
+  beforeEach(() => {
+    useCatalogStore.getState().setOperators(OPERATORS);
+    useEditorStore.getState().replaceDefinition(DEFINITION);
+    useEditorStore.getState().updateSettings({ tests: [{ name: 'doubles', inputs: { clicks: { rows: [1] } }, assertions: [] }] });
+    useEditorStore.setState({ pipelineId: 3, version: 2, permissions: null });
+  });
+  afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+  });
+
+  it('sends the kills and the seed as JSON integers, within the server bounds', async () => {
+    const sent = recordRequests(({ method }) => (method === 'POST' ? { status: 201, body: { id: 1, status: 'pending', test_case: 'doubles', seed: 42, kills: 50 } } : undefined));
+    render(<TestCasesPanel />);
+    const kills = screen.getByDisplayValue('10');
+    fireEvent.change(kills, { target: { value: '75' } });
+    expect((kills as HTMLInputElement).value).toBe('50');
+    fireEvent.change(screen.getByLabelText('seed'), { target: { value: '42' } });
+    fireEvent.click(screen.getByTestId('proof-start'));
+    await waitFor(() => expect(writes(sent)).toHaveLength(1));
+    expect(writes(sent)[0].raw).toBe('{"version":2,"test_case":"doubles","kills":50,"seed":42}');
+  });
+
+  it('sends nothing for a seed past 31 bits, and says so', () => {
+    const sent = recordRequests();
+    render(<TestCasesPanel />);
+    fireEvent.change(screen.getByLabelText('seed'), { target: { value: '98765432109876543210' } });
+    fireEvent.click(screen.getByTestId('proof-start'));
+    expect(screen.getByText('seed: a whole number from 0 to 2,147,483,647')).toBeTruthy();
+    expect(writes(sent)).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { useTestRunStore } from '../state/editor/testRunStore';
 import { useCatalogStore } from '../state/shared/catalogStore';
 import { graphToDefinition } from '../state/shared/definition';
 import { formatRecord } from '../state/shared/format';
+import { clampedWhole, readNumber } from '../state/shared/numberInput';
 import { classNames } from '../ui/classNames';
 import { TestCaseEditor } from './TestCaseEditor';
 
@@ -106,6 +107,9 @@ function CaseResultView({ result }: { result: CaseResult }) {
 
 const FINAL = new Set(['passed', 'failed', 'error', 'inconclusive']);
 
+/** The server's bounds of a proof's seed (studio/testcases/api.py): it fits 31 bits. */
+const PROOF_SEED = { integer: true, min: 0, max: 2 ** 31 - 1 };
+
 /** The exactly-once proof of the saved version: started here, its verdict and seed shown, its history listed. */
 function ProofSection({ pipelineId, version, cases, mayRun }: { pipelineId: number; version: number; cases: string[]; mayRun: boolean }) {
   const [proofs, setProofs] = useState<Proof[]>([]);
@@ -128,8 +132,13 @@ function ProofSection({ pipelineId, version, cases, mayRun }: { pipelineId: numb
 
   async function prove() {
     setError(null);
+    const chosen = seed ? readNumber(seed, PROOF_SEED) : null;
+    if (chosen && chosen.value === null) {
+      setError(`seed: ${chosen.problem}`);
+      return;
+    }
     try {
-      const proof = await api.startProof(pipelineId, { version, test_case: testCase || cases[0], kills, ...(seed ? { seed: Number(seed) } : {}) });
+      const proof = await api.startProof(pipelineId, { version, test_case: testCase || cases[0], kills, ...(chosen ? { seed: chosen.value } : {}) });
       setProofs((list) => [proof, ...list]);
     } catch (failure) {
       setError(messageOf(failure));
@@ -148,7 +157,7 @@ function ProofSection({ pipelineId, version, cases, mayRun }: { pipelineId: numb
         </select>
         <label className="toolbar-field">
           <span>kills</span>
-          <input className="input input--narrow" type="number" min={1} max={50} value={kills} onChange={(event) => setKills(Math.max(1, Number(event.target.value) || 1))} />
+          <input className="input input--narrow" type="number" min={1} max={50} value={kills} onChange={(event) => setKills(clampedWhole(event.target.value, 1, 50))} />
         </label>
         <input className="input input--narrow" placeholder="seed" aria-label="seed" value={seed} onChange={(event) => setSeed(event.target.value.replace(/\D/g, ''))} />
         <button type="button" className="button" data-testid="proof-start" disabled={!mayRun || cases.length === 0 || active !== undefined} onClick={() => void prove()}>

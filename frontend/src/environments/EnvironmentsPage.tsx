@@ -3,6 +3,7 @@ import '../styles/environments.css';
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { APPROVAL_ROLES, environments, type ApprovalRole, type Environment } from '../api/environments';
 import EnvironmentCard from './EnvironmentCard';
+import { readNumber } from '../state/shared/numberInput';
 import { messageOf } from './messages';
 import PromotionsSection from './PromotionsSection';
 import SecretsSection from './SecretsSection';
@@ -19,8 +20,13 @@ function EnvironmentForm({ next, onSaved }: { next: number; onSaved: () => void 
   async function save(event: FormEvent) {
     event.preventDefault();
     setError(null);
+    const order = position.trim() === '' ? { value: next, problem: null } : readNumber(position, { integer: true, min: 0, max: 2 ** 31 - 1 });
+    if (order.value === null) {
+      setError(`Order: ${order.problem}`);
+      return;
+    }
     try {
-      await environments.create({ name: name.trim(), position: position === '' ? next : Number(position), requires_approval: approval, approval_role: approvalRole });
+      await environments.create({ name: name.trim(), position: order.value, requires_approval: approval, approval_role: approvalRole });
       setName('');
       setPosition('');
       setApproval(false);
@@ -63,7 +69,7 @@ function EnvironmentForm({ next, onSaved }: { next: number; onSaved: () => void 
           Create environment
         </button>
       </div>
-      {error && <p className="error-text">{error}</p>}
+      {error && <p className="error-text" data-testid="environment-error">{error}</p>}
     </form>
   );
 }

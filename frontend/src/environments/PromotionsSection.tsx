@@ -3,6 +3,7 @@ import { api } from '../api/client';
 import { environments, parameterText, type Environment, type Promotion, type PromotionDiff } from '../api/environments';
 import type { PipelineSummary } from '../api/types';
 import { navigate, paths } from '../router';
+import { readNumber } from '../state/shared/numberInput';
 import { messageOf } from './messages';
 
 interface Counted {
@@ -160,7 +161,8 @@ function PromotionsSection({ environmentList, onChanged }: { environmentList: En
     );
   }, []);
 
-  const chosen = pipelineId !== null && target !== null && version !== '' ? { pipeline: pipelineId, version: Number(version), environment: target } : null;
+  const versionNumber = readNumber(version, { integer: true, min: 1, max: 2 ** 31 - 1 }).value;
+  const chosen = pipelineId !== null && target !== null && versionNumber !== null ? { pipeline: pipelineId, version: versionNumber, environment: target } : null;
 
   async function act(action: () => Promise<unknown>) {
     setError(null);

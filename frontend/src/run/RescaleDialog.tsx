@@ -3,6 +3,7 @@ import { api } from '../api/client';
 import type { Rescale, Run } from '../api/types';
 import { paths } from '../router';
 import { useRunStore } from '../state/run/runStore';
+import { readNumber } from '../state/shared/numberInput';
 import { Dialog } from '../ui/Dialog';
 import { Link } from '../ui/Link';
 
@@ -17,9 +18,9 @@ export function RescaleDialog({ run, onClose }: { run: Run; onClose: () => void 
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   async function rescale() {
-    const value = Number(parallelism);
-    if (!Number.isInteger(value) || value < 1) {
-      setError('parallelism must be a whole number of at least 1');
+    const { value, problem } = readNumber(parallelism, { integer: true, min: 1, max: 1024 });
+    if (value === null) {
+      setError(`parallelism must be ${problem}`);
       return;
     }
     setBusy(true);

@@ -1,6 +1,11 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api/client';
 import type { Schedule } from '../api/operations';
+import { readNumber } from '../state/shared/numberInput';
+
+/** The server's bounds (studio/schedules/api.py): an interval of up to a year, up to 1,000 savepoints kept. */
+export const INTERVAL_S = { integer: true, min: 1, max: 366 * 24 * 3600 };
+export const RETAIN = { integer: true, min: 1, max: 1000 };
 
 function describe(schedule: Schedule): string {
   const when = schedule.interval_s ? `every ${schedule.interval_s} s` : `cron ${schedule.cron}`;
@@ -22,8 +27,14 @@ export function SchedulePanel({ runId, pipelineId }: { runId: number; pipelineId
   }, [reload]);
   async function add() {
     setError(null);
+    const interval = readNumber(intervalText, INTERVAL_S);
+    const kept = readNumber(retain, RETAIN);
+    if (interval.value === null || kept.value === null) {
+      setError([interval.problem && `every: ${interval.problem} of seconds`, kept.problem && `keep: ${kept.problem}`].filter(Boolean).join('; '));
+      return;
+    }
     try {
-      await api.createSchedule({ run: runId, interval_s: Number(intervalText), retain: Number(retain) });
+      await api.createSchedule({ run: runId, interval_s: interval.value, retain: kept.value });
       await reload();
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
@@ -57,7 +68,7 @@ export function SchedulePanel({ runId, pipelineId }: { runId: number; pipelineId
           Add schedule
         </button>
       </div>
-      {error && <p className="error-text">{error}</p>}
+      {error && <p className="error-text" data-testid="schedule-error">{error}</p>}
     </section>
   );
 }

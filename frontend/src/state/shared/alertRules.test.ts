@@ -41,3 +41,23 @@ describe('alert rules as a person reads them', () => {
       .toBe('HTTP 500, then connection refused, then HTTP 200');
   });
 });
+
+describe('the alert rule form sends JSON numbers', () => {
+  it('sends the threshold and duration typed as text as numbers, never as the text', () => {
+    const { request } = requestOf({ ...emptyForm(7), name: 'slow', kind: 'backpressure', threshold: ' 75 ', duration_s: '30' });
+    expect(request).toMatchObject({ pipeline: 7, threshold: 0.75, duration_s: 30 });
+    expect(typeof request?.threshold).toBe('number');
+    expect(typeof request?.duration_s).toBe('number');
+    expect(JSON.stringify(request)).toContain('"threshold":0.75,"duration_s":30');
+    const failures = requestOf({ ...emptyForm(7), name: 'f', kind: 'checkpoint_failures', threshold: '3' }).request;
+    expect(JSON.stringify(failures)).toContain('"threshold":3,');
+  });
+
+  it("refuses text Number() would misread, and a fraction where a count or whole seconds go", () => {
+    const form = { ...emptyForm(7), name: 'r' };
+    expect(requestOf({ ...form, kind: 'checkpoint_duration', threshold: '0x10' }).problems).toEqual([{ field: 'threshold', message: 'longer than: a number of ms' }]);
+    expect(requestOf({ ...form, kind: 'checkpoint_failures', threshold: '2.5' }).problems).toEqual([{ field: 'threshold', message: 'how many in a row: a whole number of checkpoints' }]);
+    expect(requestOf({ ...form, kind: 'backpressure', threshold: '80', duration_s: '1.5' }).problems).toEqual([{ field: 'duration_s', message: 'whole seconds, 0 to 86400' }]);
+    expect(requestOf({ ...form, kind: 'backpressure', threshold: '80', duration_s: '' }).request?.duration_s).toBeNull();
+  });
+});

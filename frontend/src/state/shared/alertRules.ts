@@ -4,14 +4,15 @@
  * values turned into the request the server checks.
  */
 import type { AlertRule, AlertRuleRequest, Delivery } from '../../api/operations';
+import { readNumber } from './numberInput';
 
 export type AlertKind = AlertRule['kind'];
 
 interface KindInfo {
   /** What the rule watches, as the kind picker says it. */
   label: string;
-  /** The threshold's field, when the kind has one: its label, unit and bounds in that unit. */
-  threshold?: { label: string; unit: string; min: number; max: number; initial: string };
+  /** The threshold's field, when the kind has one: its label, unit and bounds in that unit (whole: a count). */
+  threshold?: { label: string; unit: string; min: number; max: number; initial: string; whole?: boolean };
   /** Backpressure only: for how long. */
   sustained?: boolean;
   /** Which operator (backpressure) or checked node or edge (violation rate); empty for any. */
@@ -25,7 +26,7 @@ export const ALERT_KINDS: Record<AlertKind, KindInfo> = {
   run_restarted: { label: 'A run restarted after a failure' },
   checkpoint_failures: {
     label: 'Checkpoints failed in a row',
-    threshold: { label: 'How many in a row', unit: 'checkpoints', min: 1, max: 10_000, initial: '3' },
+    threshold: { label: 'How many in a row', unit: 'checkpoints', min: 1, max: 10_000, initial: '3', whole: true },
   },
   checkpoint_duration: {
     label: 'A checkpoint took too long',
@@ -112,7 +113,8 @@ export interface FormProblem {
   message: string;
 }
 
-/** The request for the form, or the problems a person can fix before sending it. */
+/** The request for the form, or the problems a person can fix before sending it. Its numbers are JSON
+ * numbers read from the text as typed (decimal notation only), never the text itself. */
 export function requestOf(form: RuleForm): { request: AlertRuleRequest | null; problems: FormProblem[] } {
   const problems: FormProblem[] = [];
   if (form.pipeline === null) problems.push({ field: 'pipeline', message: 'choose the pipeline whose runs the rule watches' });
@@ -120,9 +122,10 @@ export function requestOf(form: RuleForm): { request: AlertRuleRequest | null; p
   const info = ALERT_KINDS[form.kind];
   let threshold: number | null = null;
   if (info.threshold) {
-    const value = Number(form.threshold);
-    if (form.threshold.trim() === '' || !Number.isFinite(value)) {
-      problems.push({ field: 'threshold', message: `${info.threshold.label.toLowerCase()}: a number of ${info.threshold.unit}` });
+    const { value } = readNumber(form.threshold, { integer: info.threshold.whole });
+    if (value === null) {
+      const kind = info.threshold.whole ? 'a whole number of' : 'a number of';
+      problems.push({ field: 'threshold', message: `${info.threshold.label.toLowerCase()}: ${kind} ${info.threshold.unit}` });
     } else if (value < info.threshold.min || value > info.threshold.max) {
       problems.push({ field: 'threshold', message: `between ${info.threshold.min} and ${info.threshold.max.toLocaleString()} ${info.threshold.unit}` });
     } else {
@@ -131,8 +134,8 @@ export function requestOf(form: RuleForm): { request: AlertRuleRequest | null; p
   }
   let duration: number | null = null;
   if (info.sustained && form.duration_s.trim() !== '') {
-    const value = Number(form.duration_s);
-    if (!Number.isInteger(value) || value < 0 || value > 86_400) problems.push({ field: 'duration_s', message: 'whole seconds, 0 to 86400' });
+    const { value } = readNumber(form.duration_s, { integer: true, min: 0, max: 86_400 });
+    if (value === null) problems.push({ field: 'duration_s', message: 'whole seconds, 0 to 86400' });
     else duration = value;
   }
   if (problems.length) return { request: null, problems };
