@@ -12,10 +12,10 @@ from django.contrib.auth.models import Group
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework import serializers
 
+from studio.alerts.models import AlertRule
 from studio.api.serializers.fields import (StrictBooleanField, StrictCharField, StrictFloatField, StrictIntegerField,
                                           StrictModelSerializer, StrictPrimaryKeyRelatedField,
                                           StrictSlugRelatedField)
-from studio.alerts.models import AlertRule
 from studio.models import Pipeline, PipelineVersion, Run
 from studio.runs.events import set_status
 from studio.schedules.models import SavepointSchedule
@@ -121,7 +121,8 @@ def test_a_number_field_refuses_strings_booleans_and_what_is_no_finite_number(va
         StrictFloatField().run_validation(value)
 
 
-def test_a_model_serializer_builds_strict_numbers_and_ids_from_the_model():
+@pytest.mark.django_db
+def test_a_model_serializer_builds_strict_numbers_and_ids_from_the_model(pipeline):
     class Rule(StrictModelSerializer):
         class Meta:
             model = AlertRule
@@ -131,6 +132,9 @@ def test_a_model_serializer_builds_strict_numbers_and_ids_from_the_model():
     assert isinstance(fields["pipeline"], StrictPrimaryKeyRelatedField)
     assert isinstance(fields["threshold"], StrictFloatField)
     assert isinstance(fields["duration_s"], StrictIntegerField)
+    assert Rule(data={"pipeline": pipeline.id, "threshold": 1, "duration_s": 1}).is_valid()
+    loose = Rule(data={"pipeline": str(pipeline.id), "threshold": "1", "duration_s": True})
+    assert not loose.is_valid() and set(loose.errors) == {"pipeline", "threshold", "duration_s"}, loose.errors
 
 
 @pytest.fixture
