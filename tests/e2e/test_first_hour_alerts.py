@@ -105,6 +105,14 @@ def test_alert_rules_are_created_changed_tested_and_switched_off_in_the_ui(live_
     dialog.get_by_test_id("alert-rule-name").fill("checkpoints keep failing")
     dialog.get_by_test_id("alert-rule-kind").select_option(label="Checkpoints failed in a row")
     expect(dialog.get_by_test_id("alert-rule-threshold")).to_have_value("3")
+    # A count is whole, and text that Number() would misread (hex) is no number: refused at the field,
+    # before anything is sent (the server takes only JSON numbers there, never the text typed).
+    for typed, problem in [("2.5", "how many in a row: a whole number of checkpoints"),
+                           ("0x10", "how many in a row: a whole number of checkpoints")]:
+        dialog.get_by_test_id("alert-rule-threshold").fill(typed)
+        dialog.get_by_test_id("alert-rule-save").click()
+        expect(dialog.get_by_test_id("alert-rule-problem-threshold")).to_have_text(problem)
+    shot(artifacts, "5-alert-rule-whole-count", page)
     dialog.get_by_test_id("alert-rule-threshold").fill("0")
     dialog.get_by_test_id("alert-rule-webhook").fill("http://hooks.elsewhere.example/alert")
     dialog.get_by_test_id("alert-rule-save").click()
@@ -117,8 +125,12 @@ def test_alert_rules_are_created_changed_tested_and_switched_off_in_the_ui(live_
         page.set_viewport_size({"width": width, "height": height})
         shot(artifacts, "5-alert-rule-refused", page)
     dialog.get_by_test_id("alert-rule-webhook").fill(f"{receiver.origin}/alert")
-    dialog.get_by_test_id("alert-rule-save").click()
+    with page.expect_request(lambda request: request.method == "POST" and request.url.endswith("/api/alerts/rules")) as sent:
+        dialog.get_by_test_id("alert-rule-save").click()
     expect(dialog).to_have_count(0)
+    created = json.loads(sent.value.post_data)  # what the form sent: JSON numbers, not the text typed
+    assert type(created["threshold"]) is int and created["threshold"] == 3, created
+    assert type(created["pipeline"]) is int and created["duration_s"] is None, created
 
     row = page.get_by_test_id("alert-rule").filter(has_text="checkpoints keep failing")
     expect(row.get_by_test_id("alert-rule-condition")).to_have_text("3 checkpoints failed in a row")
@@ -134,8 +146,11 @@ def test_alert_rules_are_created_changed_tested_and_switched_off_in_the_ui(live_
     dialog.get_by_test_id("alert-rule-threshold").fill("75")
     dialog.get_by_test_id("alert-rule-duration").fill("20")
     shot(artifacts, "5-alert-rule-edit", page)
-    dialog.get_by_test_id("alert-rule-save").click()
+    with page.expect_request(lambda request: request.method == "PATCH") as sent:
+        dialog.get_by_test_id("alert-rule-save").click()
     expect(dialog).to_have_count(0)
+    changed = json.loads(sent.value.post_data)
+    assert (changed["threshold"], changed["duration_s"]) == (0.75, 20) and type(changed["duration_s"]) is int, changed
     row = page.get_by_test_id("alert-rule").filter(has_text="slow consumer")
     expect(row.get_by_test_id("alert-rule-condition")).to_have_text("any vertex backpressured over 75% for 20 s")
     assert api_call(page, live_studio, "GET", f"/api/alerts/rules/{rule['id']}")["threshold"] == 0.75
