@@ -131,7 +131,7 @@ class OperatorCoordinators:
             slot.deliver_operator_event(task, node_id, answer)
 
     def alignment_figures(self) -> dict[str, dict]:
-        """``{group: {"minimum", "paused"}}`` of every watermark alignment group."""
+        """``{group: {"minimum", "paused", "most_ahead"}}`` of every watermark alignment group."""
         with self._lock:
             groups = {group.name: group for _, group in self._alignment.values()}
             return {name: group.figures() for name, group in groups.items()}
