@@ -11,7 +11,8 @@ stops reading until the others caught up.
 
 Settings (the ``transform.watermark`` node's params, the watermark strategy as in Flink)
     ``alignment_max_drift_ms`` (0: off; unset: ``AUTO_DRIFT_MS`` behind a file or Parquet
-    source, off behind any other), ``alignment_group`` (sources whose watermarks are
+    source whose records reach a session window or a join, off elsewhere), ``alignment_group``
+    (sources whose watermarks are
     aligned together; empty: the node's own subtasks) and ``alignment_update_interval_ms``
     (how often at most a subtask reports a watermark that moved). Alignment acts where the
     watermark node runs in a source's chain (a forward edge of equal parallelism from the
@@ -73,11 +74,15 @@ RESUME_SHARE = 0.25
 DEFAULT_UPDATE_INTERVAL_MS = 10
 
 AUTO_SOURCES = frozenset({"source.file", "source.parquet"})
+KEPT_RECORDS = frozenset({"window.session", "join.window", "join.interval"})
 AUTO_DRIFT_MS = 10_000
-"""Without ``alignment_max_drift_ms`` a watermark node behind one of ``AUTO_SOURCES`` aligns with this
-drift: files read in splits are a backfill whose subtasks' event times drift apart by whole splits
-(``docs/performance.md``, "Watermark alignment"); other sources read what arrives now, their
-subtasks stay near each other by themselves, and alignment would only cost messages."""
+"""Without ``alignment_max_drift_ms`` a watermark node behind one of ``AUTO_SOURCES`` whose records
+reach one of ``KEPT_RECORDS`` aligns with this drift: files read in splits are a backfill whose
+subtasks' event times drift apart by whole splits, and sessions and joins keep (and scan) records
+for as long as the skew (``docs/performance.md``, "Watermark alignment"). Elsewhere it is off: live
+sources' subtasks stay near each other by themselves, and a tumbling or sliding aggregate keeps a
+number per key and window, so the skew costs it little while a paused source leaves its CPU idle
+and the other slot reads more splits."""
 
 _NO_WATERMARK = -(2**63)
 _MAX_WATERMARK = 2**63 - 1
@@ -98,15 +103,16 @@ class AlignmentSettings:
     update_interval_ms: int = DEFAULT_UPDATE_INTERVAL_MS
 
     @classmethod
-    def of(cls, node: dict, source: dict | None = None) -> AlignmentSettings | None:
+    def of(cls, node: dict, source: dict | None = None, feeds_kept_records: bool = False) -> AlignmentSettings | None:
         """``node``'s settings in a chain whose head is ``source``, or None when it aligns nothing
-        (not a watermark node, drift 0, or no drift set and ``source`` not one of ``AUTO_SOURCES``)."""
+        (not a watermark node, drift 0, or no drift set and not a backfill feeding kept records:
+        ``source`` one of ``AUTO_SOURCES`` and ``feeds_kept_records``)."""
         if node.get("type") != "transform.watermark":
             return None
         params = node.get("params") or {}
         drift = params.get("alignment_max_drift_ms")
         if drift is None:
-            drift = AUTO_DRIFT_MS if (source or {}).get("type") in AUTO_SOURCES else 0
+            drift = AUTO_DRIFT_MS if (source or {}).get("type") in AUTO_SOURCES and feeds_kept_records else 0
         drift = int(drift)
         if drift <= 0:
             return None
@@ -127,13 +133,27 @@ def aligned_sources(job_graph) -> dict[str, dict[Member, tuple[str, AlignmentSet
         if not vertex.is_source:
             continue
         for node in vertex.operators:
-            settings = AlignmentSettings.of(node, vertex.operators[0])
+            settings = AlignmentSettings.of(node, vertex.operators[0], _feeds_kept_records(job_graph, vertex))
             if settings is not None:
                 members = groups.setdefault(settings.group, {})
                 for index in range(vertex.parallelism):
                     members[(vertex.id, index)] = (node["id"], settings)
                 break  # the first watermark node of the chain is the source's
     return {group: members for group, members in groups.items() if len(members) > 1}
+
+
+def _feeds_kept_records(job_graph, vertex) -> bool:
+    """Whether ``vertex``'s records reach (through any edges) an operator of ``KEPT_RECORDS``."""
+    seen, waiting = set(), [vertex]
+    while waiting:
+        current = waiting.pop()
+        if current.id in seen:
+            continue
+        seen.add(current.id)
+        if any(node.get("type") in KEPT_RECORDS for node in current.operators):
+            return True
+        waiting.extend(job_graph.vertex(edge.target) for edge in job_graph.outputs_of(current.id))
+    return False
 
 
 @dataclass

@@ -162,8 +162,9 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
                 "description": "Watermark alignment: a source subtask whose watermark runs this far ahead of "
                                "the slowest one in its group pauses reading until that one caught up, so "
                                "windows and joins downstream keep less state. Acts where this node is chained "
-                               "to its source. 0: off; empty: 10 s behind a file or Parquet source read by "
-                               "several subtasks (a backfill), off elsewhere."},
+                               "to its source. 0: off; empty: 10 s where a file or Parquet source read by "
+                               "several subtasks (a backfill) feeds a session window or a join, off "
+                               "elsewhere."},
             "alignment_group": {"type": "string", "maxLength": 100, "default": "",
                                 "description": "Sources aligned together (empty: this node's own subtasks)."},
             "alignment_update_interval_ms": {

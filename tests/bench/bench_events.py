@@ -24,10 +24,11 @@ them alike): in process at parallelism 1, and on Spark ``local[2]`` at paralleli
 run (``checkpoints_<job>``), the in-process CPU per event and the load. Figures are printed,
 never asserted.
 
-Watermark alignment: the jobs' watermark nodes align their source subtasks as they do by default
-behind a file source (``engine.runtime.watermark_alignment``: 10 s; ``--no-alignment``: off), so at p=2
-neither source subtask reads more than that far ahead of the other in event time; each run prints
-how far apart their watermarks got
+Watermark alignment: the jobs run with the default (``engine.runtime.watermark_alignment``): the
+session and join jobs align their source subtasks (10 s drift: at p=2 a source subtask that runs
+further ahead of the other in event time waits for it), the tumbling job does not (its window
+partials keep a number per key and window, which the skew costs little); ``--no-alignment``: off
+for all. Each aligned run prints how far apart the sources' watermarks got
 (``most_ahead_ms_<variant>`` in the last line, from the JobMaster's metrics events) and how long the
 sources paused for it.
 

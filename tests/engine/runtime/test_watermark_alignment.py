@@ -321,16 +321,27 @@ def test_only_groups_of_more_than_one_source_subtask_are_aligned():
     assert aligned_sources(build_job_graph(aligned_job(drift=0))) == {}
 
 
-def test_without_a_drift_a_backfill_from_files_is_aligned_and_other_sources_are_not(tmp_path):
-    unset = aligned_job(drift=None)
-    assert aligned_sources(build_job_graph(unset)) == {}  # a datagen source: off
-    files = copy.deepcopy(unset)
-    files["nodes"][0] = {"id": "src", "type": "source.file", "parallelism": 2,
-                         "params": {"path": str(tmp_path), "format": "jsonl", "split_bytes": 4 << 20}}
-    members = aligned_sources(build_job_graph(files))["time"]
+def test_without_a_drift_a_backfill_from_files_into_sessions_is_aligned_and_nothing_else_is(tmp_path):
+    def job(source_type, window_type):
+        definition = aligned_job(drift=None)
+        if source_type == "source.file":
+            definition["nodes"][0] = {"id": "src", "type": "source.file", "parallelism": 2,
+                                      "params": {"path": str(tmp_path), "format": "jsonl", "split_bytes": 4 << 20}}
+        definition["nodes"].append({"id": "w", "type": window_type, "parallelism": 2,
+                                    "params": {"gap_ms": 100} if window_type == "window.session" else {"size_ms": 100}})
+        definition["nodes"].append({"id": "w_out", "type": "sink.collect", "parallelism": 2})
+        definition["edges"] += [{"id": "e3", "from": "time", "to": "w", "partitioning": "hash", "key": "x",
+                                 "exchange": "pipelined"},
+                                {"id": "e4", "from": "w", "to": "w_out"}]
+        return normalise_definition(definition)
+
+    members = aligned_sources(build_job_graph(job("source.file", "window.session")))["time"]
     assert {settings.max_drift_ms for _, settings in members.values()} == {AUTO_DRIFT_MS}
-    files["nodes"][1]["params"]["alignment_max_drift_ms"] = 0
-    assert aligned_sources(build_job_graph(files)) == {}
+    assert aligned_sources(build_job_graph(job("source.datagen", "window.session"))) == {}  # not a backfill
+    assert aligned_sources(build_job_graph(job("source.file", "window.tumbling"))) == {}  # partials: cheap skew
+    off = job("source.file", "window.session")
+    off["nodes"][1]["params"]["alignment_max_drift_ms"] = 0
+    assert aligned_sources(build_job_graph(off)) == {}
 
 
 def test_the_coordinators_answer_a_report_with_its_bound_and_wake_the_paused():
