@@ -1,5 +1,5 @@
 """The Django admin (/admin/): users, groups, teams and their members, who a pipeline is shared with, storage
-locations and their grants."""
+locations and their grants (to users, groups and teams; a team's page lists its grants too)."""
 from django.contrib import admin
 
 from studio.models import (ApiToken, LocationGrant, Pipeline, PipelineShare, SinkClaim, StorageLocation, Team,
@@ -28,13 +28,25 @@ class MembershipInline(admin.TabularInline):
     extra = 0
 
 
+class TeamGrantInline(admin.TabularInline):
+    """The storage locations granted to a team: its editors and up get them (``studio.locations``)."""
+
+    model = LocationGrant
+    fields = ["location", "can_write", "created_at"]
+    readonly_fields = ["created_at"]
+    extra = 0
+    verbose_name = "storage location granted"
+    verbose_name_plural = "storage locations granted (to its editors, operators and admins)"
+
+
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
-    """Teams and their members' roles (``studio.teams`` says what each role may do)."""
+    """Teams and their members' roles (``studio.teams`` says what each role may do), and the storage locations
+    granted to them."""
 
     list_display = ["id", "name", "description", "created_at"]
     search_fields = ["name"]
-    inlines = [MembershipInline]
+    inlines = [MembershipInline, TeamGrantInline]
 
 
 @admin.register(ApiToken)

@@ -1,7 +1,7 @@
 """The storage locations a user may reach, as a policy, and what the studio does with it.
 
-An administrator configures ``StorageLocation`` rows and grants them to users or groups
-(``LocationGrant``; ``all_users`` for everyone). :func:`policy_for` turns them into the
+An administrator configures ``StorageLocation`` rows and grants them to users, groups or teams
+(``LocationGrant``; ``all_users`` for everyone; a team's grant is its editors' and up). :func:`policy_for` turns them into the
 Django-free ``studio.location_policy.Policy`` that validation, previews (in the budgeted
 workers) and the run's driver check a definition against. This module also owns the two
 rules that need the database: a sink target belongs to one pipeline unless its location is
@@ -27,7 +27,7 @@ from django.db.models import Q
 
 from studio.location_policy import (KAFKA, PATH, POSTGRES, REDIS, Location, LocationRefused, Policy, Use,
                                    resolve_path, writes_location)
-from studio.models import Checkpoint, Pipeline, Run, SinkClaim, StorageLocation
+from studio.models import Checkpoint, LocationGrant, Pipeline, Run, SinkClaim, StorageLocation
 
 
 ConnectionSource = Callable[[Any], dict]
@@ -58,16 +58,39 @@ def workspace_of(pipeline: Pipeline | None, user=None) -> Path:
 
 
 def granted_locations(user) -> list[Location]:
-    """The locations granted to ``user`` (directly, through a group, or to all users), prefixes expanded."""
+    """The locations granted to ``user`` (directly, through a group, through a team they use the things of,
+    or to all users), prefixes expanded. Asked again at every use: a member who left a team, or became a
+    viewer in it, no longer gets its locations."""
     if user is None or not user.is_authenticated or not user.is_active:
         return []
-    rows = StorageLocation.objects.filter(
-        Q(all_users=True) | Q(grants__user=user) | Q(grants__group__user=user)).distinct()
-    writable = set(StorageLocation.objects.filter(
-        Q(all_users=True) | Q(grants__user=user, grants__can_write=True)
-        | Q(grants__group__user=user, grants__can_write=True)).values_list("id", flat=True))
+    grants = LocationGrant.objects.filter(_grant_to(user))
+    rows = StorageLocation.objects.filter(Q(all_users=True) | Q(pk__in=grants.values("location_id")))
+    writable = {*grants.filter(can_write=True).values_list("location_id", flat=True),
+                *(row.id for row in rows if row.all_users)}
     return [Location(row.name, row.kind, expand_prefix(row.prefix, user), row.id in writable, row.shared)
             for row in rows]
+
+
+def _grant_to(user) -> Q:
+    """The grants that are ``user``'s: to them, to one of their groups, or to a team where their role uses the
+    team's things (an editor and up, ``studio.access.teams_with``)."""
+    from studio.access import USE, teams_with
+
+    return Q(user=user) | Q(group__user=user) | Q(team__in=teams_with(user, USE))
+
+
+def may_write_location(user, location: StorageLocation) -> bool:
+    """Whether ``user`` may write into ``location`` by their grants as they are now."""
+    return location.all_users or LocationGrant.objects.filter(_grant_to(user), location=location,
+                                                              can_write=True).exists()
+
+
+def locations_granted_to(user):
+    """The ``StorageLocation`` rows ``user`` may reach now (the rows :func:`granted_locations` expands)."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return StorageLocation.objects.none()
+    return StorageLocation.objects.filter(
+        Q(all_users=True) | Q(pk__in=LocationGrant.objects.filter(_grant_to(user)).values("location_id")))
 
 
 def expand_prefix(prefix: str, user) -> str:

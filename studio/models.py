@@ -467,22 +467,28 @@ class StorageLocation(models.Model):
 
 
 class LocationGrant(models.Model):
-    """A user's or a group's access to a storage location: read, and write unless ``can_write`` is off."""
+    """A user's, a group's or a team's access to a storage location: read, and write unless ``can_write`` is off.
+
+    A team's grant is its members' while they are members with a role that uses the team's things (an editor
+    and up, ``studio.access.teams_with``); it is asked for at every use, as a user's is, so a member who leaves
+    (or becomes a viewer) loses it from their next validation, preview or run on."""
 
     location = models.ForeignKey(StorageLocation, related_name="grants", on_delete=models.CASCADE)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="location_grants", null=True, blank=True,
                              on_delete=models.CASCADE)
     group = models.ForeignKey("auth.Group", related_name="location_grants", null=True, blank=True,
                               on_delete=models.CASCADE)
+    team = models.ForeignKey(Team, related_name="location_grants", null=True, blank=True, on_delete=models.CASCADE)
     can_write = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.CheckConstraint(name="grant_to_user_or_group",
-                                   condition=(models.Q(user__isnull=False, group__isnull=True)
-                                              | models.Q(user__isnull=True, group__isnull=False))),
+            models.CheckConstraint(name="grant_to_user_group_or_team",
+                                   condition=(models.Q(user__isnull=False, group__isnull=True, team__isnull=True)
+                                              | models.Q(user__isnull=True, group__isnull=False, team__isnull=True)
+                                              | models.Q(user__isnull=True, group__isnull=True, team__isnull=False))),
         ]
 
 

@@ -1,15 +1,15 @@
 """Storage locations and their grants: administrators list and create them; every user lists what they may reach.
 
 ``GET /api/locations`` answers an administrator with every location and its grants, and
-anyone else with the locations granted to them, prefixes expanded (``{user}`` filled in),
-so the editor can say where files may go. Creating, changing and deleting locations and
-grants (``/api/locations/<id>/grants``) is for staff users, as in the Django admin.
+anyone else with the locations granted to them (to them, a group of theirs, a team where they
+are an editor or more, or everyone), prefixes expanded (``{user}`` filled in), so the editor
+can say where files may go. Creating, changing and deleting locations and grants to a user, a
+group or a team (``/api/locations/<id>/grants``) is for staff users, as in the Django admin.
 """
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db.models import Q
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
@@ -20,8 +20,8 @@ from rest_framework.response import Response
 
 from studio.api.schema import responses
 from studio.api.serializers.fields import StrictModelSerializer, StrictSlugRelatedField
-from studio.locations import expand_prefix
-from studio.models import LocationGrant, LocationKind, StorageLocation
+from studio.locations import expand_prefix, locations_granted_to, may_write_location
+from studio.models import LocationGrant, LocationKind, StorageLocation, Team
 
 PREFIX_SCHEMES = {"url": ("http://", "https://"), "redis": ("redis://", "rediss://"),
                   "postgres": ("postgresql://", "postgres://"), "kafka": ("kafka://",)}
@@ -41,15 +41,18 @@ class GrantSerializer(StrictModelSerializer):
                                   required=False, allow_null=True)
     group = StrictSlugRelatedField(slug_field="name", queryset=Group.objects.all(), required=False,
                                    allow_null=True)
+    team = StrictSlugRelatedField(slug_field="name", queryset=Team.objects.all(), required=False, allow_null=True,
+                                  help_text=("A team: its editors, operators and admins get the location while they "
+                                             "are (viewers do not)."))
 
     class Meta:
         model = LocationGrant
-        fields = ["id", "user", "group", "can_write", "created_at"]
+        fields = ["id", "user", "group", "team", "can_write", "created_at"]
         read_only_fields = ["id", "created_at"]
 
     def validate(self, data):
-        if bool(data.get("user")) == bool(data.get("group")):
-            raise serializers.ValidationError("a grant names exactly one of user or group")
+        if sum(bool(data.get(field)) for field in ("user", "group", "team")) != 1:
+            raise serializers.ValidationError("a grant names exactly one of user, group or team")
         return data
 
 
@@ -75,9 +78,7 @@ class LocationSerializer(StrictModelSerializer):
         return expand_prefix(location.prefix, self.context["request"].user)
 
     def get_can_write(self, location) -> bool:
-        user = self.context["request"].user
-        return location.all_users or location.grants.filter(
-            Q(user=user) | Q(group__user=user), can_write=True).exists()
+        return may_write_location(self.context["request"].user, location)
 
     def validate_prefix(self, prefix: str) -> str:
         prefix = prefix.strip()
@@ -121,13 +122,13 @@ class LocationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
 
     def get_queryset(self):
         user = self.request.user
-        locations = StorageLocation.objects.prefetch_related("grants__user", "grants__group")
+        locations = StorageLocation.objects.prefetch_related("grants__user", "grants__group", "grants__team")
         if user.is_staff:
             return locations
-        return locations.filter(Q(all_users=True) | Q(grants__user=user) | Q(grants__group__user=user)).distinct()
+        return locations.filter(pk__in=locations_granted_to(user).values("id"))
 
     @extend_schema(methods=["get"], summary="The location's grants", responses=responses({200: GrantSerializer(many=True)}, 404))
-    @extend_schema(methods=["post"], summary="Grant the location to a user or a group (administrators)",
+    @extend_schema(methods=["post"], summary="Grant the location to a user, a group or a team (administrators)",
                    request=GrantSerializer, responses=responses({201: GrantSerializer}, 404))
     @action(detail=True, methods=["get", "post"])
     def grants(self, request, pk=None):
@@ -135,7 +136,7 @@ class LocationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.C
         if not request.user.is_staff:
             raise PermissionDenied(IsStaffOrReadOnly.message)
         if request.method == "GET":
-            return Response(GrantSerializer(location.grants.select_related("user", "group"), many=True).data)
+            return Response(GrantSerializer(location.grants.select_related("user", "group", "team"), many=True).data)
         body = GrantSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         grant = body.save(location=location)

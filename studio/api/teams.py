@@ -3,7 +3,7 @@
 A user sees only the teams they belong to: any other team's id is a 404, as another user's
 pipeline is. Members see the team and who is in it; only its admins rename it, delete it and
 add, change or remove members. A team keeps at least one admin, and a team that owns
-pipelines is not deleted (move them first). Anyone may start a team; they become its admin.
+pipelines or environments is not deleted (move or delete them first). Anyone may start a team; they become its admin.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from rest_framework.response import Response
 
 from studio.api.exceptions import Conflict
 from studio.api.schema import responses
-from studio.api.serializers.teams import MemberSerializer, RoleSerializer, TeamSerializer
+from studio.api.serializers.teams import MemberSerializer, RoleSerializer, TeamLocationSerializer, TeamSerializer
 from studio.models import Team, TeamMembership, TeamRole
 from studio.teams import may_manage, teams_of
 
@@ -35,7 +35,7 @@ MEMBER_ID = OpenApiParameter("member_id", int, OpenApiParameter.PATH, descriptio
     retrieve=extend_schema(tags=TAG, summary="A team you belong to", responses=responses({200: TeamSerializer}, 404)),
     update=extend_schema(tags=TAG, summary="Rename a team or change its description (admins only)",
                          responses=responses({200: TeamSerializer}, 404, 409)),
-    destroy=extend_schema(tags=TAG, summary="Delete a team that owns no pipelines (admins only)",
+    destroy=extend_schema(tags=TAG, summary="Delete a team that owns no pipelines nor environments (admins only)",
                           responses=responses({204: None}, 404, 409)),
 )
 class TeamViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
@@ -70,9 +70,12 @@ class TeamViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Creat
         self._require_admin(team)
         try:
             team.delete()
-        except ProtectedError:
+        except ProtectedError as protected:
             owned = sorted(team.pipelines.values_list("id", flat=True))
-            raise Conflict(f"team {team.name!r} owns pipelines {owned}; move or delete them first")
+            if owned:
+                raise Conflict(f"team {team.name!r} owns pipelines {owned}; move or delete them first")
+            kinds = sorted({str(row._meta.verbose_name_plural) for row in protected.protected_objects})
+            raise Conflict(f"team {team.name!r} owns {', '.join(kinds)}; delete them first")
 
     @extend_schema(methods=["get"], tags=TAG, summary="The team's members and their roles",
                    responses=responses({200: MemberSerializer(many=True)}, 404))
@@ -93,6 +96,17 @@ class TeamViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Creat
         except IntegrityError:
             raise Conflict(f"{user.get_username()} is already a member of {team.name!r}; change their role instead")
         return Response(MemberSerializer(member).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(tags=TAG, summary="The storage locations granted to the team (its editors and up use them)",
+                   description="Administrators grant them (``/api/locations/{id}/grants`` with a team, or the Django "
+                               "admin); every member sees them, and an editor, operator or admin of the team gets "
+                               "them in every validation, preview and run, checked at each use.",
+                   responses=responses({200: TeamLocationSerializer(many=True)}, 404))
+    @action(detail=True, methods=["get"])
+    def locations(self, request, pk=None):
+        team = self.get_object()
+        grants = team.location_grants.select_related("location").order_by("location__name", "id")
+        return Response(TeamLocationSerializer(grants, many=True).data)
 
     @extend_schema(methods=["put"], tags=TAG, summary="Change a member's role (admins only)", parameters=[MEMBER_ID],
                    request=RoleSerializer, responses=responses({200: MemberSerializer}, 404, 409))

@@ -11,7 +11,7 @@ from studio.api.serializers.fields import (
     StrictModelSerializer,
     StrictSlugRelatedField,
 )
-from studio.models import Team, TeamMembership, TeamRole, TeamShare
+from studio.models import LocationGrant, Team, TeamMembership, TeamRole, TeamShare
 
 ROLE_HELP = ("viewer: sees the team's pipelines and runs; editor: also saves versions and uses Git; operator: "
              "also starts, stops and restores runs and takes savepoints; admin: also deletes, shares and moves "
@@ -72,3 +72,17 @@ class PipelineTeamSerializer(serializers.Serializer):
     team = StrictIntegerField(min_value=1, allow_null=True,
                               help_text="The team that is to own the pipeline (you must be at least its "
                                         "editor), or null: you own it yourself.")
+
+
+class TeamLocationSerializer(serializers.ModelSerializer):
+    """A storage location granted to a team, as its members see it (an administrator grants it)."""
+
+    id = serializers.IntegerField(source="location.id", help_text="The location's id.")
+    name = serializers.CharField(source="location.name")
+    kind = serializers.CharField(source="location.kind")
+    prefix = serializers.CharField(source="location.prefix", help_text="As configured ({user} stands for each member).")
+    description = serializers.CharField(source="location.description")
+
+    class Meta:
+        model = LocationGrant
+        fields = ["id", "name", "kind", "prefix", "description", "can_write"]
