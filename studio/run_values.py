@@ -59,11 +59,11 @@ class ValuesProvider(Protocol):
         version. Raises :class:`ValuesRefused` (an unknown environment, one the user may not use, a version not
         promoted to it)."""
 
-    def secret_names(self, user) -> set[str]:
-        """The names of the secrets ``user``'s runs may use."""
+    def secret_names(self, user, pipeline=None) -> set[str]:
+        """The names of the secrets ``user``'s runs of ``pipeline`` may use (None: a draft, no pipeline yet)."""
 
-    def secret_values(self, user, names: set[str]) -> dict[str, str]:
-        """The values of those of ``names`` that are ``user``'s secrets (and open)."""
+    def secret_values(self, user, names: set[str], pipeline=None) -> dict[str, str]:
+        """The values of those of ``names`` that ``user`` may use with ``pipeline`` (and that open)."""
 
     def bind(self, run, values: StartValues) -> None:
         """Record that ``run`` runs with ``values``: called inside the run's creating transaction."""
@@ -125,16 +125,19 @@ def fill_values(definition: dict, *, user=None, pipeline=None, environment: str 
     if problems:
         problems = [_missing_in(problem, values) for problem in problems]
     found: list[str] = []
+    pipeline = pipeline if pipeline is not None else getattr(run, "pipeline", None)
+    whose = "yours or the pipeline's team's" if getattr(pipeline, "team_id", None) else "yours"
     if secrets != KEEP:
         names = {reference.name for reference in references_in(filled) if reference.kind == "secret"}
         if secrets == CHECK:
-            known = _provider.secret_names(user) if _provider is not None and names else set()
-            problems += _unknown_secrets(filled, known)
+            known = _provider.secret_names(user, pipeline) if _provider is not None and names else set()
+            problems += _unknown_secrets(filled, known, whose)
         elif names:
-            given = _provider.secret_values(user, names) if _provider is not None and user is not None else {}
+            given = (_provider.secret_values(user, names, pipeline) if _provider is not None and user is not None
+                     else {})
             filled, unknown = fill_secrets(filled, given)
-            problems += [{**problem, "message": problem["message"].split(" (known")[0]
-                          + ": no secret of that name is yours"} for problem in unknown]
+            problems += [{**problem, "message": problem["message"].split(":")[0]
+                          + f": no secret of that name is {whose}"} for problem in unknown]
             found = [given[name] for name in sorted(names) if name in given]
     if problems:
         raise ValuesRefused(problems)
@@ -210,11 +213,11 @@ def problems_with_references(definition: dict, validate) -> list[dict]:
     return [problem for problem in validate(stood_in) if not about_places(problem, places)]
 
 
-def _unknown_secrets(definition: dict, known: set[str]) -> list[dict]:
+def _unknown_secrets(definition: dict, known: set[str], whose: str) -> list[dict]:
     from engine.api import references_in
 
     return [{"node": reference.node, "edge": None, "field": reference.field,
-             "message": f"unknown secret {reference.name!r}: no secret of that name is yours"}
+             "message": f"unknown secret {reference.name!r}: no secret of that name is {whose}"}
             for reference in references_in(definition) if reference.kind == "secret" and reference.name not in known]
 
 

@@ -1,10 +1,13 @@
 """``/api/environments``, ``/api/promotions``, ``/api/secrets`` and ``/api/runs/{id}/environment``.
 
-An environment is its owner's: they change it, start runs in it and ask for promotions into it; a promotion
-into one that requires approval is seen and decided by the users who hold its approval role on the promoted
-pipeline (``studio.environments.access``), who see the environment too. A secret is its owner's alone and write-only: no answer
-carries its value (``has_value`` and ``reference`` say what there is to know). Anything not yours (nor
-one you approve for) is a 404.
+A personal environment is its owner's: they change it, start runs in it and ask for promotions into it. A
+team's environment (``team``, chosen when it is made by one of the team's admins) is seen by the team's
+members, used with the team's pipelines by its editors and up, and changed by its admins. A promotion into
+one that requires approval is seen and decided by the users who hold its approval role on the promoted
+pipeline (``studio.environments.access``), who see the environment too. A secret is its owner's, or its
+team's (used in the team's pipelines by its editors and up, replaced and deleted by its admins), and
+write-only: no answer carries its value (``reference`` says what there is to know). Anything not yours
+(nor your team's, nor one you approve for) is a 404.
 """
 from __future__ import annotations
 
@@ -18,15 +21,17 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine.api import VALUE_NAME
-from studio.access import pipelines_runnable_by
+from studio.access import (MANAGE, USE, VIEW, may_on_team_thing, pipelines_runnable_by, pipelines_visible_to,
+                           teams_with)
 from studio.api.exceptions import Conflict, InvalidDefinition, rule_violation
 from studio.api.nested import RunNestedMixin
 from studio.api.parameters import bool_param
 from studio.api.schema import RUN_ID, responses
-from studio.api.serializers.fields import (MAX_INT32, StrictBooleanField, StrictCharField, StrictIntegerField,
-                                          StrictModelSerializer)
+from studio.api.serializers.fields import (MAX_INT32, RelatedNameField, StrictBooleanField, StrictCharField,
+                                          StrictIntegerField, StrictModelSerializer)
 from studio.environments.access import (environments_usable_by, environments_visible_to, may_approve,
-                                        promotions_visible_to, secrets_of)
+                                        may_change_environment, may_manage_secret, promotions_visible_to,
+                                        secrets_visible_to)
 from studio.environments.models import (NAME, Environment, EnvironmentRun, PromotedVersion, Promotion,
                                         PromotionStatus, Secret)
 from studio.environments.promotion import check_promotable, decide, promotion_diff, request_promotion, withdraw
@@ -70,17 +75,31 @@ class EnvironmentSerializer(StrictModelSerializer):
     approval_role = serializers.ChoiceField(TeamRole.choices, required=False, help_text=(
         "Who approves a promotion into it: a user holding this team role, or a stronger one, on the promoted "
         "pipeline (its team's, or a team it is shared with), never the user who asked. Default operator."))
-    owner = serializers.CharField(source="owner.username", read_only=True)
-    mine = serializers.SerializerMethodField(help_text="Whether you own it (only the owner changes or uses it).")
+    owner = serializers.CharField(source="owner.username", read_only=True, help_text=(
+        "Who made it (a team's environment is the team's, not theirs)."))
+    team = StrictIntegerField(source="team_id", required=False, allow_null=True, min_value=1,
+                              max_value=2**63 - 1, help_text=(
+        "The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do. "
+        "A team's environment is used with the team's pipelines by its editors and up."))
+    team_name = RelatedNameField(source="team.name")
+    mine = serializers.SerializerMethodField(help_text="Whether it is your own (no team's): you change and use it.")
+    can_change = serializers.SerializerMethodField(help_text=(
+        "Whether you may change or delete it: its owner while no team owns it, else an admin of the team."))
 
     class Meta:
         model = Environment
         fields = ["id", "name", "position", "description", "parameters", "requires_approval", "approval_role", "owner",
-                  "mine", "created_at", "updated_at"]
+                  "team", "team_name", "mine", "can_change", "created_at", "updated_at"]
         read_only_fields = ["id", "created_at", "updated_at"]
 
     def get_mine(self, environment) -> bool:
-        return environment.owner_id == self.context["request"].user.pk
+        return environment.team_id is None and environment.owner_id == self.context["request"].user.pk
+
+    def get_can_change(self, environment) -> bool:
+        return may_change_environment(self.context["request"].user, environment)
+
+    def validate_team(self, team_id: int | None) -> int | None:
+        return _team_chosen_once(self.context["request"].user, self.instance, team_id, "an environment")
 
     def validate_parameters(self, parameters: dict) -> dict:
         if len(parameters) > MAX_PARAMETERS:
@@ -102,12 +121,29 @@ class EnvironmentSerializer(StrictModelSerializer):
         instance = self.instance
         name = data.get("name")
         if name is not None:
-            others = Environment.objects.filter(owner=user, name=name)
+            team_id = instance.team_id if instance is not None else data.get("team_id")
+            others = (Environment.objects.filter(team_id=team_id) if team_id is not None
+                      else Environment.objects.filter(owner=instance.owner_id if instance else user, team__isnull=True))
             if instance is not None:
                 others = others.exclude(pk=instance.pk)
-            if others.exists():
-                raise rule_violation("name", f"you have an environment named {name!r} already")
+            if others.filter(name=name).exists():
+                whose = "the team has" if team_id is not None else "you have"
+                raise rule_violation("name", f"{whose} an environment named {name!r} already")
         return data
+
+
+def _team_chosen_once(user, instance, team_id: int | None, what: str) -> int | None:
+    """A team given when ``what`` is made must be one of ``user``'s, where they are an admin; it never changes."""
+    if instance is not None:
+        if team_id != instance.team_id:
+            raise rule_violation("team", f"the team of {what} is chosen when it is made")
+        return team_id
+    if team_id is not None:
+        if not may_on_team_thing(user, team_id, VIEW):
+            raise rule_violation("team", f"no team {team_id} of yours")
+        if not may_on_team_thing(user, team_id, MANAGE):
+            raise PermissionDenied(f"only an admin of team {team_id} may give it {what}")
+    return team_id
 
 
 class PromotedVersionSerializer(serializers.ModelSerializer):
@@ -136,26 +172,47 @@ class EnvironmentRunSerializer(serializers.ModelSerializer):
         fields = ["run", "environment", "pipeline", "pipeline_name", "version", "status", "created_at", "parameters"]
 
 
+def _usable(request):
+    """``?usable=true``: the environments the user may use, with ``?pipeline=<id>`` for that pipeline (one they may
+    see; another is a 404), else with any pipeline (their own and those of the teams whose things they use)."""
+    user = request.user
+    raw = request.query_params.get("pipeline")
+    if raw is None:
+        return environments_usable_by(user) | Environment.objects.filter(team__in=teams_with(user, USE))
+    if not raw.isdigit() or len(raw) > 18:
+        raise rule_violation("pipeline", "a pipeline's id is a positive whole number")
+    pipeline = pipelines_visible_to(user).filter(pk=int(raw)).first()
+    if pipeline is None:
+        raise NotFound("no pipeline of that id that you may see")
+    return environments_usable_by(user, pipeline)
+
+
 def _owned(request, environment: Environment) -> Environment:
-    if environment.owner_id != request.user.pk:
-        raise PermissionDenied(f"only its owner may change environment {environment.name!r}")
+    if not may_change_environment(request.user, environment):
+        who = f"an admin of team {environment.team.name}" if environment.team_id else "its owner"
+        raise PermissionDenied(f"only {who} may change environment {environment.name!r}")
     return environment
 
 
 @extend_schema_view(
-    list=extend_schema(tags=TAG, summary="Your environments and those you approve for",
+    list=extend_schema(tags=TAG, summary="Your environments, your teams' and those you approve for",
                        parameters=[OpenApiParameter("usable", bool, description=(
-                           "Only those you may use: run, preview and test in (the editor's environment picker)."))],
+                           "Only those you may use: run, preview and test in (the editor's environment picker): "
+                           "your own, and your teams' where your role uses them (with the teams' pipelines).")),
+                                   OpenApiParameter("pipeline", int, description=(
+                                       "With usable: only those you may use with this pipeline (a team's "
+                                       "environments are for the team's pipelines)."))],
                        responses=responses({200: EnvironmentSerializer(many=True)})),
     retrieve=extend_schema(tags=TAG, summary="An environment", responses=responses({200: EnvironmentSerializer}, 404)),
     create=extend_schema(tags=TAG, summary="Create an environment", request=EnvironmentSerializer,
                          responses=responses({201: EnvironmentSerializer})),
-    update=extend_schema(tags=TAG, summary="Change an environment (owner only)", request=EnvironmentSerializer,
+    update=extend_schema(tags=TAG, summary="Change an environment (its owner, or a team admin)",
+                         request=EnvironmentSerializer,
                          responses=responses({200: EnvironmentSerializer}, 403, 404)),
-    partial_update=extend_schema(tags=TAG, summary="Change some fields of an environment (owner only)",
+    partial_update=extend_schema(tags=TAG, summary="Change some fields of an environment (its owner, or a team admin)",
                                  request=EnvironmentSerializer, responses=responses({200: EnvironmentSerializer},
                                                                                     403, 404)),
-    destroy=extend_schema(tags=TAG, summary="Delete an environment (owner only)",
+    destroy=extend_schema(tags=TAG, summary="Delete an environment (its owner, or a team admin)",
                           responses=responses({204: None}, 403, 404)),
 )
 class EnvironmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
@@ -166,14 +223,15 @@ class EnvironmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixin
 
     def get_queryset(self):
         if self.action == "list" and bool_param(self.request, "usable"):
-            return environments_usable_by(self.request.user).select_related("owner")
-        return environments_visible_to(self.request.user).select_related("owner")
+            return _usable(self.request).select_related("owner", "team")
+        return environments_visible_to(self.request.user).select_related("owner", "team")
 
     def perform_create(self, serializer):
         try:
-            serializer.save(owner=self.request.user)
+            with transaction.atomic():
+                serializer.save(owner=self.request.user)
         except IntegrityError:  # the same name, a moment ago
-            raise rule_violation("name", "you have an environment of that name already")
+            raise rule_violation("name", "an environment of that name exists already")
 
     def update(self, request, *args, **kwargs):
         _owned(request, self.get_object())  # an approver's change is a 403 before what it says is checked
@@ -265,9 +323,9 @@ def _promotion_target(request, body: dict):
     version = pipeline.versions.filter(number=body["version"]).first()
     if version is None:
         raise NotFound(f"pipeline {pipeline.pk} has no version {body['version']}")
-    target = environments_usable_by(request.user).filter(pk=body["environment"]).first()
+    target = environments_usable_by(request.user, pipeline).filter(pk=body["environment"]).first()
     if target is None:
-        raise NotFound("no environment of that id of yours")
+        raise NotFound("no environment of that id of yours (or of the pipeline's team, for a role that uses it)")
     return pipeline, version, target
 
 
@@ -364,18 +422,34 @@ class PromotionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
 
 
 class SecretSerializer(StrictModelSerializer):
-    name = StrictCharField(max_length=100, validators=[NAME], help_text="Unique among your secrets.")
+    name = StrictCharField(max_length=100, validators=[NAME], help_text="Unique among your secrets (or the team's).")
     value = StrictCharField(write_only=True, required=False, max_length=MAX_VALUE_LENGTH, trim_whitespace=False,
                             help_text="Kept encrypted and never shown again; required when creating, absent keeps it.")
-    reference = serializers.SerializerMethodField(help_text="What a definition or a parameter holds to use it.")
+    reference = serializers.SerializerMethodField(help_text=(
+        "What a definition or a parameter holds to use it (a team's secret: in the team's pipelines, where the "
+        "team's wins over a member's own of the same name)."))
+    team = StrictIntegerField(source="team_id", required=False, allow_null=True, min_value=1,
+                              max_value=2**63 - 1, help_text=(
+        "The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do. "
+        "The team's editors and up use it in the team's pipelines; only its admins replace or delete it."))
+    team_name = RelatedNameField(source="team.name")
+    can_change = serializers.SerializerMethodField(help_text=(
+        "Whether you may replace or delete it: its owner while no team owns it, else an admin of the team."))
 
     class Meta:
         model = Secret
-        fields = ["id", "name", "value", "description", "reference", "created_at", "updated_at"]
+        fields = ["id", "name", "value", "description", "reference", "team", "team_name", "can_change", "created_at",
+                  "updated_at"]
         read_only_fields = ["id", "created_at", "updated_at"]
 
     def get_reference(self, secret) -> str:
         return "${secret:%s}" % secret.name
+
+    def get_can_change(self, secret) -> bool:
+        return may_manage_secret(self.context["request"].user, secret)
+
+    def validate_team(self, team_id: int | None) -> int | None:
+        return _team_chosen_once(self.context["request"].user, self.instance, team_id, "a secret")
 
     def validate(self, data):
         if self.instance is None and not data.get("value"):
@@ -386,25 +460,37 @@ class SecretSerializer(StrictModelSerializer):
             data["sealed"] = seal_secret(data.pop("value"))
         name = data.get("name")
         if name is not None:
-            others = Secret.objects.filter(owner=self.context["request"].user, name=name)
-            if self.instance is not None:
-                others = others.exclude(pk=self.instance.pk)
-            if others.exists():
-                raise rule_violation("name", f"you have a secret named {name!r} already")
+            instance = self.instance
+            team_id = instance.team_id if instance is not None else data.get("team_id")
+            others = (Secret.objects.filter(team_id=team_id) if team_id is not None else Secret.objects.filter(
+                owner=instance.owner_id if instance else self.context["request"].user, team__isnull=True))
+            if instance is not None:
+                others = others.exclude(pk=instance.pk)
+            if others.filter(name=name).exists():
+                whose = "the team has" if team_id is not None else "you have"
+                raise rule_violation("name", f"{whose} a secret named {name!r} already")
         return data
 
 
+def _secret_managed(request, secret: Secret) -> Secret:
+    if not may_manage_secret(request.user, secret):
+        raise PermissionDenied(f"only an admin of team {secret.team.name} may replace or delete secret {secret.name!r}")
+    return secret
+
+
 @extend_schema_view(
-    list=extend_schema(tags=TAG, summary="Your secrets (names only: a value is never shown)",
+    list=extend_schema(tags=TAG, summary="Your secrets and your teams' (names only: a value is never shown)",
                        responses=responses({200: SecretSerializer(many=True)})),
     retrieve=extend_schema(tags=TAG, summary="A secret (without its value)", responses=responses({200: SecretSerializer}, 404)),
-    create=extend_schema(tags=TAG, summary="Keep a secret", request=SecretSerializer,
-                         responses=responses({201: SecretSerializer})),
-    update=extend_schema(tags=TAG, summary="Replace a secret's value or description", request=SecretSerializer,
-                         responses=responses({200: SecretSerializer}, 404)),
-    partial_update=extend_schema(tags=TAG, summary="Change a secret's value or description", request=SecretSerializer,
-                                 responses=responses({200: SecretSerializer}, 404)),
-    destroy=extend_schema(tags=TAG, summary="Delete a secret", responses=responses({204: None}, 404)),
+    create=extend_schema(tags=TAG, summary="Keep a secret (yours, or a team's as its admin)", request=SecretSerializer,
+                         responses=responses({201: SecretSerializer}, 403)),
+    update=extend_schema(tags=TAG, summary="Replace a secret's value or description (its owner, or a team admin)",
+                         request=SecretSerializer, responses=responses({200: SecretSerializer}, 403, 404)),
+    partial_update=extend_schema(tags=TAG, summary="Change a secret's value or description (its owner, or a team "
+                                                   "admin)",
+                                 request=SecretSerializer, responses=responses({200: SecretSerializer}, 403, 404)),
+    destroy=extend_schema(tags=TAG, summary="Delete a secret (its owner, or a team admin)",
+                          responses=responses({204: None}, 403, 404)),
 )
 class SecretViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
                     mixins.UpdateModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
@@ -413,14 +499,21 @@ class SecretViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Cre
     lookup_value_regex = r"\d{1,18}"
 
     def get_queryset(self):
-        return secrets_of(self.request.user)
+        return secrets_visible_to(self.request.user).select_related("team")
 
     def perform_create(self, serializer):
         try:
             with transaction.atomic():
                 serializer.save(owner=self.request.user)
         except IntegrityError:
-            raise rule_violation("name", "you have a secret of that name already")
+            raise rule_violation("name", "a secret of that name exists already")
+
+    def update(self, request, *args, **kwargs):
+        _secret_managed(request, self.get_object())  # a member's change is a 403 before what it says is checked
+        return super().update(request, *args, **kwargs)
+
+    def perform_destroy(self, instance):
+        _secret_managed(self.request, instance).delete()
 
 
 # --- a run's environment ----------------------------------------------------------------------

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.environments.access import environments_usable_by, secrets_of
-from studio.environments.models import EnvironmentRun, PromotedVersion, Secret
+from studio.environments.access import environment_for, secrets_usable_by
+from studio.environments.models import EnvironmentRun, PromotedVersion
 from studio.run_values import StartValues, ValuesRefused
 from studio.secret_box import seal, unseal
 
@@ -22,9 +22,10 @@ class EnvironmentValues:
     def for_start(self, user, pipeline, version, environment: str | None) -> StartValues:
         if not environment:
             return StartValues()
-        found = environments_usable_by(user).filter(name=environment).first()
+        found = environment_for(user, pipeline, environment)
         if found is None:
-            raise ValuesRefused([_problem(f"no environment {environment!r} of yours")], status=404)
+            whose = " or of the pipeline's team that your role lets you use" if getattr(pipeline, "team_id", None) else ""
+            raise ValuesRefused([_problem(f"no environment {environment!r} of yours{whose}")], status=404)
         if found.requires_approval and version is not None:  # what runs there; a preview or test writes nothing
             promoted = PromotedVersion.objects.filter(environment=found, pipeline=pipeline).first()
             if promoted is None or promoted.version_id != version.pk:
@@ -34,8 +35,8 @@ class EnvironmentValues:
                     "version runs in an environment that requires approval")], status=409)
         return StartValues(found.name, dict(found.parameters), found)
 
-    def secret_names(self, user) -> set[str]:
-        return set(secrets_of(user).values_list("name", flat=True))
+    def secret_names(self, user, pipeline=None) -> set[str]:
+        return set(secrets_usable_by(user, pipeline))
 
     def bind(self, run, values: StartValues) -> None:
         if values.environment:
@@ -48,10 +49,11 @@ class EnvironmentValues:
     def parameters_of(self, run) -> dict[str, Any]:
         return EnvironmentRun.objects.filter(run=run).values_list("parameters", flat=True).first() or {}
 
-    def secret_values(self, user, names: set[str]) -> dict[str, str]:
-        """``user``'s secrets of ``names`` that open (one sealed under another key is left out)."""
-        found = secrets_of(user).filter(name__in=names)
-        values = {secret.name: unseal(secret.sealed, SECRETS) for secret in found}
+    def secret_values(self, user, names: set[str], pipeline=None) -> dict[str, str]:
+        """The values of ``names`` among the secrets ``user`` may use with ``pipeline`` (their own, the team's on a
+        team's pipeline) that open (one sealed under another key is left out)."""
+        usable = secrets_usable_by(user, pipeline)
+        values = {name: unseal(usable[name].sealed, SECRETS) for name in names if name in usable}
         return {name: value for name, value in values.items() if value}
 
 
