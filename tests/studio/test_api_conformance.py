@@ -184,6 +184,7 @@ def story(api: Contract, staff_token: str, directory: str, kafka: KafkaMockClust
     api("GET", "/api/teams/{id}/", 200, id=team["id"])
     member = api("POST", "/api/teams/{id}/members/", 201, id=team["id"], body={"username": "root", "role": "viewer"})
     api("GET", "/api/teams/{id}/members/", 200, id=team["id"])
+    api("GET", "/api/teams/{id}/locations/", 200, id=team["id"])
     api("PUT", "/api/teams/{id}/members/{member_id}/", 200, id=team["id"], member_id=member["id"],
         body={"role": "operator"})
     api("DELETE", "/api/teams/{id}/members/{member_id}/", 204, id=team["id"], member_id=member["id"])

@@ -359,7 +359,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your environments and those you approve for */
+        /** Your environments, your teams' and those you approve for */
         get: operations["environments_list"];
         put?: never;
         /** Create an environment */
@@ -379,14 +379,14 @@ export interface paths {
         };
         /** An environment */
         get: operations["environments_retrieve"];
-        /** Change an environment (owner only) */
+        /** Change an environment (its owner, or a team admin) */
         put: operations["environments_update"];
         post?: never;
-        /** Delete an environment (owner only) */
+        /** Delete an environment (its owner, or a team admin) */
         delete: operations["environments_destroy"];
         options?: never;
         head?: never;
-        /** Change some fields of an environment (owner only) */
+        /** Change some fields of an environment (its owner, or a team admin) */
         patch: operations["environments_partial_update"];
         trace?: never;
     };
@@ -666,7 +666,7 @@ export interface paths {
         /** The location's grants */
         get: operations["locations_grants_list"];
         put?: never;
-        /** Grant the location to a user or a group (administrators) */
+        /** Grant the location to a user, a group or a team (administrators) */
         post: operations["locations_grants_create"];
         delete?: never;
         options?: never;
@@ -2105,10 +2105,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your secrets (names only: a value is never shown) */
+        /** Your secrets and your teams' (names only: a value is never shown) */
         get: operations["secrets_list"];
         put?: never;
-        /** Keep a secret */
+        /** Keep a secret (yours, or a team's as its admin) */
         post: operations["secrets_create"];
         delete?: never;
         options?: never;
@@ -2125,14 +2125,14 @@ export interface paths {
         };
         /** A secret (without its value) */
         get: operations["secrets_retrieve"];
-        /** Replace a secret's value or description */
+        /** Replace a secret's value or description (its owner, or a team admin) */
         put: operations["secrets_update"];
         post?: never;
-        /** Delete a secret */
+        /** Delete a secret (its owner, or a team admin) */
         delete: operations["secrets_destroy"];
         options?: never;
         head?: never;
-        /** Change a secret's value or description */
+        /** Change a secret's value or description (its owner, or a team admin) */
         patch: operations["secrets_partial_update"];
         trace?: never;
     };
@@ -2183,8 +2183,28 @@ export interface paths {
         /** Rename a team or change its description (admins only) */
         put: operations["teams_update"];
         post?: never;
-        /** Delete a team that owns no pipelines (admins only) */
+        /** Delete a team that owns no pipelines nor environments (admins only) */
         delete: operations["teams_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/{id}/locations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The storage locations granted to the team (its editors and up use them)
+         * @description Administrators grant them (``/api/locations/{id}/grants`` with a team, or the Django admin); every member sees them, and an editor, operator or admin of the team gets them in every validation, preview and run, checked at each use.
+         */
+        get: operations["teams_locations_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2869,9 +2889,18 @@ export interface components {
              *     * `admin` - Admin
              */
             approval_role?: components["schemas"]["TeamRoleEnum"];
+            /** @description Who made it (a team's environment is the team's, not theirs). */
             readonly owner: string;
-            /** @description Whether you own it (only the owner changes or uses it). */
+            /**
+             * Format: int64
+             * @description The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do. A team's environment is used with the team's pipelines by its editors and up.
+             */
+            team?: number | null;
+            readonly team_name: string | null;
+            /** @description Whether it is your own (no team's): you change and use it. */
             readonly mine: boolean;
+            /** @description Whether you may change or delete it: its owner while no team owns it, else an admin of the team. */
+            readonly can_change: boolean;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -2898,6 +2927,11 @@ export interface components {
              *     * `admin` - Admin
              */
             approval_role?: components["schemas"]["TeamRoleEnum"];
+            /**
+             * Format: int64
+             * @description The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do. A team's environment is used with the team's pipelines by its editors and up.
+             */
+            team?: number | null;
         };
         EnvironmentRun: {
             run: number;
@@ -3064,6 +3098,8 @@ export interface components {
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             user?: string | null;
             group?: string | null;
+            /** @description A team: its editors, operators and admins get the location while they are (viewers do not). */
+            team?: string | null;
             can_write?: boolean;
             /** Format: date-time */
             readonly created_at: string;
@@ -3072,6 +3108,8 @@ export interface components {
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             user?: string | null;
             group?: string | null;
+            /** @description A team: its editors, operators and admins get the location while they are (viewers do not). */
+            team?: string | null;
             can_write?: boolean;
         };
         Health: {
@@ -3609,6 +3647,11 @@ export interface components {
              *     * `admin` - Admin
              */
             approval_role?: components["schemas"]["TeamRoleEnum"];
+            /**
+             * Format: int64
+             * @description The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do. A team's environment is used with the team's pipelines by its editors and up.
+             */
+            team?: number | null;
         };
         PatchedScheduleRequest: {
             /** @description Every RUNNING run of this pipeline (give this or run). */
@@ -3624,11 +3667,16 @@ export interface components {
             enabled?: boolean;
         };
         PatchedSecretRequest: {
-            /** @description Unique among your secrets. */
+            /** @description Unique among your secrets (or the team's). */
             name?: string;
             /** @description Kept encrypted and never shown again; required when creating, absent keeps it. */
             value?: string;
             description?: string;
+            /**
+             * Format: int64
+             * @description The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do. The team's editors and up use it in the team's pipelines; only its admins replace or delete it.
+             */
+            team?: number | null;
         };
         /**
          * @description ``isolated``: its runs get a driver and Spark application of their own instead of the studio's
@@ -4192,22 +4240,35 @@ export interface components {
         };
         Secret: {
             readonly id: number;
-            /** @description Unique among your secrets. */
+            /** @description Unique among your secrets (or the team's). */
             name: string;
             description?: string;
-            /** @description What a definition or a parameter holds to use it. */
+            /** @description What a definition or a parameter holds to use it (a team's secret: in the team's pipelines, where the team's wins over a member's own of the same name). */
             readonly reference: string;
+            /**
+             * Format: int64
+             * @description The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do. The team's editors and up use it in the team's pipelines; only its admins replace or delete it.
+             */
+            team?: number | null;
+            readonly team_name: string | null;
+            /** @description Whether you may replace or delete it: its owner while no team owns it, else an admin of the team. */
+            readonly can_change: boolean;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
         };
         SecretRequest: {
-            /** @description Unique among your secrets. */
+            /** @description Unique among your secrets (or the team's). */
             name: string;
             /** @description Kept encrypted and never shown again; required when creating, absent keeps it. */
             value?: string;
             description?: string;
+            /**
+             * Format: int64
+             * @description The team that owns it (chosen when it is made, as one of the team's admins); absent or null: you do. The team's editors and up use it in the team's pipelines; only its admins replace or delete it.
+             */
+            team?: number | null;
         };
         SessionUse: {
             /** @description Session mode is on (STUDIO_SESSION_MODE). */
@@ -4684,6 +4745,17 @@ export interface components {
             readonly members: number;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        /** @description A storage location granted to a team, as its members see it (an administrator grants it). */
+        TeamLocation: {
+            /** @description The location's id. */
+            id: number;
+            name: string;
+            kind: string;
+            /** @description As configured ({user} stands for each member). */
+            prefix: string;
+            description: string;
+            can_write?: boolean;
         };
         TeamRequest: {
             /** @description Letters, digits, spaces, '.', '_' and '-'; unique in the studio. */
@@ -16230,6 +16302,74 @@ export interface operations {
             };
             /** @description The resource's current state does not allow this */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The studio is busy, or a service it depends on is down; nothing was changed. The web worker has too many requests in flight (or this read waited too long for it), Redis did not answer, or the workers this operation needs are all busy. Ask again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    teams_locations_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamLocation"][];
+                };
+            };
+            /** @description Invalid request: `detail`, and `fields` (per field) or `errors` (every problem of a definition) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionError"];
+                };
+            };
+            /** @description Not authenticated (no session, no token, or a revoked token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not permitted (missing pipeline permission, or a session request without its CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or not visible to you */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -273,6 +273,7 @@ from .tap import Tap
 from .tap_request import TapRequest
 from .task_exception import TaskException
 from .team import Team
+from .team_location import TeamLocation
 from .team_request import TeamRequest
 from .team_role_enum import TeamRoleEnum
 from .team_share import TeamShare
@@ -569,6 +570,7 @@ __all__ = (
     "TapRequest",
     "TaskException",
     "Team",
+    "TeamLocation",
     "TeamRequest",
     "TeamRoleEnum",
     "TeamShare",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -23,8 +23,11 @@ class Environment:
     Attributes:
         id (int):
         name (str): Unique among your environments (dev, prod).
-        owner (str):
-        mine (bool): Whether you own it (only the owner changes or uses it).
+        owner (str): Who made it (a team's environment is the team's, not theirs).
+        team_name (None | str):
+        mine (bool): Whether it is your own (no team's): you change and use it.
+        can_change (bool): Whether you may change or delete it: its owner while no team owns it, else an admin of the
+            team.
         created_at (datetime.datetime):
         updated_at (datetime.datetime):
         position (int | Unset): Orders your environments: a version is promoted from one into the next.
@@ -37,12 +40,16 @@ class Environment:
             * `editor` - Editor
             * `operator` - Operator
             * `admin` - Admin
+        team (int | None | Unset): The team that owns it (chosen when it is made, as one of the team's admins); absent
+            or null: you do. A team's environment is used with the team's pipelines by its editors and up.
     """
 
     id: int
     name: str
     owner: str
+    team_name: None | str
     mine: bool
+    can_change: bool
     created_at: datetime.datetime
     updated_at: datetime.datetime
     position: int | Unset = UNSET
@@ -50,6 +57,7 @@ class Environment:
     parameters: EnvironmentParameters | Unset = UNSET
     requires_approval: bool | Unset = UNSET
     approval_role: TeamRoleEnum | Unset = UNSET
+    team: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -59,7 +67,12 @@ class Environment:
 
         owner = self.owner
 
+        team_name: None | str
+        team_name = self.team_name
+
         mine = self.mine
+
+        can_change = self.can_change
 
         created_at = self.created_at.isoformat()
 
@@ -79,6 +92,12 @@ class Environment:
         if not isinstance(self.approval_role, Unset):
             approval_role = self.approval_role.value
 
+        team: int | None | Unset
+        if isinstance(self.team, Unset):
+            team = UNSET
+        else:
+            team = self.team
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -86,7 +105,9 @@ class Environment:
                 "id": id,
                 "name": name,
                 "owner": owner,
+                "team_name": team_name,
                 "mine": mine,
+                "can_change": can_change,
                 "created_at": created_at,
                 "updated_at": updated_at,
             }
@@ -101,6 +122,8 @@ class Environment:
             field_dict["requires_approval"] = requires_approval
         if approval_role is not UNSET:
             field_dict["approval_role"] = approval_role
+        if team is not UNSET:
+            field_dict["team"] = team
 
         return field_dict
 
@@ -115,7 +138,16 @@ class Environment:
 
         owner = d.pop("owner")
 
+        def _parse_team_name(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        team_name = _parse_team_name(d.pop("team_name"))
+
         mine = d.pop("mine")
+
+        can_change = d.pop("can_change")
 
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 
@@ -141,11 +173,22 @@ class Environment:
         else:
             approval_role = TeamRoleEnum(_approval_role)
 
+        def _parse_team(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        team = _parse_team(d.pop("team", UNSET))
+
         environment = cls(
             id=id,
             name=name,
             owner=owner,
+            team_name=team_name,
             mine=mine,
+            can_change=can_change,
             created_at=created_at,
             updated_at=updated_at,
             position=position,
@@ -153,6 +196,7 @@ class Environment:
             parameters=parameters,
             requires_approval=requires_approval,
             approval_role=approval_role,
+            team=team,
         )
 
         environment.additional_properties = d

@@ -20,6 +20,8 @@ class Grant:
         created_at (datetime.datetime):
         user (None | str | Unset): Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
         group (None | str | Unset):
+        team (None | str | Unset): A team: its editors, operators and admins get the location while they are (viewers do
+            not).
         can_write (bool | Unset):
     """
 
@@ -27,6 +29,7 @@ class Grant:
     created_at: datetime.datetime
     user: None | str | Unset = UNSET
     group: None | str | Unset = UNSET
+    team: None | str | Unset = UNSET
     can_write: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -47,6 +50,12 @@ class Grant:
         else:
             group = self.group
 
+        team: None | str | Unset
+        if isinstance(self.team, Unset):
+            team = UNSET
+        else:
+            team = self.team
+
         can_write = self.can_write
 
         field_dict: dict[str, Any] = {}
@@ -61,6 +70,8 @@ class Grant:
             field_dict["user"] = user
         if group is not UNSET:
             field_dict["group"] = group
+        if team is not UNSET:
+            field_dict["team"] = team
         if can_write is not UNSET:
             field_dict["can_write"] = can_write
 
@@ -91,6 +102,15 @@ class Grant:
 
         group = _parse_group(d.pop("group", UNSET))
 
+        def _parse_team(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        team = _parse_team(d.pop("team", UNSET))
+
         can_write = d.pop("can_write", UNSET)
 
         grant = cls(
@@ -98,6 +118,7 @@ class Grant:
             created_at=created_at,
             user=user,
             group=group,
+            team=team,
             can_write=can_write,
         )
 

@@ -17,11 +17,14 @@ class GrantRequest:
     Attributes:
         user (None | str | Unset): Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
         group (None | str | Unset):
+        team (None | str | Unset): A team: its editors, operators and admins get the location while they are (viewers do
+            not).
         can_write (bool | Unset):
     """
 
     user: None | str | Unset = UNSET
     group: None | str | Unset = UNSET
+    team: None | str | Unset = UNSET
     can_write: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -38,6 +41,12 @@ class GrantRequest:
         else:
             group = self.group
 
+        team: None | str | Unset
+        if isinstance(self.team, Unset):
+            team = UNSET
+        else:
+            team = self.team
+
         can_write = self.can_write
 
         field_dict: dict[str, Any] = {}
@@ -47,6 +56,8 @@ class GrantRequest:
             field_dict["user"] = user
         if group is not UNSET:
             field_dict["group"] = group
+        if team is not UNSET:
+            field_dict["team"] = team
         if can_write is not UNSET:
             field_dict["can_write"] = can_write
 
@@ -74,11 +85,21 @@ class GrantRequest:
 
         group = _parse_group(d.pop("group", UNSET))
 
+        def _parse_team(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        team = _parse_team(d.pop("team", UNSET))
+
         can_write = d.pop("can_write", UNSET)
 
         grant_request = cls(
             user=user,
             group=group,
+            team=team,
             can_write=can_write,
         )
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -31,6 +31,8 @@ class PatchedEnvironmentRequest:
             * `editor` - Editor
             * `operator` - Operator
             * `admin` - Admin
+        team (int | None | Unset): The team that owns it (chosen when it is made, as one of the team's admins); absent
+            or null: you do. A team's environment is used with the team's pipelines by its editors and up.
     """
 
     name: str | Unset = UNSET
@@ -39,6 +41,7 @@ class PatchedEnvironmentRequest:
     parameters: PatchedEnvironmentRequestParameters | Unset = UNSET
     requires_approval: bool | Unset = UNSET
     approval_role: TeamRoleEnum | Unset = UNSET
+    team: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -58,6 +61,12 @@ class PatchedEnvironmentRequest:
         if not isinstance(self.approval_role, Unset):
             approval_role = self.approval_role.value
 
+        team: int | None | Unset
+        if isinstance(self.team, Unset):
+            team = UNSET
+        else:
+            team = self.team
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({})
@@ -73,6 +82,8 @@ class PatchedEnvironmentRequest:
             field_dict["requires_approval"] = requires_approval
         if approval_role is not UNSET:
             field_dict["approval_role"] = approval_role
+        if team is not UNSET:
+            field_dict["team"] = team
 
         return field_dict
 
@@ -103,6 +114,15 @@ class PatchedEnvironmentRequest:
         else:
             approval_role = TeamRoleEnum(_approval_role)
 
+        def _parse_team(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        team = _parse_team(d.pop("team", UNSET))
+
         patched_environment_request = cls(
             name=name,
             position=position,
@@ -110,6 +130,7 @@ class PatchedEnvironmentRequest:
             parameters=parameters,
             requires_approval=requires_approval,
             approval_role=approval_role,
+            team=team,
         )
 
         patched_environment_request.additional_properties = d

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -15,14 +15,17 @@ T = TypeVar("T", bound="SecretRequest")
 class SecretRequest:
     """
     Attributes:
-        name (str): Unique among your secrets.
+        name (str): Unique among your secrets (or the team's).
         value (str | Unset): Kept encrypted and never shown again; required when creating, absent keeps it.
         description (str | Unset):
+        team (int | None | Unset): The team that owns it (chosen when it is made, as one of the team's admins); absent
+            or null: you do. The team's editors and up use it in the team's pipelines; only its admins replace or delete it.
     """
 
     name: str
     value: str | Unset = UNSET
     description: str | Unset = UNSET
+    team: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -31,6 +34,12 @@ class SecretRequest:
         value = self.value
 
         description = self.description
+
+        team: int | None | Unset
+        if isinstance(self.team, Unset):
+            team = UNSET
+        else:
+            team = self.team
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -43,6 +52,8 @@ class SecretRequest:
             field_dict["value"] = value
         if description is not UNSET:
             field_dict["description"] = description
+        if team is not UNSET:
+            field_dict["team"] = team
 
         return field_dict
 
@@ -55,10 +66,20 @@ class SecretRequest:
 
         description = d.pop("description", UNSET)
 
+        def _parse_team(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        team = _parse_team(d.pop("team", UNSET))
+
         secret_request = cls(
             name=name,
             value=value,
             description=description,
+            team=team,
         )
 
         secret_request.additional_properties = d

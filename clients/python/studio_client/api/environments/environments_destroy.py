@@ -79,7 +79,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[Any | DefinitionError | Error]:
-    """Delete an environment (owner only)
+    """Delete an environment (its owner, or a team admin)
 
     Args:
         id (str):
@@ -108,7 +108,7 @@ def sync(
     *,
     client: AuthenticatedClient,
 ) -> Any | DefinitionError | Error | None:
-    """Delete an environment (owner only)
+    """Delete an environment (its owner, or a team admin)
 
     Args:
         id (str):
@@ -132,7 +132,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[Any | DefinitionError | Error]:
-    """Delete an environment (owner only)
+    """Delete an environment (its owner, or a team admin)
 
     Args:
         id (str):
@@ -159,7 +159,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
 ) -> Any | DefinitionError | Error | None:
-    """Delete an environment (owner only)
+    """Delete an environment (its owner, or a team admin)
 
     Args:
         id (str):

@@ -86,7 +86,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     usable: bool | Unset = UNSET,
 ) -> Response[DefinitionError | Error | list[Environment]]:
-    """Your environments and those you approve for
+    """Your environments, your teams' and those you approve for
 
     Args:
         usable (bool | Unset):
@@ -115,7 +115,7 @@ def sync(
     client: AuthenticatedClient,
     usable: bool | Unset = UNSET,
 ) -> DefinitionError | Error | list[Environment] | None:
-    """Your environments and those you approve for
+    """Your environments, your teams' and those you approve for
 
     Args:
         usable (bool | Unset):
@@ -139,7 +139,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     usable: bool | Unset = UNSET,
 ) -> Response[DefinitionError | Error | list[Environment]]:
-    """Your environments and those you approve for
+    """Your environments, your teams' and those you approve for
 
     Args:
         usable (bool | Unset):
@@ -166,7 +166,7 @@ async def asyncio(
     client: AuthenticatedClient,
     usable: bool | Unset = UNSET,
 ) -> DefinitionError | Error | list[Environment] | None:
-    """Your environments and those you approve for
+    """Your environments, your teams' and those you approve for
 
     Args:
         usable (bool | Unset):

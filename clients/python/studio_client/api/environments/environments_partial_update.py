@@ -97,7 +97,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: PatchedEnvironmentRequest | Unset = UNSET,
 ) -> Response[DefinitionError | Environment | Error]:
-    """Change some fields of an environment (owner only)
+    """Change some fields of an environment (its owner, or a team admin)
 
     Args:
         id (str):
@@ -129,7 +129,7 @@ def sync(
     client: AuthenticatedClient,
     body: PatchedEnvironmentRequest | Unset = UNSET,
 ) -> DefinitionError | Environment | Error | None:
-    """Change some fields of an environment (owner only)
+    """Change some fields of an environment (its owner, or a team admin)
 
     Args:
         id (str):
@@ -156,7 +156,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: PatchedEnvironmentRequest | Unset = UNSET,
 ) -> Response[DefinitionError | Environment | Error]:
-    """Change some fields of an environment (owner only)
+    """Change some fields of an environment (its owner, or a team admin)
 
     Args:
         id (str):
@@ -186,7 +186,7 @@ async def asyncio(
     client: AuthenticatedClient,
     body: PatchedEnvironmentRequest | Unset = UNSET,
 ) -> DefinitionError | Environment | Error | None:
-    """Change some fields of an environment (owner only)
+    """Change some fields of an environment (its owner, or a team admin)
 
     Args:
         id (str):

@@ -96,7 +96,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: EnvironmentRequest,
 ) -> Response[DefinitionError | Environment | Error]:
-    """Change an environment (owner only)
+    """Change an environment (its owner, or a team admin)
 
     Args:
         id (str):
@@ -128,7 +128,7 @@ def sync(
     client: AuthenticatedClient,
     body: EnvironmentRequest,
 ) -> DefinitionError | Environment | Error | None:
-    """Change an environment (owner only)
+    """Change an environment (its owner, or a team admin)
 
     Args:
         id (str):
@@ -155,7 +155,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: EnvironmentRequest,
 ) -> Response[DefinitionError | Environment | Error]:
-    """Change an environment (owner only)
+    """Change an environment (its owner, or a team admin)
 
     Args:
         id (str):
@@ -185,7 +185,7 @@ async def asyncio(
     client: AuthenticatedClient,
     body: EnvironmentRequest,
 ) -> DefinitionError | Environment | Error | None:
-    """Change an environment (owner only)
+    """Change an environment (its owner, or a team admin)
 
     Args:
         id (str):

@@ -86,7 +86,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: SecretRequest,
 ) -> Response[DefinitionError | Error | Secret]:
-    """Keep a secret
+    """Keep a secret (yours, or a team's as its admin)
 
     Args:
         body (SecretRequest):
@@ -115,7 +115,7 @@ def sync(
     client: AuthenticatedClient,
     body: SecretRequest,
 ) -> DefinitionError | Error | Secret | None:
-    """Keep a secret
+    """Keep a secret (yours, or a team's as its admin)
 
     Args:
         body (SecretRequest):
@@ -139,7 +139,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: SecretRequest,
 ) -> Response[DefinitionError | Error | Secret]:
-    """Keep a secret
+    """Keep a secret (yours, or a team's as its admin)
 
     Args:
         body (SecretRequest):
@@ -166,7 +166,7 @@ async def asyncio(
     client: AuthenticatedClient,
     body: SecretRequest,
 ) -> DefinitionError | Error | Secret | None:
-    """Keep a secret
+    """Keep a secret (yours, or a team's as its admin)
 
     Args:
         body (SecretRequest):

@@ -75,7 +75,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[DefinitionError | Error | list[Secret]]:
-    """Your secrets (names only: a value is never shown)
+    """Your secrets and your teams' (names only: a value is never shown)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -98,7 +98,7 @@ def sync(
     *,
     client: AuthenticatedClient,
 ) -> DefinitionError | Error | list[Secret] | None:
-    """Your secrets (names only: a value is never shown)
+    """Your secrets and your teams' (names only: a value is never shown)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -117,7 +117,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[DefinitionError | Error | list[Secret]]:
-    """Your secrets (names only: a value is never shown)
+    """Your secrets and your teams' (names only: a value is never shown)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -138,7 +138,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
 ) -> DefinitionError | Error | list[Secret] | None:
-    """Your secrets (names only: a value is never shown)
+    """Your secrets and your teams' (names only: a value is never shown)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -97,7 +97,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: PatchedSecretRequest | Unset = UNSET,
 ) -> Response[DefinitionError | Error | Secret]:
-    """Change a secret's value or description
+    """Change a secret's value or description (its owner, or a team admin)
 
     Args:
         id (str):
@@ -129,7 +129,7 @@ def sync(
     client: AuthenticatedClient,
     body: PatchedSecretRequest | Unset = UNSET,
 ) -> DefinitionError | Error | Secret | None:
-    """Change a secret's value or description
+    """Change a secret's value or description (its owner, or a team admin)
 
     Args:
         id (str):
@@ -156,7 +156,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: PatchedSecretRequest | Unset = UNSET,
 ) -> Response[DefinitionError | Error | Secret]:
-    """Change a secret's value or description
+    """Change a secret's value or description (its owner, or a team admin)
 
     Args:
         id (str):
@@ -186,7 +186,7 @@ async def asyncio(
     client: AuthenticatedClient,
     body: PatchedSecretRequest | Unset = UNSET,
 ) -> DefinitionError | Error | Secret | None:
-    """Change a secret's value or description
+    """Change a secret's value or description (its owner, or a team admin)
 
     Args:
         id (str):

@@ -96,7 +96,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: SecretRequest,
 ) -> Response[DefinitionError | Error | Secret]:
-    """Replace a secret's value or description
+    """Replace a secret's value or description (its owner, or a team admin)
 
     Args:
         id (str):
@@ -128,7 +128,7 @@ def sync(
     client: AuthenticatedClient,
     body: SecretRequest,
 ) -> DefinitionError | Error | Secret | None:
-    """Replace a secret's value or description
+    """Replace a secret's value or description (its owner, or a team admin)
 
     Args:
         id (str):
@@ -155,7 +155,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: SecretRequest,
 ) -> Response[DefinitionError | Error | Secret]:
-    """Replace a secret's value or description
+    """Replace a secret's value or description (its owner, or a team admin)
 
     Args:
         id (str):
@@ -185,7 +185,7 @@ async def asyncio(
     client: AuthenticatedClient,
     body: SecretRequest,
 ) -> DefinitionError | Error | Secret | None:
-    """Replace a secret's value or description
+    """Replace a secret's value or description (its owner, or a team admin)
 
     Args:
         id (str):

@@ -97,7 +97,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: GrantRequest | Unset = UNSET,
 ) -> Response[DefinitionError | Error | Grant]:
-    """Grant the location to a user or a group (administrators)
+    """Grant the location to a user, a group or a team (administrators)
 
     Args:
         id (str):
@@ -129,7 +129,7 @@ def sync(
     client: AuthenticatedClient,
     body: GrantRequest | Unset = UNSET,
 ) -> DefinitionError | Error | Grant | None:
-    """Grant the location to a user or a group (administrators)
+    """Grant the location to a user, a group or a team (administrators)
 
     Args:
         id (str):
@@ -156,7 +156,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: GrantRequest | Unset = UNSET,
 ) -> Response[DefinitionError | Error | Grant]:
-    """Grant the location to a user or a group (administrators)
+    """Grant the location to a user, a group or a team (administrators)
 
     Args:
         id (str):
@@ -186,7 +186,7 @@ async def asyncio(
     client: AuthenticatedClient,
     body: GrantRequest | Unset = UNSET,
 ) -> DefinitionError | Error | Grant | None:
-    """Grant the location to a user or a group (administrators)
+    """Grant the location to a user, a group or a team (administrators)
 
     Args:
         id (str):

@@ -84,7 +84,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[Any | DefinitionError | Error]:
-    """Delete a team that owns no pipelines (admins only)
+    """Delete a team that owns no pipelines nor environments (admins only)
 
     Args:
         id (str):
@@ -113,7 +113,7 @@ def sync(
     *,
     client: AuthenticatedClient,
 ) -> Any | DefinitionError | Error | None:
-    """Delete a team that owns no pipelines (admins only)
+    """Delete a team that owns no pipelines nor environments (admins only)
 
     Args:
         id (str):
@@ -137,7 +137,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[Any | DefinitionError | Error]:
-    """Delete a team that owns no pipelines (admins only)
+    """Delete a team that owns no pipelines nor environments (admins only)
 
     Args:
         id (str):
@@ -164,7 +164,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
 ) -> Any | DefinitionError | Error | None:
-    """Delete a team that owns no pipelines (admins only)
+    """Delete a team that owns no pipelines nor environments (admins only)
 
     Args:
         id (str):
