@@ -15,16 +15,16 @@ class FakeSocket implements SocketLike {
   send(...events: Array<Partial<RunEvent> & { seq: number }>) {
     for (const event of events) this.onmessage?.({ data: JSON.stringify({ type: 'log', ts: 0, data: {}, ...event }) });
   }
-  drop() {
+  drop(code?: number) {
     this.onerror?.({});
-    this.onclose?.({});
+    this.onclose?.(code === undefined ? {} : { code });
   }
   close() {
     this.closed = true;
   }
 }
 
-function harness(options: { shouldReconnect?: () => boolean } = {}) {
+function harness(options: { shouldReconnect?: () => boolean; onRefused?: (code: number) => void } = {}) {
   const sockets: FakeSocket[] = [];
   const events: RunEvent[] = [];
   const states: ConnectionState[] = [];
@@ -154,5 +154,30 @@ describe('RunEventStream', () => {
     sockets[0].onmessage?.({ data: JSON.stringify({ hello: 'world' }) });
     sockets[0].onmessage?.({ data: JSON.stringify([{ seq: 1, type: 'log', ts: 0, data: {} }, { seq: 2, type: 'log', ts: 0, data: {} }]) });
     expect(seqs()).toEqual([1, 2]);
+  });
+  it.each([4401, 4403, 4404])('ends for good when the server refuses the user (close %i), and says so', (code) => {
+    const refused: number[] = [];
+    const { stream, sockets, states, seqs } = harness({ onRefused: (at) => refused.push(at) });
+    stream.start();
+    sockets[0].open();
+    sockets[0].send({ seq: 1 });
+    sockets[0].drop(code); // a removed team member: access revoked, then not visible
+    vi.advanceTimersByTime(60_000);
+    expect(sockets).toHaveLength(1); // no reconnect: it would be refused again
+    expect(refused).toEqual([code]);
+    expect(states.at(-1)).toBe('closed');
+    expect(stream.connectionState).toBe('closed');
+    expect(seqs()).toEqual([1]);
+  });
+
+  it('reconnects after a close the server did not mean as a refusal', () => {
+    const refused: number[] = [];
+    const { stream, sockets } = harness({ onRefused: (at) => refused.push(at) });
+    stream.start();
+    sockets[0].open();
+    sockets[0].drop(1006);
+    vi.advanceTimersByTime(1_000);
+    expect(sockets).toHaveLength(2);
+    expect(refused).toEqual([]);
   });
 });

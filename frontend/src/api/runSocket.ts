@@ -8,12 +8,23 @@
  * next one (a gap: events lost on the way) is not applied; the client reconnects at once with
  * the last seq it applied, and the server replays the missing events from its store.
  * stop() closes for good. When shouldReconnect() says no (the run has ended), a drop ends the
- * stream quietly instead.
+ * stream quietly instead. A close that says the server refuses this user (4401 not signed in, 4403
+ * access revoked while connected, 4404 not visible: a team member removed, a share taken away) ends
+ * the stream for good too, and onRefused says so: asking again would be refused again.
  */
 import type { RunEvent } from './types';
 import { DEFAULT_BACKOFF, reconnectDelay, runEventsUrl, takeNewEvents, type BackoffPolicy } from '../state/run/eventSequence';
 
 export type ConnectionState = 'connecting' | 'open' | 'disconnected' | 'closed';
+
+/** Close codes by which the server refuses the user (studio.realtime.consumers): no reconnect helps. */
+export const REFUSED_CODES: ReadonlySet<number> = new Set([4401, 4403, 4404]);
+
+/** The close code of a socket's close event, when it has one. */
+export function closeCodeOf(event: unknown): number | null {
+  const code = event && typeof event === 'object' ? (event as { code?: unknown }).code : undefined;
+  return typeof code === 'number' ? code : null;
+}
 
 /** The part of the browser WebSocket this client uses; tests pass a fake. */
 export interface SocketLike {
@@ -29,6 +40,8 @@ export interface RunEventStreamOptions {
   onEvent: (event: RunEvent) => void;
   onConnectionChange?: (state: ConnectionState) => void;
   shouldReconnect?: () => boolean;
+  /** The server refused the user (a close code of REFUSED_CODES): the stream has ended for good. */
+  onRefused?: (code: number) => void;
   createSocket?: (url: string) => SocketLike;
   origin?: { protocol: string; host: string };
   initialSeq?: number;
@@ -106,9 +119,17 @@ export class RunEventStream {
     socket.onerror = () => {
       // A close event always follows; reconnecting is decided there.
     };
-    socket.onclose = () => {
+    socket.onclose = (event) => {
       if (this.socket !== socket) return;
       this.socket = null;
+      const code = closeCodeOf(event);
+      if (code !== null && REFUSED_CODES.has(code)) {
+        this.stopped = true;
+        this.clearRetry();
+        this.setState('closed');
+        this.options.onRefused?.(code);
+        return;
+      }
       this.onDropped();
     };
   }

@@ -12,6 +12,7 @@ export type Member = Schemas['Member'];
 export type TeamRole = Schemas['TeamRoleEnum'];
 export type TeamShare = Schemas['TeamShare'];
 export type TeamShareRole = Schemas['TeamShareRoleEnum'];
+export type TeamLocation = Schemas['TeamLocation'];
 export type PipelineFile = Schemas['PipelineFile'];
 export type GitBinding = Schemas['GitBinding'];
 export type GitSteps = Schemas['Steps'];
@@ -36,6 +37,8 @@ export const teams = {
   changeRole: (id: number, memberId: number, role: TeamRole) =>
     request<Member>('PUT', `/api/teams/${id}/members/${memberId}`, { role }),
   removeMember: (id: number, memberId: number) => request<void>('DELETE', `/api/teams/${id}/members/${memberId}`),
+  /** The storage locations an administrator granted to the team: its editors and up get them. */
+  locations: (id: number) => request<TeamLocation[]>('GET', `/api/teams/${id}/locations`),
 
   /** Move a pipeline into a team (null: out of it, to yourself). */
   movePipeline: (pipelineId: number, team: number | null) =>

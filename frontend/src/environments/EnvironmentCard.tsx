@@ -13,7 +13,8 @@ function rowsOf(environment: Environment): Row[] {
   return Object.entries(environment.parameters ?? {}).map(([name, value]) => ({ name, value: parameterText(value) }));
 }
 
-/** One environment: its parameters (editable by its owner), who approves promotions into it, what runs in it. */
+/** One environment: its parameters (editable by its owner, or a team's by the team's admins), who approves promotions
+ * into it, what runs in it. */
 function EnvironmentCard({ environment, onChanged }: { environment: Environment; onChanged: () => void }) {
   const [rows, setRows] = useState<Row[]>(() => rowsOf(environment));
   const [runs, setRuns] = useState<EnvironmentRun[]>([]);
@@ -54,7 +55,13 @@ function EnvironmentCard({ environment, onChanged }: { environment: Environment;
         ) : (
           <span className="badge">no approval</span>
         )}
-        {!environment.mine && <span className="muted">owned by {environment.owner}</span>}
+        {environment.team_name ? (
+          <span className="badge" data-testid="environment-team" title="Used with the team's pipelines by its editors, operators and admins; changed by its admins">
+            team {environment.team_name}
+          </span>
+        ) : (
+          !environment.mine && <span className="muted">owned by {environment.owner}</span>
+        )}
       </header>
       {environment.description && <p className="muted">{environment.description}</p>}
       <table className="data-table parameters-table">
@@ -69,13 +76,13 @@ function EnvironmentCard({ environment, onChanged }: { environment: Environment;
           {rows.map((row, index) => (
             <tr key={index} data-testid="parameter-row">
               <td>
-                <input className="input is-code" aria-label="parameter name" data-testid="parameter-name" value={row.name} disabled={!environment.mine} onChange={(event) => change(index, { name: event.target.value })} />
+                <input className="input is-code" aria-label="parameter name" data-testid="parameter-name" value={row.name} disabled={!environment.can_change} onChange={(event) => change(index, { name: event.target.value })} />
               </td>
               <td>
-                <input className="input is-code" aria-label="parameter value" data-testid="parameter-value" value={row.value} disabled={!environment.mine} onChange={(event) => change(index, { value: event.target.value })} />
+                <input className="input is-code" aria-label="parameter value" data-testid="parameter-value" value={row.value} disabled={!environment.can_change} onChange={(event) => change(index, { value: event.target.value })} />
               </td>
               <td>
-                {environment.mine && (
+                {environment.can_change && (
                   <button type="button" className="link-button danger" onClick={() => setRows((current) => current.filter((_, at) => at !== index))}>
                     remove
                   </button>
@@ -85,7 +92,7 @@ function EnvironmentCard({ environment, onChanged }: { environment: Environment;
           ))}
         </tbody>
       </table>
-      {environment.mine && (
+      {environment.can_change && (
         <div className="connection-form__actions">
           <button type="button" className="button" data-testid="parameter-add" onClick={() => setRows((current) => [...current, { name: '', value: '' }])}>
             Add parameter

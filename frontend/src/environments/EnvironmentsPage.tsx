@@ -5,6 +5,7 @@ import { APPROVAL_ROLES, environments, type ApprovalRole, type Environment } fro
 import EnvironmentCard from './EnvironmentCard';
 import { readNumber } from '../state/shared/numberInput';
 import { messageOf } from './messages';
+import { OwnerSelect } from './OwnerSelect';
 import PromotionsSection from './PromotionsSection';
 import SecretsSection from './SecretsSection';
 
@@ -15,6 +16,7 @@ function EnvironmentForm({ next, onSaved }: { next: number; onSaved: () => void 
   const [position, setPosition] = useState<string>('');
   const [approval, setApproval] = useState(false);
   const [approvalRole, setApprovalRole] = useState<ApprovalRole>('operator');
+  const [team, setTeam] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   async function save(event: FormEvent) {
@@ -26,7 +28,7 @@ function EnvironmentForm({ next, onSaved }: { next: number; onSaved: () => void 
       return;
     }
     try {
-      await environments.create({ name: name.trim(), position: order.value, requires_approval: approval, approval_role: approvalRole });
+      await environments.create({ name: name.trim(), position: order.value, requires_approval: approval, approval_role: approvalRole, team });
       setName('');
       setPosition('');
       setApproval(false);
@@ -49,6 +51,7 @@ function EnvironmentForm({ next, onSaved }: { next: number; onSaved: () => void 
           <span className="form-field__label">Order</span>
           <input className="input" type="number" min={0} data-testid="environment-position" value={position} placeholder={String(next)} onChange={(event) => setPosition(event.target.value)} />
         </label>
+        <OwnerSelect value={team} onChange={setTeam} testId="environment-owner" what="environment" />
         <label className="form-field form-field--inline">
           <input type="checkbox" data-testid="environment-requires-approval" checked={approval} onChange={(event) => setApproval(event.target.checked)} />
           <span>promotions need an approval</span>
@@ -92,7 +95,8 @@ export function EnvironmentsPage() {
       </div>
       <p className="muted">
         A definition names <code>{'${param:name}'}</code> where environments differ; a run started in an environment takes its values. A version moves
-        from one environment to the next by promotion; where an environment asks for it, a second user approves.
+        from one environment to the next by promotion; where an environment asks for it, a second user approves. A team&apos;s environments are
+        used with the team&apos;s pipelines by its editors and up, and changed by its admins.
       </p>
       {error && <p className="error-text">{error}</p>}
       <div className="environment-cards">

@@ -147,8 +147,10 @@ function PromotionsSection({ environmentList, onChanged }: { environmentList: En
   const [message, setMessage] = useState('');
   const [preview, setPreview] = useState<PromotionDiff | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const owned = environmentList.filter((environment) => environment.mine);
-  const mine = new Set(owned.map((environment) => environment.id));
+  // your own environments, and the team's for a pipeline of a team (the server checks your role in it)
+  const pipelineTeam = pipelines.find((pipeline) => pipeline.id === pipelineId)?.team ?? null;
+  const owned = environmentList.filter((environment) => environment.mine || (environment.team != null && environment.team === pipelineTeam));
+  const mine = new Set(environmentList.filter((environment) => environment.mine || environment.team != null).map((environment) => environment.id));
 
   const refresh = () => {
     environments.promotions().then(setPromotions, (failure: unknown) => setError(messageOf(failure)));
@@ -210,7 +212,7 @@ function PromotionsSection({ environmentList, onChanged }: { environmentList: En
               <option value="">choose…</option>
               {owned.map((environment) => (
                 <option key={environment.id} value={environment.id}>
-                  {environment.name}
+                  {environment.team_name ? `${environment.name} (team ${environment.team_name})` : environment.name}
                 </option>
               ))}
             </select>

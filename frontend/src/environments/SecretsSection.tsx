@@ -1,8 +1,10 @@
 import { memo, useCallback, useEffect, useState, type FormEvent } from 'react';
 import { environments, type Secret } from '../api/environments';
 import { messageOf } from './messages';
+import { OwnerSelect } from './OwnerSelect';
 
-/** Replace a secret's value: typed into a password field, sent once, never shown again. */
+/** Replace a secret's value: typed into a password field, sent once, never shown again (by its owner, or an admin of
+ * the team that owns it; the team's other members see its name only). */
 function SecretRow({ secret, onChanged }: { secret: Secret; onChanged: () => void }) {
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -22,6 +24,11 @@ function SecretRow({ secret, onChanged }: { secret: Secret; onChanged: () => voi
     <tr data-testid="secret-row" data-name={secret.name}>
       <td>
         <strong>{secret.name}</strong>
+        {secret.team_name && (
+          <span className="badge" data-testid="secret-team" title="The team's editors, operators and admins use it in the team's pipelines; its admins replace or delete it">
+            team {secret.team_name}
+          </span>
+        )}
         {secret.description && <div className="muted">{secret.description}</div>}
       </td>
       <td>
@@ -32,24 +39,33 @@ function SecretRow({ secret, onChanged }: { secret: Secret; onChanged: () => voi
       </td>
       <td className="muted">{new Date(secret.updated_at).toLocaleString()}</td>
       <td className="connection-actions">
-        <input className="input" type="password" autoComplete="new-password" aria-label={`new value of ${secret.name}`} placeholder="new value" value={value} onChange={(event) => setValue(event.target.value)} />
-        <button type="button" className="link-button" disabled={!value} onClick={() => void act(() => environments.replaceSecret(secret.id, value))}>
-          replace
-        </button>
-        <button type="button" className="link-button danger" onClick={() => void act(() => environments.removeSecret(secret.id))}>
-          delete
-        </button>
+        {secret.can_change ? (
+          <>
+            <input className="input" type="password" autoComplete="new-password" aria-label={`new value of ${secret.name}`} placeholder="new value" value={value} onChange={(event) => setValue(event.target.value)} />
+            <button type="button" className="link-button" disabled={!value} onClick={() => void act(() => environments.replaceSecret(secret.id, value))}>
+              replace
+            </button>
+            <button type="button" className="link-button danger" onClick={() => void act(() => environments.removeSecret(secret.id))}>
+              delete
+            </button>
+          </>
+        ) : (
+          <span className="muted" data-testid="secret-read-only">
+            only an admin of team {secret.team_name} changes it
+          </span>
+        )}
         {error && <p className="error-text">{error}</p>}
       </td>
     </tr>
   );
 }
 
-/** Your secrets, write-only: names and references to use in definitions and parameters, never values. */
+/** Your secrets and your teams', write-only: names and references to use in definitions and parameters, never values. */
 function SecretsSection() {
   const [secrets, setSecrets] = useState<Secret[]>([]);
   const [name, setName] = useState('');
   const [value, setValue] = useState('');
+  const [team, setTeam] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   const refresh = useCallback(() => {
@@ -61,7 +77,7 @@ function SecretsSection() {
     event.preventDefault();
     setError(null);
     try {
-      await environments.createSecret({ name: name.trim(), value });
+      await environments.createSecret({ name: name.trim(), value, team });
       setName('');
       setValue('');
       refresh();
@@ -75,7 +91,8 @@ function SecretsSection() {
       <h2>Secrets</h2>
       <p className="muted">
         A definition or a parameter names a secret as <code>{'${secret:name}'}</code>. Its value is kept encrypted, filled in only inside the
-        run&apos;s driver, and masked in events, logs and errors. Nobody can read it back, you included.
+        run&apos;s driver, and masked in events, logs and errors. Nobody can read it back, you included. A team&apos;s secret is filled into
+        the team&apos;s pipelines (before a member&apos;s own of the same name) for its editors, operators and admins.
       </p>
       <form className="connection-form" data-testid="secret-form" onSubmit={(event) => void save(event)}>
         <div className="connection-form__row">
@@ -87,6 +104,7 @@ function SecretsSection() {
             <span className="form-field__label">Value</span>
             <input className="input" type="password" autoComplete="new-password" data-testid="secret-new-value" value={value} onChange={(event) => setValue(event.target.value)} />
           </label>
+          <OwnerSelect value={team} onChange={setTeam} testId="secret-owner" what="secret" />
           <div className="connection-form__actions">
             <button type="submit" className="button button--primary" data-testid="secret-save" disabled={!name.trim() || !value}>
               Keep secret

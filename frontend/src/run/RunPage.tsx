@@ -12,6 +12,7 @@ const selectPage = (state: RunStoreState) => ({
   run: state.run,
   connection: state.connection,
   loadError: state.loadError,
+  accessLost: state.accessLost,
 });
 
 /** A drop that is repaired within this time shows no banner (no flicker on a quick reconnect). */
@@ -43,10 +44,21 @@ function ConnectionBanner() {
 /** A run: live status, the graph, checkpoints and collected records. */
 export function RunPage({ runId }: { runId: number }) {
   useRunSubscription(runId);
-  const { run, connection, loadError } = useRunStore(useShallow(selectPage));
+  const { run, connection, loadError, accessLost } = useRunStore(useShallow(selectPage));
   const { definition, note } = useRunDefinition(run);
   const showBanner = useSustained(connection === 'disconnected', BANNER_GRACE_MS);
 
+  if (accessLost) {
+    return (
+      <main className="page-message" data-testid="run-access-lost">
+        <h1>Run {runId} is no longer visible to you</h1>
+        <p className="muted">
+          Your access to its pipeline was taken away while the page was open (you left or were removed from its team, or a share ended). Ask an
+          admin of the team if you need it again.
+        </p>
+      </main>
+    );
+  }
   if (loadError && !run) {
     return (
       <main className="page-message">

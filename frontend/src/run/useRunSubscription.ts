@@ -14,9 +14,13 @@ async function refreshFromRest(runId: number): Promise<boolean> {
   const [run, history] = await Promise.allSettled([api.getRun(runId), api.getCheckpoints(runId)]);
   const store = useRunStore.getState();
   if (store.runId !== runId) return true;
+  if (store.accessLost) return false;
   if (run.status === 'fulfilled') {
     store.update((state) => runLoaded(state, run.value));
     store.setLoadError(null);
+  } else if (store.run && run.reason instanceof ApiError && run.reason.status === 404) {
+    store.loseAccess(); // it was shown a moment ago: the user may no longer see it
+    return false;
   } else if (!store.run) {
     store.setLoadError(run.reason instanceof Error ? run.reason.message : String(run.reason));
   }
@@ -44,6 +48,8 @@ async function refreshExtras(runId: number): Promise<void> {
  * Keep the run store in step with the server: first the run and its checkpoint history from
  * REST, then the event stream (replayed from the start, then live; see RunEventStream). When
  * the stream is down the page polls REST, and once the run ends it reads the final run once.
+ * When the server refuses the user (the socket closed with 4403/4404, or the run turned into a
+ * 404: removed from the pipeline's team, a share taken away), the page forgets the run at once.
  */
 export function useRunSubscription(runId: number): void {
   useEffect(() => {
@@ -69,13 +75,14 @@ export function useRunSubscription(runId: number): void {
         onEvent,
         onConnectionChange: (connection) => useRunStore.getState().setConnection(connection),
         shouldReconnect: () => !isRunEnded(useRunStore.getState().status),
+        onRefused: () => useRunStore.getState().loseAccess(),
       });
       stream.start();
     });
 
     const poll = setInterval(() => {
-      const { connection, status } = useRunStore.getState();
-      if (connection !== 'open' && connection !== 'connecting' && !isRunEnded(status)) void refreshFromRest(runId);
+      const { connection, status, accessLost } = useRunStore.getState();
+      if (!accessLost && connection !== 'open' && connection !== 'connecting' && !isRunEnded(status)) void refreshFromRest(runId);
     }, REST_FALLBACK_MS);
 
     return () => {

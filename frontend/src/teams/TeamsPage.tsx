@@ -1,7 +1,7 @@
 import '../styles/teams.css';
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api, rowsOf } from '../api/client';
-import { messageOf, ROLES, teams, type Member, type Team, type TeamRole } from '../api/teams';
+import { messageOf, ROLES, teams, type Member, type Team, type TeamLocation, type TeamRole } from '../api/teams';
 import type { PipelineSummary } from '../api/types';
 import { navigate, paths } from '../router';
 import { useAuthStore } from '../state/shared/authStore';
@@ -134,18 +134,61 @@ function MemberRow({ team, member, admin, me, onChanged }: { team: Team; member:
   );
 }
 
-/** One team: its members and their roles (admins change them), and the pipelines it owns. */
+/** The storage locations granted to the team (by an administrator): where its editors and up may read and write. */
+function TeamLocations({ locations }: { locations: TeamLocation[] }) {
+  return (
+    <>
+      <h3>Storage locations granted to the team</h3>
+      {locations.length === 0 ? (
+        <p className="muted" data-testid="team-locations-none">
+          None: an administrator grants them (Django admin, or the locations API with a team).
+        </p>
+      ) : (
+        <table className="data-table" data-testid="team-locations">
+          <thead>
+            <tr>
+              <th>Location</th>
+              <th>Kind</th>
+              <th>Prefix</th>
+              <th>Access</th>
+            </tr>
+          </thead>
+          <tbody>
+            {locations.map((location) => (
+              <tr key={location.id} data-testid={`team-location-${location.name}`}>
+                <td>
+                  <strong>{location.name}</strong>
+                  {location.description && <div className="muted">{location.description}</div>}
+                </td>
+                <td>{location.kind}</td>
+                <td>
+                  <code>{location.prefix}</code>
+                </td>
+                <td>{location.can_write ? 'read and write' : 'read only'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p className="muted">Editors, operators and admins of the team get them in every validation, preview and run, checked at each use; viewers do not, and a member who leaves loses them at once.</p>
+    </>
+  );
+}
+
+/** One team: its members and their roles (admins change them), the pipelines it owns, the locations granted to it. */
 function TeamDetail({ teamId, onChanged }: { teamId: number; onChanged: () => void }) {
   const me = useAuthStore((state) => state.user?.username);
   const [team, setTeam] = useState<Team | null>(null);
   const [members, setMembers] = useState<Member[]>([]);
   const [pipelines, setPipelines] = useState<PipelineSummary[]>([]);
+  const [locations, setLocations] = useState<TeamLocation[]>([]);
   const [error, setError] = useState<string | null>(null);
   const load = useCallback(async () => {
     try {
-      const [found, listed, all] = await Promise.all([teams.get(teamId), teams.members(teamId), api.listPipelines()]);
+      const [found, listed, all, granted] = await Promise.all([teams.get(teamId), teams.members(teamId), api.listPipelines(), teams.locations(teamId)]);
       setTeam(found);
       setMembers(listed);
+      setLocations(granted);
       setPipelines(rowsOf<PipelineSummary>(all).filter((pipeline) => pipeline.team === teamId));
       setError(null);
     } catch (failure) {
@@ -200,6 +243,7 @@ function TeamDetail({ teamId, onChanged }: { teamId: number; onChanged: () => vo
           ))}
         </ul>
       )}
+      <TeamLocations locations={locations} />
     </section>
   );
 }
