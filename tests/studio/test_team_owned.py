@@ -300,6 +300,16 @@ def test_a_teams_environment_is_used_by_its_members_with_its_pipelines(people, t
     bobs = people["bob"].post("/api/pipelines", {"name": "bobs", "definition": scaled("bobs")}, format="json").json()
     assert people["bob"].post(f"/api/pipelines/{bobs['id']}/runs", {"environment": "prod"},
                               format="json").status_code == 404
+    # the editor's picker: the environments one may use, for a pipeline when it names one
+    def usable(name: str, pipeline_id: int | None = None):
+        query = "" if pipeline_id is None else f"&pipeline={pipeline_id}"
+        answer = people[name].get(f"/api/environments?usable=true{query}")
+        return [row["id"] for row in answer.json()] if answer.status_code == 200 else answer.status_code
+
+    assert usable("bob") == [env_id] and usable("bob", pipeline["id"]) == [env_id]
+    assert usable("bob", bobs["id"]) == [] and usable("carol") == [] and usable("carol", pipeline["id"]) == []
+    assert usable("dave") == [] and usable("dave", pipeline["id"]) == 404
+    assert people["bob"].get("/api/environments?usable=true&pipeline=x").status_code == 400
     # the admin changes it; a removed member neither sees nor uses it
     assert people["alice"].patch(f"/api/environments/{env_id}", {"parameters": {"factor": 8}},
                                  format="json").status_code == 200

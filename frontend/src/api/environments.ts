@@ -23,7 +23,8 @@ export const APPROVAL_ROLES: ApprovalRole[] = ['viewer', 'editor', 'operator', '
 export const environments = {
   list: () => request<Environment[]>('GET', '/api/environments'),
   /** Those the user may run, preview and test in (not those he only approves promotions into). */
-  usable: () => request<Environment[]>('GET', '/api/environments?usable=true'),
+  usable: (pipelineId?: number | null) =>
+    request<Environment[]>('GET', `/api/environments?usable=true${pipelineId != null ? `&pipeline=${pipelineId}` : ''}`),
   create: (body: EnvironmentRequest) => request<Environment>('POST', '/api/environments', body),
   update: (id: number, body: Partial<EnvironmentRequest>) => request<Environment>('PATCH', `/api/environments/${id}`, body),
   remove: (id: number) => request<void>('DELETE', `/api/environments/${id}`),

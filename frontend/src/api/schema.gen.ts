@@ -6965,7 +6965,9 @@ export interface operations {
     environments_list: {
         parameters: {
             query?: {
-                /** @description Only those you may use: run, preview and test in (the editor's environment picker). */
+                /** @description With usable: only those you may use with this pipeline (a team's environments are for the team's pipelines). */
+                pipeline?: number;
+                /** @description Only those you may use: run, preview and test in (the editor's environment picker): your own, and your teams' where your role uses them (with the teams' pipelines). */
                 usable?: boolean;
             };
             header?: never;

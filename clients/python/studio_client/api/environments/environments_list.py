@@ -13,10 +13,13 @@ from ...types import UNSET, Response, Unset
 
 def _get_kwargs(
     *,
+    pipeline: int | Unset = UNSET,
     usable: bool | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
+
+    params["pipeline"] = pipeline
 
     params["usable"] = usable
 
@@ -84,11 +87,13 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient,
+    pipeline: int | Unset = UNSET,
     usable: bool | Unset = UNSET,
 ) -> Response[DefinitionError | Error | list[Environment]]:
     """Your environments, your teams' and those you approve for
 
     Args:
+        pipeline (int | Unset):
         usable (bool | Unset):
 
     Raises:
@@ -100,6 +105,7 @@ def sync_detailed(
     """
 
     kwargs = _get_kwargs(
+        pipeline=pipeline,
         usable=usable,
     )
 
@@ -113,11 +119,13 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
+    pipeline: int | Unset = UNSET,
     usable: bool | Unset = UNSET,
 ) -> DefinitionError | Error | list[Environment] | None:
     """Your environments, your teams' and those you approve for
 
     Args:
+        pipeline (int | Unset):
         usable (bool | Unset):
 
     Raises:
@@ -130,6 +138,7 @@ def sync(
 
     return sync_detailed(
         client=client,
+        pipeline=pipeline,
         usable=usable,
     ).parsed
 
@@ -137,11 +146,13 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
+    pipeline: int | Unset = UNSET,
     usable: bool | Unset = UNSET,
 ) -> Response[DefinitionError | Error | list[Environment]]:
     """Your environments, your teams' and those you approve for
 
     Args:
+        pipeline (int | Unset):
         usable (bool | Unset):
 
     Raises:
@@ -153,6 +164,7 @@ async def asyncio_detailed(
     """
 
     kwargs = _get_kwargs(
+        pipeline=pipeline,
         usable=usable,
     )
 
@@ -164,11 +176,13 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
+    pipeline: int | Unset = UNSET,
     usable: bool | Unset = UNSET,
 ) -> DefinitionError | Error | list[Environment] | None:
     """Your environments, your teams' and those you approve for
 
     Args:
+        pipeline (int | Unset):
         usable (bool | Unset):
 
     Raises:
@@ -182,6 +196,7 @@ async def asyncio(
     return (
         await asyncio_detailed(
             client=client,
+            pipeline=pipeline,
             usable=usable,
         )
     ).parsed
