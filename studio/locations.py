@@ -1,9 +1,9 @@
 """The storage locations a user may reach, as a policy, and what the studio does with it.
 
 An administrator configures ``StorageLocation`` rows and grants them to users, groups or teams
-(``LocationGrant``; ``all_users`` for everyone; a team's grant is its editors' and up). :func:`policy_for` turns them into the
-Django-free ``studio.location_policy.Policy`` that validation, previews (in the budgeted
-workers) and the run's driver check a definition against. This module also owns the two
+(``LocationGrant``; ``all_users`` for everyone; a team's grant is its editors' and up).
+:func:`policy_for` turns them into the Django-free ``studio.location_policy.Policy`` that
+validation, previews (in the budgeted workers) and the run's driver check a definition against. This module also owns the two
 rules that need the database: a sink target belongs to one pipeline unless its location is
 shared (``SinkClaim``), and a snapshot may be restored by path only by someone who may run
 its pipeline, or from a location granted to them.

@@ -19,5 +19,6 @@ class EnvironmentsConfig(AppConfig):
 
         register_values_provider(EnvironmentValues())
         register_environment_files(EnvironmentFiles())
-        register_sealed_field(Secret, "sealed", SECRETS, lambda row: f"secret {row.name!r} of team {row.team_id}" if row.team_id
-                              else f"secret {row.name!r} of user {row.owner_id}")
+        register_sealed_field(Secret, "sealed", SECRETS,
+                              lambda row: (f"secret {row.name!r} of team {row.team_id}" if row.team_id
+                                           else f"secret {row.name!r} of user {row.owner_id}"))

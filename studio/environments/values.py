@@ -24,7 +24,8 @@ class EnvironmentValues:
             return StartValues()
         found = environment_for(user, pipeline, environment)
         if found is None:
-            whose = " or of the pipeline's team that your role lets you use" if getattr(pipeline, "team_id", None) else ""
+            team_owned = getattr(pipeline, "team_id", None) is not None
+            whose = " or of the pipeline's team that your role lets you use" if team_owned else ""
             raise ValuesRefused([_problem(f"no environment {environment!r} of yours{whose}")], status=404)
         if found.requires_approval and version is not None:  # what runs there; a preview or test writes nothing
             promoted = PromotedVersion.objects.filter(environment=found, pipeline=pipeline).first()

@@ -291,3 +291,35 @@ def test_deleting_a_team_share_closes_the_sockets_it_opened(team_run, user, othe
     shared = {"run": run, "pipeline": pipeline}
     assert revoke_and_watch(shared, ws_headers(ApiToken.issue(carol, "ws")[1]), owner.token_key, unshare) == (
         ACCESS_REVOKED, ACCESS_REVOKED, True)
+
+
+def test_a_member_of_another_team_and_a_removed_member_are_refused_at_connect(team_run, user, other_user,
+                                                                              django_user_model):
+    """dave, the admin of another team, never subscribes to team "core"'s run or pipeline (4404, as for a run that
+    does not exist); bob, removed from "core", is refused the same way when his page reconnects; carol, a viewer, is
+    let in."""
+    from studio.realtime.consumers import NOT_FOUND
+
+    dave = django_user_model.objects.create_user("dave", password="dave-password")
+    TeamMembership.objects.create(team=Team.objects.create(name="fraud"), user=dave, role="admin")
+    carol = django_user_model.objects.create_user("carol", password="carol-password")
+    TeamMembership.objects.create(team=team_run["team"], user=carol, role="viewer")
+    run_id, pipeline_id = team_run["run"].id, team_run["pipeline"].id
+    paths = (f"/ws/runs/{run_id}/", f"/ws/pipelines/{pipeline_id}/")
+
+    async def refused(headers) -> list:
+        codes = []
+        for path in paths:
+            communicator = WebsocketCommunicator(application, path, headers=headers)
+            connected, code = await communicator.connect(timeout=10)
+            codes.append(code if not connected else "open")
+            await communicator.disconnect()
+        return codes
+
+    dave_headers = ws_headers(ApiToken.issue(dave, "ws")[1])
+    bob_headers = ws_headers(ApiToken.issue(other_user, "ws")[1])
+    assert async_to_sync(refused)(ws_headers(ApiToken.issue(carol, "ws")[1])) == ["open", "open"]
+    assert async_to_sync(refused)(dave_headers) == [NOT_FOUND, NOT_FOUND]
+    assert async_to_sync(refused)(bob_headers) == ["open", "open"]
+    team_run["membership"].delete()
+    assert async_to_sync(refused)(bob_headers) == [NOT_FOUND, NOT_FOUND]
