@@ -16,7 +16,12 @@ import json
 import redis
 from django.conf import settings
 
-PRESENCE_TTL_S = 10
+PRESENCE_TTL_S = 30
+"""Long beside the 2 s between announcements: a session driver busy starting a hundred runs at once on a
+loaded machine (load 76-100 on 2 cores) announced less often than every 10 s, its presence expired, and
+runs started meanwhile were placed in drivers of their own (a JVM each, which loaded the machine more)
+and its live runs judged by their heartbeats alone. One that stops cleanly withdraws at once; one that
+dies is started again by the supervisor, and takes its runs back."""
 
 
 def _key(name: str) -> str:

@@ -40,6 +40,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import django
 
 ANNOUNCE_INTERVAL_S = 2.0
+MEMORY_INTERVAL_S = 10.0
 COMMIT_WAIT_S = 30.0
 """How long a run handed over by its start is waited for to appear (its transaction to commit)."""
 STOP_TIMEOUT_S = 30.0
@@ -76,6 +77,7 @@ class SessionDriver:
         self.started_at = time.time()
         self._lock = threading.Lock()
         self._runs: dict[int, tuple[threading.Thread, object]] = {}  # guarded by: self._lock
+        self._memory: tuple[float, float] | None = None  # announce thread only: (when, MB)
 
     def serve(self) -> int:
         import redis
@@ -215,7 +217,15 @@ class SessionDriver:
         runs = self.runs()
         return {"pid": os.getpid(), "application_id": cluster.application_id, "slots": usage["slots"],
                 "slots_used": usage["used"], "runs": len(runs), "run_ids": runs, "runs_waiting": len(usage["waiting"]),
-                "memory_mb": round(_tree_memory_mb()), "since": self.started_at}
+                "memory_mb": round(self._memory_mb()), "since": self.started_at}
+
+    def _memory_mb(self) -> float:
+        """The process tree's memory, measured at most every ``MEMORY_INTERVAL_S`` (reading it walks every
+        slot's Python worker: a hundred processes for a hundred runs, every announcement)."""
+        now = time.monotonic()
+        if self._memory is None or now - self._memory[0] >= MEMORY_INTERVAL_S:
+            self._memory = (now, _tree_memory_mb())
+        return self._memory[1]
 
     def _announce(self) -> None:
         from django.db import connections

@@ -12,8 +12,9 @@ and Spark application of its own, and measures for each mode:
   with the runs running, less before them, per run: the marginal cost of a run;
 - ``start_s_p50`` / ``start_s_p99``: from the POST that started a run to its RUNNING status (the run's
   own status history; the client and studio share the clock);
-- ``start_phases_s_p50``: where the start went (``start_phases_s``: the POST, queued for a Celery
-  worker, handed to the driver, the job to RUNNING), each phase's median;
+- ``start_phases_s_p50``: where the start went (``start_phases_s``: the POST, queued until claimed (by the
+  session driver for a run its start handed straight to it, else a Celery worker), handed to the driver,
+  the job to RUNNING), each phase's median;
 - ``later_start_s_p50`` / ``later_start_s_max`` (session only): ``BENCH_LATER_RUNS`` more runs started one
   at a time while the others run, each to RUNNING (the issue's start "with 50 already running");
 - ``rest_p99_ms_under_runs``: GET /api/runs/<id> and GET /api/runs, round robin, while the runs run.
@@ -136,8 +137,8 @@ def seconds_to_running(run: dict, sent: float) -> float | None:
 
 
 def start_phases_s(studio, run: dict, sent: float) -> dict[str, float] | None:
-    """Where a run's start went: ``post`` (the POST to its CREATED status), ``queued`` (to a Celery
-    worker's SCHEDULING), ``handed`` (to its driver's ``startup`` event: placement, hand-over, the driver
+    """Where a run's start went: ``post`` (the POST to its CREATED status), ``queued`` (to its claim:
+    SCHEDULING, by the session driver or a Celery worker), ``handed`` (to its driver's ``startup`` event: placement, hand-over, the driver
     taking it), ``job`` (to RUNNING)."""
     created = run["status_history"][0]["ts"] / 1000
     scheduling = next((c["ts"] / 1000 for c in run["status_history"] if c["status"] == "SCHEDULING"), None)

@@ -371,3 +371,17 @@ def test_the_session_use_is_what_its_driver_announced(api):
                                                   "memory_mb": 900}
     finally:
         session.withdraw()
+
+
+def test_the_session_driver_reads_its_memory_once_in_a_while_not_at_every_announcement(monkeypatch):
+    from studio.runs import session_driver
+
+    reads = []
+    monkeypatch.setattr(session_driver, "_tree_memory_mb", lambda: reads.append(1) or 512.0)
+    driver = session_driver_with(4)
+    driver.cluster.result().usage = lambda: {"slots": 4, "used": 0, "waiting": {}}
+    driver.cluster.result().application_id = "local-1"
+    presences = [driver.presence() for _ in range(5)]
+    assert [presence["memory_mb"] for presence in presences] == [512] * 5
+    assert len(reads) == 1
+    assert session.PRESENCE_TTL_S >= 10 * session_driver.ANNOUNCE_INTERVAL_S, "a busy driver stays present"
