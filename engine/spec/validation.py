@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Iterator
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 
 from engine.plan.strongly_connected import strongly_connected_components
 from engine.spec.catalog import (expression_fields, expression_map_fields, expression_names, operator_spec,
@@ -139,7 +139,18 @@ DEFINITION_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_DEFINITION_VALIDATOR = Draft202012Validator(DEFINITION_SCHEMA)
+def _json_integer(checker, instance) -> bool:
+    """An integer is a JSON integer: JSON Schema would count 2.0 as one too, and a parallelism of 2.0 then
+    failed the plan (a 500 from POST /api/plan), a count of 2.0 ran as a float. Not a boolean either."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+JsonValidator = validators.extend(
+    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _json_integer))
+"""Draft 2020-12 where ``integer`` means a JSON integer (the REST API's integers are the same: "2" and 2.0
+are no integer there either)."""
+
+_DEFINITION_VALIDATOR = JsonValidator(DEFINITION_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -295,7 +306,7 @@ def _node_problems(definition: dict[str, Any]) -> Iterator[Problem]:
 
 def _param_problems(node: dict[str, Any], spec: dict[str, Any]) -> Iterator[Problem]:
     params = node.get("params", {})
-    validator = Draft202012Validator(spec["params_schema"])
+    validator = JsonValidator(spec["params_schema"])
     for error in validator.iter_errors(params):
         field = _param_field(error)
         yield Problem(error.message, node=node["id"], field=field)

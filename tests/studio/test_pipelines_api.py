@@ -114,6 +114,9 @@ def test_plan_of_a_version_and_of_a_draft(api):
     broken = simple_pipeline(expression="x +")
     response = api.post("/api/plan", {"definition": broken}, format="json")
     assert response.status_code == 400 and response.json()["errors"][0]["field"] == "params.expression"
+    fractional = {**simple_pipeline(), "parallelism": 2.0}  # JSON Schema's integer; planning it was a 500
+    response = api.post("/api/plan", {"definition": fractional}, format="json")
+    assert response.status_code == 400 and response.json()["errors"][0]["field"] == "parallelism"
 
 
 def test_delete_removes_a_pipeline_unless_a_run_is_active(api):

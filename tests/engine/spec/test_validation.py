@@ -56,6 +56,25 @@ def test_wrong_param_type_names_the_param():
     assert located(errors) == {("gen", None, "params.count")}
 
 
+@pytest.mark.parametrize("where", ["parallelism", "checkpointing.interval_ms", "nodes.0.parallelism",
+                                   "nodes.0.params.count"])
+def test_an_integer_is_a_json_integer_not_a_float_with_no_fraction(where):
+    """JSON Schema counts 2.0 as an integer; a parallelism of 2.0 then failed the plan (a 500 from the studio)."""
+    definition = simple_pipeline()
+    *path, name = [int(part) if part.isdigit() else part for part in where.split(".")]
+    holder = definition
+    for part in path:
+        holder = holder[part]
+    whole = 100 if name == "interval_ms" else 1
+    holder[name] = float(whole)
+    problems = validate_definition(definition)
+    node, field = ("gen", where.split(".", 2)[2]) if where.startswith("nodes.") else (None, where)
+    assert any(problem["message"].startswith(f"{float(whole)} is not of type 'integer'")
+               and (problem["node"], problem["field"]) == (node, field) for problem in problems), problems
+    holder[name] = whole
+    assert validate_definition(definition) == []
+
+
 def test_missing_required_and_unknown_params_are_named():
     definition = simple_pipeline()
     definition["nodes"][1]["params"] = {"expresion": "x"}
