@@ -59,11 +59,11 @@ describe('the editor environment picker', () => {
   });
 
   it('offers none and the environments the user may use, and remembers the one chosen for this pipeline', async () => {
-    const calls = studio({ 'GET /api/environments?usable=true': [200, ENVIRONMENTS] });
+    const calls = studio({ 'GET /api/environments?usable=true&pipeline=5': [200, ENVIRONMENTS] });
     render(<EnvironmentPicker />);
     const picker = screen.getByLabelText('Environment') as HTMLSelectElement;
     await waitFor(() => expect([...picker.options].map((option) => option.text)).toEqual(['none', 'dev', 'prod']));
-    expect(calls.map((call) => call.path)).toEqual(['/api/environments?usable=true']);
+    expect(calls.map((call) => call.path)).toEqual(['/api/environments?usable=true&pipeline=5']);
     expect(picker.value).toBe('');
     picker.focus();
     fireEvent.change(picker, { target: { value: 'dev' } });
@@ -78,7 +78,7 @@ describe('the editor environment picker', () => {
   it('says so when the remembered environment is not the user’s any more, and uses none', async () => {
     window.localStorage.setItem(`${STORAGE_PREFIX}6`, 'staging');
     useEnvironmentChoice.getState().open(6);
-    studio({ 'GET /api/environments?usable=true': [200, ENVIRONMENTS] });
+    studio({ 'GET /api/environments?usable=true&pipeline=5': [200, ENVIRONMENTS] });
     render(<EnvironmentPicker />);
     await waitFor(() => expect(useEditorStore.getState().notice).toBe('Environment staging is not yours to use any more: the editor uses none.'));
     expect((screen.getByLabelText('Environment') as HTMLSelectElement).value).toBe('');

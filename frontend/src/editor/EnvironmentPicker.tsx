@@ -27,16 +27,17 @@ function pickerTitle({ selected, choices, loadError }: ReturnType<typeof selectP
 export function EnvironmentPicker() {
   const picker = useEnvironmentChoice(useShallow(selectPicker));
   const { selected, choices, dropped } = picker;
+  const pipelineId = useEditorStore((state) => state.pipelineId);
   useEffect(() => {
     let cancelled = false;
-    environments.usable().then(
+    environments.usable(pipelineId).then(
       (list) => !cancelled && useEnvironmentChoice.getState().choicesLoaded(list),
       (error: unknown) => !cancelled && useEnvironmentChoice.getState().choicesFailed(error instanceof Error ? error.message : String(error)),
     );
     return () => {
       cancelled = true;
     };
-  }, []);
+  }, [pipelineId]);
   // Said where the editor says what it did on its own (the problems' heading), not only in a tooltip.
   useEffect(() => {
     if (dropped === null) return;

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, rowsOf } from '../api/client';
+import { closeCodeOf, REFUSED_CODES } from '../api/runSocket';
 import type { RunSummary } from '../api/types';
 import { paths } from '../router';
 import { reconnectDelay } from '../state/run/eventSequence';
@@ -11,7 +12,11 @@ import { StatusBadge } from '../ui/StatusBadge';
 
 const selectPipelineId = (state: EditorState) => state.pipelineId;
 
-/** Load the pipeline's runs, then follow ws/pipelines/<id>/ (reconnecting with backoff). */
+/** What the panel says once the server refused the pipeline's socket (the user lost access to it). */
+export const RUNS_REFUSED = 'This pipeline is no longer visible to you: its runs are not followed any more.';
+
+/** Load the pipeline's runs, then follow ws/pipelines/<id>/ (reconnecting with backoff, except after a
+ *  refusal: a close code of REFUSED_CODES ends the stream for good and empties the list). */
 function usePipelineRuns(pipelineId: number | null): { runs: RunSummary[]; error: string | null } {
   const [runs, setRuns] = useState<RunSummary[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -42,8 +47,15 @@ function usePipelineRuns(pipelineId: number | null): { runs: RunSummary[]; error
         const run = runOfMessage(message.data);
         if (run) setRuns((current) => upsertRunSummary(current, run));
       };
-      socket.onclose = () => {
+      socket.onclose = (event) => {
         if (stopped) return;
+        const code = closeCodeOf(event);
+        if (code !== null && REFUSED_CODES.has(code)) {
+          stopped = true;
+          setRuns([]);
+          setError(RUNS_REFUSED);
+          return;
+        }
         timer = setTimeout(open, reconnectDelay(attempt));
         attempt += 1;
       };
@@ -75,7 +87,7 @@ export function RunsPanel() {
   }
   return (
     <div className="inspector-body runs-panel" data-testid="runs-panel">
-      {error && <p className="error-text">Could not load runs: {error}</p>}
+      {error && <p className="error-text">{error === RUNS_REFUSED ? error : `Could not load runs: ${error}`}</p>}
       {runs.length === 0 && !error && <p className="muted">No run yet.</p>}
       <ol className="version-list">
         {runs.map((run) => (
