@@ -43,11 +43,23 @@ def header_fits(page) -> None:
     assert len({round(box["top"] / 8) for box in boxes if box["name"] != "toolbar-spacer"}) <= 2, boxes  # one row
 
 
-def test_the_picker_fills_validation_and_preview_with_an_environments_values(live_studio, page, artifacts):
+@pytest.fixture
+def environments_made(live_studio, page):
+    """Ids of the environments a test makes, deleted after it: the studio lives for the whole session, and a
+    user's environments form one promotion chain, so those left behind would come before another story's."""
+    made: list[int] = []
+    yield made
+    for environment_id in made:
+        api_call(page, live_studio, "DELETE", f"/api/environments/{environment_id}")
+
+
+def test_the_picker_fills_validation_and_preview_with_an_environments_values(live_studio, page, artifacts,
+                                                                             environments_made):
     suffix = uuid.uuid4().hex[:4]
     dev, thin = f"picker-dev-{suffix}", f"picker-thin-{suffix}"
-    api_call(page, live_studio, "POST", "/api/environments", {"name": dev, "parameters": {"factor": 2, "count": 4}})
-    api_call(page, live_studio, "POST", "/api/environments", {"name": thin, "parameters": {"factor": 3}})
+    for name, parameters in ((dev, {"factor": 2, "count": 4}), (thin, {"factor": 3})):
+        made = api_call(page, live_studio, "POST", "/api/environments", {"name": name, "parameters": parameters})
+        environments_made.append(made["id"])
     definition = simple_pipeline(count=None, expression="x * ${param:factor}", name=f"picked-{suffix}")
     definition["nodes"][0]["params"]["count"] = "${param:count}"
     pipeline = api_call(page, live_studio, "POST", "/api/pipelines", {"name": definition["name"], "definition": definition})
