@@ -174,7 +174,7 @@ class EnvironmentRunSerializer(serializers.ModelSerializer):
 
 def _usable(request):
     """``?usable=true``: the environments the user may use, with ``?pipeline=<id>`` for that pipeline (one they may
-    see; another is a 404), else with any pipeline (their own and those of the teams whose things they use)."""
+    see; another is a 400 naming the parameter), else with any pipeline (their own and those of the teams whose things they use)."""
     user = request.user
     raw = request.query_params.get("pipeline")
     if raw is None:
@@ -182,8 +182,8 @@ def _usable(request):
     if not raw.isdigit() or len(raw) > 18:
         raise rule_violation("pipeline", "a pipeline's id is a positive whole number")
     pipeline = pipelines_visible_to(user).filter(pk=int(raw)).first()
-    if pipeline is None:
-        raise NotFound("no pipeline of that id that you may see")
+    if pipeline is None:  # a filter naming nothing is a bad filter (the list itself exists): a 400, as documented
+        raise rule_violation("pipeline", "no pipeline of that id that you may see")
     return environments_usable_by(user, pipeline)
 
 
@@ -224,6 +224,8 @@ class EnvironmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixin
     def get_queryset(self):
         if self.action == "list" and bool_param(self.request, "usable"):
             return _usable(self.request).select_related("owner", "team")
+        if self.action == "list" and "pipeline" in self.request.query_params:
+            raise rule_violation("pipeline", "narrows the environments you may use: it goes with usable=true")
         return environments_visible_to(self.request.user).select_related("owner", "team")
 
     def perform_create(self, serializer):

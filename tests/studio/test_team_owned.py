@@ -308,8 +308,10 @@ def test_a_teams_environment_is_used_by_its_members_with_its_pipelines(people, t
 
     assert usable("bob") == [env_id] and usable("bob", pipeline["id"]) == [env_id]
     assert usable("bob", bobs["id"]) == [] and usable("carol") == [] and usable("carol", pipeline["id"]) == []
-    assert usable("dave") == [] and usable("dave", pipeline["id"]) == 404
+    assert usable("dave") == [] and usable("dave", pipeline["id"]) == 400
     assert people["bob"].get("/api/environments?usable=true&pipeline=x").status_code == 400
+    alone = people["bob"].get("/api/environments?pipeline=null")  # without usable it would narrow nothing
+    assert alone.status_code == 400 and alone.json()["errors"][0]["field"] == "pipeline", alone.json()
     # the admin changes it; a removed member neither sees nor uses it
     assert people["alice"].patch(f"/api/environments/{env_id}", {"parameters": {"factor": 8}},
                                  format="json").status_code == 200
