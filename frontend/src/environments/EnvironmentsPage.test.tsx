@@ -25,7 +25,7 @@ describe('the environment forms send JSON integers', () => {
     fireEvent.change(screen.getByTestId('environment-position'), { target: { value: '2' } });
     fireEvent.click(screen.getByTestId('environment-save'));
     await waitFor(() => expect(writes(sent)).toHaveLength(1));
-    expect(writes(sent)[0].body).toEqual({ name: 'prod', position: 2, requires_approval: false, approval_role: 'operator' });
+    expect(writes(sent)[0].body).toEqual({ name: 'prod', position: 2, requires_approval: false, approval_role: 'operator', team: null });
   });
 
   it("promotes a version named by a JSON integer, and offers nothing to send for a fraction", async () => {
