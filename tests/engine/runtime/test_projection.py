@@ -187,7 +187,9 @@ def test_projected_records_arrive_exactly_once_despite_random_kills(tmp_path):
     points = [("source_poll", "events"), ("process", "per_user"), ("snapshot", "per_user"),
               ("before_ack", "per_user")]
     plan = KillPlan(seed, limit=6, parallelism=2, points=points)
-    result = LocalCluster(config={"batch_size": 64}).run(
+    # paced: checkpoints spread over the input, so a kill planned for a window's second snapshot or
+    # acknowledgement finds one (unpaced, the job can end inside one 50 ms interval: one checkpoint)
+    result = LocalCluster(config={"batch_size": 64, "source_pacing": {"records_per_checkpoint": 500}}).run(
         events_job(tmp_path / "in", tmp_path / "out", parallelism=2, interval_ms=50, attempts=20, split_bytes=1 << 14),
         kill_hook=plan, timeout=180, checkpoint_dir=str(tmp_path / "chk"))
     assert result.status == "FINISHED", f"seed {seed}: {result.failure}"
