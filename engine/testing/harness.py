@@ -37,6 +37,14 @@ WATERMARK_TYPE = "transform.watermark"
 ORDER_KEEPING_TYPES = frozenset({"transform.map", "transform.filter", "transform.flat_map", WATERMARK_TYPE,
                                  "transform.python"})
 """Operators that emit in the order of their input (lookups too, in ordered mode)."""
+ROLLING_TYPES = frozenset({"aggregate.reduce"})
+"""Running aggregates: streaming emits every update of a key's aggregate, a bounded (batch) run
+only each key's final one (Flink's batch semantics of a rolling reduce or sum)."""
+RECORD_WISE_TYPES = frozenset({"transform.map", "transform.filter", "transform.flat_map", "transform.union",
+                               WATERMARK_TYPE})
+"""Operators whose output is a function of each record alone (lookups too, sinks pass records on)."""
+SAME, FINAL, CONTAINED, UNRELATED = "same", "final", "contained", "unrelated"
+"""How a node's bounded output relates to its streaming output (:func:`bounded_relation`)."""
 
 
 class CaseError(ValueError):
@@ -186,6 +194,44 @@ def _source_chain(job: dict) -> set[str]:
                 chain.add(edge["to"])
                 changed = True
     return chain
+
+
+def bounded_relation(definition: dict, node_id: str) -> str:
+    """What a bounded run of ``node_id`` must emit, given what a streaming run emitted:
+
+    - ``SAME``: the same records (nothing upstream is a running aggregate);
+    - ``FINAL``: a running aggregate: each key's last record of the streaming run, once;
+    - ``CONTAINED``: record-wise steps after a running aggregate: some of the streaming run's
+      records (those of each key's final aggregate);
+    - ``UNRELATED``: a stateful step after a running aggregate: it aggregated every update in
+      streaming and only the final ones bounded, so the two are not comparable.
+    """
+    nodes = {node["id"]: node for node in definition["nodes"]}
+    inputs: dict[str, list[str]] = {}
+    for edge in definition["edges"]:
+        inputs.setdefault(edge["to"], []).append(edge["from"])
+    order = (SAME, FINAL, CONTAINED, UNRELATED)
+    known: dict[str, str] = {}
+
+    def relation(current: str, path: frozenset) -> str:
+        if current in known:
+            return known[current]
+        if current in path:  # a cycle cannot be a pipeline; say nothing of it
+            return UNRELATED
+        upstream = [relation(source, path | {current}) for source in inputs.get(current, [])]
+        worst = max(upstream, key=order.index, default=SAME)
+        type_ = nodes[current]["type"]
+        spec = operator_spec(type_) or {}
+        if type_ in ROLLING_TYPES:
+            result = FINAL if worst == SAME else UNRELATED
+        elif type_ in RECORD_WISE_TYPES or type_.startswith("lookup.") or spec.get("sink"):
+            result = CONTAINED if worst == FINAL else worst
+        else:
+            result = SAME if worst == SAME else UNRELATED
+        known[current] = result
+        return result
+
+    return relation(node_id, frozenset())
 
 
 def promises_order(definition: dict, node_id: str) -> bool:

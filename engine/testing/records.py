@@ -48,6 +48,27 @@ def multiset(records: Iterable[Any]) -> Counter:
     return Counter(canonical(record) for record in records)
 
 
+def final_per_key(records: Iterable[Any]) -> list:
+    """The last of each key's ``[key, ...]`` records, in the order the keys first came: what a bounded
+    run of a running aggregate emits, given its streaming records (each key's in emission order)."""
+    last: dict[str, Any] = {}
+    for record in records:
+        last[canonical(record[0])] = record
+    return list(last.values())
+
+
+def contained_difference(superset: Iterable, actual: Iterable) -> dict | None:
+    """None when every record of ``actual`` is one of ``superset`` (as often at most), else the records
+    not expected (``difference["unexpected"]``)."""
+    expected_counts, actual_counts = multiset(superset), multiset(actual)
+    unexpected = actual_counts - expected_counts
+    if not unexpected:
+        return None
+    return {"order": "any", "missing": [], "unexpected": first_of(unexpected), "missing_count": 0,
+            "unexpected_count": sum(unexpected.values()), "expected_count": sum(expected_counts.values()),
+            "actual_count": sum(actual_counts.values())}
+
+
 def ordered_difference(expected: list, actual: list) -> dict | None:
     """None when equal, else where the two first differ and a few records of each from there."""
     for index, (want, have) in enumerate(zip(expected, actual)):

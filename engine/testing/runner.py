@@ -4,7 +4,11 @@ A test case runs streaming and bounded (batch) unless it names one mode (``modes
 run's outputs are checked against every assertion; an assertion passes when it holds in
 every mode. Where both modes ran, what reaches each sink and what each asserted node or
 port emitted must agree between them (as multisets, or in order where the node promises an
-order): a pipeline whose result depends on how it is run is a finding too. A job that
+order): a pipeline whose result depends on how it is run is a finding too. A running
+aggregate is not rolling in a bounded run (Flink's batch semantics): there it emits each
+key's final aggregate once, so it must equal the streaming run's last record of each key,
+what record-wise steps make of it must be among what they made streaming, and what a
+stateful step after it makes is not compared (``harness.bounded_relation``). A job that
 fails (an expression raising, a mock without an answer) is the test's error, with the
 job's failure. Everything each node emitted is written as JSON lines into
 ``workdir/outputs/<mode>/``, beside the inputs in ``workdir/inputs/``.
@@ -18,8 +22,10 @@ from typing import Callable
 from engine.cluster.deployments import InProcess, run
 from engine.runtime.grants import Grants
 from engine.testing.assertions import check_assertion, target
-from engine.testing.harness import CaseError, promises_order, sinks_of, case_job, write_inputs
-from engine.testing.records import canonical, describe_difference, multiset_difference, ordered_difference, plain
+from engine.testing.harness import (CONTAINED, FINAL, UNRELATED, CaseError, bounded_relation, case_job,
+                                    promises_order, sinks_of, write_inputs)
+from engine.testing.records import (canonical, contained_difference, describe_difference, final_per_key,
+                                    multiset_difference, ordered_difference, plain)
 
 MODES_IN_ORDER = ("streaming", "batch")
 SHOWN_RECORDS = 20
@@ -103,11 +109,26 @@ def _check(definition: dict, case: dict, outputs: dict[str, dict], result: dict)
         compared |= {(a["node"], a.get("port")) for a in case.get("assertions") or []}
         for node_id, port in sorted(compared, key=lambda key: (key[0], key[1] or "")):
             streaming, bounded = outputs["streaming"].get((node_id, port), []), outputs["batch"].get((node_id, port), [])
-            in_order = ordered.get(node_id, False)
-            difference = ordered_difference(streaming, bounded) if in_order else multiset_difference(streaming, bounded)
             where = target({"node": node_id, "port": port})
+            relation = bounded_relation(definition, node_id)
+            if relation == UNRELATED:
+                result["agreement"].append({"node": node_id, "port": port, "passed": True, "compared": False,
+                                            "message": f"{where}: not compared between the modes: it follows a "
+                                                       "running aggregate, which a bounded run emits once per key"})
+                continue
+            if relation == FINAL:
+                difference = multiset_difference(final_per_key(streaming), bounded)
+                agree = "agree (each key's final aggregate)"
+            elif relation == CONTAINED:
+                difference = contained_difference(streaming, bounded)
+                agree = "agree (after a running aggregate: each key's final records)"
+            else:
+                in_order = ordered.get(node_id, False)
+                difference = ordered_difference(streaming, bounded) if in_order else \
+                    multiset_difference(streaming, bounded)
+                agree = "agree"
             agreed = {"node": node_id, "port": port, "passed": difference is None,
-                      "message": f"{where}: the bounded and streaming runs " + ("agree" if difference is None
+                      "message": f"{where}: the bounded and streaming runs " + (agree if difference is None
                                                                                 else "disagree")}
             if difference is not None:
                 agreed["difference"] = difference  # "expected": what streaming emitted, "actual": bounded

@@ -10,10 +10,11 @@ read. That skips buffering every record, computing each key twice, spilling sort
 merging them and cutting pieces: measured on ``make bench-batch``'s job (3M records), those
 took 1.4 of the keyed subtasks' 2.4 CPU seconds, the fold itself 1.0 (``docs/performance.md``).
 
-The result is the sorted path's, record for record: a key's records reach the table in
-their arrival order (the order within a channel; across channels it is the gate's, as in
-streaming), and the aggregate of a key depends only on its own records. What differs is the
-order of the output *between* keys, which no mode promises.
+The result is the sorted path's: a key's records reach the table in their arrival order
+(the order within a channel; across channels it is the gate's, as in streaming), and the
+aggregate of a key depends only on its own records. Batch mode's aggregate is not rolling
+(``engine.runtime.operators.aggregate``): once the whole input is in the table, the task
+lets the operator emit every key's final aggregate (``on_keys_finished``) and clears it.
 
 Event time: as in the sorted path nothing is late in batch mode. Watermarks only update the
 valve while the input is read; the final watermark (the maximum, from bounded inputs) is
@@ -26,7 +27,8 @@ the rest of the input goes to a :class:`~engine.runtime.io.external_sort.KeyGrou
 operator's state as the *carried* aggregates; the sorted rest is then processed piece by
 piece, and before each piece the carried aggregates of its keys are put back, so each key
 continues from what its earlier records left. State then holds the carried table (at most
-``max_keys``) plus one piece's keys.
+``max_keys``) plus one piece's keys. The carried keys no piece brought back go back into the
+table at the end and are finished with the last call.
 
 Threading model: the owning subtask's mailbox thread.
 """
@@ -150,7 +152,11 @@ class HashAggregateInput:
         return MORE_AVAILABLE
 
     def _end(self) -> InputStatus:
-        self._carried = None
+        carried, self._carried = self._carried, None
+        if carried:
+            self._table.update(carried)
+        if self._table:
+            self._on_keys_finished()
         self.close()
         if self.valve.current > -(2**63):
             self._process_watermark(Watermark(self.valve.current))

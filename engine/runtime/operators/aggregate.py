@@ -1,4 +1,12 @@
-"""``aggregate.reduce``: a running aggregate per key, emitted after every record.
+"""``aggregate.reduce``: a running aggregate per key, emitted after every record (streaming).
+
+In batch mode the aggregate is not rolling (Flink's documented batch semantics for
+``reduce``/``sum``): the operator folds its whole input into the table and emits each key's
+final ``[key, aggregate]`` once, when the task says the key's input ended
+(``finish_keys``: at the end of a hash aggregate's input, or after each sorted piece of keys).
+That record is streaming's last record of the key; a windowed result still comes per window.
+When the input carries event time, the final record carries the time of the key's latest
+record, as streaming's last one does.
 
 The key comes from the hash edge feeding the operator (``context.key_expression``), the
 value from the ``value`` expression; the aggregate lives in keyed value state, so it is
@@ -41,9 +49,13 @@ class KeyedAggregateOperator(StreamOperator):
         value = self.params.get("value", "x")
         self.keys_of = context.batch_key_function
         self.values_of = batch_value_function(value)
+        self.rolling = context.config.get("mode") != "batch"
+        """Streaming emits every key's aggregate after each record; batch mode only the final one."""
         self.fold = compile_keyed_fold(context.key_expression, None if self.values_of is None else value,
-                                       self.function)
-        """``fold(batch, get, entries, append, missing)``, the key and value inline."""
+                                       self.function, rolling=self.rolling)
+        """``fold(batch, get, entries, append, missing)``, the key and value inline (no append in batch mode)."""
+        self.final_stamps: dict = {}
+        """Batch mode over event time: key -> the time of its latest record, for its final record."""
         self.aggregates = None
         self.state_ttl_ms = int(self.params.get("state_ttl_ms") or 0)
         self.ttl: KeyStateTtl | None = None
@@ -66,19 +78,51 @@ class KeyedAggregateOperator(StreamOperator):
             self.ttl = KeyStateTtl(self.state_ttl_ms, backend, [self.aggregates])
 
     def process_batch(self, batch):
+        keys = None
         if self.ttl is not None:
             if type(batch) is not TimestampedBatch:
                 raise ValueError(f"'{self.node_id}' has a state TTL, which needs event time: "
                                  "put a watermark operator upstream")
             values = batch if self.values_of is None else self.values_of(batch)
-            output = self._fold_with_ttl(self.keys_of(batch), values, batch.timestamps)
+            keys = self.keys_of(batch)
+            output = self._fold_with_ttl(keys, values, batch.timestamps)
         else:
             entries = self.aggregates.entries
             output = []
             self.fold(batch, entries.get, entries, output.append, _MISSING)
+        if not self.rolling:
+            if type(batch) is TimestampedBatch:  # arrival order: the last stamp of a key is its latest record's
+                self.final_stamps.update(zip(keys if keys is not None else self.keys_of(batch), batch.timestamps))
+            return
         if type(batch) is TimestampedBatch:
             output = TimestampedBatch(output, batch.timestamps)
         self.emit(output)
+
+    def finish_keys(self):
+        """Batch mode: the keys in the table have seen all their records; emit each one's final aggregate.
+
+        The task clears the table right after (keyed state). A key's time leaves with it."""
+        if self.rolling:
+            return
+        entries = self.aggregates.entries
+        if not entries:
+            return
+        stamps = self.final_stamps
+        if not stamps:
+            self.emit([[k, a] for k, a in entries.items()])
+            return
+        timed, times, untimed = [], [], []  # untimed: a key restored from a snapshot and not read again
+        for k, a in entries.items():
+            t = stamps.pop(k, _MISSING)
+            if t is _MISSING:
+                untimed.append([k, a])
+            else:
+                timed.append([k, a])
+                times.append(t)
+        if untimed:
+            self.emit(untimed)
+        if timed:
+            self.emit(TimestampedBatch(timed, times))
 
     def _fold_with_ttl(self, keys, values, timestamps) -> list:
         """The fold of ``compile_keyed_fold`` with the expiry of ``KeyStateTtl.expired`` inline: a

@@ -90,13 +90,13 @@ FOLD_STEPS = {
 """Each running aggregate's step, as ``min(current, value)`` and ``max(current, value)`` decide
 (the current aggregate unless the value is strictly smaller or larger)."""
 
-_FOLD_TEMPLATE = """
+_FOLD_EMIT = "\n        _append([_k, _a])"
+_FOLD_TEMPLATE = f"""
 def fold(_batch, _get, _entries, _append, _missing):
     for x in _batch:
         _k = KEY
         STEP
-        _entries[_k] = _a
-        _append([_k, _a])
+        _entries[_k] = _a{_FOLD_EMIT}
 """
 
 
@@ -111,9 +111,12 @@ class _Inline(ast.NodeTransformer):
         return copy.deepcopy(body) if body is not None else node
 
 
-def make_keyed_fold(key: ast.expr, value: ast.expr, function: str, name: str, filename: str) -> Callable:
-    """Compile ``_FOLD_TEMPLATE`` with ``function``'s step, the key and value bodies inline."""
-    tree = ast.parse(_FOLD_TEMPLATE.replace("STEP", FOLD_STEPS[function]))
+def make_keyed_fold(key: ast.expr, value: ast.expr, function: str, name: str, filename: str,
+                    rolling: bool = True) -> Callable:
+    """Compile ``_FOLD_TEMPLATE`` with ``function``'s step, the key and value bodies inline; without
+    its ``_append`` line unless ``rolling`` (batch mode keeps only each key's final aggregate)."""
+    template = _FOLD_TEMPLATE if rolling else _FOLD_TEMPLATE.replace(_FOLD_EMIT, "")
+    tree = ast.parse(template.replace("STEP", FOLD_STEPS[function]))
     loop = tree.body[0].body[0]
     loop.target = ast.Name(id=name, ctx=ast.Store())
     tree = _Inline({"KEY": key, "VALUE": value}).visit(tree)

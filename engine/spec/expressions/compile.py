@@ -185,8 +185,8 @@ KEYED_FOLDS = tuple(FOLD_STEPS)
 """The running aggregates ``compile_keyed_fold`` compiles."""
 
 
-def compile_keyed_fold(key: str, value: str | None, function: str,
-                       name: str = "x") -> Callable[[list, Callable, dict, Callable, object], None]:
+def compile_keyed_fold(key: str, value: str | None, function: str, name: str = "x",
+                       rolling: bool = True) -> Callable[[list, Callable, dict, Callable, object], None]:
     """Check and compile a running aggregate by key into ``fold(batch, get, entries, append, missing)``.
 
     For each record, in one loop with both expressions inline: its key, its value (``None``:
@@ -195,24 +195,28 @@ def compile_keyed_fold(key: str, value: str | None, function: str,
     ``append([key, aggregate])``. Computing the keys and values as lists first and folding
     them afterwards cost ``aggregate.reduce`` about a sixth more per record. An expression
     that fails raises part-way through the batch, with the entries of the records before it
-    already updated (the subtask then fails and restarts from its checkpoint).
+    already updated (the subtask then fails and restarts from its checkpoint). Not ``rolling``
+    (batch mode: only each key's final aggregate leaves, from the table), nothing is appended.
 
     >>> totals, output = {}, []
     >>> compile_keyed_fold("x % 2", None, "sum")([1, 2, 3], totals.get, totals, output.append, object())
     >>> output
     [[1, 1], [0, 2], [1, 4]]
+    >>> compile_keyed_fold("x % 2", None, "sum", rolling=False)([5], totals.get, totals, output.append, object())
+    >>> totals, len(output)
+    ({1: 9, 0: 2}, 3)
     """
     if function not in FOLD_STEPS:
         raise ExpressionError(f"unknown aggregate function '{function}'")
     return _compile_keyed_fold(_require_text(key), None if value is None else _require_text(value), function,
-                               check_names((name,))[0])
+                               check_names((name,))[0], bool(rolling))
 
 
 @functools.lru_cache(maxsize=1024)
-def _compile_keyed_fold(key: str, value: str | None, function: str, name: str) -> Callable:
+def _compile_keyed_fold(key: str, value: str | None, function: str, name: str, rolling: bool) -> Callable:
     value_body = ast.Name(id=name, ctx=ast.Load()) if value is None else _checked_body(value, (name,))
     filename = _filename(f"{function} of {value or name} by {key}")
-    return make_keyed_fold(_checked_body(key, (name,)), value_body, function, name, filename)
+    return make_keyed_fold(_checked_body(key, (name,)), value_body, function, name, filename, rolling)
 
 
 def _require_text(source) -> str:

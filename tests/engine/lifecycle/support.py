@@ -6,6 +6,7 @@ import threading
 from collections import Counter
 from pathlib import Path
 
+from engine.testing.records import final_per_key  # noqa: F401 - streaming's last record per key: batch mode's
 from tests.builders import edge, node, pipeline
 
 

@@ -86,8 +86,35 @@ def test_rows_compare_in_order_where_the_node_promises_one_and_as_a_multiset_els
 
     any_order = case([{"node": "big", "expect": "rows", "order": "any",
                        "rows": [ROWS[1], ROWS[0], ROWS[2], ROWS[3]]},
-                      {"node": "totals", "expect": "rows", "rows": [[1, 11], [1, 7], [2, 3], [1, 2]]}])
+                      {"node": "per_minute", "expect": "rows", "rows": [[1, 120_000, 2], [2, 60_000, 1],
+                                                                       [1, 60_000, 1]]}])
     assert run_test_case(clicks_pipeline(), any_order, workdir=str(tmp_path / "b"))["status"] == "passed"
+
+
+def test_a_running_aggregate_agrees_when_the_bounded_run_emits_each_keys_final_aggregate(tmp_path):
+    """Streaming emits every update of a key's sum, the bounded run the final one (Flink's batch
+    semantics): ``totals`` agrees with streaming's last record per key, ``sums`` after it holds some of
+    streaming's records, and a window over the sums is not compared between the modes."""
+    definition = clicks_pipeline()
+    definition["nodes"] += [node("stamp", "transform.watermark", timestamp="x[1]"),
+                            node("peak", "window.tumbling", size_ms=10, function="max", value="x[1]"),
+                            node("peaks", "sink.collect")]
+    definition["edges"] += [edge("totals", "stamp", id="e7"), edge("stamp", "peak", "hash", "x[0]", id="e8"),
+                            edge("peak", "peaks", id="e9")]
+    result = run_test_case(definition, case([{"node": "totals", "expect": "rows", "rows": [[1, 11], [2, 3]]}],
+                                            modes=["batch"]), workdir=str(tmp_path / "b"))
+    assert result["status"] == "passed", result["failures"]
+    result = run_test_case(definition, case([{"node": "totals", "expect": "contains", "rows": [[1, 11], [2, 3]]}]),
+                           workdir=str(tmp_path / "both"))
+    assert result["status"] == "passed", result["failures"]
+    agreement = {item["node"]: item for item in result["agreement"]}
+    assert agreement["totals"]["message"].endswith("agree (each key's final aggregate)")
+    assert agreement["sums"]["message"].endswith("agree (after a running aggregate: each key's final records)")
+    assert agreement["peaks"]["passed"] and agreement["peaks"]["compared"] is False
+    assert agreement["out"]["message"].endswith("runs agree")
+    streaming = (tmp_path / "both" / "outputs" / "streaming" / "totals.jsonl").read_text().splitlines()
+    bounded = (tmp_path / "both" / "outputs" / "batch" / "totals.jsonl").read_text().splitlines()
+    assert len(streaming) == 4 and sorted(map(json.loads, bounded)) == [[1, 11], [2, 3]]
 
 
 def test_which_record_is_late_is_decided_by_the_rows_and_the_modes_must_agree(tmp_path):

@@ -7,7 +7,8 @@ times. Python computes what each must emit: the stateless steps as comprehension
 operators with the references their model tests use (``test_keyed_operator_models``, whose
 windows replay the watermark after every batch: here every row is a batch, as event time
 advances in a test case). A streaming-only test case asserts the streaming reference (late
-records on the late port included), a bounded one the reference without watermarks; both
+records on the late port included), a bounded one the reference without watermarks (a running
+aggregate: each key's final aggregate alone, batch mode's semantics); both
 must pass, through the whole test-case path (inputs, harness, collected outputs, assertions).
 Joins of two sources (interval and window, inner and left outer) are checked against the joins'
 references (``tests/engine/joins_reference``) in bounded test cases, where no record is late.
@@ -43,12 +44,15 @@ rows_strategy = st.lists(st.fixed_dictionaries({"k": st.integers(0, 3), "v": st.
                                                 "t": st.integers(0, 400)}), max_size=40)
 
 
-def running(rows: list[dict], function: str) -> Counter:
+def running(rows: list[dict], function: str, final_only: bool = False) -> Counter:
+    """A running aggregate's records; ``final_only`` (a bounded run): each key's final one alone."""
     totals, output = {}, []
     for row in rows:
         value = 1 if function == "count" else row["v"]
         totals[row["k"]] = value if row["k"] not in totals else FOLDS[function](totals[row["k"]], value)
         output.append([row["k"], totals[row["k"]]])
+    if final_only:
+        output = [[key, total] for key, total in totals.items()]
     return Counter(json.dumps(item) for item in output)
 
 
@@ -57,7 +61,8 @@ def keyed_operator(kind: str, function: str) -> tuple[dict | None, object]:
     value = {"function": function, "value": 'x["v"]'}
     if kind == "reduce":
         return ({"type": "aggregate.reduce", "params": value},
-                lambda rows, streaming, ooo: {"out": running(rows, function), "late": Counter()})
+                lambda rows, streaming, ooo: {"out": running(rows, function, final_only=not streaming),
+                                              "late": Counter()})
     if kind == "tumbling":
         return ({"type": "window.tumbling", "params": {"size_ms": 50, **value}},
                 lambda rows, streaming, ooo: reference_windows(rows, 50, 50, function, 1, ooo, streaming))
