@@ -175,7 +175,8 @@ OPERATOR_CATALOG: list[dict[str, Any]] = [
     ),
     operator_entry(
         "aggregate.reduce", "Keyed running aggregate",
-        "Per key (from the hash edge feeding it), emits [key, aggregate] after every record.",
+        "Per key (from the hash edge feeding it), emits [key, aggregate] after every record; in batch mode "
+        "only each key's final aggregate, once, when the input ended.",
         params_object({**AGGREGATION, "state_ttl_ms": STATE_TTL}), keyed=True,
     ),
     operator_entry(

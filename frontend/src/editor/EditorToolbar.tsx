@@ -136,6 +136,7 @@ export function EditorToolbar() {
         <select
           data-testid="pipeline-mode"
           className="input"
+          title="batch: bounded input only; blocking exchanges, no checkpoints, and a running aggregate emits each key's final value once instead of every update"
           value={mode}
           onChange={(event) => updateSettings({ mode: event.target.value as PipelineMode })}
         >

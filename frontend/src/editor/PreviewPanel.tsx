@@ -86,7 +86,8 @@ export function PreviewPanel() {
     <div className="inspector-body preview-panel" data-testid="preview-panel">
       <p className="muted">
         Runs the pipeline in batch mode on a bounded sample (unbounded sources stop after the limit) and shows the records
-        leaving every node. Nothing is saved.
+        leaving every node: a running aggregate shows each key&apos;s final value once, as batch mode emits it, not every
+        update. Nothing is saved.
       </p>
       <p className="muted" data-testid="preview-will-use">
         Runs {valuesText(chosen)} (the header's Environment).
