@@ -433,18 +433,18 @@ async def measure_load(port: int, key: str, run_id: int, pipeline_id: int) -> di
 
 def drive_tapped_run(run_id: int) -> None:
     """The live tap's driver stand-in: run the job, follow the run's commands as ``studio.runs.driver`` does."""
-    import threading
-
     from engine.api import InProcess, submit
     from studio.models import Run
-    from studio.runs.driver import SavepointReporter, _follow_commands
+    from studio.runs.command_follower import command_follower
+    from studio.runs.commands import command_key
+    from studio.runs.driver import SavepointReporter, _execute
 
     run = Run.objects.select_related("version").get(pk=run_id)
     handle = submit(run.version.definition, InProcess(), checkpoint_dir=tempfile.mkdtemp(prefix="bench-tap-"))
-    stop = threading.Event()
-    threading.Thread(target=_follow_commands, args=(run, handle, SavepointReporter(run_id), stop), daemon=True).start()
+    savepoints, key = SavepointReporter(run_id), command_key(run)
+    command_follower().add(run_id, key, lambda command: _execute(command, run_id, handle, savepoints))
     sys.stdin.read()  # until the bench closes our stdin
-    stop.set()
+    command_follower().remove(key)
     handle.cancel()
     handle.wait(60)
 
