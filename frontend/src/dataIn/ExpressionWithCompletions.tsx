@@ -1,5 +1,5 @@
 import '../styles/dataIn.css';
-import { useRef, useState, type KeyboardEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { ExpressionEditor } from '../ui/ExpressionEditor';
 import { applyCompletion, completionsAt, type Completion } from './completions';
 
@@ -13,6 +13,18 @@ export function ExpressionWithCompletions({ suggestions, onChange, value, ...pro
   const [open, setOpen] = useState<Completion | null>(null);
   const [active, setActive] = useState(0);
   const textarea = useRef<HTMLTextAreaElement | null>(null);
+  // where the caret goes once a taken completion's text is rendered: placed in the same commit, before
+  // the next key is handled (a caret placed on a later frame moved keys typed quickly after Enter)
+  const caretAfterCompletion = useRef<number | null>(null);
+
+  useLayoutEffect(() => {
+    const element = textarea.current;
+    const cursor = caretAfterCompletion.current;
+    if (!element || cursor === null) return;
+    caretAfterCompletion.current = null;
+    element.focus();
+    element.setSelectionRange(cursor, cursor);
+  });
 
   const update = (element: HTMLTextAreaElement) => {
     textarea.current = element;
@@ -26,12 +38,9 @@ export function ExpressionWithCompletions({ suggestions, onChange, value, ...pro
     if (!element || !open) return;
     const cursor = element.selectionStart ?? value.length;
     const next = applyCompletion(value, cursor, open.from, path);
+    caretAfterCompletion.current = next.cursor;
     onChange(next.text);
     setOpen(null);
-    requestAnimationFrame(() => {
-      element.focus();
-      element.setSelectionRange(next.cursor, next.cursor);
-    });
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
