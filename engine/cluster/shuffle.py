@@ -26,8 +26,9 @@ by the columnar path (``engine.runtime.columnar``), also parts smaller than a bu
 (``takes_small_int_arrays``): it collects them until they fill :data:`INT_FRAME_RECORDS`
 and writes them as one frame. Measured on ``make bench-batch``'s job: a Python list of ints
 cost ``tolist`` + ``pickle.dumps`` + ``pickle.loads`` (~27 + 23 + 38 ns a record), the
-array's bytes ``frombuffer().tolist()`` (~28 ns). The reader hands out Python ints, so
-no consumer ever sees an array.
+array's bytes ``frombuffer().tolist()`` (~28 ns). The reader hands out Python ints, unless
+its consumer asked for arrays (``hand_out_int_arrays``): batch mode's hash aggregate folds
+them a whole array at a time (``engine.runtime.io.hash_aggregate_input``).
 
 Files are written and read in chunks of :data:`IO_CHUNK_BYTES`, not a frame at a time: a
 write or read call lets go of the GIL, and in a process where other subtask threads are
@@ -199,6 +200,9 @@ class BlockingPartitionReader(InputChannelBase):
         self._chunk, self._offset = b"", 0  # what was read of the file and not yet taken: self._chunk[self._offset:]
         self._exhausted = False
         self._closed = threading.Event()
+        self.hand_out_int_arrays = False
+        """Give an ``I`` frame's records as its read-only int64 array instead of a list (set by the
+        consumer before it reads: only a consumer that folds arrays asks)."""
 
     def attach(self, gate, index: int) -> None:
         with self._lock:
@@ -243,7 +247,8 @@ class BlockingPartitionReader(InputChannelBase):
         length, kind = _HEADER.unpack(header)
         payload = self._take(length)
         if kind == _INTS:
-            return np.frombuffer(payload, dtype=_INT64).tolist()
+            array = np.frombuffer(payload, dtype=_INT64)
+            return array if self.hand_out_int_arrays else array.tolist()
         return pickle.loads(payload)
 
     def _take(self, size: int) -> bytes:

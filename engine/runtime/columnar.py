@@ -284,6 +284,32 @@ def compile_int_key(source: str, name: str = "x") -> IntKey | None:
     return None if compiled is None else IntKey(compiled.values, compiled.bounds)
 
 
+GROUPED_FUNCTIONS = {"sum": np.add, "min": np.minimum, "max": np.maximum}
+"""The aggregates ``grouped_aggregates`` computes with a ufunc's ``reduceat`` (count: run lengths)."""
+
+
+def grouped_aggregates(keys: np.ndarray, values: np.ndarray | None, function: str) -> tuple[list, list]:
+    """Each distinct key of ``keys`` once, with the ``function`` (sum, count, min, max) of its
+    ``values`` (None for count), both as Python ints: a stable sort by key, then one ``reduceat``
+    over the runs. The caller checked that no sum leaves int64 (values within ±``LIMIT`` divided
+    by the length). Batch mode's aggregate folds int64 records this way (``aggregate.reduce``'s
+    ``fold_int_array``): sum, count, min and max do not depend on the order of a key's records.
+
+    >>> grouped_aggregates(np.array([3, 1, 3, 2, 1]), np.array([10, 20, 30, 40, 50]), "sum")
+    ([1, 2, 3], [70, 40, 40])
+    >>> grouped_aggregates(np.array([3, 1, 3]), None, "count")
+    ([1, 3], [1, 2])
+    """
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+    if function == "count":
+        partials = np.diff(np.append(starts, len(keys)))
+    else:
+        partials = GROUPED_FUNCTIONS[function].reduceat(values[order], starts)
+    return sorted_keys[starts].tolist(), partials.tolist()
+
+
 _GOLDEN_64 = np.uint64(_GOLDEN)
 _MASK_64 = np.uint64(_MASK32)
 _EIGHT = np.uint64(8)

@@ -536,7 +536,9 @@ class StreamTask:
                                   head.hash_table(), int(self.config.get("hash_aggregate_keys", DEFAULT_MAX_KEYS)),
                                   create_sorter, head.context.key_function,
                                   int(self.config.get("batch_size", DEFAULT_BATCH_SIZE)),
-                                  kill_hook=self.kill_hook, task=self.task_id)
+                                  kill_hook=self.kill_hook, task=self.task_id,
+                                  fold_int_array=head.fold_int_array if getattr(head, "folds_int_arrays", False)
+                                  else None)
 
     def _tagged_keys(self, sides: list[str]):
         """A join sorted in batch mode: the key of a ``(side tag, record)``, and each channel's side tag."""

@@ -14,7 +14,8 @@ each sum subtask gets about 10M records, so it spills runs and merges them) and 
 processes it key by key -- what batch mode did for every keyed operator before. The sum
 is not rolling in batch mode (Flink's batch semantics): streaming's sink gets every update
 of every key, both batch variants' sinks each key's final sum once; the counts are checked
-and printed with each figure.
+and printed with each figure, with the records the hash aggregate folded as int64 arrays
+(the partition files' int frames, ``fold_int_array``).
 
 Prints records per second, wall and CPU seconds (best of ``REPEATS``, variants interleaved)
 and the load, and each round's batch/streaming ratio; the last line is one JSON object with
@@ -83,6 +84,7 @@ def run(records: int, variant: str) -> dict:
             "checkpoints": result.checkpoints["counts"]["completed"], "regions": regions,
             "sink_count": result.counts["count"], "sum_records_in": sum(m.get("records_in", 0) for m in sums),
             "hash_aggregated": sum(m.get("hash_aggregated_records", 0) for m in sums),
+            "columnar_folded": sum(m.get("columnar_folded_records", 0) for m in sums),
             "sorted": sum(m.get("sorted_records", 0) for m in sums),
             "spilled_runs": sum(m.get("spilled_runs", 0) for m in sums), "load": os.getloadavg()[0]}
 
@@ -90,7 +92,8 @@ def run(records: int, variant: str) -> dict:
 def describe(variant: str, figures: dict) -> str:
     return (f"{variant:<11} {figures['rps']:>12,.0f} records/s ({figures['seconds']:.2f} s wall, "
             f"{figures['cpu_seconds']:.2f} s CPU; sink {figures['sink_count']:,}, sum read "
-            f"{figures['sum_records_in']:,}: hashed {figures['hash_aggregated']:,}, sorted {figures['sorted']:,} "
+            f"{figures['sum_records_in']:,}: hashed {figures['hash_aggregated']:,} ({figures['columnar_folded']:,} as "
+            f"arrays), sorted {figures['sorted']:,} "
             f"in {figures['spilled_runs']} spilled runs; {figures['checkpoints']} checkpoints, "
             f"{figures['regions']} regions; load {figures['load']:.1f})")
 

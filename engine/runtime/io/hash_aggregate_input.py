@@ -20,6 +20,15 @@ Event time: as in the sorted path nothing is late in batch mode. Watermarks only
 valve while the input is read; the final watermark (the maximum, from bounded inputs) is
 passed on once, at the end.
 
+Integer records: when the operator folds int64 arrays (``fold_int_array``), the blocking
+partitions' int frames are read as arrays (``hand_out_int_arrays``), collected into
+:data:`INT_FOLD_RECORDS` records and folded together: sorted by key in numpy, one dict get
+and set per distinct key (measured on ``make bench-batch``'s job, the fold of 1,024-record
+lists was ~75 ns a record, 88% of the sum subtasks' CPU). An array the operator cannot fold
+(a sum that could leave int64) is folded as a list. The arrays collected so far are folded
+before any list batch, so records reach the table in arrival order up to reordering within
+integer records, where a sum, count, min or max cannot tell.
+
 Memory bound: the table holds at most ``max_keys`` keys (``hash_aggregate_keys`` in the
 runtime configuration, default :data:`DEFAULT_MAX_KEYS`). When a batch takes it past that,
 the rest of the input goes to a :class:`~engine.runtime.io.external_sort.KeyGroupingSorter`
@@ -36,6 +45,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from engine.runtime.io.events import (ChannelError, EndOfData, EndOfPartition, LatencyMarker, TimestampedBatch,
                                       Watermark, WatermarkStatus)
 from engine.runtime.io.external_sort import KeyGroupingSorter, key_groups_in_pieces
@@ -45,6 +56,8 @@ from engine.runtime.kill_hooks import maybe_kill
 
 DEFAULT_MAX_KEYS = 1_000_000
 """Keys the hash table may hold before the rest of the input is sorted instead."""
+INT_FOLD_RECORDS = 1 << 16
+"""Integer records collected from int frames before one columnar fold (512 KB)."""
 
 
 class HashAggregateInput:
@@ -53,13 +66,22 @@ class HashAggregateInput:
     ``table`` is the operator's live hash table (its value state's dict: key -> aggregate);
     ``create_sorter`` makes the fallback sorter, ``key_function`` gives a record's key (both
     used only past ``max_keys``); ``on_keys_finished`` is the sorted path's (the task lets the
-    operator finish the keys and clears its keyed state).
+    operator finish the keys and clears its keyed state). ``fold_int_array(array) -> bool``,
+    when given, folds int64 records (False: it did not, fold them as a list).
     """
 
     def __init__(self, gate, process_batch: Callable, process_watermark: Callable, on_keys_finished: Callable,
                  table: dict, max_keys: int, create_sorter: Callable[[], KeyGroupingSorter], key_function: Callable,
-                 batch_size: int, kill_hook=None, task=None):
+                 batch_size: int, kill_hook=None, task=None, fold_int_array: Callable | None = None):
         self.gate = gate
+        self._fold_int_array = fold_int_array
+        self._arrays: list = []
+        self._array_records = 0
+        self.columnar_folded_records = 0
+        if fold_int_array is not None:
+            for channel in gate.channels:
+                if hasattr(channel, "hand_out_int_arrays"):
+                    channel.hand_out_int_arrays = True
         self._process_batch = process_batch
         self._process_watermark = process_watermark
         self._on_keys_finished = on_keys_finished
@@ -112,7 +134,18 @@ class HashAggregateInput:
             return NOTHING_AVAILABLE
         channel, item = polled
         kind = type(item)
-        if kind is list or kind is TimestampedBatch:
+        if kind is np.ndarray:
+            if self._kill_hook is not None:
+                maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
+            self.records_in += len(item)
+            if self.sorter is not None:
+                self.sorter.add(item.tolist(), None)
+            else:
+                self._arrays.append(item)
+                self._array_records += len(item)
+                if self._array_records >= INT_FOLD_RECORDS:
+                    self._fold_arrays()
+        elif kind is list or kind is TimestampedBatch:
             if self._kill_hook is not None:
                 maybe_kill(self._kill_hook, "process", self._task, {"records_in": self.records_in})
             self.records_in += len(item)
@@ -123,10 +156,13 @@ class HashAggregateInput:
             if self.sorter is not None:
                 self.sorter.add(item, item.timestamps if kind is TimestampedBatch else None)
             else:
-                self._process_batch(item)
-                if len(self._table) > self.max_keys:
-                    self.peak_keys = len(self._table)
-                    self.sorter = self._create_sorter()
+                if self._arrays:  # the collected arrays first: a list may hold other numbers (a float sum's order)
+                    self._fold_arrays()
+                if self.sorter is not None:
+                    self.sorter.add(item, item.timestamps if kind is TimestampedBatch else None)
+                else:
+                    self._process_batch(item)
+                    self._check_size()
         elif kind is Watermark:
             self.valve.input_watermark(channel, item.timestamp)
         elif kind is WatermarkStatus or kind is LatencyMarker:
@@ -142,7 +178,25 @@ class HashAggregateInput:
             self.drained = self.drained and item.drain
         return MORE_AVAILABLE
 
+    def _fold_arrays(self) -> None:
+        """Fold the collected int64 records into the table at once (as a list if the operator cannot)."""
+        arrays, self._arrays, self._array_records = self._arrays, [], 0
+        batch = arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+        if self._fold_int_array(batch):
+            self.columnar_folded_records += len(batch)
+        else:
+            self._process_batch(batch.tolist())
+        self._check_size()
+
+    def _check_size(self) -> None:
+        """Past ``max_keys`` keys, the rest of the input goes to the sorter."""
+        if len(self._table) > self.max_keys:
+            self.peak_keys = len(self._table)
+            self.sorter = self._create_sorter()
+
     def _all_read(self) -> InputStatus:
+        if self._arrays:
+            self._fold_arrays()
         self.peak_keys = max(self.peak_keys, len(self._table))
         if self.sorter is None:
             return self._end()
@@ -168,6 +222,7 @@ class HashAggregateInput:
     def metrics(self) -> dict:
         sorter = self.sorter
         return {"hash_aggregated_records": self.records_in - (sorter.records if sorter is not None else 0),
+                "columnar_folded_records": self.columnar_folded_records,
                 "hash_table_keys": self.peak_keys,
                 "sorted_records": sorter.records if sorter is not None else 0,
                 "spilled_runs": sorter.spilled_runs if sorter is not None else 0,

@@ -6,7 +6,9 @@ final ``[key, aggregate]`` once, when the task says the key's input ended
 (``finish_keys``: at the end of a hash aggregate's input, or after each sorted piece of keys).
 That record is streaming's last record of the key; a windowed result still comes per window.
 When the input carries event time, the final record carries the time of the key's latest
-record, as streaming's last one does.
+record, as streaming's last one does. Integer records that cross the blocking exchange as
+int64 frames (``engine.runtime.columnar``) are folded a whole array at a time there
+(``fold_int_array``): a sum, count, min or max does not depend on the order of a key's records.
 
 The key comes from the hash edge feeding the operator (``context.key_expression``), the
 value from the ``value`` expression; the aggregate lives in keyed value state, so it is
@@ -23,6 +25,9 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
+from engine.runtime.columnar import LIMIT, compile_int_key, grouped_aggregates
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.operators.base import StreamOperator
 from engine.runtime.operators.state_ttl import KeyStateTtl
@@ -59,6 +64,11 @@ class KeyedAggregateOperator(StreamOperator):
         self.aggregates = None
         self.state_ttl_ms = int(self.params.get("state_ttl_ms") or 0)
         self.ttl: KeyStateTtl | None = None
+        self._int_key = self._int_value = None
+        """Batch mode: the key and value expressions over int64 arrays, when they compile so."""
+        if not self.rolling and not self.state_ttl_ms:
+            self._int_key = compile_int_key(context.key_expression)
+            self._int_value = None if self.values_of is None else compile_int_key(value)
 
     @property
     def aggregates_by_hash(self) -> bool:
@@ -66,6 +76,45 @@ class KeyedAggregateOperator(StreamOperator):
         (``engine.runtime.io.hash_aggregate_input``): the state is one value per key. Not with a state
         TTL, whose expiry follows each key's event times in sorted order."""
         return not self.state_ttl_ms
+
+    @property
+    def folds_int_arrays(self) -> bool:
+        """Batch mode without a state TTL, the key (and the value) integer arithmetic of ``x``
+        (``engine.runtime.columnar``): int64 records may be folded with ``fold_int_array``."""
+        return self._int_key is not None and (self.values_of is None or self.function == "count"
+                                              or self._int_value is not None)
+
+    def fold_int_array(self, batch: np.ndarray) -> bool:
+        """Fold int64 records into the table a whole array at a time (batch mode; ``folds_int_arrays``):
+        per distinct key one ``get`` and one set instead of per record. False, with nothing folded,
+        when a key, a value or a sum could leave int64: the caller folds ``batch.tolist()`` instead."""
+        keyed = self._int_key.with_bounds(batch)
+        if keyed is None:
+            return False
+        keys, values = keyed[0], None
+        if self.function != "count":
+            if self._int_value is None:
+                values, low, high = batch, int(batch.min()), int(batch.max())
+            else:
+                valued = self._int_value.with_bounds(batch)
+                if valued is None:
+                    return False
+                values, (low, high) = valued
+            if self.function == "sum" and max(-low, high) * len(batch) >= LIMIT:
+                return False
+        distinct, partials = grouped_aggregates(keys, values, self.function)
+        entries = self.aggregates.entries
+        get = entries.get
+        if self.function in ("sum", "count"):
+            for k, partial in zip(distinct, partials):
+                entries[k] = get(k, 0) + partial
+        else:
+            smaller = self.function == "min"
+            for k, partial in zip(distinct, partials):
+                current = get(k, _MISSING)
+                if current is _MISSING or (partial < current if smaller else partial > current):
+                    entries[k] = partial
+        return True
 
     def hash_table(self) -> dict:
         """The live key -> aggregate table (the value state's entries) that batch mode's hash aggregate fills."""

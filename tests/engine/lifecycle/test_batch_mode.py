@@ -320,3 +320,45 @@ def test_a_state_ttl_keeps_the_sorted_path(tmp_path):
     assert handle.wait(60).status == "FINISHED"
     metrics = handle.metrics()["sum#0"]
     assert metrics["sorted_records"] == 600 and "hash_aggregated_records" not in metrics, metrics
+
+
+# -- integer records folded a whole array at a time ------------------------------------------------
+
+def integer_sums(mode: str, function: str, value: str = "x", start: int = 0, count: int = 150_000) -> dict:
+    """datagen -> x * 2 (int64 arrays on the columnar path) -> hash(x % 1000) -> running aggregate."""
+    return pipeline([node("gen", "source.datagen", count=count, start=start), node("double", expression="x * 2"),
+                     node("agg", "aggregate.reduce", function=function, value=value),
+                     node("out", "sink.collect", max_records=100_000)],
+                    [edge("gen", "double"), edge("double", "agg", "hash", "x % 1000"), edge("agg", "out")],
+                    parallelism=2, mode=mode)
+
+
+def batch_against_streaming(definition: dict, **config) -> tuple[int, int]:
+    """Run ``definition`` in both modes; assert batch gives streaming's last record per key; the records the
+    aggregates folded as arrays and as a whole."""
+    streaming = LocalCluster(config={"batch_size": 1024}).run({**definition, "mode": "streaming"}, timeout=60)
+    handle = LocalCluster(config={"batch_size": 1024, **config}).submit({**definition, "mode": "batch"})
+    batch = handle.wait(60)
+    assert streaming.status == batch.status == "FINISHED", (streaming.failure, batch.failure)
+    assert canonical(batch.collected["out"]) == canonical(final_per_key(streaming.collected["out"]))
+    aggregates = [figures for task, figures in handle.metrics().items() if task.startswith("agg#")]
+    return sum(m["columnar_folded_records"] for m in aggregates), sum(m["records_in"] for m in aggregates)
+
+
+def test_integer_records_are_folded_as_arrays_with_streamings_final_result():
+    for function, value in [("sum", "x"), ("count", "x"), ("min", "x * 3 - 7"), ("max", "-x")]:
+        folded, read = batch_against_streaming(integer_sums("batch", function, value))
+        assert folded == read == 150_000, (function, folded, read)
+    folded, _ = batch_against_streaming(integer_sums("batch", "sum", "x / 2"))
+    assert folded == 0, "a float value is folded record by record"
+
+
+def test_a_sum_that_could_leave_int64_is_folded_record_by_record():
+    folded, read = batch_against_streaming(integer_sums("batch", "sum", "x * 64", start=2**52, count=20_000))
+    assert read == 20_000 and folded == 0, "values near 2**59 times 10,000 records could leave int64: exact lists"
+
+
+def test_integer_records_past_the_key_limit_are_sorted_and_continue_each_key(tmp_path):
+    folded, read = batch_against_streaming(integer_sums("batch", "sum"), hash_aggregate_keys=100,
+                                           sort_buffer_records=5000, spill_directory=str(tmp_path))
+    assert 0 < folded < read == 150_000
