@@ -66,7 +66,8 @@ reads its whole input first and processes it key group by key group
 (:class:`~engine.runtime.io.stream_input.SortingInput`), unless it is an aggregation
 (``aggregates_by_hash``): that folds its input into a hash table as it reads it
 (:class:`~engine.runtime.io.hash_aggregate_input.HashAggregateInput`; runtime configuration
-``batch_aggregation: "sort"`` keeps the sort).
+``batch_aggregation: "sort"`` keeps the sort). A running aggregate is not rolling in batch
+mode: it emits each key's final result once (``finish_keys``), as Flink's batch mode does.
 
 Latency markers (definition ``"latency_tracking": {"interval_ms": n}``, slot configuration
 ``latency_interval_ms``; 0, the default, is off): a source subtask emits a
