@@ -46,6 +46,31 @@ def make_user(tmp_path_factory, name: str, password: str) -> None:
     subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env, check=True, timeout=120)
 
 
+LOGIN_DEADLINE_S = 180  # a studio under a load of 30 took over 30 s to answer its first login
+
+
+def log_in(context, live_studio: str, password: str, username: str = "admin") -> None:
+    """Log the browser context in (its session cookie is the context's from then on). A busy studio may
+    time out or answer 503 (SQLite locked) at first: that is retried until the deadline; a refusal (4xx)
+    fails at once."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    deadline = time.monotonic() + LOGIN_DEADLINE_S
+    while True:
+        try:
+            login = context.request.post(f"{live_studio}/api/auth/login", timeout=60_000,
+                                         data={"username": username, "password": password})
+            if login.ok or login.status < 500:
+                break
+            problem = f"{login.status} {login.text()}"
+        except PlaywrightError as error:  # the request timed out or the connection was refused
+            problem = str(error)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"logging in failed until the deadline: {problem}")
+        time.sleep(1)
+    assert login.ok, login.text()
+
+
 def connect(page, source_node, target_node, port: str | None = None, side: str | None = None) -> None:
     """Drag from the source node's output handle (or its named output ``port``) to the target node's input
     handle (or, for a join, its named input ``side``)."""

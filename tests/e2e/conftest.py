@@ -6,16 +6,20 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import psutil
 import pytest
-from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import CHROMIUM_FLAGS, admin_password, api_call, chromium_path
+from tests.e2e.browser_steps import (
+    CHROMIUM_FLAGS,
+    admin_password,
+    api_call,
+    chromium_path,
+    log_in,
+)
 from tests.support import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,29 +112,6 @@ def page(browser, live_studio, tmp_path_factory):
     yield page
     _cancel_active_runs(page, live_studio)
     context.close()
-
-
-LOGIN_DEADLINE_S = 180  # a studio under a load of 30 took over 30 s to answer its first login
-
-
-def log_in(context, live_studio: str, password: str, username: str = "admin") -> None:
-    """Log the browser context in (its session cookie is the context's from then on). A busy studio may
-    time out or answer 503 (SQLite locked) at first: that is retried until the deadline; a refusal (4xx)
-    fails at once."""
-    deadline = time.monotonic() + LOGIN_DEADLINE_S
-    while True:
-        try:
-            login = context.request.post(f"{live_studio}/api/auth/login", timeout=60_000,
-                                         data={"username": username, "password": password})
-            if login.ok or login.status < 500:
-                break
-            problem = f"{login.status} {login.text()}"
-        except PlaywrightError as error:  # the request timed out or the connection was refused
-            problem = str(error)
-        if time.monotonic() > deadline:
-            raise AssertionError(f"logging in failed until the deadline: {problem}")
-        time.sleep(1)
-    assert login.ok, login.text()
 
 
 ACTIVE_STATUSES = "CREATED,SCHEDULING,RUNNING,RESTARTING,FINISHING"

@@ -1,4 +1,5 @@
-"""The browser tests' REST helper answers a shed read as the app's client does (frontend/src/api/client.ts)."""
+"""The browser tests' REST helper answers a shed read as the app's client does (frontend/src/api/client.ts); their
+login step waits out a busy studio and fails at once on a refusal."""
 from __future__ import annotations
 
 import json
@@ -7,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.e2e.browser_steps import MAX_READ_RETRIES, api_call
+from tests.e2e.browser_steps import MAX_READ_RETRIES, api_call, log_in
 
 pytestmark = pytest.mark.e2e
 
@@ -16,12 +17,14 @@ class Overloaded(BaseHTTPRequestHandler):
     """Sheds the first ``shed`` requests with 503 + Retry-After, as studio.load_shedding does, then answers."""
 
     shed = 0
+    shed_status = 503
     seen: list[str] = []
 
     def _answer(self):
         type(self).seen.append(self.command)
         if len(type(self).seen) <= type(self).shed:
-            body, status, headers = {"detail": "the studio is overloaded; retry in a moment"}, 503, {"Retry-After": "0"}
+            body, status, headers = ({"detail": "the studio is overloaded; retry in a moment"}, type(self).shed_status,
+                                     {"Retry-After": "0"})
         else:
             body, status, headers = {"ok": True}, 200, {}
         data = json.dumps(body).encode()
@@ -42,7 +45,7 @@ def overloaded():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Overloaded)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    Overloaded.seen = []
+    Overloaded.seen, Overloaded.shed_status = [], 503
     yield server, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
@@ -75,4 +78,19 @@ def test_a_shed_write_is_not_sent_twice(overloaded, page):
     Overloaded.shed = 1
     with pytest.raises(AssertionError, match="POST /api/pipelines: 503"):
         api_call(page, url, "POST", "/api/pipelines", {"name": "x"})
+    assert Overloaded.seen == ["POST"]
+
+
+def test_logging_in_waits_out_a_busy_studio(overloaded, page):
+    _, url = overloaded
+    Overloaded.shed = 1
+    log_in(page.context, url, "pw", "carol")
+    assert Overloaded.seen == ["POST", "POST"]
+
+
+def test_a_refused_login_fails_at_once(overloaded, page):
+    _, url = overloaded
+    Overloaded.shed, Overloaded.shed_status = 1, 403
+    with pytest.raises(AssertionError):
+        log_in(page.context, url, "wrong", "carol")
     assert Overloaded.seen == ["POST"]

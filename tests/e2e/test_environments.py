@@ -14,7 +14,7 @@ import uuid
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import api_call, make_user, wait_for_run
+from tests.e2e.browser_steps import api_call, log_in, make_user, wait_for_run
 from tests.support import simple_pipeline
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
@@ -106,7 +106,7 @@ def test_promote_with_approval_and_run_in_prod_with_a_secret(live_studio, page, 
 
     # dave, a viewer of the pipeline's team, neither sees nor approves it
     dave = browser.new_context(viewport={"width": 1440, "height": 900})
-    assert dave.request.post(f"{live_studio}/api/auth/login", data={"username": "dave", "password": "dave-password"}).ok
+    log_in(dave, live_studio, "dave-password", "dave")
     dave_page = dave.new_page()
     dave_page.goto(f"{live_studio}/environments")
     expect(dave_page.get_by_test_id("environments-page")).to_be_visible()
@@ -120,8 +120,7 @@ def test_promote_with_approval_and_run_in_prod_with_a_secret(live_studio, page, 
 
     # carol, in her own browser, sees it with its diff and approves it
     carol = browser.new_context(viewport={"width": 1440, "height": 900})
-    assert carol.request.post(f"{live_studio}/api/auth/login",
-                              data={"username": "carol", "password": "carol-password"}).ok
+    log_in(carol, live_studio, "carol-password", "carol")
     carol_page = carol.new_page()
     carol_page.goto(f"{live_studio}/environments")
     waiting = carol_page.locator('[data-testid="promotion"][data-status="PENDING"]')

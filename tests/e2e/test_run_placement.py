@@ -15,7 +15,7 @@ import sys
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import api_call
+from tests.e2e.browser_steps import api_call, log_in
 from tests.e2e.conftest import ROOT, STUDIO_START_S, _answers, _free_port, _stop
 from tests.support import simple_pipeline, wait_until
 
@@ -50,8 +50,7 @@ def session_studio(tmp_path_factory):
 @pytest.fixture
 def session_page(browser, session_studio):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
-    login = context.request.post(f"{session_studio}/api/auth/login", data={"username": "admin", "password": PASSWORD})
-    assert login.ok, login.text()
+    log_in(context, session_studio, PASSWORD)
     page = context.new_page()
     yield page
     context.close()

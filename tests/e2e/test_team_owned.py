@@ -15,7 +15,7 @@ import uuid
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import api_call, make_user
+from tests.e2e.browser_steps import api_call, log_in, make_user
 from tests.support import simple_pipeline
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -68,8 +68,7 @@ def test_a_teams_location_secret_and_environment_and_a_removed_member_losing_the
 
     # bob, the team's operator, sees what the team owns and may change none of it
     context = browser.new_context(viewport={"width": 1440, "height": 900})
-    assert context.request.post(f"{live_studio}/api/auth/login",
-                                data={"username": bob_name, "password": "bob-password"}).ok
+    log_in(context, live_studio, "bob-password", bob_name)
     bob_page = context.new_page()
     bob_page.goto(f"{live_studio}/teams/{team['id']}")
     granted = bob_page.get_by_test_id(f"team-location-lake-{suffix}")

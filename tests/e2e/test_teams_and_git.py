@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import api_call, make_user
+from tests.e2e.browser_steps import api_call, log_in, make_user
 from tests.support import simple_pipeline
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -31,7 +31,7 @@ def look(page, artifacts, name: str) -> None:
 
 def sign_in(browser, live_studio: str, username: str, password: str):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
-    assert context.request.post(f"{live_studio}/api/auth/login", data={"username": username, "password": password}).ok
+    log_in(context, live_studio, password, username)
     return context, context.new_page()
 
 
