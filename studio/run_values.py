@@ -74,6 +74,10 @@ class ValuesProvider(Protocol):
     def parameters_of(self, run) -> dict[str, Any]:
         """The parameters ``run`` was started with ({} when none)."""
 
+    def environment_usable(self, user, run) -> bool:
+        """Whether ``user`` may still use the environment ``run`` was started in with its pipeline (True when it
+        was started in none; False once that environment is gone or no longer theirs or their team's)."""
+
 
 _provider: ValuesProvider | None = None
 
@@ -192,6 +196,26 @@ def driver_definition(run) -> tuple[dict, list[str]]:
     and the secret values it holds (for ``studio.secret_masking``). :class:`ValuesRefused` when a secret is gone."""
     filled = fill_values(run.version.definition, user=run.created_by, run=run, secrets=FILL)
     return filled.definition, filled.secrets
+
+
+def launch_problems(run) -> list[dict]:
+    """What of ``run``'s values its owner may no longer use now: the environment it was started in and the secrets
+    it names, as :func:`values_for_start` checked them when it was started. Asked when it is launched
+    (``studio.runs.admission``): a member removed from a team meanwhile no longer gets the team's."""
+    from engine.api import references_in
+
+    user, pipeline = run.created_by, run.pipeline
+    problems = []
+    environment = environment_of(run)
+    if environment and _provider is not None and not _provider.environment_usable(user, run):
+        problems.append(_problem("environment", f"environment {environment!r} is no longer one its owner may use "
+                                                "with this pipeline"))
+    definition = run_definition(run)
+    if any(reference.kind == "secret" for reference in references_in(definition)):
+        known = _provider.secret_names(user, pipeline) if _provider is not None else set()
+        whose = "its owner's or the pipeline's team's" if getattr(pipeline, "team_id", None) else "its owner's"
+        problems += _unknown_secrets(definition, known, whose)
+    return problems
 
 
 def uses_secrets(run) -> bool:

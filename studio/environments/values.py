@@ -50,6 +50,14 @@ class EnvironmentValues:
     def parameters_of(self, run) -> dict[str, Any]:
         return EnvironmentRun.objects.filter(run=run).values_list("parameters", flat=True).first() or {}
 
+    def environment_usable(self, user, run) -> bool:
+        bound = EnvironmentRun.objects.filter(run=run).values_list("environment_id", "environment_name").first()
+        if bound is None:
+            return True
+        environment_id, name = bound
+        found = environment_for(user, run.pipeline, name)  # on a team's pipeline the team's before one's own
+        return found is not None and found.pk == environment_id
+
     def secret_values(self, user, names: set[str], pipeline=None) -> dict[str, str]:
         """The values of ``names`` among the secrets ``user`` may use with ``pipeline`` (their own, the team's on a
         team's pipeline) that open (one sealed under another key is left out)."""

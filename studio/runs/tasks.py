@@ -33,6 +33,7 @@ from engine.api import ValidationError, normalise_definition, plan_pipeline
 from studio.models import TERMINAL_STATUSES, Run, RunStatus
 from studio.processes.driver_pool import driver_pool
 from studio.runs import session
+from studio.runs.admission import why_not_admitted
 from studio.run_values import planned_definition, uses_secrets
 from studio.runs.events import set_status
 from studio.runs.placement import OWN_DRIVER, Placement, place
@@ -72,11 +73,15 @@ def launch_run(self, run_id: int) -> None:
 def claim(run_id: int) -> bool | None:
     """Move the run from CREATED to SCHEDULING, in one transaction: True for the one launch that did.
 
+    Every launch claims here, a Celery worker's and the session driver's alike, so this is where a queued
+    run's owner is checked again (``studio.runs.admission``): one who lost access to the pipeline, the
+    environment, a secret or a location it needs meanwhile gets the run FAILED, naming why, not started.
+
     Two launches of one run may meet (Celery delivers a task at least once; a launch queued in a
     transaction that rolled back waits for a row whose id SQLite gives out again): the run's row
     is locked while it is read and moved on, so only one of them starts a driver; a second one
     would fence the first and kill it. False: another launch has it, or it was cancelled
-    meanwhile (then it ends CANCELED here). None: no such row (yet)."""
+    meanwhile (then it ends CANCELED here), or refused at launch (FAILED). None: no such row (yet)."""
     with transaction.atomic():
         run = Run.objects.select_for_update().filter(pk=run_id).first()
         if run is None:
@@ -84,6 +89,11 @@ def claim(run_id: int) -> bool | None:
         if run.status == RunStatus.CANCELING:
             set_status(run_id, RunStatus.CANCELED)
         if run.status != RunStatus.CREATED:
+            return False
+        refused = why_not_admitted(run)
+        if refused is not None:
+            logger.warning("run %s refused at launch: %s", run_id, refused)
+            set_status(run_id, RunStatus.FAILED, cause=refused)
             return False
         set_status(run_id, RunStatus.SCHEDULING)
         return True

@@ -178,7 +178,7 @@ def _settled(api, run_id, request_id):
     return request if request["status"] != "IN_PROGRESS" else None
 
 
-def test_a_worker_restart_leaves_no_run_stuck_in_running(api, studio_data_dir):
+def test_a_worker_restart_leaves_no_run_stuck_in_running(api, user, studio_data_dir):
     """Kill a worker and its driver mid-run (a crashed machine); the next worker marks the run lost."""
     from django.db import connection
 
@@ -191,7 +191,7 @@ def test_a_worker_restart_leaves_no_run_stuck_in_running(api, studio_data_dir):
                "-Q", "worker-restart-test", "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
                "--without-heartbeat"]
     pipeline_id = create_pipeline(api, simple_pipeline(count=None, rate=100, name="orphaned"))
-    run_id = Run.objects.create(pipeline_id=pipeline_id,
+    run_id = Run.objects.create(pipeline_id=pipeline_id, created_by=user,  # its launch checks its owner may run it
                                 version=PipelineVersion.objects.get(pipeline_id=pipeline_id)).id
     first_worker = subprocess.Popen(command, cwd=ROOT, env=env)
     try:

@@ -377,3 +377,72 @@ def test_a_team_owning_environments_is_not_deleted_and_names_are_per_team(people
     assert deleted.status_code == 409 and "environments" in deleted.content.decode()
     assert Environment.objects.filter(team_id=team_id).count() == 1
     assert Pipeline.objects.filter(team_id=team_id).count() == 0  # the environment alone holds it
+
+
+# --- a queued run's owner, checked again when it is launched ---------------------------------------------------
+
+
+def queued_as(people, username: str, pipeline: dict, **body) -> Run:
+    started = people[username].post(f"/api/pipelines/{pipeline['id']}/runs", body, format="json")
+    assert started.status_code == 201, started.content
+    run = Run.objects.get(pk=started.json()["id"])
+    assert run.status == "CREATED"  # queued: no launch reached it yet (no_launch)
+    return run
+
+
+def test_a_removed_members_queued_run_fails_at_launch_by_a_worker_or_the_session_driver(people, team_prod,
+                                                                                       team_secret):
+    """Bob starts two runs of the team's pipeline in the team's environment with the team's secret, and is removed
+    before either is launched: a Celery worker's launch and the session driver's each fail his run, naming why,
+    and start nothing; Alice's run, queued beside them, starts."""
+    from studio.runs.tasks import claim, launch_run
+    from tests.studio.test_session_mode import session_driver_with
+
+    pipeline = team_pipeline(people, simple_pipeline(expression="x * ${param:factor} if '${secret:db}' else 0",
+                                                     name="uses-all"))
+    by_worker, by_session = (queued_as(people, "bob", pipeline, environment="prod") for _ in range(2))
+    alices = queued_as(people, "alice", pipeline, environment="prod")
+    remove(people, "bob")
+
+    launch_run.apply(args=[by_worker.id])  # the worker's launch: claimed, refused, no driver
+    Run.objects.filter(pk=by_session.id).update(driver_token="handed-over")  # as send_to_session hands it over
+    assert session_driver_with(4).launch(by_session.id, "handed-over") is False
+    for run in (by_worker, by_session):
+        run.refresh_from_db()
+        assert (run.status, run.driver_pid, run.started_at) == ("FAILED", None, None)
+        assert run.failure_cause == ("not started: its owner's access was checked again at launch: bob may no longer "
+                                     f"run pipeline {pipeline['id']} ('uses-all')")
+        shown = people["alice"].get(f"/api/runs/{run.id}").json()  # the run page's answer
+        assert (shown["status"], shown["failure_cause"]) == ("FAILED", run.failure_cause)
+        assert shown["status_history"][-1] == {"status": "FAILED", "ts": shown["status_history"][-1]["ts"],
+                                               "cause": run.failure_cause}
+    assert claim(alices.id) is True
+    assert Run.objects.get(pk=alices.id).status == "SCHEDULING"
+
+
+def test_a_queued_run_whose_owner_may_still_run_it_fails_at_launch_without_the_teams_values_and_grant(
+        people, lake, team_prod, team_secret):
+    """Bob may run the team's pipeline through a group share too; removed from the team he keeps the pipeline but
+    no longer the team's environment, secret or location: his queued run fails naming each."""
+    from django.contrib.auth.models import Group
+
+    from studio.models import PipelineShare
+    from studio.runs.tasks import claim
+
+    definition = reading(lake["dir"] / "in.jsonl")
+    definition["nodes"][1]["params"]["expression"] = "x * ${param:factor} if '${secret:db}' else 0"
+    pipeline = team_pipeline(people, definition)
+    group = Group.objects.create(name="on-call")
+    group.user_set.add(people["users"]["bob"])
+    PipelineShare.objects.create(pipeline_id=pipeline["id"], group=group, can_run=True)
+    run = queued_as(people, "bob", pipeline, environment="prod")
+    remove(people, "bob")
+
+    assert claim(run.id) is False
+    run.refresh_from_db()
+    assert run.status == "FAILED"
+    assert run.failure_cause.startswith(
+        "not started: its owner's access was checked again at launch: environment: environment 'prod' is no longer "
+        "one its owner may use with this pipeline; node 'double' params.expression: unknown secret 'db': no secret "
+        f"of that name is its owner's or the pipeline's team's; node 'src' params.path: '{lake['dir'] / 'in.jsonl'}' "
+        "is outside the locations granted to you"), run.failure_cause
