@@ -14,7 +14,13 @@ What each token covers:
 - ``Pipeline.runs_change_token``: which runs the pipeline has, and everything their
   ``change_token`` covers.
 
-Every way the studio writes these rows through the ORM moves the tokens: ``save()`` and
+A driver's heartbeat (``Run.heartbeat_at``, every 2 s per running run) is the one write no answer shows: it
+goes through ``RunQuerySet.beat`` and moves no token, so a running run's cached answers stay cached
+between the changes they show (its status, attempts, checkpoints) instead of being built again at every
+beat. Whether a driver is alive is the studio's to judge (``studio.runs.liveness``), and what it
+concludes (a lost driver, a run restarting) is a status change, which moves the tokens.
+
+Every other way the studio writes these rows through the ORM moves the tokens: ``save()`` and
 ``delete()`` (overridden on the models), ``QuerySet.update()``, ``bulk_create()`` and
 ``delete()`` (the querysets below, which are also the models' base managers, so the
 ``SET_NULL`` updates of a deletion go through them too), and renaming a user (a signal,
@@ -75,6 +81,11 @@ class RunQuerySet(models.QuerySet):
             created = super().bulk_create(objs, *args, **kwargs)
             self._pipelines({run.pipeline_id for run in created}).touch_runs()
         return created
+
+    def beat(self, moment) -> int:
+        """Write a heartbeat (``heartbeat_at = moment``) and nothing else: the one write that moves no token, as no
+        answer shows it (see the module docstring). The number of runs written."""
+        return super().update(heartbeat_at=moment)
 
     def delete(self):
         with transaction.atomic(savepoint=False):

@@ -11,7 +11,6 @@ import pytest
 from django.contrib.auth.models import Group
 from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from studio.api.caching import Entry, LocalEntries
 from studio.models import Checkpoint, Pipeline, PipelineShare, PipelineVersion, Run, SavepointRequest
@@ -100,13 +99,12 @@ def test_checkpoint_events_show_at_once(api, run):
 
 
 def test_updates_around_save_show_at_once(api, run):
-    """``QuerySet.update()``: the driver's heartbeat, a savepoint's files deleted, a checkpoint deleted."""
+    """``QuerySet.update()``: a run's row, a savepoint's files deleted, a checkpoint deleted."""
     checkpoint_event(run, 1, "completed")
     checkpoint_event(run, 2, "completed")
     get_all(api, run)
-    beat = timezone.now()
-    Run.objects.filter(pk=run.id, driver_token=run.driver_token).update(heartbeat_at=beat)
-    assert get_all(api, run)["run"]["heartbeat_at"] == beat.isoformat().replace("+00:00", "Z")
+    Run.objects.filter(pk=run.id).update(placement_reason="moved")
+    assert get_all(api, run)["run"]["placement_reason"] == "moved"
     Checkpoint.objects.filter(run=run, checkpoint_id=2).update(discarded=True)
     assert get_all(api, run)["checkpoints"]["history"][0]["discarded"] is True
     Checkpoint.objects.filter(run=run, checkpoint_id=2).delete()
@@ -117,6 +115,36 @@ def test_updates_around_save_show_at_once(api, run):
     assert get_all(api, run)["checkpoints"]["counts"]["completed"] == 0
     Checkpoint.objects.bulk_create([Checkpoint(run=run, checkpoint_id=3, status="COMPLETED", trigger_timestamp=3)])
     assert get_all(api, run)["checkpoints"]["counts"]["completed"] == 1
+
+
+def tokens(run: Run) -> tuple[str, str]:
+    return Run.objects.filter(pk=run.id).values_list("change_token", "pipeline__runs_change_token").get()
+
+
+def test_a_heartbeat_keeps_the_cached_answers_and_a_change_renews_them(api, run):
+    """A running run's driver beats every 2 s; nothing a cached answer shows changes with a beat, so the answers stay
+    cached (one query: the tokens), until the run changes."""
+    from studio.runs.heartbeats import Heartbeats
+
+    Run.objects.filter(pk=run.id).update(driver_token="the-drivers")
+    beats = Heartbeats(interval_s=3600)  # beaten here, not by its thread
+    beats.add(run.id, "the-drivers", on_lost=lambda: None)
+    before, shown = tokens(run), get_all(api, run)
+    assert "heartbeat_at" not in shown["run"]
+    assert beats.beat() == []
+    assert Run.objects.get(pk=run.id).heartbeat_at is not None, "the beat is written: liveness reads it"
+    assert tokens(run) == before
+    for path in paths(run).values():
+        with CaptureQueriesContext(connection) as queries:
+            assert api.get(path).status_code == 200
+        assert len(queries.captured_queries) == 1, path  # from the cache
+    assert get_all(api, run) == shown
+    set_status(run.id, "RESTARTING", driver_token="the-drivers")  # something the answers show
+    assert tokens(run)[0] != before[0] and tokens(run)[1] != before[1]
+    assert beats.beat() == []
+    answers = get_all(api, run)
+    assert answers["run"]["status"] == answers["runs"]["results"][0]["status"] == "RESTARTING"
+    assert answers["run"]["restarts"] == 1
 
 
 def test_savepoint_requests_show_at_once(api, user, run):

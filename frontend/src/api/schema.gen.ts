@@ -4070,8 +4070,6 @@ export interface components {
             readonly restored_from: components["schemas"]["RestoredFrom"] | null;
             readonly savepoint_requests: components["schemas"]["SavepointRequest"][];
             checkpoint_dir?: string;
-            /** Format: date-time */
-            heartbeat_at?: string | null;
             /**
              * @description Where its job runs: "session" (the Spark application runs share), "own_driver" (a driver and application of its own), "" (not launched yet).
              *

@@ -130,7 +130,7 @@ class RunSerializer(RunSummarySerializer):
     class Meta(RunSummarySerializer.Meta):
         fields = RunSummarySerializer.Meta.fields + [
             "definition", "plan", "collected", "status_history", "restored_from", "savepoint_requests",
-            "checkpoint_dir", "heartbeat_at", "placement", "placement_reason", "pipeline_isolated", "environment"]
+            "checkpoint_dir", "placement", "placement_reason", "pipeline_isolated", "environment"]
 
     def get_environment(self, run: Run) -> str | None:
         from studio.run_values import environment_of

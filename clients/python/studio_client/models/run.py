@@ -73,7 +73,6 @@ class Run:
             started_at (datetime.datetime | None | Unset):
             ended_at (datetime.datetime | None | Unset):
             checkpoint_dir (str | Unset):
-            heartbeat_at (datetime.datetime | None | Unset):
     """
 
     id: int
@@ -101,7 +100,6 @@ class Run:
     started_at: datetime.datetime | None | Unset = UNSET
     ended_at: datetime.datetime | None | Unset = UNSET
     checkpoint_dir: str | Unset = UNSET
-    heartbeat_at: datetime.datetime | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -201,14 +199,6 @@ class Run:
 
         checkpoint_dir = self.checkpoint_dir
 
-        heartbeat_at: None | str | Unset
-        if isinstance(self.heartbeat_at, Unset):
-            heartbeat_at = UNSET
-        elif isinstance(self.heartbeat_at, datetime.datetime):
-            heartbeat_at = self.heartbeat_at.isoformat()
-        else:
-            heartbeat_at = self.heartbeat_at
-
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -246,8 +236,6 @@ class Run:
             field_dict["ended_at"] = ended_at
         if checkpoint_dir is not UNSET:
             field_dict["checkpoint_dir"] = checkpoint_dir
-        if heartbeat_at is not UNSET:
-            field_dict["heartbeat_at"] = heartbeat_at
 
         return field_dict
 
@@ -428,23 +416,6 @@ class Run:
 
         checkpoint_dir = d.pop("checkpoint_dir", UNSET)
 
-        def _parse_heartbeat_at(data: object) -> datetime.datetime | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, str):
-                    raise TypeError()
-                heartbeat_at_type_0 = datetime.datetime.fromisoformat(data)
-
-                return heartbeat_at_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(datetime.datetime | None | Unset, data)
-
-        heartbeat_at = _parse_heartbeat_at(d.pop("heartbeat_at", UNSET))
-
         run = cls(
             id=id,
             pipeline=pipeline,
@@ -471,7 +442,6 @@ class Run:
             started_at=started_at,
             ended_at=ended_at,
             checkpoint_dir=checkpoint_dir,
-            heartbeat_at=heartbeat_at,
         )
 
         run.additional_properties = d
