@@ -1,5 +1,9 @@
 """Operator coordinators: the JobMaster's side of operators that need one (split enumerators).
 
+A coordinator with ``order_by_event_time(timestamp)`` (split enumerators) is told, before any
+event, the event-time expression of the watermark node in its source's chain
+(``chain_event_time``), so it can hand out splits earliest in event time first.
+
 An operator factory with a ``coordinator`` attribute gets, for each of its nodes, one
 coordinator per job run: ``coordinator(node, restored_state, restored_node)``, where
 ``restored_state`` is what its ``snapshot`` returned in the checkpoint the job starts from
@@ -44,6 +48,23 @@ from engine.runtime.watermark_alignment import WatermarkAlignmentGroup, aligned_
 logger = logging.getLogger(__name__)
 
 
+RECORD_KEEPING = frozenset({"transform.filter"})
+"""Operators that pass records on as they are: a watermark node after them times the source's records."""
+
+
+def chain_event_time(operators: list[dict]) -> str | None:
+    """The timestamp expression of the watermark node in a source's chain (``operators``, the source
+    first), when only ``RECORD_KEEPING`` operators lie between: the event time of the source's own
+    records, which a split enumerator orders its splits by (``file_splits``). None otherwise."""
+    for node in operators[1:]:
+        if node.get("type") == "transform.watermark":
+            timestamp = (node.get("params") or {}).get("timestamp")
+            return timestamp if isinstance(timestamp, str) and timestamp.strip() else None
+        if node.get("type") not in RECORD_KEEPING:
+            return None
+    return None
+
+
 class OperatorCoordinators:
     """Every coordinator of a job run, by node id, behind one lock."""
 
@@ -66,6 +87,10 @@ class OperatorCoordinators:
                     self._coordinators[node["id"]] = factory(node, state, known, config=config,
                                                              snapshot=(restore or {}).get("location"))
                     self._vertex_of[node["id"]] = vertex.id
+                    timestamp = chain_event_time(vertex.operators) if node is vertex.operators[0] else None
+                    order_by = getattr(self._coordinators[node["id"]], "order_by_event_time", None)
+                    if timestamp is not None and order_by is not None:
+                        order_by(timestamp)
         self._alignment: dict[TaskId, tuple[str, WatermarkAlignmentGroup]] = {}  # guarded by: self._lock
         """Every aligned source subtask: its watermark node and its group."""
         for name, members in aligned_sources(job_graph).items():

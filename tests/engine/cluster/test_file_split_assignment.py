@@ -58,14 +58,18 @@ def definition(input_dir: Path, output_dir: Path, parallelism: int, partitioning
         else {"strategy": "none"},
         "nodes": [{"id": "src", "type": kind,
                    "params": {"path": str(input_dir), "split_bytes": SPLIT_BYTES}},
+                  # event time in the source's chain: the enumerator hands splits out by their first
+                  # records' (the files run side by side in it), through restores and given-back splits
+                  {"id": "time", "type": "transform.watermark", "params": {"timestamp": 'x["i"]'}},
                   {"id": "sink", "type": "sink.file", "params": {"path": str(output_dir)}}],
-        "edges": [{"id": "e", "from": "src", "to": "sink", "partitioning": partitioning}],
+        "edges": [{"id": "t", "from": "src", "to": "time"},
+                  {"id": "e", "from": "time", "to": "sink", "partitioning": partitioning}],
     }
     if pause_s is not None:
         code = f"import time\n\ndef process(records):\n    time.sleep({pause_s} * len(records))\n    return records\n"
-        spec["nodes"].insert(1, {"id": "pace", "type": "transform.python", "params": {"code": code}})
-        spec["edges"] = [{"id": "e", "from": "src", "to": "pace", "partitioning": partitioning},
-                         {"id": "e2", "from": "pace", "to": "sink"}]
+        spec["nodes"].insert(2, {"id": "pace", "type": "transform.python", "params": {"code": code}})
+        spec["edges"][1:] = [{"id": "e", "from": "time", "to": "pace", "partitioning": partitioning},
+                             {"id": "e2", "from": "pace", "to": "sink"}]
     return spec
 
 
@@ -80,12 +84,14 @@ def committed(output_dir: Path) -> Counter:
 def test_both_subtasks_read_splits_and_every_line_arrives_once(tmp_path, kind):
     expected = write_input(tmp_path / "in", kind=kind)
     taken: list[int] = []
+    paths: list[str] = []
     handle_event = FileSplitEnumerator.handle_event
 
     def noting(self, subtask, event):
         answer = handle_event(self, subtask, event)
         if answer["kind"] == "splits":
             taken.append(subtask)
+            paths.append(answer["splits"][0]["path"])
         return answer
 
     cluster = LocalCluster(config={"batch_size": 32})
@@ -97,6 +103,8 @@ def test_both_subtasks_read_splits_and_every_line_arrives_once(tmp_path, kind):
     assert_exactly_once(committed(tmp_path / "out"), expected)
     assert len(taken) >= FILES * 8  # the files were cut (about 30 and 9 splits each), not dealt whole
     assert set(taken) == {0, 1}  # the first split goes to each subtask's first request
+    # by event time (``x["i"]``, the same range in every file): the files side by side, not one after the other
+    assert len(set(paths[:FILES])) == FILES, paths[:FILES]
 
 
 KILL_POINTS = [
@@ -173,6 +181,7 @@ def test_csv_splits_cut_after_the_header_still_know_the_columns(tmp_path):
     spec = definition(tmp_path / "in", tmp_path / "out", 2)
     spec["nodes"][0]["params"]["format"] = "csv"
     spec["nodes"][0]["params"]["split_bytes"] = 1000
+    spec["nodes"][1]["params"]["timestamp"] = 'int(x["n"])'
     result = LocalCluster(config={"batch_size": 50}).run(spec, timeout=60, checkpoint_dir=str(tmp_path / "chk"))
     assert result.status == "FINISHED", result.failure
     got = committed(tmp_path / "out")

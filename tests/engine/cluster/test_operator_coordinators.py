@@ -93,3 +93,22 @@ def test_a_failing_coordinator_answers_with_an_error_and_the_job_master_goes_on(
     OperatorCoordinators(job_graph, None, lambda task: slot).handle_event(
         ExecutionVertexID("src", 0), "src", {"kind": "request"}, lambda: True)
     assert slot.delivered[0][2]["kind"] == "error" and "broken listing" in slot.delivered[0][2]["message"]
+
+
+def test_a_split_enumerator_is_told_the_event_time_of_its_sources_chain(tmp_path):
+    """Through filters (records as they are) to the watermark node; not past a map, nor across an exchange."""
+    (tmp_path / "in.jsonl").write_text(json.dumps({"ts": 1}) + "\n")
+
+    def told(middle: list[dict], partitioning: str = "forward"):
+        nodes = [{"id": "src", "type": "source.file", "params": {"path": str(tmp_path / "in.jsonl")}}, *middle,
+                 {"id": "time", "type": "transform.watermark", "params": {"timestamp": 'x["ts"]'}},
+                 {"id": "out", "type": "sink.collect"}]
+        edges = [{"id": f"e{i}", "from": a["id"], "to": b["id"], "partitioning": partitioning if i == 0 else "forward"}
+                 for i, (a, b) in enumerate(zip(nodes, nodes[1:]))]
+        graph = build_job_graph({"format": 1, "name": "t", "parallelism": 2, "nodes": nodes, "edges": edges})
+        return OperatorCoordinators(graph, None, lambda task: None)._coordinators["src"].timestamp
+
+    assert told([]) == 'x["ts"]'
+    assert told([{"id": "keep", "type": "transform.filter", "params": {"predicate": 'x["ts"] > 0'}}]) == 'x["ts"]'
+    assert told([{"id": "shape", "type": "transform.map", "params": {"expression": '{"ts": x["ts"] * 2}'}}]) is None
+    assert told([], partitioning="rebalance") is None

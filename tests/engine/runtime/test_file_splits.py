@@ -220,3 +220,149 @@ def test_a_subtask_reading_every_other_split_of_a_file_opens_it_once_and_reads_e
     # a split's lines are those whose first byte lies in its range
     assert read == [n for split in mine for n, start in enumerate(line_starts) if split["start"] <= start < split["end"]]
     assert opened == [str(path)]
+
+
+# -- splits by the event time of their first record --------------------------------------------------------------
+
+def per_device_files(directory, devices=3, lines=200):
+    """A file per device, each over the whole time range (``ts`` = 10 × line + device): by name the
+    files run one after the other, in event time they run side by side."""
+    directory.mkdir(exist_ok=True)
+    for device in range(devices):
+        (directory / f"device-{device}.jsonl").write_text(
+            "".join(json.dumps({"ts": 10 * i + device, "pad": "y" * (i % 13)}) + "\n" for i in range(lines)))
+    return directory
+
+
+def first_time(split: dict) -> int:
+    """The event time of the split's first line, as its reader reads it."""
+    with open(split["path"], "rb") as handle:
+        reader = split_reader(handle, dict(split, offset=split["start"]))
+        block, _ = reader.read(1)
+    return json.loads(block)["ts"]
+
+
+def drain(enumerator, subtasks=(0, 1)) -> list[dict]:
+    taken = []
+    for turn in range(10_000):
+        split = take(enumerator, subtasks[turn % len(subtasks)])
+        if split == {"kind": "no_more"}:
+            return taken
+        taken.append(split)
+    raise AssertionError("the enumerator never ran out")
+
+
+def timed(path, **params):
+    """An enumerator of ``path`` in 700-byte splits, told the event time is ``x["ts"]``."""
+    source = node(path, split_bytes=700)
+    source["params"].update(params)
+    enumerator = FileSplitEnumerator(source, None, False)
+    enumerator.order_by_event_time('x["ts"]')
+    return enumerator
+
+
+def test_splits_go_out_by_the_event_time_of_their_first_record_across_files(tmp_path):
+    enumerator = timed(per_device_files(tmp_path / "in"))
+    taken = drain(enumerator)
+    times = [first_time(split) for split in taken]
+    assert times == sorted(times)
+    assert len({split["path"] for split in taken[:4]}) == 3  # the files side by side, not one after the other
+    by_file = sorted(taken, key=lambda s: (s["path"], s["start"]))
+    assert by_file != taken
+    sizes = {str(path): path.stat().st_size for path in (tmp_path / "in").iterdir()}
+    for path, size in sizes.items():  # every byte of every file, once
+        ranges = [(s["start"], s["end"]) for s in by_file if s["path"] == path]
+        assert ranges[0][0] == 0 and ranges[-1][1] == size
+        assert all(end == start for (_, end), (start, _) in zip(ranges, ranges[1:]))
+
+
+def test_files_named_against_their_time_go_out_in_time(tmp_path):
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps({"ts": 5000 + i}) + "\n" for i in range(100)))
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps({"ts": i}) + "\n" for i in range(100)))
+    taken = drain(timed(tmp_path))
+    assert [split["path"] for split in taken] == sorted(split["path"] for split in taken)[::-1]
+
+
+@pytest.mark.parametrize("spoil", ["no expression", "a split without a timed line", "csv", "too many splits",
+                                   "an expression that fails", "no time left"])
+def test_without_first_times_for_every_split_the_order_is_the_files(tmp_path, spoil, monkeypatch):
+    directory = per_device_files(tmp_path / "in")
+    params = {}
+    if spoil == "a split without a timed line":
+        with (directory / "device-1.jsonl").open("a") as out:
+            out.write("".join(json.dumps({"no_ts": i, "pad": "z" * 40}) + "\n" for i in range(40)))
+    elif spoil == "csv":
+        params = {"format": "csv"}
+    elif spoil == "too many splits":
+        monkeypatch.setattr("engine.runtime.operators.connectors.file_splits.PROBE_MAX_SPLITS", 5)
+    elif spoil == "no time left":
+        monkeypatch.setattr("engine.runtime.operators.connectors.file_splits.PROBE_BUDGET_S", -1.0)
+    enumerator = timed(directory, **params)
+    if spoil == "no expression":
+        enumerator.timestamp = None
+    elif spoil == "an expression that fails":
+        enumerator.order_by_event_time('x["ts"] // 0')
+    taken = drain(enumerator)
+    assert taken == sorted(taken, key=lambda s: (s["path"], s["start"]))
+
+
+def test_a_blank_or_broken_first_line_is_skipped_for_the_next(tmp_path):
+    from engine.runtime.operators.connectors.file_splits import first_line_time
+
+    data = b'{"ts": 1}\n\n{"ts": oops\n{"ts": true}\n{"ts": "7"}\n{"ts": 9}\n'
+    handle = io.BytesIO(data)
+    def of(record):
+        return record["ts"]
+
+    assert first_line_time(handle, 0, len(data), of) == 1
+    assert first_line_time(handle, 1, len(data), of) == 7  # a bool is no time; "7" is as int() reads it
+    assert first_line_time(handle, data.index(b'{"ts": 9'), len(data), of) == 9
+    assert first_line_time(handle, 1, data.index(b'{"ts": t'), of) is None  # nothing timed inside the split
+
+
+def test_a_restored_enumerator_hands_out_the_same_remaining_splits_in_the_same_order(tmp_path):
+    """The first times are not in the snapshot: a restore reads them again from the same files."""
+    directory = per_device_files(tmp_path / "in")
+    enumerator = timed(directory)
+    before = [take(enumerator, 0), take(enumerator, 1), take(enumerator, 0)]
+    state = json.loads(json.dumps(enumerator.snapshot(3)))  # as the metadata file holds it
+    rest = drain(enumerator)
+    restored = FileSplitEnumerator(node(directory, split_bytes=700), state, True)
+    restored.order_by_event_time('x["ts"]')
+    assert drain(restored, subtasks=(1,)) == rest
+    assert not {(s["path"], s["start"]) for s in before} & {(s["path"], s["start"]) for s in rest}
+
+
+def test_splits_given_back_return_to_their_subtask_in_event_time(tmp_path):
+    enumerator = timed(per_device_files(tmp_path / "in"))
+    take(enumerator, 0)
+    enumerator.snapshot(1)
+    after = [take(enumerator, 1) for _ in range(4)]
+    enumerator.subtasks_reset({1}, 1)
+    assert [take(enumerator, 1) for _ in range(4)] == after
+    assert [first_time(split) for split in after] == sorted(first_time(split) for split in after)
+
+
+def test_parquet_splits_go_out_by_their_first_row_groups_statistics(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from engine.runtime.operators.connectors.parquet import ParquetSplitEnumerator
+
+    for device in range(3):
+        rows = [{"ts": 10 * i + device, "pad": "p" * (i % 7)} for i in range(600)]
+        pq.write_table(pa.Table.from_pylist(rows), tmp_path / f"device-{device}.parquet", row_group_size=100)
+    parquet_node = {"id": "src", "type": "source.parquet", "params": {"path": str(tmp_path), "split_bytes": 1}}
+
+    def drained(timestamp):
+        enumerator = ParquetSplitEnumerator(parquet_node, None, False)
+        if timestamp is not None:
+            enumerator.order_by_event_time(timestamp)
+        return drain(enumerator)
+
+    taken = drained('x["ts"]')
+    firsts = [pq.ParquetFile(s["path"]).read_row_group(s["start"]).column("ts")[0].as_py() for s in taken]
+    assert firsts == sorted(firsts) and len({s["path"] for s in taken[:3]}) == 3
+    in_file_order = sorted(taken, key=lambda s: (s["path"], s["start"]))
+    assert drained('x["ts"] + 1') == in_file_order == drained(None)  # not a column: no statistics to go by
+    assert drained('x["pad"]') == in_file_order  # not integers

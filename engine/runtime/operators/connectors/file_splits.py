@@ -26,8 +26,31 @@ Exactly once (the enumerator's side of a checkpoint)
     When subtasks restart from a checkpoint (a region failover), the splits assigned to
     them after that checkpoint's snapshot are given back: their restored state does not
     have them (``SplitAssignmentTracker``, as Flink's).
+
+Which split goes next (event time, where known)
+    A subtask asking gets the unassigned split whose first record is earliest in event time.
+    The JobMaster tells the enumerator the event-time expression of the watermark node in the
+    source's chain (``order_by_event_time``; only filters between them, which keep records as
+    they are); at the first request the enumerator reads each split's first record (a seek and
+    a line: ``probe_first_times``) and orders the splits by its event time. Why: files are often
+    not laid out in event time by name (a file per device or partition, each over the whole
+    time range; names that do not sort by time), and with several subtasks each keeping its own
+    watermark, a subtask handed a split earlier than what it read makes those records late, and
+    one handed a split far ahead of the others holds the windows, sessions and join buffers
+    downstream open for the difference (``docs/performance.md``, "Watermark alignment"). This is
+    also the split nearest the source subtasks' least watermark: every split read so far started
+    at or before the earliest unassigned one. Without an expression, when a first record cannot
+    be read or timed, for CSV files, and beyond ``PROBE_MAX_SPLITS`` splits, the order is the
+    files' and the offsets'. The first times are not checkpointed: the snapshot keeps the
+    unassigned splits as before, and a restored enumerator reads the first records of those
+    again at its first request (the same files: the same order).
 """
 from __future__ import annotations
+
+import json
+import logging
+import math
+import time
 
 import fsspec
 
@@ -35,11 +58,24 @@ from engine.runtime.grants import Grants
 from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.connectors.file_listing import SourceFiles
 from engine.runtime.operators.restored_state import is_offset
+from engine.spec.expressions import compile_batch_expression
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_SPLIT_BYTES = 4 << 20
 MAX_SPLITS = 10_000
 """Splits of one source at most: bigger splits over a huge input, so that the enumerator's
 state (in every checkpoint's metadata) and its work per request stay small."""
+
+PROBE_MAX_SPLITS = 2_000
+"""Splits whose first records an enumerator reads at most (in the JobMaster, at the first request);
+a source cut into more keeps file order."""
+PROBE_BUDGET_S = 2.0
+"""Seconds the enumerator spends at most reading first records (remote files: a request each); past
+them it keeps file order. It answers no request meanwhile, and runs once a job run (its first request)."""
+PROBE_LINES = 16
+"""Lines of a split read at most for its first event time (blank and undecodable ones are skipped)."""
+_UNKNOWN = -math.inf
 
 
 def cut_into_splits(files: list[tuple[str, int]], split_bytes: int) -> list[dict]:
@@ -123,18 +159,20 @@ class SplitAssignmentTracker:
 
 
 class UnassignedSplits:
-    """Splits no subtask holds, handed out earliest first: by path, then by offset.
+    """Splits no subtask holds, handed out earliest first: by the event time of their first
+    record where known (``first_times``), then by path, then by offset.
 
     Why that order: each subtask then reads its splits forward through the input, as a
-    subtask dealt whole files did. Inputs are usually laid out in event time (a file per
-    hour, appended in order), and a subtask's watermark comes from what it read last, so a
-    subtask going back in the input would make its later records late.
+    subtask dealt whole files did. A subtask's watermark comes from what it read last, so a
+    subtask going back in event time would make its later records late; inputs laid out in
+    event time (a file per hour, appended in order) read forward in file order already.
 
     Splits given back by a restarted subtask go back to that subtask (it asks again at once):
     it re-reads them in order after its restored splits, and no other subtask has to go back.
     """
 
-    def __init__(self, splits: list[dict]):
+    def __init__(self, splits: list[dict], first_times: dict[tuple, int] | None = None):
+        self._first_times: dict[tuple, int] = dict(first_times or {})  # (path, start) -> event time
         self._waiting: list[dict] = []  # the latest first: popped from the end
         self._given_back: dict[int, list[dict]] = {}  # subtask -> its splits, the latest first
         self.add(splits)
@@ -142,7 +180,13 @@ class UnassignedSplits:
     def add(self, splits: list[dict], subtask: int | None = None) -> None:
         target = self._waiting if subtask is None else self._given_back.setdefault(subtask, [])
         target.extend(dict(split) for split in splits)
-        target.sort(key=_earliest_first, reverse=True)
+        target.sort(key=self._earliest_first, reverse=True)
+
+    def order_by(self, first_times: dict[tuple, int]) -> None:
+        """Hand the splits out by these first event times from now on (``{}``: in file order)."""
+        self._first_times = dict(first_times)
+        for splits in (self._waiting, *self._given_back.values()):
+            splits.sort(key=self._earliest_first, reverse=True)
 
     def take(self, subtask: int) -> dict | None:
         mine = self._given_back.get(subtask)
@@ -156,11 +200,44 @@ class UnassignedSplits:
     def as_list(self) -> list[dict]:
         """Every split, in file and offset order (a restore hands them to whoever asks)."""
         splits = self._waiting + [split for given in self._given_back.values() for split in given]
-        return sorted((dict(split) for split in splits), key=_earliest_first)
+        return sorted((dict(split) for split in splits), key=_in_file_order)
+
+    def _earliest_first(self, split: dict) -> tuple:
+        return self._first_times.get((split["path"], split["start"]), _UNKNOWN), split["path"], split["start"]
 
 
-def _earliest_first(split: dict) -> tuple:
+def _in_file_order(split: dict) -> tuple:
     return split["path"], split["start"]
+
+
+def first_line_time(handle, start: int, end: int, timestamp_of) -> int | None:
+    """The event time ``timestamp_of(record)`` of the first JSON line whose first byte lies in
+    ``[start, end)`` of the open binary ``handle`` (the split's first record, as its reader
+    reads it), trying up to ``PROBE_LINES`` lines; None when none of them gives an integer."""
+    if start > 0:
+        handle.seek(start - 1)
+        handle.readline()  # the rest of the line holding byte start - 1: the split before's
+    else:
+        handle.seek(0)
+    for _ in range(PROBE_LINES):
+        if handle.tell() >= end:
+            return None
+        line = handle.readline()
+        if not line:
+            return None
+        if not line.strip():
+            continue
+        try:
+            value = timestamp_of(json.loads(line))
+        except Exception:  # noqa: BLE001 - a user expression over a record it may not fit, a broken line: the next
+            continue
+        if isinstance(value, bool):
+            continue
+        try:
+            return int(value)
+        except (TypeError, ValueError, OverflowError):
+            continue
+    return None
 
 
 class FileSplitEnumerator:
@@ -182,6 +259,9 @@ class FileSplitEnumerator:
         self.unassigned: UnassignedSplits | None = None  # listed on the first request of a fresh start
         self.refused: str | None = None
         """Why the restored state was refused: every request is answered with it."""
+        self.timestamp: str | None = None
+        """The event-time expression of the watermark node in the source's chain (``order_by_event_time``)."""
+        self._ordered = False  # whether the unassigned splits' first times were read (the first request)
         if restored is not None:
             self._restore(restored, snapshot)
         elif restored_node:
@@ -217,11 +297,56 @@ class FileSplitEnumerator:
                 self.unassigned = UnassignedSplits(self._list_splits())
             except ConfigurationError as error:
                 return {"kind": "error", "message": error.cause}
+        if not self._ordered:
+            self._ordered = True
+            self.unassigned.order_by(self.probe_first_times(self.unassigned.as_list()))
         split = self.unassigned.take(subtask)
         if split is None:
             return {"kind": "no_more"}
         self.tracker.assigned(subtask, split)
         return {"kind": "splits", "splits": [split]}
+
+    def order_by_event_time(self, timestamp: str) -> None:
+        """Hand splits out by the event time ``timestamp`` (an expression over a record ``x``) gives
+        their first records (the JobMaster's call, before any request)."""
+        self.timestamp = timestamp
+
+    def probe_first_times(self, splits: list[dict]) -> dict[tuple, int]:
+        """``{(path, start): event time of the split's first record}`` for every split, or ``{}`` (file
+        order) when there is no expression, the files are not JSON lines, there are more than
+        ``PROBE_MAX_SPLITS``, one split's first record cannot be read or timed, or reading them takes
+        longer than ``PROBE_BUDGET_S``."""
+        if (self.timestamp is None or not splits or len(splits) > PROBE_MAX_SPLITS
+                or (self.node.get("params") or {}).get("format", "jsonl") != "jsonl"):
+            return {}
+        try:
+            of_batch = compile_batch_expression(self.timestamp)
+        except Exception:  # noqa: BLE001 - checked when the job was built; should it not compile: file order
+            return {}
+        times, handle, open_path = {}, None, None
+        deadline = time.monotonic() + PROBE_BUDGET_S
+        try:
+            for split in splits:
+                if time.monotonic() > deadline:
+                    logger.warning("node %s: splits in file order, reading their first records took over %s s",
+                                   self.node.get("id"), PROBE_BUDGET_S)
+                    return {}
+                if split["path"] != open_path:
+                    if handle is not None:
+                        handle.close()
+                    handle, open_path = self.files.open(split["path"]), split["path"]
+                first = first_line_time(handle, split["start"], split["end"], lambda record: of_batch([record])[0])
+                if first is None:
+                    return {}
+                times[split["path"], split["start"]] = first
+        except (OSError, ConfigurationError) as error:  # the reader meets it too, and fails naming the node
+            logger.warning("node %s: splits in file order, a first record could not be read: %s",
+                           self.node.get("id"), error)
+            return {}
+        finally:
+            if handle is not None:
+                handle.close()
+        return times
 
     def _list_splits(self) -> list[dict]:
         try:

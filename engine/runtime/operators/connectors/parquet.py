@@ -26,6 +26,7 @@ Sink
 from __future__ import annotations
 
 import posixpath
+import re
 from urllib.parse import quote, unquote
 
 import fsspec
@@ -33,7 +34,7 @@ import fsspec
 from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.connectors.file_listing import SourceFiles
 from engine.runtime.operators.connectors.file_source import SplitReadingSource, split_name
-from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator
+from engine.runtime.operators.connectors.file_splits import PROBE_MAX_SPLITS, FileSplitEnumerator
 from engine.runtime.operators.connectors.file_transactions import FileTransactionSink
 from engine.runtime.operators.restored_state import is_offset, is_optional_offset
 from engine.runtime.operators.source_lag import split_lag
@@ -96,6 +97,58 @@ class ParquetSplitEnumerator(FileSplitEnumerator):
     def unassigned_bytes(splits: list[dict]) -> int | None:
         """Unknown: a split's range is row groups, and their sizes are not kept."""
         return None
+
+    def probe_first_times(self, splits: list[dict]) -> dict[tuple, int]:
+        """Each split's first event time from the footer: the least value of the timestamp's column in
+        its first row group (Parquet statistics; no rows read). Only for an expression that is a
+        column (``x["ts"]``) of integers with statistics in every split's first row group; else ``{}``."""
+        column = column_of(self.timestamp)
+        if column is None or not splits or len(splits) > PROBE_MAX_SPLITS:
+            return {}
+        times, metadata, open_path = {}, None, None
+        try:
+            for split in splits:
+                if split["path"] != open_path:
+                    handle, parquet = open_parquet(self.files, split["path"])
+                    with handle:
+                        metadata, open_path = parquet.metadata, split["path"]
+                first = least_of_column(metadata, split["start"], column)
+                if first is None:
+                    return {}
+                times[split["path"], split["start"]] = first
+        except (OSError, ConfigurationError):  # the reader meets it too, and fails naming the node
+            return {}
+        return times
+
+
+_COLUMN = re.compile(r"""\s*x\s*\[\s*(?:"([^"\\]+)"|'([^'\\]+)')\s*\]\s*""")
+
+
+def column_of(expression: str | None) -> str | None:
+    """The column an expression is, ``x["name"]``; None for anything else.
+
+    >>> column_of('x["ts"]'), column_of("x['ts'] + 1"), column_of(None)
+    ('ts', None, None)
+    """
+    found = _COLUMN.fullmatch(expression or "")
+    return None if found is None else found.group(1) or found.group(2)
+
+
+def least_of_column(metadata, row_group: int, column: str) -> int | None:
+    """The least value of top-level ``column`` in a row group by its statistics, when an integer."""
+    if row_group >= metadata.num_row_groups:
+        return None
+    group = metadata.row_group(row_group)
+    for index in range(group.num_columns):
+        chunk = group.column(index)
+        if chunk.path_in_schema != column:
+            continue
+        statistics = chunk.statistics
+        if statistics is None or not statistics.has_min_max:
+            return None
+        least = statistics.min
+        return least if isinstance(least, int) and not isinstance(least, bool) else None
+    return None
 
 
 class ParquetSource(SplitReadingSource):
