@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,3 +75,31 @@ def test_benchmark_runs_in_smoke_mode(target):
     assert isinstance(figures, dict) and figures, lines[-1]
     missing = KEYS.get(target, set()) - set(figures)
     assert not missing, f"make {target}: the last line lacks {sorted(missing)}: {lines[-1]}"
+
+
+STAND_IN = """
+import subprocess, sys, time
+sys.path.insert(0, {root!r})
+from tests.bench.children import start_dying_with_us, stop_group, stop_on_signals
+stop_on_signals()
+studio = start_dying_with_us([sys.executable, "-c", "import time; time.sleep(300)"])
+print(studio.pid, flush=True)
+try:
+    time.sleep(300)
+finally:
+    stop_group(studio, grace_s=30)
+"""
+"""A benchmark as ``bench_runs`` is built: the studio (a stand-in) started in a group of its own, stopped in
+``finally``."""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
+def test_a_benchmark_ended_by_timeout_or_killed_takes_its_studio_with_it(signum):
+    """``timeout`` sends SIGTERM, a closed terminal SIGHUP, and SIGKILL runs no ``finally``: the studio dies anyway."""
+    bench = subprocess.Popen([sys.executable, "-c", STAND_IN.format(root=str(ROOT))], stdout=subprocess.PIPE, text=True)
+    studio = psutil.Process(int(bench.stdout.readline()))
+    assert studio.is_running()
+    bench.send_signal(signum)
+    bench.wait(60)
+    _, alive = psutil.wait_procs([studio], timeout=60)  # a bound on a hang, not a figure
+    assert not alive, f"the studio outlived its benchmark ({signal.Signals(signum).name})"

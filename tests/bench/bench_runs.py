@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -45,6 +44,10 @@ from pathlib import Path
 import psutil
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.bench.children import start_dying_with_us, stop_group, stop_on_signals  # noqa: E402
+
 SMOKE = "--smoke" in sys.argv or os.environ.get("BENCH_SMOKE") == "1"
 RUNS = int(os.environ.get("BENCH_RUNS", "2" if SMOKE else "12"))
 LATER_RUNS = int(os.environ.get("BENCH_LATER_RUNS", "1" if SMOKE else "5"))
@@ -285,8 +288,9 @@ def measure() -> dict:
         env["DATABASE_URL"] = database.create_database("bench_runs")
     env.update(STUDIO_DATA_DIR=data_dir, STUDIO_PORT=str(port), STUDIO_ADMIN_PASSWORD=PASSWORD, PYTHONPATH=str(ROOT),
                STUDIO_SESSION_MODE="1", STUDIO_SESSION_SLOTS=str(max(RUNS + 1, 4)), STUDIO_START_TIMEOUT_S="300")
-    launcher = subprocess.Popen([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env,
-                                stdout=LOG, stderr=subprocess.STDOUT, start_new_session=True)
+    # its own process group, stopped in order below; it dies with the benchmark even when no finally runs
+    launcher = start_dying_with_us([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env,
+                                   stdout=LOG, stderr=subprocess.STDOUT)
     try:
         studio = patient(Studio(f"http://127.0.0.1:{port}", timeout=60))
         login(studio, launcher)
@@ -298,12 +302,7 @@ def measure() -> dict:
             studio.request("POST", f"pipelines/{pipeline_id}/isolation", {"isolated": True})
         own = measure_mode(studio, launcher.pid, isolated, "own_driver") if isolated else {}
     finally:
-        if launcher.poll() is None:
-            os.killpg(launcher.pid, signal.SIGINT)  # what Ctrl-C does: the launcher stops its drivers too
-            try:
-                launcher.wait(90)
-            except subprocess.TimeoutExpired:
-                os.killpg(launcher.pid, signal.SIGKILL)
+        stop_group(launcher)  # what Ctrl-C does (also on `timeout`'s SIGTERM: stop_on_signals)
         shutil.rmtree(data_dir, ignore_errors=True)
         if database is not None:
             database.stop()
@@ -311,5 +310,6 @@ def measure() -> dict:
 
 
 if __name__ == "__main__":
+    stop_on_signals()
     figures = measure()
     print(json.dumps(figures))
