@@ -155,6 +155,7 @@ def _parser() -> argparse.ArgumentParser:
     test.add_argument("pipeline", help="the pipeline's id or name")
     test.add_argument("--version", type=int, help="the version (default: the latest)")
     test.add_argument("--case", action="append", metavar="NAME", help="run only this test case (repeatable)")
+    test.add_argument("--environment", metavar="NAME", help="run them with this environment's parameters")
     test.add_argument("--junit", metavar="FILE", help="write the JUnit XML report to FILE")
     test.add_argument("--json", action="store_true", help="print the whole result as JSON instead of the summary")
 
@@ -390,6 +391,8 @@ def _test(args, studio: Studio) -> Verdict:
         body["version"] = args.version
     if args.case:
         body["cases"] = args.case
+    if args.environment:
+        body["environment"] = args.environment
     studio.timeout = max(studio.timeout, args.timeout)  # the studio answers when the test cases ended
     run = studio.request("POST", f"pipelines/{pipeline}/test-runs", body)
     if args.junit:
@@ -405,7 +408,9 @@ def _test(args, studio: Studio) -> Verdict:
         lines.append(f"ERROR   {run['error']}")
     counts = run["counts"]
     lines.append(f"{run['status'].upper()}: {counts['passed']} passed, {counts['failed']} failed, {counts['error']} "
-                 f"errors · pipeline {pipeline} v{run['version']} · test run {run['id']}")
+                 f"errors · pipeline {pipeline} v{run['version']}"
+                 + (f" · environment {run['environment']}" if run.get("environment") else "")
+                 + f" · test run {run['id']}")
     return Verdict("\n".join(lines), run["status"] == "passed")
 
 

@@ -118,6 +118,10 @@ class SuiteRunSerializer(serializers.ModelSerializer):
                                        help_text="The version it ran; null for a draft.")
     created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)
     counts = serializers.SerializerMethodField()
+    environment = serializers.CharField(read_only=True, allow_null=True, help_text=(
+        "The environment whose parameters its ${param:name} took, by name (null: none, the definition as written)."))
+    parameters = JSONObjectField(read_only=True, help_text=(
+        "Those parameters as they were when it ran ({} without an environment); a secret stays a reference."))
     results = serializers.ListField(child=JSONObjectField(), help_text=(
         "Per test case: name, status (passed, failed, error), modes, assertions (each passed or not, its message "
         "and first difference), agreement of the bounded and streaming runs, nodes (per node: count, first "
@@ -125,8 +129,8 @@ class SuiteRunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = SuiteRun
-        fields = ["id", "pipeline", "version", "status", "cases", "counts", "results", "error", "duration_s",
-                  "created_by", "created_at", "finished_at"]
+        fields = ["id", "pipeline", "version", "environment", "parameters", "status", "cases", "counts", "results",
+                  "error", "duration_s", "created_by", "created_at", "finished_at"]
         read_only_fields = fields
 
     def get_counts(self, run: SuiteRun) -> dict[str, int]:
@@ -192,7 +196,8 @@ class SuiteRunViewSet(PipelineNestedMixin, mixins.ListModelMixin, mixins.Retriev
         names = _case_names(definition, data.get("cases"))
         require_code_permission(request.user, definition, "test")
         filled = filled_for(request.user, pipeline, definition, data.get("environment"))
-        run = SuiteRun.objects.create(pipeline=pipeline, version=version, cases=names, created_by=request.user)
+        run = SuiteRun.objects.create(pipeline=pipeline, version=version, cases=names, created_by=request.user,
+                                      environment=filled.values.environment, parameters=filled.values.parameters)
         workdir = workspace_of(pipeline) / "tests" / f"suite-{run.id}"
         workdir.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
@@ -230,6 +235,7 @@ class SuiteRunViewSet(PipelineNestedMixin, mixins.ListModelMixin, mixins.Retriev
         if run.error:
             results.append({"name": "(budget)", "status": "error", "error": run.error, "failures": [run.error]})
         name = f"{run.pipeline.name} v{run.version.number}" if run.version else f"{run.pipeline.name} (draft)"
+        name += f" in {run.environment}" if run.environment else ""
         return HttpResponse(junit_report(name, results), content_type="application/xml")
 
 
@@ -345,6 +351,8 @@ class VerdictSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Verdict.choices)
     at = serializers.DateTimeField()
     seed = serializers.IntegerField(required=False)
+    environment = serializers.CharField(required=False, allow_null=True,
+                                        help_text="A test run's environment, by name (null: none).")
 
 
 class BadgeSerializer(serializers.Serializer):
@@ -363,10 +371,11 @@ class BadgeViewSet(PipelineNestedMixin, viewsets.ViewSet):
         pipeline = self.pipeline
         badges: dict[int, dict] = {}
         runs = SuiteRun.objects.filter(pipeline=pipeline, version__isnull=False).order_by("-created_at", "-id")
-        for run_id, number, verdict, at in runs.values_list("id", "version__number", "status", "created_at")[:1000]:
+        for run_id, number, verdict, at, environment in runs.values_list(
+                "id", "version__number", "status", "created_at", "environment")[:1000]:
             badges.setdefault(number, {"version": number, "tests": None, "proof": None})
             if badges[number]["tests"] is None:
-                badges[number]["tests"] = {"id": run_id, "status": verdict, "at": at}
+                badges[number]["tests"] = {"id": run_id, "status": verdict, "at": at, "environment": environment}
         proofs = Proof.objects.filter(pipeline=pipeline).order_by("-created_at", "-id")
         for proof_id, number, verdict, at, seed in proofs.values_list("id", "version__number", "status", "created_at",
                                                                       "seed")[:1000]:

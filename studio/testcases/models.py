@@ -37,6 +37,10 @@ class SuiteRun(models.Model):
     results = models.JSONField(default=list)
     """``engine.api.run_test_case``'s result per test case."""
     error = models.TextField(blank=True)
+    environment = models.CharField(max_length=100, null=True, blank=True)
+    """The environment whose parameters it ran with, by name (null: none, the definition as written)."""
+    parameters = models.JSONField(default=dict, blank=True)
+    """Those parameters as they were when it ran (a secret stays a reference), as a run's ``EnvironmentRun`` keeps them."""
     duration_s = models.FloatField(null=True, blank=True)
     workdir = models.CharField(max_length=1000, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", null=True, blank=True,

@@ -139,6 +139,37 @@ def test_test_cases_run_with_the_environments_parameters_and_mask_the_users_secr
     assert leaks(draft.content.decode()) == [] and leaks(kept) == []
 
 
+def test_a_test_run_keeps_the_environment_and_parameters_it_ran_with(environments, settings, tmp_path):
+    """What a kept test run (and the version's badge, its JUnit report) says it ran with, as it was then."""
+    from xml.etree import ElementTree
+
+    settings.STUDIO_WORKSPACE_ROOT = str(tmp_path / "workspaces")
+    api = environments
+    created = api.post("/api/pipelines", {"name": "tested", "definition": with_case(parameterised(), [5, 10, 15])},
+                       format="json").json()
+    runs = f"/api/pipelines/{created['id']}/test-runs"
+    prod = api.post(runs, {"environment": "prod"}, format="json")
+    assert prod.status_code == 201, prod.content
+    ran_with = {"factor": 5, "count": 6, "size": SIZE_MS}
+    assert (prod.json()["environment"], prod.json()["parameters"]) == ("prod", ran_with)
+    changed = api.get("/api/environments").json()
+    prod_id = next(row["id"] for row in changed if row["name"] == "prod")
+    assert api.patch(f"/api/environments/{prod_id}", {"parameters": {**ran_with, "factor": 7}},
+                     format="json").status_code == 200
+    kept = api.get(f"{runs}/{prod.json()['id']}").json()
+    assert (kept["environment"], kept["parameters"]) == ("prod", ran_with), "as it was when it ran"
+    assert [(row["environment"], row["parameters"]) for row in api.get(runs).json()] == [("prod", ran_with)]
+    badge = api.get(f"/api/pipelines/{created['id']}/test-badges").json()[0]["tests"]
+    assert (badge["id"], badge["environment"]) == (prod.json()["id"], "prod")
+    junit = api.get(f"{runs}/{prod.json()['id']}/junit").content.decode()
+    assert ElementTree.fromstring(junit).find("testsuite").get("name") == "tested v1 in prod"
+
+    plain = api.post(runs, {"definition": with_case(simple_pipeline(), [2, 4, 6])}, format="json")
+    assert plain.status_code == 201, plain.content
+    assert (plain.json()["environment"], plain.json()["parameters"]) == (None, {})
+    assert api.get(f"/api/pipelines/{created['id']}/test-badges").json()[0]["tests"]["environment"] == "prod"
+
+
 # --- restore ---------------------------------------------------------------------------------------
 
 

@@ -61,3 +61,14 @@ def test_a_pipeline_that_is_not_there_or_not_yours_is_an_error_not_a_pass(studio
                                            format="json").json()
     assert studio_test(str(theirs["id"]))[0] == 1
     assert "HTTP 404" in capsys.readouterr().err
+
+
+def test_the_test_cases_run_with_an_environments_parameters_and_the_summary_names_it(studio_test, user):
+    client = token_client(user)
+    assert client.post("/api/environments", {"name": "prod", "parameters": {"factor": 2}},
+                       format="json").status_code == 201
+    scaled = definition([2, 4, 6])
+    scaled["nodes"][1]["params"]["expression"] = "x * ${param:factor}"
+    client.post("/api/pipelines", {"name": "ci", "definition": scaled}, format="json")
+    code, text = studio_test("ci", "--environment", "prod")
+    assert code == 0 and "PASSED: 2 passed, 0 failed, 0 errors" in text and " · environment prod · " in text, text

@@ -4628,6 +4628,12 @@ export interface components {
             readonly pipeline: number;
             /** @description The version it ran; null for a draft. */
             readonly version: number | null;
+            /** @description The environment whose parameters its ${param:name} took, by name (null: none, the definition as written). */
+            readonly environment: string | null;
+            /** @description Those parameters as they were when it ran ({} without an environment); a secret stays a reference. */
+            readonly parameters: {
+                [key: string]: unknown;
+            };
             readonly status: components["schemas"]["VerdictEnum"];
             readonly cases: unknown;
             readonly counts: {
@@ -4651,6 +4657,12 @@ export interface components {
             readonly pipeline: number;
             /** @description The version it ran; null for a draft. */
             readonly version: number | null;
+            /** @description The environment whose parameters its ${param:name} took, by name (null: none, the definition as written). */
+            readonly environment: string | null;
+            /** @description Those parameters as they were when it ran ({} without an environment); a secret stays a reference. */
+            readonly parameters: {
+                [key: string]: unknown;
+            };
             readonly status: components["schemas"]["VerdictEnum"];
             readonly cases: unknown;
             readonly counts: {
@@ -4868,6 +4880,8 @@ export interface components {
             /** Format: date-time */
             at: string;
             seed?: number;
+            /** @description A test run's environment, by name (null: none). */
+            environment?: string | null;
         };
         /**
          * @description * `queued` - queued

@@ -112,7 +112,7 @@ describe('the editor environment picker', () => {
   it('sends the chosen environment with test runs, Run and Deploy, and none when none is chosen', async () => {
     const run = { id: 9, pipeline: 5, mode: 'streaming', status: 'RUNNING' };
     const calls = studio({
-      'POST /api/pipelines/5/test-runs': [201, { status: 'passed', results: [], error: '' }],
+      'POST /api/pipelines/5/test-runs': [201, { status: 'passed', results: [], error: '', environment: 'prod', parameters: { factor: 5 } }],
       'POST /api/pipelines/5/runs': [201, { id: 10, status: 'CREATED' }],
       'POST /api/runs/9/stop': [200, { request_id: 'r1' }],
       'GET /api/runs/9/savepoints/r1': [200, { status: 'COMPLETED', checkpoint_pk: 44, checkpoint_id: 3 }],

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api/client';
 import type { TestBadge } from '../api/operations';
+import { valuesText } from '../state/editor/environmentChoice';
 import { classNames } from '../ui/classNames';
 
 /** Each version's latest test-case run and exactly-once proof, for the history's rows. */
@@ -20,14 +21,16 @@ export function useTestBadges(pipelineId: number | null, refresh: unknown): Reco
   return badges;
 }
 
-/** "tests passed", "exactly-once proven (seed 42)": a version's verdicts as badges. */
+/** "tests passed" (with the environment they ran in: "tests passed in prod"), "exactly-once proven (seed 42)": a
+ * version's verdicts as badges. */
 export function TestBadges({ badge }: { badge: TestBadge | undefined }) {
   if (!badge || (!badge.tests && !badge.proof)) return null;
   return (
     <span className="test-badges" data-testid="version-test-badges">
       {badge.tests && (
-        <span className={classNames('status-pill', `status-${badge.tests.status}`)} data-testid="version-tests-badge" title={`test cases run ${badge.tests.at}`}>
+        <span className={classNames('status-pill', `status-${badge.tests.status}`)} data-testid="version-tests-badge" data-environment={badge.tests.environment ?? ''} title={`test cases run ${badge.tests.at} ${valuesText(badge.tests.environment)}`}>
           tests {badge.tests.status}
+          {badge.tests.environment ? ` in ${badge.tests.environment}` : ''}
         </span>
       )}
       {badge.proof && (

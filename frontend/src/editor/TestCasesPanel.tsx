@@ -43,7 +43,7 @@ export async function runDraftTests(): Promise<void> {
   store.started(environment);
   try {
     const run = await api.runTestCases(state.pipelineId, withEnvironment({ definition: currentDefinition(state) }, environment));
-    useTestRunStore.getState().finished(state.revision, run.status, run.results as unknown as CaseResult[], run.error);
+    useTestRunStore.getState().finished(state.revision, run.status, run.results as unknown as CaseResult[], run.error, run.environment ?? null);
   } catch (error) {
     useTestRunStore.getState().failed(state.revision, messageOf(error));
   }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, withEnvironment } from '../api/client';
 import type { SuiteRun } from '../api/operations';
+import { valuesText } from '../state/editor/environmentChoice';
 import { classNames } from '../ui/classNames';
 
 /** In the Deploy-with-state dialog: run the chosen version's test cases before deploying it. */
@@ -27,6 +28,12 @@ export function TestsFirst({ pipelineId, version, environment = null }: { pipeli
       {run && (
         <span className={classNames('status-pill', `status-${run.status}`)} data-testid="tests-first-verdict" data-status={run.status}>
           {run.counts.passed ?? 0} passed, {run.counts.failed ?? 0} failed, {run.counts.error ?? 0} errors
+        </span>
+      )}
+      {run && (
+        <span className="muted values-note" data-testid="tests-first-environment" data-environment={run.environment ?? ''}>
+          {' '}
+          {valuesText(run.environment)}
         </span>
       )}
       {run && run.status !== 'passed' && <p className="error-text">Some test cases of v{version} do not pass: deploying it anyway is your call.</p>}

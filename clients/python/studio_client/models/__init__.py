@@ -265,6 +265,8 @@ from .suite_run import SuiteRun
 from .suite_run_counts import SuiteRunCounts
 from .suite_run_list import SuiteRunList
 from .suite_run_list_counts import SuiteRunListCounts
+from .suite_run_list_parameters import SuiteRunListParameters
+from .suite_run_parameters import SuiteRunParameters
 from .suite_run_request_request import SuiteRunRequestRequest
 from .suite_run_request_request_definition import SuiteRunRequestRequestDefinition
 from .suite_run_results_item import SuiteRunResultsItem
@@ -562,6 +564,8 @@ __all__ = (
     "SuiteRunCounts",
     "SuiteRunList",
     "SuiteRunListCounts",
+    "SuiteRunListParameters",
+    "SuiteRunParameters",
     "SuiteRunRequestRequest",
     "SuiteRunRequestRequestDefinition",
     "SuiteRunResultsItem",

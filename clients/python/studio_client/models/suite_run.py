@@ -11,6 +11,7 @@ from ..models.verdict_enum import VerdictEnum
 
 if TYPE_CHECKING:
     from ..models.suite_run_counts import SuiteRunCounts
+    from ..models.suite_run_parameters import SuiteRunParameters
     from ..models.suite_run_results_item import SuiteRunResultsItem
 
 
@@ -24,6 +25,10 @@ class SuiteRun:
         id (int):
         pipeline (int):
         version (int | None): The version it ran; null for a draft.
+        environment (None | str): The environment whose parameters its ${param:name} took, by name (null: none, the
+            definition as written).
+        parameters (SuiteRunParameters): Those parameters as they were when it ran ({} without an environment); a secret
+            stays a reference.
         status (VerdictEnum): * `queued` - queued
             * `running` - running
             * `passed` - passed
@@ -45,6 +50,8 @@ class SuiteRun:
     id: int
     pipeline: int
     version: int | None
+    environment: None | str
+    parameters: SuiteRunParameters
     status: VerdictEnum
     cases: Any
     counts: SuiteRunCounts
@@ -63,6 +70,11 @@ class SuiteRun:
 
         version: int | None
         version = self.version
+
+        environment: None | str
+        environment = self.environment
+
+        parameters = self.parameters.to_dict()
 
         status = self.status.value
 
@@ -98,6 +110,8 @@ class SuiteRun:
                 "id": id,
                 "pipeline": pipeline,
                 "version": version,
+                "environment": environment,
+                "parameters": parameters,
                 "status": status,
                 "cases": cases,
                 "counts": counts,
@@ -115,6 +129,7 @@ class SuiteRun:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.suite_run_counts import SuiteRunCounts  # noqa: PLC0415
+        from ..models.suite_run_parameters import SuiteRunParameters  # noqa: PLC0415
         from ..models.suite_run_results_item import SuiteRunResultsItem  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -128,6 +143,15 @@ class SuiteRun:
             return cast(int | None, data)
 
         version = _parse_version(d.pop("version"))
+
+        def _parse_environment(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        environment = _parse_environment(d.pop("environment"))
+
+        parameters = SuiteRunParameters.from_dict(d.pop("parameters"))
 
         status = VerdictEnum(d.pop("status"))
 
@@ -179,6 +203,8 @@ class SuiteRun:
             id=id,
             pipeline=pipeline,
             version=version,
+            environment=environment,
+            parameters=parameters,
             status=status,
             cases=cases,
             counts=counts,

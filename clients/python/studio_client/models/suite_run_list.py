@@ -11,6 +11,7 @@ from ..models.verdict_enum import VerdictEnum
 
 if TYPE_CHECKING:
     from ..models.suite_run_list_counts import SuiteRunListCounts
+    from ..models.suite_run_list_parameters import SuiteRunListParameters
 
 
 T = TypeVar("T", bound="SuiteRunList")
@@ -23,6 +24,10 @@ class SuiteRunList:
         id (int):
         pipeline (int):
         version (int | None): The version it ran; null for a draft.
+        environment (None | str): The environment whose parameters its ${param:name} took, by name (null: none, the
+            definition as written).
+        parameters (SuiteRunListParameters): Those parameters as they were when it ran ({} without an environment); a
+            secret stays a reference.
         status (VerdictEnum): * `queued` - queued
             * `running` - running
             * `passed` - passed
@@ -41,6 +46,8 @@ class SuiteRunList:
     id: int
     pipeline: int
     version: int | None
+    environment: None | str
+    parameters: SuiteRunListParameters
     status: VerdictEnum
     cases: Any
     counts: SuiteRunListCounts
@@ -58,6 +65,11 @@ class SuiteRunList:
 
         version: int | None
         version = self.version
+
+        environment: None | str
+        environment = self.environment
+
+        parameters = self.parameters.to_dict()
 
         status = self.status.value
 
@@ -88,6 +100,8 @@ class SuiteRunList:
                 "id": id,
                 "pipeline": pipeline,
                 "version": version,
+                "environment": environment,
+                "parameters": parameters,
                 "status": status,
                 "cases": cases,
                 "counts": counts,
@@ -104,6 +118,7 @@ class SuiteRunList:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.suite_run_list_counts import SuiteRunListCounts  # noqa: PLC0415
+        from ..models.suite_run_list_parameters import SuiteRunListParameters  # noqa: PLC0415
 
         d = dict(src_dict)
         id = d.pop("id")
@@ -116,6 +131,15 @@ class SuiteRunList:
             return cast(int | None, data)
 
         version = _parse_version(d.pop("version"))
+
+        def _parse_environment(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        environment = _parse_environment(d.pop("environment"))
+
+        parameters = SuiteRunListParameters.from_dict(d.pop("parameters"))
 
         status = VerdictEnum(d.pop("status"))
 
@@ -160,6 +184,8 @@ class SuiteRunList:
             id=id,
             pipeline=pipeline,
             version=version,
+            environment=environment,
+            parameters=parameters,
             status=status,
             cases=cases,
             counts=counts,

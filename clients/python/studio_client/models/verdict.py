@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -26,12 +26,14 @@ class Verdict:
             * `inconclusive` - inconclusive (the output depends on the parallelism)
         at (datetime.datetime):
         seed (int | Unset):
+        environment (None | str | Unset): A test run's environment, by name (null: none).
     """
 
     id: int
     status: VerdictEnum
     at: datetime.datetime
     seed: int | Unset = UNSET
+    environment: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -42,6 +44,12 @@ class Verdict:
         at = self.at.isoformat()
 
         seed = self.seed
+
+        environment: None | str | Unset
+        if isinstance(self.environment, Unset):
+            environment = UNSET
+        else:
+            environment = self.environment
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -54,6 +62,8 @@ class Verdict:
         )
         if seed is not UNSET:
             field_dict["seed"] = seed
+        if environment is not UNSET:
+            field_dict["environment"] = environment
 
         return field_dict
 
@@ -68,11 +78,21 @@ class Verdict:
 
         seed = d.pop("seed", UNSET)
 
+        def _parse_environment(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        environment = _parse_environment(d.pop("environment", UNSET))
+
         verdict = cls(
             id=id,
             status=status,
             at=at,
             seed=seed,
+            environment=environment,
         )
 
         verdict.additional_properties = d

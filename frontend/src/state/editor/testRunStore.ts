@@ -17,11 +17,12 @@ export interface TestRunState {
   error: string | null;
   /** The editor revision the results were computed for. */
   revision: number;
-  /** The environment whose values the run asked for (null: none). */
+  /** The environment whose values the run asked for (null: none); once it ran, the one the studio kept it with. */
   environment: string | null;
   marks: Record<string, NodeVerdict>;
   started: (environment: string | null) => void;
-  finished: (revision: number, verdict: string, results: CaseResult[], error: string | null) => void;
+  /** `environment`: the one the kept run says it ran with (left as asked when not given). */
+  finished: (revision: number, verdict: string, results: CaseResult[], error: string | null, environment?: string | null) => void;
   failed: (revision: number, message: string) => void;
   reset: () => void;
 }
@@ -31,8 +32,8 @@ const initial = { status: 'idle' as TestRunStatus, verdict: null, results: [] as
 export const useTestRunStore = create<TestRunState>()((set) => ({
   ...initial,
   started: (environment) => set({ status: 'running', error: null, environment }),
-  finished: (revision, verdict, results, error) =>
-    set({ status: 'ready', verdict, results, error: error || null, revision, marks: nodeVerdicts(results) }),
+  finished: (revision, verdict, results, error, environment) =>
+    set((state) => ({ status: 'ready', verdict, results, error: error || null, revision, marks: nodeVerdicts(results), environment: environment === undefined ? state.environment : environment })),
   failed: (revision, error) => set({ status: 'failed', error, revision, marks: {}, results: [], verdict: null }),
   reset: () => set({ ...initial }),
 }));
