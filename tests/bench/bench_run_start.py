@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -89,14 +88,15 @@ def measure() -> dict:
     """Start the studio, measure ROUNDS starts and cancels, stop it; the figures as a dict."""
     sys.path.insert(0, str(ROOT))
     from studio.cli import Studio
+    from tests.bench.children import start_dying_with_us, stop_group
     from tests.support import simple_pipeline
 
     data_dir = tempfile.mkdtemp(prefix="bench-run-start-")
     port = _free_port()
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
     env.update(STUDIO_DATA_DIR=data_dir, STUDIO_PORT=str(port), STUDIO_ADMIN_PASSWORD=PASSWORD, PYTHONPATH=str(ROOT))
-    launcher = subprocess.Popen([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    launcher = start_dying_with_us([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # even if we are killed
     try:
         studio = Studio(f"http://127.0.0.1:{port}")
         deadline = time.monotonic() + 180  # a busy machine starts the studio's dozen processes slowly
@@ -129,11 +129,7 @@ def measure() -> dict:
             _wait_for(studio, run_id, lambda status: status not in ("CREATED",), 60)
             scheduling_cancels.append(_cancel(studio, run_id))
     finally:
-        os.killpg(launcher.pid, signal.SIGINT)  # what Ctrl-C does: the launcher stops its drivers too
-        try:
-            launcher.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(launcher.pid, signal.SIGKILL)
+        stop_group(launcher, grace_s=60)  # what Ctrl-C does: the launcher stops its drivers too
         shutil.rmtree(data_dir, ignore_errors=True)
     return {
         "click_to_running_s": round(statistics.median(starts), 2),

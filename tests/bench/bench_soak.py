@@ -176,11 +176,14 @@ def main() -> int:
     stop = threading.Event()
     try:
         setup_django(data_dir)
+        from tests.bench.children import start_dying_with_us
+
         run_id, key = seed()
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         log = open(Path(data_dir) / "driver.log", "wb")
-        driver = subprocess.Popen([sys.executable, "-m", "studio.runs.driver", str(run_id)], cwd=ROOT, env=env,
-                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        # SIGTERM (a cancel) to the driver even when this benchmark is SIGKILLed and its finally never runs
+        driver = start_dying_with_us([sys.executable, "-m", "studio.runs.driver", str(run_id)], signal.SIGTERM,
+                                     cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         from studio.models import Checkpoint, Run, RunEvent
 
         deadline = time.monotonic() + 120
