@@ -68,3 +68,25 @@ def test_bounded_job_with_a_two_phase_commit_sink_commits_everything_on_spark(sp
     assert outcome["value"].status == "FINISHED", outcome["value"].failure_cause
     counts = Counter(key for key, _ in committed(tmp_path / "out"))
     assert counts == Counter(x % 7 for x in range(600))
+
+
+def test_batch_mode_on_spark_folds_integer_arrays_to_streamings_final_result(spark_session, tmp_path):
+    """The partition files a slot reads hand their int64 frames to the hash aggregate as arrays on Spark too."""
+    from tests.engine.lifecycle.test_batch_mode import integer_sums
+
+    events = []
+    job_master, thread, outcome = start(spark_session, integer_sums("batch", "sum", count=60_000), tmp_path,
+                                        events.append)
+    thread.join(180)
+    assert outcome["value"].status == "FINISHED", outcome["value"].failure_cause
+    streaming = LocalCluster(config={"batch_size": 1024}).run(integer_sums("streaming", "sum", count=60_000),
+                                                               timeout=60)
+    assert Counter(map(tuple, outcome["value"].collected["out"])) == \
+        Counter(map(tuple, final_per_key(streaming.collected["out"])))
+    folded = {}
+    for event in events:
+        if event["type"] == "metrics":
+            for task, figures in (event.get("tasks") or {}).items():
+                if task.startswith("agg#") and "columnar_folded_records" in figures:
+                    folded[task] = figures["columnar_folded_records"]
+    assert sum(folded.values()) == 60_000, folded
