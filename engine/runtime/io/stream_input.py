@@ -28,7 +28,8 @@ resumes), ``END_OF_DATA`` (no record follows, but barriers may: call again) or
 
 :class:`SourceInput`
     polls a source operator for one batch; when the source has nothing right now, the
-    subtask is resumed by a timer mail after the source's ``next_poll_delay``. With watermark
+    subtask is resumed when the source says its input has more (``when_readable``), or else
+    by a timer mail after the source's ``next_poll_delay``. With watermark
     alignment (``engine.runtime.watermark_alignment``) a source whose watermark ran ahead of
     its group's bound is polled no more until the group's coordinator lets it go on.
 
@@ -425,6 +426,8 @@ class SourceInput:
         if self.alignment is not None and self.alignment.paused:
             self.alignment.when_resumed(callback)  # the watermark alignment's coordinator lets it go on
             return
+        if self.source.when_readable(callback):
+            return  # the source resumes the subtask once its input has more
         delay = self.source.next_poll_delay()
         if delay <= 0:
             callback()

@@ -8,9 +8,12 @@ the thread runs its mails, a checkpoint trigger among them; so a snapshot always
 position right after the last batch emitted, and the barrier follows exactly that batch.
 
 ``poll_next()`` returns a list of records (it may be empty: nothing right now) or
-:data:`END_OF_INPUT`. When it returned nothing, ``next_poll_delay()`` says how long to
-wait before polling again (a rate limit's next slot, or an idle back-off); the task
-suspends its default action and schedules a timer mail, so an idle source costs nothing.
+:data:`END_OF_INPUT`. When it returned nothing, the task suspends its default action until
+the source can be read again: a source that can tell when its input has more
+(``when_readable``, e.g. a blocking read in a thread of its own) resumes it then;
+otherwise ``next_poll_delay()`` says how long to wait before polling again (a rate limit's
+next slot, or an idle back-off) and a timer mail resumes it. Either way an idle source
+costs nothing in the mailbox thread.
 
 Positions live in operator list state, one element per split, so they are redistributed
 on a restore at another parallelism; ``snapshot_state`` writes them, ``initialize_state``
@@ -79,6 +82,16 @@ class SourceOperator(StreamOperator):
     def next_poll_delay(self) -> float:
         """Seconds to wait after a poll that returned no records."""
         return IDLE_POLL_DELAY
+
+    def when_readable(self, callback) -> bool:
+        """After a poll that returned no records (mailbox thread): arrange for ``callback`` to be
+        called, from any thread, once a poll may find some, and say True; False (the default)
+        when the source cannot tell, and ``next_poll_delay`` paces its polls instead.
+
+        A callback called early or twice costs one more poll (it resumes the subtask, which
+        polls); one never called stalls the source, so a source that says True must call it
+        also when it cannot wait any more (an error: the poll then meets it)."""
+        return False
 
     def process_batch(self, batch):
         raise TypeError(f"source '{self.node_id}' takes no input")

@@ -155,3 +155,101 @@ def test_a_redis_source_that_just_read_entries_polls_again_within_a_millisecond(
         assert source.next_poll_delay() == 0.001
     finally:
         source.close()
+
+
+def opened_stream_source(stream: str):
+    from engine.runtime.operators.base import OperatorContext
+    from engine.runtime.operators.connectors.redis_exactly_once import redis_stream_source
+
+    node = {"id": "in", "type": "source.redis_stream", "params": {"stream": stream, "url": os.environ["REDIS_URL"]}}
+    source = redis_stream_source(node, OperatorContext(task=("in", 0), node_id="in", parallelism=1,
+                                                       max_parallelism=8, config={}))
+    source.initialize_state()
+    source.open()
+    return source
+
+
+def test_a_waiting_redis_source_is_resumed_by_the_entry_that_arrives_not_by_a_timer(redis_client):
+    """An empty poll used to be followed by a timer (1 ms doubling to 50 ms): an entry arriving after a pause
+    of its producer waited for the grown back-off. The source's waiter blocks in XREAD for it instead."""
+    import threading
+
+    client, keys = redis_client
+    stream = f"test-waiter-{uuid.uuid4().hex}"
+    keys.append(stream)
+    source = opened_stream_source(stream)
+    try:
+        client.xadd(stream, {"value": json.dumps(0)})
+        assert source.poll_next() == [0]
+        assert source.poll_next() == []
+        arrived = threading.Event()
+        assert source.when_readable(arrived.set) is True
+        assert not arrived.is_set(), "nothing follows the entry read: no wake-up"
+        client.xadd(stream, {"value": json.dumps(1)})
+        assert arrived.wait(30), "the entry resumed the source"
+        assert source.poll_next() == [1]
+        waiter = source._waiter._thread
+    finally:
+        source.close()
+    waiter.join(30)
+    assert not waiter.is_alive(), "a closed source's waiter ends after its blocked read"
+
+
+def test_a_consumer_groups_source_keeps_its_timed_polls(redis_client):
+    from engine.runtime.operators.base import OperatorContext
+    from engine.runtime.operators.connectors.redis_exactly_once import redis_stream_source
+
+    client, keys = redis_client
+    stream = f"test-waiter-group-{uuid.uuid4().hex}"
+    keys.append(stream)
+    node = {"id": "in", "type": "source.redis_stream",
+            "params": {"stream": stream, "group": "g", "url": os.environ["REDIS_URL"]}}
+    source = redis_stream_source(node, OperatorContext(task=("in", 0), node_id="in", parallelism=1,
+                                                       max_parallelism=8, config={}))
+    source.initialize_state()
+    source.open()
+    try:
+        assert source.poll_next() == []
+        assert source.when_readable(lambda: None) is False, "a blocked XREADGROUP would take the entries"
+    finally:
+        source.close()
+
+
+def test_an_entry_after_the_source_went_idle_reaches_the_sink_without_another_poll_on_a_timer(redis_client,
+                                                                                                 tmp_path, monkeypatch):
+    """Timed polls are switched off (an hour apart): the entry added once the source found the stream empty
+    reaches the output stream only because its arrival resumed the source."""
+    import threading
+
+    from engine.runtime.operators.connectors.redis_stream import RedisStreamSource
+
+    client, keys = redis_client
+    source_stream, sink_stream = f"test-idle-in-{uuid.uuid4().hex}", f"test-idle-out-{uuid.uuid4().hex}"
+    keys += [source_stream, sink_stream]
+    found_empty = threading.Event()
+    poll = RedisStreamSource.poll_next
+
+    def poll_next(self):
+        batch = poll(self)
+        if isinstance(batch, list) and not batch:
+            found_empty.set()
+        return batch
+
+    monkeypatch.setattr(RedisStreamSource, "poll_next", poll_next)
+    monkeypatch.setattr(RedisStreamSource, "next_poll_delay", lambda self: 3600.0)
+    url = os.environ["REDIS_URL"]
+    definition = {"format": 1, "name": "idle-source", "restart": {"strategy": "none"},
+                  "nodes": [{"id": "in", "type": "source.redis_stream", "params": {"stream": source_stream, "url": url}},
+                            {"id": "out", "type": "sink.redis_stream", "params": {"stream": sink_stream, "url": url}}],
+                  "edges": [{"id": "e", "from": "in", "to": "out"}]}
+    handle = LocalCluster().submit(definition, checkpoint_dir=str(tmp_path / "chk"))
+    try:
+        assert found_empty.wait(60), "the source polled the empty stream"
+        client.xadd(source_stream, {"value": json.dumps({"n": 1})})
+        from tests.support import wait_until
+
+        written = wait_until(lambda: client.xrange(sink_stream), 60, "the entry reached the output stream")
+        assert [json.loads(fields["value"]) for _, fields in written] == [{"n": 1}]
+    finally:
+        handle.cancel()
+        handle.wait(30)

@@ -72,6 +72,10 @@ class HybridSource(SourceOperator):
     def next_poll_delay(self) -> float:
         return self.live.next_poll_delay()
 
+    def when_readable(self, callback) -> bool:
+        """Once the history is read, the stream's waiter resumes the subtask."""
+        return not self.history.splits and self.live.when_readable(callback)
+
     def snapshot_state(self, checkpoint_id):
         self.history.snapshot_state(checkpoint_id)
         self.live.snapshot_state(checkpoint_id)

@@ -98,6 +98,10 @@ class ConsumerGroupSource(RedisStreamSource):
                 return records
         return [] if self.splits else END_OF_INPUT
 
+    def when_readable(self, callback) -> bool:
+        """A blocked ``XREADGROUP`` would take the entries it waits for: polls follow ``next_poll_delay``."""
+        return False
+
     def _read(self, split: dict):
         """The next records of one consumer ([]: none now), or None when its bounded input is done."""
         consumer = split["consumer"]

@@ -4,10 +4,15 @@ Source
     A stream is a single split ``{"stream", "last_id", "end_id"}`` in operator list state,
     read by one subtask (the others have no split and end at once). Each poll is a
     non-blocking ``XREAD COUNT batch_size`` after ``last_id``; an empty answer suspends the
-    subtask for a short while on a timer instead of blocking its mailbox thread (which
-    would delay checkpoints): 1 ms after a poll that had entries, doubling up to 50 ms while
-    the stream stays empty (``IdleBackoff``), so a lightly fed stream is read within about
-    a millisecond and an idle one costs a poll per 50 ms. ``last_id`` is the checkpointed offset: after a restore the
+    subtask instead of blocking its mailbox thread (which would delay checkpoints) until an
+    :class:`EntryWaiter` -- a thread of the source's own, blocked in ``XREAD BLOCK`` after
+    ``last_id`` on a connection of its own -- sees an entry arrive and resumes it: an entry
+    is read as soon as Redis has it, and an idle stream costs a blocked read per
+    ``WAIT_BLOCK_MS`` in that thread and nothing in the mailbox thread. (Before, the subtask
+    polled again on a timer, 1 ms after a poll that had entries, doubling up to 50 ms while
+    the stream stayed empty: an entry arriving after a pause of the producer waited for the
+    grown back-off. A consumer group's source still does: a blocking ``XREADGROUP`` would
+    take the entries it waits for.) ``last_id`` is the checkpointed offset: after a restore the
     source continues right after the last entry the checkpoint covers. ``bounded`` fixes
     ``end_id`` to the stream's last entry when the job first started. Reading starts after
     ``"0-0"`` (the whole stream); ``source.hybrid`` passes its ``start_id`` instead, where
@@ -33,6 +38,7 @@ import bisect
 import json
 import os
 import re
+import threading
 
 import msgspec
 
@@ -199,6 +205,72 @@ def count_after(client, stream: str, position: str, info: dict, limit: int | Non
     return None
 
 
+WAIT_BLOCK_MS = 100
+"""How long one blocked read of an :class:`EntryWaiter` lasts: an idle stream costs a round trip per this, and a
+closed source's waiter ends within it."""
+
+
+class EntryWaiter:
+    """Blocks in ``XREAD BLOCK`` on a source's behalf while its subtask waits, and resumes the subtask when an
+    entry arrives after the position it read up to.
+
+    Threading model: ``wait_for`` and ``close`` are called by the source's mailbox thread; the waiter's own
+    thread (a daemon, started at the first wait) blocks in Redis on a connection of its own and calls the
+    callback. It reads with ``COUNT 1`` and hands nothing over: the subtask's next poll reads the entries, so
+    the checkpointed position moves only in the mailbox thread. A callback may come twice or late (a wait
+    replaced while a read was under way): it resumes a subtask that is not suspended any more, which does
+    nothing. An error in Redis calls the callback too, so the subtask's poll meets the error.
+    """
+
+    def __init__(self, url: str, block_ms: int = WAIT_BLOCK_MS):
+        self._url = url
+        self._block_ms = block_ms
+        self._changed = threading.Condition()
+        self._request: tuple | None = None  # (stream, after id, callback); guarded by: self._changed
+        self._closed = False  # guarded by: self._changed
+        self._thread: threading.Thread | None = None
+
+    def wait_for(self, stream: str, after_id: str, callback) -> None:
+        """Call ``callback`` once ``stream`` has an entry after ``after_id`` (replacing any earlier wait)."""
+        with self._changed:
+            self._request = (stream, after_id, callback)
+            self._changed.notify()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=f"redis-stream-waiter-{stream}", daemon=True)
+            self._thread.start()
+
+    def close(self) -> None:
+        """Wait no more; the thread ends after its current blocked read."""
+        with self._changed:
+            self._closed, self._request = True, None
+            self._changed.notify()
+
+    def _run(self) -> None:
+        import redis
+
+        client = _connect(self._url)
+        try:
+            while True:
+                with self._changed:
+                    while self._request is None and not self._closed:
+                        self._changed.wait()
+                    if self._closed:
+                        return
+                    request = self._request
+                stream, after_id, callback = request
+                try:
+                    arrived = bool(client.xread({stream: after_id}, count=1, block=self._block_ms))
+                except redis.RedisError:
+                    arrived = True  # the subtask's own poll meets it
+                if arrived:
+                    with self._changed:
+                        if self._request is request:
+                            self._request = None
+                    callback()
+        finally:
+            client.close()
+
+
 class RedisStreamSource(SourceOperator):
     """Reads a Redis stream from its checkpointed last id."""
 
@@ -213,6 +285,7 @@ class RedisStreamSource(SourceOperator):
         self._client = None
         self._backoff = IdleBackoff()
         self._backlog = StreamBacklog()
+        self._waiter: EntryWaiter | None = None
 
     def initialize_state(self):
         self._state = self.context.operator_state().list_state("position")
@@ -262,10 +335,23 @@ class RedisStreamSource(SourceOperator):
     def next_poll_delay(self) -> float:
         return self._backoff.idle()
 
+    def when_readable(self, callback) -> bool:
+        """The :class:`EntryWaiter` resumes the subtask once an entry follows the last one read."""
+        if not self.splits or self._client is None:
+            return False
+        if self._waiter is None:
+            self._waiter = EntryWaiter(self.url)
+        split = self.splits[0]
+        self._waiter.wait_for(split["stream"], split["last_id"], callback)
+        return True
+
     def snapshot_state(self, checkpoint_id):
         self._state.update(dict(split) for split in self.splits)
 
     def close(self):
+        if self._waiter is not None:
+            self._waiter.close()
+            self._waiter = None
         if self._client is not None:
             self._client.close()
             self._client = None
