@@ -14,7 +14,11 @@ events/s): every moment it appends, in one pipelined round trip, the entries tha
 each stamped with the wall-clock time (ms) of that send -- at 1k/s one entry per send. A
 consumer process follows the output stream (``XREAD BLOCK``) and takes, for each output
 entry, its arrival time minus the send time it carries (the max over the user's events: the
-latest event of that user, whose output it is). One clock: both processes are on this
+latest event of that user, whose output it is) -- and, beside it, the time Redis wrote the
+entry into the output stream (its id's milliseconds, ``XADD *``: Redis's clock, when any
+reader could have it) minus the send time, both in whole milliseconds (``written_latency_...``, so within a millisecond). The
+two differ by the consumer's own delays: a consumer process waiting for a CPU reads late and
+counts that wait as latency; the written figure does not. One clock: both processes are on this
 machine. The first ``WARM_UP_S`` seconds of each run are not counted; the producer runs
 ``SECONDS`` seconds. The rate the producer achieved and the rate of output entries are
 printed beside each figure, and how many checkpoints completed during the run.
@@ -30,7 +34,8 @@ source reads it and the consumer's read of the output; the outside figure includ
 
 Goals (issue 39): at-least-once p99 ≤ 10 ms at 10k events/s; exactly-once p99 ≤ the
 checkpoint interval + 50 ms. Figures are printed, never asserted. The last line is one JSON
-object with ``latency_{p50,p99,max}_ms_<path>_<rate>`` (in process),
+object with ``latency_{p50,p99,max}_ms_<path>_<rate>`` (in process), ``written_latency_...`` (to the output
+stream, by its entry ids),
 ``spark_latency_..._<path>_<rate>`` (Spark p=2), the markers' ``[spark_]marker_latency_{p50,p99}_ms_<path>_<rate>``
 and ``[spark_]marker_visible_latency_{p50,p99}_ms_exactly_once_<rate>``, ``marker_interval_ms``,
 ``checkpoint_interval_ms`` and
@@ -133,7 +138,7 @@ def consume(url: str, stream: str, warm_up_s: float, stop, results, ready) -> No
     client.xread({stream: "0-0"}, count=1, block=1)
     counted_after_ms = (time.time() + warm_up_s) * 1000
     ready.set()
-    last_id, latencies, entries = "0-0", [], 0
+    last_id, latencies, written, entries = "0-0", [], [], 0
     quiet_since = None
     while True:
         answer = client.xread({stream: last_id}, count=10_000, block=50)
@@ -146,11 +151,12 @@ def consume(url: str, stream: str, warm_up_s: float, stop, results, ready) -> No
                 _user, sent = json.loads(fields[b"value"])
                 if sent >= counted_after_ms:
                     latencies.append(now - sent)
+                    written.append(int(entry_id.partition(b"-")[0]) - int(sent))
         elif stop.is_set():
             quiet_since = quiet_since or time.monotonic()
             if time.monotonic() - quiet_since > INTERVAL_MS / 1000 + 1.0:
                 break
-    results.put((latencies, entries))
+    results.put((latencies, written, entries))
     client.close()
 
 
@@ -196,7 +202,7 @@ def measure(deployment, parallelism: int, url: str, path: str, rate: int) -> dic
             markers = sink_markers(metrics.get("latest"))  # before the idle stream's markers replace the window
             producer.join()
             stop.set()
-            latencies, entries = consumed.get(timeout=120)
+            latencies, written, entries = consumed.get(timeout=120)
             consumer.join()
             during = sum(1 for moment in checkpoints if started <= moment <= started + seconds)
         finally:
@@ -212,6 +218,7 @@ def measure(deployment, parallelism: int, url: str, path: str, rate: int) -> dic
     if not latencies:
         raise SystemExit(f"{path} at {rate}/s: no output after the warm-up")
     return {"p50": statistics.median(latencies), "p99": percentile(latencies, 99), "max": max(latencies),
+            "written": {"p50": statistics.median(written), "p99": percentile(written, 99), "max": max(written)},
             "achieved_rate": sent / seconds, "sends": sends, "output_rate": entries / seconds,
             "counted": len(latencies), "checkpoints": during, "markers": markers}
 
@@ -292,6 +299,7 @@ def main() -> None:
                     label = f"{path}_{rate // 1000}k"
                     for stat in ("p50", "p99", "max"):
                         summary[f"{prefix}latency_{stat}_ms_{label}"] = round(figures[stat], 1)
+                        summary[f"{prefix}written_latency_{stat}_ms_{label}"] = round(figures["written"][stat], 1)
                     for name, kind in (("marker_latency", "latency"), ("marker_visible_latency", "visible")):
                         if kind == "visible" and path != "exactly_once":
                             continue  # at least once the output is visible at once: the sink's figure is the one
@@ -304,6 +312,9 @@ def main() -> None:
                           f"{figures['sends']:,} sends, output {figures['output_rate']:>9,.0f}/s): p50 "
                           f"{figures['p50']:7.1f} ms  p99 {figures['p99']:7.1f} ms  max {figures['max']:7.1f} ms  "
                           f"({figures['counted']:,} outputs counted, {figures['checkpoints']} checkpoints)", flush=True)
+                    written = figures["written"]
+                    print(f"{'':<20} {'':<14} {'':>9} written to the output stream (its entry ids): p50 "
+                          f"{written['p50']:7.1f} ms  p99 {written['p99']:7.1f} ms  max {written['max']:7.1f} ms", flush=True)
                     print(f"{'':<20} {'':<14} {'':>9} outside p50 {figures['p50']:7.1f} ms  p99 {figures['p99']:7.1f} ms "
                           f"| {describe_markers(figures['markers'])}", flush=True)
     finally:
