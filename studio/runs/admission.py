@@ -16,7 +16,9 @@ What is checked is what the run would get, as its owner holds it now:
   is still one its owner may use with the pipeline, and each secret it names is still theirs or the team's;
 - every location its definition reaches, against the owner's grants now (``studio.locations``).
 
-The run's driver checks locations and secrets again as it opens them (``studio.runs.driver``).
+A run that goes on after its driver died (a session driver taking its runs back, ``resume_cause``) is
+asked again by the driver that takes it (``studio.runs.driver.run_driver``): it would get its secrets and
+grants anew. The run's driver checks locations and secrets again as it opens them.
 """
 from __future__ import annotations
 
@@ -31,14 +33,16 @@ from studio.run_values import (
 )
 
 NOT_STARTED = "not started: its owner's access was checked again at launch"
+NOT_RESUMED = "not resumed: its owner's access was checked again when its driver took it back"
 
 
-def why_not_admitted(run) -> str | None:
-    """Why ``run`` (its pipeline, version and owner loaded or loadable) may not start now; None when it may."""
+def why_not_admitted(run, moment: str = NOT_STARTED) -> str | None:
+    """Why ``run`` (its pipeline, version and owner loaded or loadable) may not start now; None when it may.
+    ``moment``: what the reason begins with (a launch's, or a driver taking back a run whose driver died)."""
     owner, pipeline = run.created_by, run.pipeline
     refused = why_owner_may_not(owner, RUN, pipeline)
     if refused is not None:
-        return f"{NOT_STARTED}: {refused} ({pipeline.name!r})"
+        return f"{moment}: {refused} ({pipeline.name!r})"
     try:
         problems = launch_problems(run)
     except ValuesRefused as values:
@@ -46,7 +50,7 @@ def why_not_admitted(run) -> str | None:
     policy = policy_for(owner, pipeline)
     problems += problems_with_references(run_definition(run), lambda definition: check_definition(definition, policy)[0])
     if problems:
-        return f"{NOT_STARTED}: " + "; ".join(_line(problem) for problem in problems)
+        return f"{moment}: " + "; ".join(_line(problem) for problem in problems)
     return None
 
 

@@ -107,6 +107,7 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
     from studio.locations import LocationsRefused, resolve_run_locations, run_grants
     from studio.models import TERMINAL_STATUSES, Run, RunStatus
     from studio.run_values import ValuesRefused
+    from studio.runs.admission import NOT_RESUMED, why_not_admitted
     from studio.runs.command_follower import command_follower
     from studio.runs.commands import command_key
     from studio.runs.event_writer import event_writer
@@ -116,6 +117,12 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
     from studio.runs.vertex_metrics import VertexMetricsTracker
 
     run = Run.objects.select_related("version", "restored_from", "pipeline", "created_by").get(pk=run_id)
+    if resume_cause:  # taken back after its driver died: admitted again, as its owner's access is now
+        refused = why_not_admitted(run, NOT_RESUMED)
+        if refused is not None:
+            logger.warning("run %s refused: %s", run_id, refused)
+            set_status(run_id, "FAILED", refused, driver_token=token)
+            return 0
     try:
         definition = _with_secrets_masked(run)
         definition = resolve_run_locations(run, normalise_definition({**definition, "mode": run.mode}))

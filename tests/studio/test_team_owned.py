@@ -446,3 +446,24 @@ def test_a_queued_run_whose_owner_may_still_run_it_fails_at_launch_without_the_t
         "one its owner may use with this pipeline; node 'double' params.expression: unknown secret 'db': no secret "
         f"of that name is its owner's or the pipeline's team's; node 'src' params.path: '{lake['dir'] / 'in.jsonl'}' "
         "is outside the locations granted to you"), run.failure_cause
+
+
+def test_a_removed_members_run_taken_back_after_its_driver_died_fails_instead_of_going_on(people, team_prod,
+                                                                                          team_secret):
+    """Bob's run was running when its (session) driver died; he is removed from the team before a driver takes it
+    back: it would get the team's secret and environment anew, so it fails naming why and goes on nowhere."""
+    from studio.runs.driver import run_driver
+    from studio.runs.tasks import claim
+
+    pipeline = team_pipeline(people, simple_pipeline(expression="x * ${param:factor} if '${secret:db}' else 0",
+                                                     name="uses-all"))
+    run = queued_as(people, "bob", pipeline, environment="prod")
+    assert claim(run.id) is True
+    Run.objects.filter(pk=run.id).update(status="RUNNING", driver_token="the-session's")
+    remove(people, "bob")
+
+    assert run_driver(run.id, "the-session's", resume_cause="the session driver stopped answering") == 0
+    run.refresh_from_db()
+    assert (run.status, run.checkpoint_dir) == ("FAILED", "")
+    assert run.failure_cause == ("not resumed: its owner's access was checked again when its driver took it back: "
+                                 f"bob may no longer run pipeline {pipeline['id']} ('uses-all')")
