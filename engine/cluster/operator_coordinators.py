@@ -65,6 +65,26 @@ def chain_event_time(operators: list[dict]) -> str | None:
     return None
 
 
+SPLIT_SPAN_SHARE = 8
+"""An aligned file source's splits cover about 1/8 of the alignment's drift in event time each."""
+
+
+def split_span_ms(job_graph, vertex) -> int | None:
+    """The event time each split of source ``vertex`` should cover at most: a share of its watermark
+    alignment's drift (None when its subtasks are not aligned).
+
+    Why: neighbouring splits of a time-ordered input lie a split's span apart in event time, so a
+    subtask starting its next split jumps that far ahead of the other subtasks. Spanning more than
+    the drift, the jump pauses it (and leaves its CPU idle) until the others caught up; 4 MiB of
+    ``make bench-events``' events span ~25 s against a 10 s drift (``docs/performance.md``,
+    "Splits by event time")."""
+    for name, members in aligned_sources(job_graph).items():
+        for (vertex_id, _), (_, settings) in members.items():
+            if vertex_id == vertex.id:
+                return max(1, settings.max_drift_ms // SPLIT_SPAN_SHARE)
+    return None
+
+
 class OperatorCoordinators:
     """Every coordinator of a job run, by node id, behind one lock."""
 
@@ -90,7 +110,7 @@ class OperatorCoordinators:
                     timestamp = chain_event_time(vertex.operators) if node is vertex.operators[0] else None
                     order_by = getattr(self._coordinators[node["id"]], "order_by_event_time", None)
                     if timestamp is not None and order_by is not None:
-                        order_by(timestamp)
+                        order_by(timestamp, split_span_ms(job_graph, vertex))
         self._alignment: dict[TaskId, tuple[str, WatermarkAlignmentGroup]] = {}  # guarded by: self._lock
         """Every aligned source subtask: its watermark node and its group."""
         for name, members in aligned_sources(job_graph).items():

@@ -48,9 +48,12 @@ def write_input(directory: Path, files: int = FILES, lines: int = LINES, kind: s
 
 
 def definition(input_dir: Path, output_dir: Path, parallelism: int, partitioning: str = "forward",
-               attempts: int = 0, kind: str = "source.file", pause_s: float | None = None) -> dict:
+               attempts: int = 0, kind: str = "source.file", pause_s: float | None = None,
+               drift_ms: int | None = None) -> dict:
     """``pause_s``: a Python node before the sink passes each record on after that pause, so the
-    sources still have splits to ask for while the test acts, however idle the machine is."""
+    sources still have splits to ask for while the test acts, however idle the machine is.
+    ``drift_ms``: the source subtasks' watermarks aligned with that drift, and the JSON-lines
+    files cut in splits of an eighth of it in event time (``cut_short``)."""
     spec = {
         "format": 1, "name": "file-splits", "parallelism": parallelism, "max_parallelism": 128,
         "checkpointing": {"interval_ms": 40, "timeout_ms": 20000, "retained": 2},
@@ -60,7 +63,8 @@ def definition(input_dir: Path, output_dir: Path, parallelism: int, partitioning
                    "params": {"path": str(input_dir), "split_bytes": SPLIT_BYTES}},
                   # event time in the source's chain: the enumerator hands splits out by their first
                   # records' (the files run side by side in it), through restores and given-back splits
-                  {"id": "time", "type": "transform.watermark", "params": {"timestamp": 'x["i"]'}},
+                  {"id": "time", "type": "transform.watermark",
+                   "params": {"timestamp": 'x["i"]', "alignment_max_drift_ms": drift_ms or 0}},
                   {"id": "sink", "type": "sink.file", "params": {"path": str(output_dir)}}],
         "edges": [{"id": "t", "from": "src", "to": "time"},
                   {"id": "e", "from": "time", "to": "sink", "partitioning": partitioning}],
@@ -71,6 +75,23 @@ def definition(input_dir: Path, output_dir: Path, parallelism: int, partitioning
         spec["edges"][1:] = [{"id": "e", "from": "time", "to": "pace", "partitioning": partitioning},
                              {"id": "e2", "from": "pace", "to": "sink"}]
     return spec
+
+
+def cut_short(monkeypatch) -> list[int]:
+    """Splits cut shorter in event time at any size (``bounded_in_time``); the list gets how many
+    splits each cut made."""
+    monkeypatch.setattr("engine.runtime.operators.connectors.file_splits.MIN_SPAN_SPLIT_BYTES", 256)
+    cuts: list[int] = []
+    bounded_in_time = FileSplitEnumerator.bounded_in_time
+
+    def noting(self, splits, first_times):
+        cut = bounded_in_time(self, splits, first_times)
+        if cut != splits:
+            cuts.append(len(cut))
+        return cut
+
+    monkeypatch.setattr(FileSplitEnumerator, "bounded_in_time", noting)
+    return cuts
 
 
 def committed(output_dir: Path) -> Counter:
@@ -126,6 +147,7 @@ def test_every_line_is_committed_once_despite_kills(tmp_path, monkeypatch, parti
     """``forward``: two regions, a kill restarts one (the enumerator takes back that subtask's
     splits since the checkpoint); ``rebalance``: one region, every kill restarts the job."""
     monkeypatch.setattr("tests.engine.cluster.test_local_exactly_once.KILL_POINTS", KILL_POINTS)
+    cuts = cut_short(monkeypatch)
     expected = write_input(tmp_path / "in", lines=8000, kind=kind)
     seed = random.randrange(2**32)
     plan = KillPlan(seed)
@@ -136,7 +158,8 @@ def test_every_line_is_committed_once_despite_kills(tmp_path, monkeypatch, parti
         plan.limit = len(plan.kills) + kills - restarts
         plan.rearm()
         output = tmp_path / f"out-{run}"
-        spec = definition(tmp_path / "in", output, 2, partitioning, attempts=kills + 5, kind=kind)
+        # aligned; JSON lines of ~30 bytes, one ms each: ~1.5 KB splits instead of 3,000 bytes
+        spec = definition(tmp_path / "in", output, 2, partitioning, attempts=kills + 5, kind=kind, drift_ms=400)
         spec["checkpointing"]["interval_ms"] = 20
         result = cluster.run(spec, kill_hook=plan, timeout=120, checkpoint_dir=str(tmp_path / f"chk-{run}"))
         context = f"seed {seed}, run {run}, kills {plan.kills}"
@@ -145,6 +168,7 @@ def test_every_line_is_committed_once_despite_kills(tmp_path, monkeypatch, parti
         restarts += result.restarts
         run += 1
     assert restarts >= kills, f"seed {seed}: only {restarts} restarts"
+    assert bool(cuts) == (kind == "source.file")  # row groups are not cut
 
 
 @pytest.mark.parametrize("kind", SOURCES)
@@ -191,14 +215,16 @@ def test_csv_splits_cut_after_the_header_still_know_the_columns(tmp_path):
 @pytest.mark.spark
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("kind", SOURCES)
-def test_slot_kills_on_spark_leave_every_line_committed_once(spark_session, tmp_path, kind):
+def test_slot_kills_on_spark_leave_every_line_committed_once(spark_session, tmp_path, kind, monkeypatch):
     """Forward edges: each slot is its own region (barrier stage); a SIGKILLed slot's region
-    restarts alone while the other goes on asking for splits."""
+    restarts alone while the other goes on asking for splits (aligned, the JSON-lines files in
+    splits of ~1,000 lines, a second of their event time, instead of 64 KiB)."""
     from engine.api import Spark, job_master_for
     from engine.spec import normalise_definition
 
+    cuts = cut_short(monkeypatch)  # the JobMaster runs in this process
     expected = write_input(tmp_path / "in", files=4, lines=100_000, kind=kind, row_group_rows=2000)
-    spec = definition(tmp_path / "in", tmp_path / "out", 2, attempts=10, kind=kind)
+    spec = definition(tmp_path / "in", tmp_path / "out", 2, attempts=10, kind=kind, drift_ms=8_000)
     spec["checkpointing"]["interval_ms"] = 100
     spec["nodes"][0]["params"]["split_bytes"] = 64 * 1024
     rng = random.Random(int(os.environ.get("KILL_SEED", "20261126")))
@@ -235,3 +261,4 @@ def test_slot_kills_on_spark_leave_every_line_committed_once(spark_session, tmp_
     assert outcome.status == "FINISHED", outcome.failure_cause
     assert kills, "the job ended before a slot could be killed"
     assert_exactly_once(committed(tmp_path / "out"), expected)
+    assert bool(cuts) == (kind == "source.file")

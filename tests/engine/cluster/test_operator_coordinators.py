@@ -112,3 +112,27 @@ def test_a_split_enumerator_is_told_the_event_time_of_its_sources_chain(tmp_path
     assert told([{"id": "keep", "type": "transform.filter", "params": {"predicate": 'x["ts"] > 0'}}]) == 'x["ts"]'
     assert told([{"id": "shape", "type": "transform.map", "params": {"expression": '{"ts": x["ts"] * 2}'}}]) is None
     assert told([], partitioning="rebalance") is None
+
+
+def test_an_aligned_file_sources_splits_span_a_share_of_the_drift(tmp_path):
+    from engine.cluster.operator_coordinators import SPLIT_SPAN_SHARE
+
+    (tmp_path / "in.jsonl").write_text(json.dumps({"ts": 1}) + "\n")
+
+    def span(downstream: str, drift: int | None, parallelism: int = 2):
+        graph = build_job_graph({
+            "format": 1, "name": "t", "parallelism": parallelism,
+            "nodes": [{"id": "src", "type": "source.file", "params": {"path": str(tmp_path / "in.jsonl")}},
+                      {"id": "time", "type": "transform.watermark",
+                       "params": {"timestamp": 'x["ts"]', "alignment_max_drift_ms": drift}},
+                      {"id": "w", "type": downstream, "params": {"gap_ms": 10, "size_ms": 10, "function": "count"}},
+                      {"id": "out", "type": "sink.collect"}],
+            "edges": [{"id": "a", "from": "src", "to": "time"},
+                      {"id": "b", "from": "time", "to": "w", "partitioning": "hash", "key": 'x["ts"]'},
+                      {"id": "c", "from": "w", "to": "out"}]})
+        return OperatorCoordinators(graph, None, lambda task: None)._coordinators["src"].max_span_ms
+
+    assert span("window.session", None) == 10_000 // SPLIT_SPAN_SHARE  # aligned by default: a backfill into sessions
+    assert span("window.tumbling", 4_000) == 4_000 // SPLIT_SPAN_SHARE
+    assert span("window.tumbling", None) is None  # not aligned: cut by bytes alone
+    assert span("window.session", None, parallelism=1) is None  # a group of one aligns nothing

@@ -366,3 +366,61 @@ def test_parquet_splits_go_out_by_their_first_row_groups_statistics(tmp_path):
     in_file_order = sorted(taken, key=lambda s: (s["path"], s["start"]))
     assert drained('x["ts"] + 1') == in_file_order == drained(None)  # not a column: no statistics to go by
     assert drained('x["pad"]') == in_file_order  # not integers
+
+
+# -- splits no longer in event time than a share of the alignment's drift ------------------------------------------
+
+def time_ordered_file(directory, lines=4000, spacing_ms=10):
+    directory.mkdir(exist_ok=True)
+    path = directory / "events.jsonl"
+    path.write_text("".join(json.dumps({"ts": spacing_ms * i, "pad": "q" * (i % 11)}) + "\n" for i in range(lines)))
+    return path
+
+
+def spans(taken: list[dict]) -> list[int]:
+    firsts = [first_time(split) for split in sorted(taken, key=lambda s: s["start"])]
+    return [later - earlier for earlier, later in zip(firsts, firsts[1:])]
+
+
+def test_a_time_ordered_file_is_cut_into_splits_of_about_the_span_asked(tmp_path, monkeypatch):
+    monkeypatch.setattr("engine.runtime.operators.connectors.file_splits.MIN_SPAN_SPLIT_BYTES", 256)
+    path = time_ordered_file(tmp_path / "in")  # ~30 bytes and 10 ms a line: 32 KiB splits span ~11 s
+    enumerator = FileSplitEnumerator(node(path, split_bytes=32 << 10), None, False)
+    enumerator.order_by_event_time('x["ts"]', max_span_ms=1_000)
+    taken = drain(enumerator)
+    assert 30 <= len(taken) <= 50  # ~40 s of event time in ~1 s pieces
+    assert max(spans(taken)) <= 1_200 and [first_time(s) for s in taken] == sorted(first_time(s) for s in taken)
+    ranges = sorted((s["start"], s["end"]) for s in taken)  # every byte once
+    assert ranges[0][0] == 0 and ranges[-1][1] == path.stat().st_size
+    assert all(end == start for (_, end), (start, _) in zip(ranges, ranges[1:]))
+
+
+@pytest.mark.parametrize("case", ["floor", "cap", "short enough", "no growth", "no span asked"])
+def test_splits_are_cut_no_smaller_than_the_floor_nor_more_than_probed(tmp_path, monkeypatch, case):
+    module = "engine.runtime.operators.connectors.file_splits"
+    monkeypatch.setattr(f"{module}.MIN_SPAN_SPLIT_BYTES", 4096 if case == "floor" else 256)
+    if case == "cap":
+        monkeypatch.setattr(f"{module}.PROBE_MAX_SPLITS", 10)
+    path = time_ordered_file(tmp_path / "in", spacing_ms=0 if case == "no growth" else 10)
+    enumerator = FileSplitEnumerator(node(path, split_bytes=32 << 10), None, False)
+    enumerator.order_by_event_time('x["ts"]', max_span_ms={"short enough": 60_000, "no span asked": None}.get(case, 1))
+    sizes = [s["end"] - s["start"] for s in drain(enumerator)]
+    if case == "floor":
+        assert min(sizes) >= 0.9 * 4096 and len(sizes) > 4  # equal pieces; the last a little shorter
+    elif case == "cap":
+        assert 4 < len(sizes) <= 10
+    else:  # as cut by bytes
+        assert len(sizes) == -(-path.stat().st_size // (32 << 10))
+
+
+def test_a_restored_enumerator_hands_out_its_snapshots_splits_as_they_were_cut(tmp_path, monkeypatch):
+    monkeypatch.setattr("engine.runtime.operators.connectors.file_splits.MIN_SPAN_SPLIT_BYTES", 256)
+    path = time_ordered_file(tmp_path / "in")
+    enumerator = FileSplitEnumerator(node(path, split_bytes=32 << 10), None, False)
+    enumerator.order_by_event_time('x["ts"]', max_span_ms=1_000)
+    before = [take(enumerator, 0), take(enumerator, 1)]
+    state = json.loads(json.dumps(enumerator.snapshot(5)))
+    rest = drain(enumerator)
+    restored = FileSplitEnumerator(node(path, split_bytes=32 << 10), state, True)
+    restored.order_by_event_time('x["ts"]', max_span_ms=100)  # a different span: restored splits are not cut again
+    assert drain(restored) == rest and len(before + rest) > 20

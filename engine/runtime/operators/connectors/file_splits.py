@@ -73,6 +73,9 @@ a source cut into more keeps file order."""
 PROBE_BUDGET_S = 2.0
 """Seconds the enumerator spends at most reading first records (remote files: a request each); past
 them it keeps file order. It answers no request meanwhile, and runs once a job run (its first request)."""
+MIN_SPAN_SPLIT_BYTES = 64 << 10
+"""Splits cut shorter in event time (``bounded_in_time``) are no smaller than this: each split costs a
+request, a seek and a skipped line."""
 PROBE_LINES = 16
 """Lines of a split read at most for its first event time (blank and undecodable ones are skipped)."""
 _UNKNOWN = -math.inf
@@ -261,6 +264,8 @@ class FileSplitEnumerator:
         """Why the restored state was refused: every request is answered with it."""
         self.timestamp: str | None = None
         """The event-time expression of the watermark node in the source's chain (``order_by_event_time``)."""
+        self.max_span_ms: int | None = None
+        """Event time a split covers at most, about (``order_by_event_time``); None: cut by bytes alone."""
         self._ordered = False  # whether the unassigned splits' first times were read (the first request)
         if restored is not None:
             self._restore(restored, snapshot)
@@ -292,24 +297,69 @@ class FileSplitEnumerator:
             return {"kind": "error", "message": f"unknown split request {event.get('kind')!r}"}
         if self.refused is not None:
             return {"kind": "error", "message": self.refused}
-        if self.unassigned is None:
+        listed = self.unassigned is None
+        if listed:
             try:
                 self.unassigned = UnassignedSplits(self._list_splits())
             except ConfigurationError as error:
                 return {"kind": "error", "message": error.cause}
         if not self._ordered:
             self._ordered = True
-            self.unassigned.order_by(self.probe_first_times(self.unassigned.as_list()))
+            splits = self.unassigned.as_list()
+            first_times = self.probe_first_times(splits)
+            if listed and first_times and self.max_span_ms is not None:  # none assigned yet: they may be cut again
+                shorter = self.bounded_in_time(splits, first_times)
+                if shorter != splits:
+                    shorter_times = self.probe_first_times(shorter)
+                    if shorter_times:
+                        self.unassigned = UnassignedSplits(shorter)
+                        first_times = shorter_times
+            self.unassigned.order_by(first_times)
         split = self.unassigned.take(subtask)
         if split is None:
             return {"kind": "no_more"}
         self.tracker.assigned(subtask, split)
         return {"kind": "splits", "splits": [split]}
 
-    def order_by_event_time(self, timestamp: str) -> None:
+    def order_by_event_time(self, timestamp: str, max_span_ms: int | None = None) -> None:
         """Hand splits out by the event time ``timestamp`` (an expression over a record ``x``) gives
-        their first records (the JobMaster's call, before any request)."""
+        their first records (the JobMaster's call, before any request); with ``max_span_ms``, cut
+        a fresh listing's splits so that each covers about that much event time at most
+        (``bounded_in_time``)."""
         self.timestamp = timestamp
+        self.max_span_ms = max_span_ms if max_span_ms is None or max_span_ms > 0 else None
+
+    def bounded_in_time(self, splits: list[dict], first_times: dict[tuple, int]) -> list[dict]:
+        """``splits`` (in file order) cut again, each file in pieces of about ``max_span_ms`` of event
+        time by its splits' first times (as if its event time grew evenly with its bytes), equal pieces of about
+        ``MIN_SPAN_SPLIT_BYTES`` at least, no more than ``PROBE_MAX_SPLITS`` in all; a file whose splits'
+        first times do not grow, or that is one split, as it was."""
+        files: dict[str, list[dict]] = {}
+        for split in splits:
+            files.setdefault(split["path"], []).append(split)
+        wanted: dict[str, int] = {}
+        for path, pieces in files.items():
+            first, last = pieces[0], pieces[-1]
+            grown = first_times[path, last["start"]] - first_times[path, first["start"]]
+            if len(pieces) < 2 or grown <= 0 or last["start"] <= first["start"]:
+                continue
+            ms_per_byte = grown / (last["start"] - first["start"])
+            size = max(MIN_SPAN_SPLIT_BYTES, int(self.max_span_ms / ms_per_byte))
+            file_size = last["end"]
+            size = -(-file_size // max(1, file_size // size))  # equal pieces of at least that size
+            if size < first["end"] - first["start"]:
+                wanted[path] = size
+        if not wanted:
+            return splits
+        sizes = {path: pieces[-1]["end"] for path, pieces in files.items()}
+        count = sum(-(-sizes[path] // wanted[path]) if path in wanted else len(files[path]) for path in files)
+        if count > PROBE_MAX_SPLITS:  # fewer, longer pieces: every split is probed
+            scale = count / PROBE_MAX_SPLITS
+            wanted = {path: int(size * scale) + 1 for path, size in wanted.items()}
+        cut = []
+        for path, pieces in files.items():  # a fresh listing's: each file's splits cover it from 0 to its size
+            cut.extend(cut_into_splits([(path, sizes[path])], wanted[path]) if path in wanted else pieces)
+        return cut
 
     def probe_first_times(self, splits: list[dict]) -> dict[tuple, int]:
         """``{(path, start): event time of the split's first record}`` for every split, or ``{}`` (file

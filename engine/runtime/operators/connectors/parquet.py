@@ -98,6 +98,10 @@ class ParquetSplitEnumerator(FileSplitEnumerator):
         """Unknown: a split's range is row groups, and their sizes are not kept."""
         return None
 
+    def bounded_in_time(self, splits: list[dict], first_times: dict[tuple, int]) -> list[dict]:
+        """As they are: a row group is the least a split holds."""
+        return splits
+
     def probe_first_times(self, splits: list[dict]) -> dict[tuple, int]:
         """Each split's first event time from the footer: the least value of the timestamp's column in
         its first row group (Parquet statistics; no rows read). Only for an expression that is a
