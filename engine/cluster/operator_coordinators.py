@@ -78,7 +78,7 @@ def split_span_ms(job_graph, vertex) -> int | None:
     the drift, the jump pauses it (and leaves its CPU idle) until the others caught up; 4 MiB of
     ``make bench-events``' events span ~25 s against a 10 s drift (``docs/performance.md``,
     "Splits by event time")."""
-    for name, members in aligned_sources(job_graph).items():
+    for members in aligned_sources(job_graph).values():
         for (vertex_id, _), (_, settings) in members.items():
             if vertex_id == vertex.id:
                 return max(1, settings.max_drift_ms // SPLIT_SPAN_SHARE)
