@@ -125,6 +125,21 @@ def _retry_after_s(response) -> float:
     return min(5.0, max(0.1, seconds))
 
 
+def open_signed_in(page, base_url: str, password: str, start: str = "/") -> None:
+    """Open ``start`` in ``page``; when the studio asks for a login there (the ``page`` fixture may have signed
+    in already), sign in through the login form as a person does (``log_in`` signs a context in over HTTP)."""
+    import re
+
+    from playwright.sync_api import expect
+
+    page.goto(base_url + start)
+    page.wait_for_load_state("networkidle")
+    if "/login" in page.url:
+        page.get_by_test_id("login-password").fill(password)
+        page.get_by_test_id("login-submit").click()
+        expect(page).not_to_have_url(re.compile(r"/login"), timeout=15_000)
+
+
 def api_call(page, base_url: str, method: str, path: str, body=None):
     """A REST call with the page's session (and its CSRF token), as the app's own client makes it: an
     overloaded studio sheds reads with 503 + Retry-After (studio.load_shedding), and a read shed is

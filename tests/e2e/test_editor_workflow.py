@@ -12,34 +12,20 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import admin_password, draw_keyed_pipeline
+from tests.e2e.browser_steps import (
+    admin_password,
+    api_call,
+    draw_keyed_pipeline,
+    open_signed_in,
+)
 from tests.support import grid_pipeline
 
 pytestmark = [pytest.mark.e2e]
 
 
-def log_in(page, live_studio: str, password: str, start: str = "/") -> None:
-    """Open `start`; when the studio asks for a login (the `page` fixture may have signed in already), sign in."""
-    page.goto(live_studio + start)
-    page.wait_for_load_state("networkidle")
-    if "/login" in page.url:
-        page.get_by_test_id("login-password").fill(password)
-        page.get_by_test_id("login-submit").click()
-        expect(page).not_to_have_url(re.compile(r"/login"), timeout=15_000)
-
-
-def api_call(page, live_studio: str, method: str, path: str, body=None):
-    """A REST call with the browser's session (cookie + CSRF header), as the app makes it."""
-    token = next((c["value"] for c in page.context.cookies() if c["name"] == "csrftoken"), "")
-    response = page.request.fetch(live_studio + path, method=method, data=json.dumps(body) if body is not None else None,
-                                  headers={"Content-Type": "application/json", "X-CSRFToken": token})
-    assert response.ok, f"{method} {path}: {response.status} {response.text()}"
-    return response.json()
-
-
 @pytest.fixture
 def signed_in(live_studio, page, tmp_path_factory):
-    log_in(page, live_studio, admin_password(tmp_path_factory))
+    open_signed_in(page, live_studio, admin_password(tmp_path_factory))
     return page
 
 

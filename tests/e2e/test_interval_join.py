@@ -8,14 +8,13 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import admin_password, api_call, connect
-from tests.e2e.test_editor_workflow import log_in
+from tests.e2e.browser_steps import admin_password, api_call, connect, open_signed_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.spark]
 
 
 def test_an_interval_join_is_drawn_with_its_two_sides_and_runs(live_studio, page, tmp_path_factory):
-    log_in(page, live_studio, admin_password(tmp_path_factory))
+    open_signed_in(page, live_studio, admin_password(tmp_path_factory))
     page.goto(live_studio + "/")
     for operator in ("source.datagen", "source.datagen", "transform.watermark", "transform.watermark",
                      "join.interval", "sink.collect", "sink.collect"):

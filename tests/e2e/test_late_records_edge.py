@@ -5,14 +5,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser_steps import admin_password, api_call, connect
-from tests.e2e.test_editor_workflow import log_in
+from tests.e2e.browser_steps import admin_password, api_call, connect, open_signed_in
 
 pytestmark = [pytest.mark.e2e]
 
 
 def test_a_late_records_edge_is_drawn_from_the_windows_late_port(live_studio, page, tmp_path_factory):
-    log_in(page, live_studio, admin_password(tmp_path_factory))
+    open_signed_in(page, live_studio, admin_password(tmp_path_factory))
     page.goto(live_studio + "/")
     for operator in ("source.datagen", "transform.watermark", "window.session", "sink.collect", "sink.collect"):
         page.get_by_test_id(f"palette-{operator}").click()
