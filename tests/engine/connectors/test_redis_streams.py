@@ -253,3 +253,18 @@ def test_an_entry_after_the_source_went_idle_reaches_the_sink_without_another_po
     finally:
         handle.cancel()
         handle.wait(30)
+
+
+def test_a_waiter_that_cannot_reach_redis_resumes_the_source_so_its_poll_meets_the_error():
+    import threading
+
+    from engine.runtime.operators.connectors.redis_stream import EntryWaiter
+    from tests.postgres_server import free_port
+
+    waiter = EntryWaiter(f"redis://127.0.0.1:{free_port()}/0")
+    resumed = threading.Event()
+    waiter.wait_for("s", "0-0", resumed.set)
+    try:
+        assert resumed.wait(30), "not left waiting for an entry that cannot come"
+    finally:
+        waiter.close()

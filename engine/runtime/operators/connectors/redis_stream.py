@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import logging
 import os
 import re
 import threading
@@ -46,6 +47,8 @@ from engine.runtime.operators.base import ConfigurationError, StreamOperator
 from engine.runtime.operators.restored_state import require, restored_dicts
 from engine.runtime.operators.source import END_OF_INPUT, IdleBackoff, SourceOperator
 from engine.runtime.operators.source_lag import split_lag
+
+logger = logging.getLogger(__name__)
 
 
 def redis_url(params: dict, config: dict) -> str:
@@ -248,7 +251,7 @@ class EntryWaiter:
     def _run(self) -> None:
         import redis
 
-        client = _connect(self._url)
+        client = None
         try:
             while True:
                 with self._changed:
@@ -259,16 +262,23 @@ class EntryWaiter:
                     request = self._request
                 stream, after_id, callback = request
                 try:
+                    client = client or _connect(self._url)
                     arrived = bool(client.xread({stream: after_id}, count=1, block=self._block_ms))
                 except redis.RedisError:
-                    arrived = True  # the subtask's own poll meets it
+                    arrived = True  # the subtask's own poll meets it; the next wait connects again
+                    client.close()
+                    client = None
                 if arrived:
                     with self._changed:
                         if self._request is request:
                             self._request = None
-                    callback()
+                    try:
+                        callback()
+                    except Exception:  # a waiter that died would stall its source for good
+                        logger.exception("resuming the source of %s failed", stream)
         finally:
-            client.close()
+            if client is not None:
+                client.close()
 
 
 class RedisStreamSource(SourceOperator):
