@@ -37,6 +37,10 @@ def _dies_with(parent: int, signum: int):
     libc = ctypes.CDLL(None, use_errno=True)
 
     def arrange() -> None:  # in the child, between fork and exec
+        # a benchmark started in the background (``cmd &``, nohup, CI) hands its children SIGINT and SIGHUP
+        # ignored, and a program keeps an ignored signal ignored: the studio would never hear the SIGINT
+        for inherited in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+            signal.signal(inherited, signal.SIG_DFL)
         if libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
         if os.getppid() != parent:  # the benchmark died before the line above: no signal would come
