@@ -266,7 +266,8 @@ class EntryWaiter:
                     arrived = bool(client.xread({stream: after_id}, count=1, block=self._block_ms))
                 except redis.RedisError:
                     arrived = True  # the subtask's own poll meets it; the next wait connects again
-                    client.close()
+                    if client is not None:
+                        client.close()
                     client = None
                 if arrived:
                     with self._changed:
