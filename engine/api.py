@@ -20,7 +20,8 @@ a ``ClusterClient`` and never through the scheduler's internals:
 - session mode: a :class:`SessionCluster` is one Spark application many jobs share; submit to
   it with an :class:`InSession` deployment (its own job group, scheduler pool and share of the
   application's slots, waiting in turn when they are taken; ``SessionCluster.usage`` says who
-  holds what); :class:`SessionTooSmall` names a job that can never fit;
+  holds what); :class:`SessionTooSmall` names a job that can never fit; on a cluster master,
+  :class:`ElasticSettings` make its executors follow the slots its jobs need;
 - warm drivers: :func:`start_warm_session` (a Spark session whose executors already run,
   before the job is known), :func:`session_for` (use it for a job, or None when the job
   needs more slots) and :func:`slots_needed` (slots a job needs at once);
@@ -81,6 +82,7 @@ from engine.checkpoint.storage import discard as discard_checkpoint
 from engine.checkpoint.storage import is_completed as checkpoint_exists
 from engine.checkpoint.storage import load_metadata as load_checkpoint_metadata
 from engine.checkpoint.storage import sign_snapshot_files
+from engine.cluster.elastic import ElasticSettings
 from engine.cluster.deployments import Deployment, InProcess, InSession, Spark, job_master_for, run, submit
 from engine.cluster.job_master import JobHandle, JobResult
 from engine.cluster.session_cluster import SessionCluster, SessionTooSmall
@@ -219,7 +221,7 @@ __all__ = [
     "stand_in_references",
     "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "KILL_POINTS", "OPERATOR_CATALOG", "check_expression",
     "checkpoint_exists", "expression_fields", "operator_spec", "Deployment", "Grants", "InProcess", "InSession",
-    "JobHandle", "SessionCluster", "SessionTooSmall",
+    "JobHandle", "SessionCluster", "SessionTooSmall", "ElasticSettings",
     "JobResult", "KillPlan", "PlannedKill", "register_operator", "SnapshotRefused",
     "SnapshotSigner", "Spark", "TapError", "sign_snapshot_files",
     # shadow runs and the state browser

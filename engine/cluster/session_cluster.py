@@ -16,6 +16,13 @@ deadline (a session's slots come back as other jobs end); jobs wait in arrival o
 a later job never takes the slots an earlier one waits for. A job that could never fit
 (more slots at once than the whole application has) fails at once, naming the figures.
 
+On a standalone (or other cluster) master with :class:`ElasticSettings`, the application is
+elastic (``engine.cluster.elastic``): one core per executor, as many executors as the jobs
+hold and wait for (within a minimum and a maximum), idle ones released after a grace
+period; the pool's total is then the registered executors' slots, so a waiting job starts
+once its executors are there. ``local[N]``'s cores are fixed for the application's life:
+its pool's total stays N.
+
 Thread-safety: the pool and the cluster's registry are under locks; each deployer is
 called by its own JobMaster's driver thread, as any deployer is.
 """
@@ -23,10 +30,12 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import uuid
 from typing import Callable
 
-from engine.cluster.spark_deployer import SparkDeployer
+from engine.cluster.elastic import ELASTIC_CONF, ElasticExecutors, ElasticSettings, SparkExecutors
+from engine.cluster.spark_deployer import EXECUTOR_WAIT_S, SparkDeployer
 from engine.cluster.spark_session import create_spark_session, spark_master_for, start_python_workers
 
 SESSION_APP_NAME = "pipeline-studio-session"
@@ -86,6 +95,11 @@ class SlotPool:
             else:
                 self._held.pop(job, None)
 
+    def demand(self) -> int:
+        """Slots held and waited for: what an elastic session sizes its executors to."""
+        with self._lock:
+            return sum(self._held.values()) + sum(self._waiting.values())
+
     def leave(self, job: str) -> None:
         with self._lock:
             self._held.pop(job, None)
@@ -108,12 +122,41 @@ class SessionCluster:
     waited for the daemon to import the engine (12 s for eight runs at once, at a load of 17
     on 2 cores; 1.5-2.3 s once it ran)."""
 
-    def __init__(self, slots: int, master: str | None = None, session=None):
-        if session is None:
-            session = create_spark_session(SESSION_APP_NAME, spark_master_for(slots, master), dict(FAIR_SCHEDULING))
-            start_python_workers(session, min(session.sparkContext.defaultParallelism, os.cpu_count() or 1))
+    def __init__(self, slots: int, master: str | None = None, session=None, elastic: ElasticSettings | None = None):
+        """``elastic``: size the executors to the jobs' slots (a cluster master only; ``local[N]`` is fixed);
+        its ``maximum`` is the most slots the session offers."""
+        master = spark_master_for(slots, master) if session is None else session.sparkContext.master
+        if master.startswith("local"):
+            elastic = None
+        self.elastic: ElasticExecutors | None = None
+        self.pool = SlotPool(self._slots)
+        started = session is None
+        if started:
+            conf = dict(FAIR_SCHEDULING)
+            if elastic is not None:
+                conf.update({**ELASTIC_CONF, "spark.cores.max": str(elastic.maximum)})
+            session = create_spark_session(SESSION_APP_NAME, master, conf)
         self.session = session
-        self.pool = SlotPool(lambda: self.session.sparkContext.defaultParallelism)
+        if elastic is not None:
+            self.elastic = ElasticExecutors(SparkExecutors(session.sparkContext), self.pool.demand, elastic)
+            self.elastic.start()
+            self._wait_for_minimum()
+        if started and self.pool.total:
+            start_python_workers(session, min(self.pool.total, os.cpu_count() or 1))
+
+    def _slots(self) -> int:
+        return self.elastic.slots if self.elastic is not None else self.session.sparkContext.defaultParallelism
+
+    def _wait_for_minimum(self, timeout: float = EXECUTOR_WAIT_S) -> None:
+        """Wait a while for the minimum of executors (the master starts them as the application registers)."""
+        deadline = time.monotonic() + timeout
+        while self.pool.total < self.elastic.settings.minimum and time.monotonic() < deadline:
+            time.sleep(self.elastic.settings.interval_s)
+
+    @property
+    def max_slots(self) -> int:
+        """The most slots the session can offer: an elastic one's maximum of executors, else its slots."""
+        return self.elastic.settings.maximum if self.elastic is not None else self.pool.total
 
     @property
     def application_id(self) -> str:
@@ -124,10 +167,16 @@ class SessionCluster:
         return SessionDeployer(self, job, advertised_host=advertised_host)
 
     def usage(self) -> dict:
-        """Slots of the application, in use, per job held and waited for."""
-        return self.pool.usage()
+        """Slots of the application, in use, per job held and waited for; an elastic session's executors
+        (registered, asked for, its minimum and maximum)."""
+        usage = self.pool.usage()
+        if self.elastic is not None:
+            usage.update(self.elastic.usage())
+        return usage
 
     def stop(self) -> None:
+        if self.elastic is not None:
+            self.elastic.stop()
         self.session.stop()
 
 
@@ -139,15 +188,19 @@ class SessionDeployer(SparkDeployer):
         super().__init__(spark_session=cluster.session, advertised_host=advertised_host, pin_slots=False)
         self.job = job
         self._pool = cluster.pool
+        self._max_slots = lambda: cluster.max_slots
         self.job_group = f"{job}-{uuid.uuid4().hex[:8]}"
         self.scheduler_pool = job
 
     def open(self, job_master) -> None:
-        needed, total = job_master.slots_needed_at_once(), self._pool.total
+        needed, total = job_master.slots_needed_at_once(), self._max_slots()
         if needed > total:
             raise SessionTooSmall(f"the job needs {needed} slots at once, but the shared session offers {total}: "
                                   "lower the parallelism or run it isolated, in a driver of its own")
         super().open(job_master)
+
+    def _await_executors(self, needed: int) -> None:
+        pass  # the session's pool says when its slots are there: the job waits in it, visibly
 
     def capacity(self) -> int | None:
         return self._pool.held_by(self.job) + self._pool.available_to(self.job)

@@ -93,6 +93,9 @@ class SparkDeployer:
         if self._advertised_host and not os.environ.get("ENGINE_CONTROL_ADVERTISED_HOST"):
             endpoint = replace(endpoint, advertised_host=self._advertised_host)
         self._server = ControlServer(self._gateway_for, self._slot_registered, self._slot_disconnected, endpoint)
+        self._await_executors(needed)
+
+    def _await_executors(self, needed: int) -> None:
         _wait_for_executors(self._session.sparkContext, needed)
 
     def capacity(self) -> int | None:

@@ -50,7 +50,8 @@ def place(run, definition: dict) -> Placement:
     serving = session.presence()
     if serving is None:
         return Placement(OWN_DRIVER, "no session driver was serving")
-    return fits(definition, int(serving.get("slots") or settings.SESSION_SLOTS))
+    # an elastic session (on a SPARK_MASTER) grows to slots_max executors: a run that fits there waits for them
+    return fits(definition, int(serving.get("slots_max") or serving.get("slots") or settings.SESSION_SLOTS))
 
 
 def kept_out(run, definition: dict) -> Placement | None:

@@ -3,7 +3,10 @@
 ``python -m studio.runs.session_driver`` is started by ``make up``'s supervisor when
 ``settings.SESSION_MODE`` is on, and started again when it dies. It:
 
-- starts a ``SessionCluster`` (``local[SESSION_SLOTS]``, or ``SPARK_MASTER``; FAIR scheduling);
+- starts a ``SessionCluster`` (``local[SESSION_SLOTS]``, or ``SPARK_MASTER``; FAIR scheduling); on a
+  ``SPARK_MASTER`` it is elastic (``SESSION_ELASTIC``): between ``SESSION_MIN_EXECUTORS`` and
+  ``SESSION_SLOTS`` one-core executors, as many as its runs' slots, idle ones released after
+  ``SESSION_EXECUTOR_IDLE_S``;
 - first takes back every run placed in the session that has not ended (a session driver
   that died ran them): each gets a new fencing token in one UPDATE that names the token it
   had, so exactly one driver goes on with it and whatever an old one still reports is
@@ -45,6 +48,8 @@ COMMIT_WAIT_S = 30.0
 """How long a run handed over by its start is waited for to appear (its transaction to commit)."""
 STOP_TIMEOUT_S = 30.0
 TAKEN_BACK = "the session driver restarted"
+EXECUTOR_FIGURES = ("executors", "executors_target", "executors_min", "executors_max")
+"""An elastic session's executors (registered, asked for, its minimum and maximum); None in local[N]."""
 logger = logging.getLogger("studio.runs.session_driver")
 
 
@@ -58,10 +63,17 @@ def main() -> int:
 
 
 def start_cluster(slots: int, master: str | None):
-    from engine.api import SessionCluster
+    from django.conf import settings
 
-    cluster = SessionCluster(slots, master)
-    logger.info("session ready: application %s with %s slots", cluster.application_id, cluster.pool.total)
+    from engine.api import ElasticSettings, SessionCluster
+
+    elastic = None
+    if master and settings.SESSION_ELASTIC:
+        elastic = ElasticSettings(minimum=min(settings.SESSION_MIN_EXECUTORS, slots), maximum=slots,
+                                  grace_s=settings.SESSION_EXECUTOR_IDLE_S)
+    cluster = SessionCluster(slots, master, elastic=elastic)
+    logger.info("session ready: application %s with %s slots (at most %s)", cluster.application_id,
+                cluster.pool.total, cluster.max_slots)
     return cluster
 
 
@@ -193,7 +205,7 @@ class SessionDriver:
                 set_status(run_id, RunStatus.FAILED, cause=f"invalid definition: {error}")
             return False
         try:
-            placement = fits(definition, self.cluster.result().pool.total)
+            placement = fits(definition, self.cluster.result().max_slots)
         except Exception:  # the application did not start: this driver ends, the next one takes the run back
             return False
         if not placement.in_session:
@@ -216,8 +228,9 @@ class SessionDriver:
         usage = cluster.usage()
         runs = self.runs()
         return {"pid": os.getpid(), "application_id": cluster.application_id, "slots": usage["slots"],
-                "slots_used": usage["used"], "runs": len(runs), "run_ids": runs, "runs_waiting": len(usage["waiting"]),
-                "memory_mb": round(self._memory_mb()), "since": self.started_at}
+                "slots_used": usage["used"], "slots_max": cluster.max_slots, "runs": len(runs), "run_ids": runs,
+                "runs_waiting": len(usage["waiting"]), "memory_mb": round(self._memory_mb()), "since": self.started_at,
+                **{name: usage.get(name) for name in EXECUTOR_FIGURES}}
 
     def _memory_mb(self) -> float:
         """The process tree's memory, measured at most every ``MEMORY_INTERVAL_S`` (reading it walks every

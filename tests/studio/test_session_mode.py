@@ -88,6 +88,7 @@ def launches() -> list[tuple]:
 class FakeCluster:
     def __init__(self, slots: int):
         self.pool = type("Pool", (), {"total": slots})()
+        self.max_slots = slots
 
 
 def session_driver_with(slots: int):
@@ -361,14 +362,53 @@ def test_a_run_says_where_it_runs_and_why(api, user):
 def test_the_session_use_is_what_its_driver_announced(api):
     session.withdraw()
     assert api.get("/api/session").json() == {"enabled": True, "serving": False, "application_id": None,
-                                              "slots": None, "slots_used": None, "runs": None,
-                                              "runs_waiting": None, "memory_mb": None}
-    session.announce({"application_id": "local-1", "slots": 4, "slots_used": 2, "runs": 2, "runs_waiting": 1,
-                      "memory_mb": 900, "pid": 1})
+                                              "slots": None, "slots_used": None, "slots_max": None, "runs": None,
+                                              "runs_waiting": None, "memory_mb": None, "executors": None,
+                                              "executors_target": None, "executors_min": None, "executors_max": None}
+    session.announce({"application_id": "local-1", "slots": 4, "slots_used": 2, "slots_max": 4, "runs": 2,
+                      "runs_waiting": 1, "memory_mb": 900, "pid": 1, "executors": None})
     try:
         assert api.get("/api/session").json() == {"enabled": True, "serving": True, "application_id": "local-1",
-                                                  "slots": 4, "slots_used": 2, "runs": 2, "runs_waiting": 1,
-                                                  "memory_mb": 900}
+                                                  "slots": 4, "slots_used": 2, "slots_max": 4, "runs": 2,
+                                                  "runs_waiting": 1, "memory_mb": 900, "executors": None,
+                                                  "executors_target": None, "executors_min": None,
+                                                  "executors_max": None}
+        session.announce({"application_id": "app-1", "slots": 2, "slots_used": 2, "slots_max": 8, "runs": 1,
+                          "runs_waiting": 1, "memory_mb": 1200, "pid": 1, "executors": 2, "executors_target": 3,
+                          "executors_min": 1, "executors_max": 8})
+        elastic = api.get("/api/session").json()
+        assert {name: elastic[name] for name in ("slots", "slots_max", "executors", "executors_target",
+                                                 "executors_min", "executors_max")} == {
+            "slots": 2, "slots_max": 8, "executors": 2, "executors_target": 3, "executors_min": 1, "executors_max": 8}
+    finally:
+        session.withdraw()
+
+
+@pytest.mark.django_db
+def test_an_elastic_session_announces_its_executors_and_places_runs_by_its_maximum(user, monkeypatch):
+    """A session on a Spark master grows to its maximum of executors: a run needing more slots than it has
+    now still goes there (and waits for its executors); its presence carries the executors' figures."""
+    from studio.runs import session_driver
+
+    driver = session_driver_with(2)
+    cluster = driver.cluster.result()
+    cluster.max_slots = 8
+    cluster.application_id = "app-1"
+    cluster.usage = lambda: {"slots": 2, "used": 2, "waiting": {"run-9": 3}, "executors": 2, "executors_target": 5,
+                             "executors_min": 1, "executors_max": 8}
+    monkeypatch.setattr(session_driver, "_tree_memory_mb", lambda: 700.0)
+    presence = driver.presence()
+    assert {name: presence[name] for name in ("slots", "slots_used", "slots_max", "runs_waiting", "executors",
+                                              "executors_target", "executors_min", "executors_max")} == {
+        "slots": 2, "slots_used": 2, "slots_max": 8, "runs_waiting": 1, "executors": 2, "executors_target": 5,
+        "executors_min": 1, "executors_max": 8}
+    session.announce(presence)
+    try:
+        wide = run_of(user, simple_pipeline(parallelism=5))
+        assert place(wide, simple_pipeline(parallelism=5)).reason == (
+            "no Python code, secrets or isolation; needs 5 of 8 slots")
+        assert place(wide, simple_pipeline(parallelism=9)).reason == (
+            "it needs 9 slots at once; the shared session has 8")
     finally:
         session.withdraw()
 
