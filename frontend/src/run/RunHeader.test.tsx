@@ -154,6 +154,20 @@ describe('RunHeader', () => {
     vi.unstubAllGlobals();
   });
 
+  it('shows a run of the shared session how full the session is, its executors included', async () => {
+    const use = { enabled: true, serving: true, application_id: 'app-1', slots: 2, slots_used: 2, slots_max: 8, runs: 1, runs_waiting: 1,
+      memory_mb: 2048, executors: 2, executors_target: 3, executors_min: 1, executors_max: 8 };
+    vi.stubGlobal('fetch', vi.fn(async (url: string) =>
+      new Response(JSON.stringify(String(url).endsWith('/api/session') ? use : {}), { status: 200, headers: { 'Content-Type': 'application/json' } })));
+    useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, status: 'RUNNING',
+      run: { ...RUN, placement: 'session', placement_reason: 'needs 3 of 8 slots' } as Run });
+    render(<RunHeader runId={7} />);
+    await waitFor(() => expect(screen.getByTestId('session-use').textContent).toBe(
+      'shared session: 1 run · 2/2 slots · 1 waiting for slots · 2 executors, growing to 3 (min 1, max 8) · 2.0 GB'));
+    expect(screen.getByTestId('session-use').getAttribute('title')).toBe('Spark application app-1 (elastic: one slot per executor)');
+    vi.unstubAllGlobals();
+  });
+
   it('says a starting run waits for slots of the shared session that other runs hold', () => {
     useRunStore.setState({ ...INITIAL_RUN_STATE, runId: 7, run: RUN, status: 'SCHEDULING' });
     useRunStore.getState().update((state) => applyRunEvent(state, { seq: 3, type: 'region', ts: 1, data: { event: 'waiting', region: 'r0', slots: 2, capacity: 0 } }));

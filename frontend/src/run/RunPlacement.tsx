@@ -1,11 +1,15 @@
 /**
  * Where the run's job runs: in the studio's shared session (one Spark application many runs share) or in
  * a driver and application of its own, and why. Beside it, the pipeline's setting for its next runs:
- * an editor marks the pipeline isolated (runs with Python code always are, whatever the setting).
+ * an editor marks the pipeline isolated (runs with Python code always are, whatever the setting). A run in
+ * the session also shows how full the session is (its runs, slots, executors, memory): why it may wait.
  */
 import { useEffect, useState } from 'react';
 import { api } from '../api/client';
 import type { Run } from '../api/types';
+import { SessionUseLine } from '../jobs/SessionUseLine';
+
+const SESSION_REFRESH_MS = 5000;
 
 const LABELS: Record<string, string> = { session: 'the shared session', own_driver: 'its own driver' };
 
@@ -35,6 +39,7 @@ export function RunPlacement({ run }: { run: Run }) {
           {run.placement_reason && `: ${run.placement_reason}`}
         </span>
       )}
+      {run.placement === 'session' && <SessionUseLine refreshMs={SESSION_REFRESH_MS} />}
       <label className="checkbox-label" title="Runs started from now on get a driver and Spark application of their own instead of sharing the studio's session">
         <input type="checkbox" data-testid="pipeline-isolated" checked={isolated} disabled={busy} onChange={(event) => void change(event.target.checked)} />
         isolate next runs

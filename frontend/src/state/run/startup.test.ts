@@ -21,7 +21,7 @@ describe("what a starting run says it waits for", () => {
     expect(startingNotice('SCHEDULING', { driver: 'session', spark: 'ready' })).toBe('Starting the job in the shared session…');
     expect(startingNotice('SCHEDULING', { driver: 'session', spark: 'starting' })).toMatch(/shared session's Spark application to start/);
     expect(startingNotice('SCHEDULING', { driver: 'session', spark: 'ready' }, { region: 'r0', slots: 2, capacity: 1 })).toBe(
-      'Waiting for 2 slots of the shared session: other runs hold them (1 free now). It starts as soon as they are given back; runs wait in turn.');
+      'Waiting for 2 slots of the shared session (1 free now): other runs hold them, or the executors it asked for are still starting. It starts as soon as they are there; runs wait in turn.');
     expect(startingNotice('RUNNING', { driver: 'session', spark: 'ready' }, { region: 'r0', slots: 2, capacity: 1 })).toBeNull();
     expect(startupNote('RUNNING', { driver: 'session', spark: 'starting' })).toBe("waited for the shared session's Spark application to start");
   });

@@ -19,7 +19,7 @@ const STARTING: ReadonlySet<RunStatus> = new Set(['CREATED', 'SCHEDULING']);
 export function startingNotice(status: RunStatus | null, startup: StartupEventData | null, slotWait: SlotWait | null = null): string | null {
   if (status === null || !STARTING.has(status)) return null;
   if (slotWait !== null) {
-    return `Waiting for ${slotWait.slots} slot${slotWait.slots === 1 ? '' : 's'} of the shared session: other runs hold them (${slotWait.capacity} free now). It starts as soon as they are given back; runs wait in turn.`;
+    return `Waiting for ${slotWait.slots} slot${slotWait.slots === 1 ? '' : 's'} of the shared session (${slotWait.capacity} free now): other runs hold them, or the executors it asked for are still starting. It starts as soon as they are there; runs wait in turn.`;
   }
   if (startup === null) return "Starting the run's driver…";
   if (startup.driver === 'session') {
