@@ -101,8 +101,8 @@ class SparkExecutors:
     def active(self) -> list[str]:
         """Registered executors not being removed (the driver is not one)."""
         backend = self._sc.schedulerBackend()
-        ids = self._jvm.scala.jdk.javaapi.CollectionConverters.asJava(backend.getExecutorIds())
-        return sorted(str(executor) for executor in ids if backend.isExecutorActive(executor))
+        listed = str(backend.getExecutorIds().mkString(","))
+        return sorted(executor for executor in listed.split(",") if executor and backend.isExecutorActive(executor))
 
     def busy(self, executor: str) -> bool:
         return bool(self._sc.taskScheduler().isExecutorBusy(executor))
@@ -113,8 +113,8 @@ class SparkExecutors:
         return int(self._sc.maxNumConcurrentTasks(profile))
 
     def request_total(self, total: int) -> None:
-        empty = getattr(getattr(self._jvm.scala.collection.immutable, "Map$"), "MODULE$").empty()
-        self._sc.requestTotalExecutors(total, 0, empty)
+        no_locality = self._jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(self._jvm.java.util.HashMap())
+        self._sc.requestTotalExecutors(total, 0, no_locality)
 
     def kill_idle(self, executors: tuple[str, ...]) -> list[str]:
         """Kill ``executors`` unless busy (Spark checks under its scheduler lock); the target is left as
@@ -122,9 +122,10 @@ class SparkExecutors:
         ids = self._jvm.java.util.ArrayList()
         for executor in executors:
             ids.add(executor)
-        seq = self._jvm.scala.jdk.javaapi.CollectionConverters.asScala(ids).toList()
+        seq = self._jvm.org.apache.spark.api.python.PythonUtils.toSeq(ids)
+        # adjustTargetNumExecutors=false, countFailures=false, force=false: a busy executor is left alone
         killed = self._sc.schedulerBackend().killExecutors(seq, False, False, False)
-        return [str(executor) for executor in self._jvm.scala.jdk.javaapi.CollectionConverters.asJava(killed)]
+        return [executor for executor in str(killed.mkString(",")).split(",") if executor]
 
 
 class ElasticExecutors:
