@@ -4278,12 +4278,22 @@ export interface components {
             /** @description Slots (cores) of the application. */
             slots: number | null;
             slots_used: number | null;
+            /** @description The most slots it offers (an elastic session's maximum of executors; else its slots). */
+            slots_max: number | null;
             /** @description Runs it drives. */
             runs: number | null;
             /** @description Runs waiting for slots. */
             runs_waiting: number | null;
             /** @description Resident memory of its driver, JVM and slots. */
             memory_mb: number | null;
+            /** @description Executors registered now (one slot each); null: local[N], whose cores are fixed. */
+            executors: number | null;
+            /** @description Executors it asked the master for. */
+            executors_target: number | null;
+            /** @description Executors it keeps even when idle. */
+            executors_min: number | null;
+            /** @description Executors it grows to at most. */
+            executors_max: number | null;
         };
         SettingsDiff: {
             changed: components["schemas"]["Change"][];
