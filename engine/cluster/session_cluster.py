@@ -189,6 +189,7 @@ class SessionDeployer(SparkDeployer):
         self.job = job
         self._pool = cluster.pool
         self._max_slots = lambda: cluster.max_slots
+        self._elastic = cluster.elastic is not None
         self.job_group = f"{job}-{uuid.uuid4().hex[:8]}"
         self.scheduler_pool = job
 
@@ -200,7 +201,8 @@ class SessionDeployer(SparkDeployer):
         super().open(job_master)
 
     def _await_executors(self, needed: int) -> None:
-        pass  # the session's pool says when its slots are there: the job waits in it, visibly
+        if not self._elastic:  # an elastic session's pool says when its executors are there: the job waits in it
+            super()._await_executors(needed)
 
     def capacity(self) -> int | None:
         return self._pool.held_by(self.job) + self._pool.available_to(self.job)

@@ -187,3 +187,15 @@ def test_a_run_in_the_session_cannot_read_another_runs_state_or_output(session_c
     alice_result = alice_job.wait(240)
     assert alice_result.status == "FINISHED" and alice_result.restarts == 0, alice_result.failure
     assert final_sums(committed_records(alice / "out")) == expected_sums(count)
+
+
+@pytest.mark.spark
+def test_a_local_session_is_not_elastic_its_cores_are_fixed_for_its_life(spark_session):
+    """``local[N]``'s cores are threads of the driver's JVM: elastic settings change nothing, the pool's total
+    stays N and the use names no executors (docs/capacity.md)."""
+    from engine.api import ElasticSettings
+
+    cluster = SessionCluster(slots=4, session=spark_session, elastic=ElasticSettings(minimum=1, maximum=16))
+    assert cluster.elastic is None
+    assert (cluster.pool.total, cluster.max_slots) == (4, 4)
+    assert "executors" not in cluster.usage()
