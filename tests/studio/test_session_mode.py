@@ -425,3 +425,28 @@ def test_the_session_driver_reads_its_memory_once_in_a_while_not_at_every_announ
     assert [presence["memory_mb"] for presence in presences] == [512] * 5
     assert len(reads) == 1
     assert session.PRESENCE_TTL_S >= 10 * session_driver.ANNOUNCE_INTERVAL_S, "a busy driver stays present"
+
+
+def test_the_session_driver_makes_its_session_elastic_on_a_spark_master_only(settings, monkeypatch):
+    """``STUDIO_SESSION_SLOTS`` is the most executors a session on a master grows to, between
+    ``STUDIO_SESSION_MIN_EXECUTORS`` and it, idle ones released after ``STUDIO_SESSION_EXECUTOR_IDLE_S``;
+    ``local[N]`` (no master) gets no elastic settings, nor does a master with ``STUDIO_SESSION_ELASTIC=0``."""
+    import engine.api
+    from engine.api import ElasticSettings
+    from studio.runs import session_driver
+
+    started = []
+
+    class Recorded:
+        def __init__(self, slots, master, elastic=None):
+            started.append((slots, master, elastic))
+            self.application_id, self.pool, self.max_slots = "app", type("Pool", (), {"total": 1})(), slots
+
+    monkeypatch.setattr(engine.api, "SessionCluster", Recorded)
+    settings.SESSION_MIN_EXECUTORS, settings.SESSION_EXECUTOR_IDLE_S = 2, 45.0
+    session_driver.start_cluster(16, "spark://master:7077")
+    session_driver.start_cluster(16, None)
+    settings.SESSION_ELASTIC = False
+    session_driver.start_cluster(16, "spark://master:7077")
+    assert started == [(16, "spark://master:7077", ElasticSettings(minimum=2, maximum=16, grace_s=45.0)),
+                       (16, None, None), (16, "spark://master:7077", None)]

@@ -6,8 +6,8 @@ Spark application per process, and the test process has its own ``local`` one).
 - ``started``: the session's use once its application runs (the master gave it an executor per free
   core, up to its maximum: Spark standalone has no initial limit without dynamic allocation);
 - ``idle``: its use once the executors above its minimum were released after the grace period;
-- ``ran``: a run of 2 slots at once: its events, the most executors seen while it ran, its result and
-  its committed records;
+- ``ran``: a run of 2 slots at once: its events, the most executors seen while it ran, its result,
+  its committed records, and how long it waited for its executor (``grew_in_s``, a figure, not asserted);
 - ``released``: its use once the run's executors were released again;
 - ``dynamic_allocation``: what Spark says when a barrier stage runs with dynamic allocation on.
 """
@@ -61,8 +61,12 @@ def main(master: str, work: Path) -> None:
     wait_for(lambda: cluster.usage()["executors"] == 1 and cluster.pool.total == 1, "release to the minimum")
     say("idle", usage=cluster.usage())
 
-    events, most, running = [], [0], threading.Event()
+    events, most, moments = [], [0], {}
     watching = threading.Event()
+
+    def on_event(event):
+        events.append(event)
+        moments.setdefault(event.get("event") or event.get("status"), time.monotonic())
 
     def watch():
         while not watching.is_set():
@@ -72,12 +76,13 @@ def main(master: str, work: Path) -> None:
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     result = job_master_for(keyed_sums(work / "out", COUNT), InSession(cluster, "run-a"),
-                            checkpoint_dir=str(work / "chk"), on_event=events.append).run(WAIT_S * 2)
+                            checkpoint_dir=str(work / "chk"), on_event=on_event).run(WAIT_S * 2)
     watching.set()
     watcher.join()
     say("ran", status=result.status, failure=result.failure, restarts=result.restarts, most_executors=most[0],
         events=[event for event in events if event["type"] in ("region", "status", "task_failed")],
-        records=committed(work / "out"), usage=cluster.usage())
+        records=committed(work / "out"), usage=cluster.usage(),
+        grew_in_s=round(moments["scheduled"] - moments["waiting"], 2) if "waiting" in moments else None)
     ended = time.monotonic()
     wait_for(lambda: cluster.usage()["executors"] == 1 and cluster.usage()["executors_target"] == 1,
              "release after the run")
