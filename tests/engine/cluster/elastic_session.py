@@ -9,6 +9,9 @@ Spark application per process, and the test process has its own ``local`` one).
 - ``ran``: a run of 2 slots at once: its events, the most executors seen while it ran, its result,
   its committed records, and how long it waited for its executor (``grew_in_s``, a figure, not asserted);
 - ``released``: its use once the run's executors were released again;
+- ``beside_a_live_run``: a run of one slot runs on; a second run of one slot grows the session to two
+  executors and ends; its executor is released while the first still runs (and commits), which is then
+  cancelled: it never failed or restarted, its committed records exact;
 - ``dynamic_allocation``: what Spark says when a barrier stage runs with dynamic allocation on.
 """
 from __future__ import annotations
@@ -36,11 +39,11 @@ def wait_for(probe, what: str) -> None:
         time.sleep(0.1)
 
 
-def keyed_sums(output: Path, count: int) -> dict:
-    """datagen -> hash(x % 7) -> running sum -> two-phase-commit files at parallelism 2: one region of 2 slots."""
-    return {"format": 1, "name": "elastic", "parallelism": 2, "checkpointing": {"interval_ms": 150},
+def keyed_sums(output: Path, count: int, parallelism: int = 2, rate: float = 400) -> dict:
+    """datagen -> hash(x % 7) -> running sum -> two-phase-commit files: one region of ``parallelism`` slots."""
+    return {"format": 1, "name": "elastic", "parallelism": parallelism, "checkpointing": {"interval_ms": 150},
             "restart": {"strategy": "fixed_delay", "attempts": 3, "delay_ms": 0},
-            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": count, "rate": 400}},
+            "nodes": [{"id": "gen", "type": "source.datagen", "params": {"count": count, "rate": rate}},
                       {"id": "sum", "type": "aggregate.reduce", "params": {"function": "sum"}},
                       {"id": "out", "type": "sink.file", "params": {"path": str(output)}}],
             "edges": [{"id": "e1", "from": "gen", "to": "sum", "partitioning": "hash", "key": "x % 7"},
@@ -87,6 +90,24 @@ def main(master: str, work: Path) -> None:
     wait_for(lambda: cluster.usage()["executors"] == 1 and cluster.usage()["executors_target"] == 1,
              "release after the run")
     say("released", usage=cluster.usage(), after_s=round(time.monotonic() - ended, 2))
+
+    # a live run keeps its executor while the one a shorter run used is released beside it
+    live_events, fewest = [], [None]
+    live = job_master_for(keyed_sums(work / "live-out", 10**9, parallelism=1, rate=100), InSession(cluster, "live"),
+                          checkpoint_dir=str(work / "live-chk"), on_event=live_events.append).start(WAIT_S * 2)
+    wait_for(lambda: any(event.get("status") == "RUNNING" for event in live_events), "the live run to run")
+    short = job_master_for(keyed_sums(work / "short-out", 200, parallelism=1), InSession(cluster, "short"),
+                           checkpoint_dir=str(work / "short-chk")).run(WAIT_S * 2)
+    most_beside = cluster.usage()["executors"]
+    wait_for(lambda: cluster.usage()["executors"] == 1, "the short run's executor to be released")
+    fewest[0] = cluster.usage()["executors"]
+    wait_for(lambda: len(committed(work / "live-out")) >= 50, "the live run to commit records on its executor")
+    live.cancel()
+    live_result = live.wait(WAIT_S)
+    say("beside_a_live_run", short_status=short.status, short_records=len(committed(work / "short-out")),
+        executors_beside=most_beside, executors_after=fewest[0], live_status=live_result.status,
+        live_restarts=live_result.restarts, live_failed=[e for e in live_events if e["type"] == "task_failed"],
+        live_records=committed(work / "live-out"))
     cluster.stop()
 
     from pyspark.sql import SparkSession

@@ -4,7 +4,8 @@ One master and one 2-core worker from the pyspark distribution, started once for
 session runs in a process of its own (``elastic_session.py``: one Spark application per process). It
 starts at its minimum (1 executor, one core each), a run needing 2 slots at once waits visibly until
 the session grew to 2 executors, finishes exactly, and the idle executor is released back to the
-minimum after the grace period. Spark's own dynamic allocation is no alternative: it refuses barrier
+minimum after the grace period; then a run ending beside a live one: its executor is released, the
+live run's never. Spark's own dynamic allocation is no alternative: it refuses barrier
 stages, which every region is.
 """
 import json
@@ -86,4 +87,26 @@ def test_a_run_of_two_slots_grows_the_session_to_two_executors_and_they_shrink_b
     released = phases["released"]["usage"]
     assert (released["executors"], released["executors_target"], released["slots"], released["used"]) == (1, 1, 1, 0)
 
+    beside = phases["beside_a_live_run"]
+    assert (beside["short_status"], beside["short_records"], beside["executors_beside"]) == ("FINISHED", 200, 2)
+    assert (beside["live_status"], beside["live_restarts"], beside["live_failed"]) == ("CANCELED", 0, []), (
+        "the executor released was the idle one, never the live run's")
+    assert beside["executors_after"] == 1
+    assert_running_sums_exact(beside["live_records"])
+
     assert "does not support dynamic resource allocation" in phases["dynamic_allocation"]["error"]
+
+
+def assert_running_sums_exact(records: list) -> None:
+    """A cancelled run of datagen 0, 1, 2, ... -> running sums by x % 7: each key's committed sums are the first
+    running sums of its numbers, each once, none missing in between."""
+    assert len(records) >= 50
+    by_key = {}
+    for key, total in records:
+        by_key.setdefault(key, []).append(total)
+    for key, totals in by_key.items():
+        expected, running = [], 0
+        for x in range(key, key + 7 * len(totals), 7):
+            running += x
+            expected.append(running)
+        assert sorted(totals) == expected, f"key {key}: {sorted(totals)[:5]}... against {expected[:5]}..."
