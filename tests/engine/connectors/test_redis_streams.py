@@ -268,3 +268,81 @@ def test_a_waiter_that_cannot_reach_redis_resumes_the_source_so_its_poll_meets_t
         assert resumed.wait(30), "not left waiting for an entry that cannot come"
     finally:
         waiter.close()
+
+
+def at_least_once_sink(stream: str, url: str):
+    from engine.runtime.operators.base import OperatorContext
+    from engine.runtime.operators.connectors.redis_stream import RedisStreamSink
+
+    node = {"id": "out", "type": "sink.redis_stream", "params": {"stream": stream, "url": url,
+                                                                 "delivery": "at_least_once"}}
+    context = OperatorContext(task=("out", 0), node_id="out", parallelism=1, max_parallelism=8, config={})
+    sink = RedisStreamSink(node, context)
+    sink.open()
+    return sink
+
+
+def test_the_at_least_once_sink_appends_a_batch_in_order_with_one_call_per_chunk(redis_client):
+    """A batch of 5,000 records is two script calls (4,096 + 904), not 5,000 queued XADDs, and the
+    entries are the records, in order. (The sink's own connection's commands are counted: the server's
+    command statistics are shared with tests running beside this one.)"""
+    from engine.runtime.operators.connectors.redis_stream import APPEND_CHUNK
+
+    client, keys = redis_client
+    stream = f"test-append-{uuid.uuid4().hex}"
+    keys.append(stream)
+    sink = at_least_once_sink(stream, os.environ["REDIS_URL"])
+    records = [{"n": n, "user": f"u{n % 7}"} for n in range(APPEND_CHUNK + 904)]
+    try:
+        sink.process_batch(records[:1])  # the script is loaded by its first call
+        sent: list = []
+        execute = sink._client.execute_command
+        sink._client.execute_command = lambda *args, **options: sent.append(args[0]) or execute(*args, **options)
+        sink.process_batch(records[1:])
+    finally:
+        sink.close()
+    assert sent == ["EVALSHA", "EVALSHA"]
+    assert [json.loads(fields["value"]) for _, fields in client.xrange(stream)] == records
+
+
+def test_the_at_least_once_sink_appends_per_record_where_the_server_refuses_scripts(redis_client, caplog):
+    """A Redis user without scripting (an ACL) still gets every record, in order, and the log says why."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    client, keys = redis_client
+    stream, user = f"test-noscript-{uuid.uuid4().hex}", f"test-noscript-{uuid.uuid4().hex[:8]}"
+    keys.append(stream)
+    client.acl_setuser(user, enabled=True, passwords=["+secret"], keys=["*"], channels=["*"],
+                       commands=["+@all", "-@scripting"])
+    parts = urlsplit(os.environ["REDIS_URL"])
+    url = urlunsplit(parts._replace(netloc=f"{user}:secret@{parts.hostname}:{parts.port or 6379}"))
+    try:
+        sink = at_least_once_sink(stream, url)
+        try:
+            sink.process_batch([{"n": n} for n in range(3)])
+            sink.process_batch([{"n": n} for n in range(3, 5)])
+        finally:
+            sink.close()
+    finally:
+        client.acl_deluser(user)
+    assert [json.loads(fields["value"]) for _, fields in client.xrange(stream)] == [{"n": n} for n in range(5)]
+    assert "refused the append script" in caplog.text
+
+
+def test_the_at_least_once_sink_raises_when_its_stream_key_is_not_a_stream(redis_client):
+    """A script that fails for another reason (the key holds a string) is an error, not a reason to
+    append some other way."""
+    import redis
+
+    client, keys = redis_client
+    stream = f"test-wrongtype-{uuid.uuid4().hex}"
+    keys.append(stream)
+    client.set(stream, "not a stream")
+    sink = at_least_once_sink(stream, os.environ["REDIS_URL"])
+    try:
+        with pytest.raises(redis.ResponseError, match="(?i)wrong"):
+            sink.process_batch([{"n": 1}])
+        assert sink._append is not None
+    finally:
+        sink.close()
+    assert client.get(stream) == "not a stream"

@@ -19,9 +19,15 @@ Source
     ``"$"`` stands for the stream's last entry at the first start.
 
 Sink (``delivery: at_least_once``; the exactly-once one is in ``redis_exactly_once``)
-    ``XADD`` per record, one pipeline per batch (queued as raw commands: ``xadd``'s own
-    argument handling cost a fifth of the sink). At-least-once: after a restore, the entries
-    written since the last checkpoint are written again.
+    One call per batch (up to ``APPEND_CHUNK`` records): a script that ``XADD``s each of its
+    arguments in order and answers with their count. At 100k events/s, packing one ``XADD``
+    per record into a pipeline and reading back one entry id per record was most of the job
+    (py-spy: the sink's ``process_batch`` 522 of 914 samples); one command and one integer
+    reply per batch cost the client ~1.6 instead of ~5 CPU-µs per record. Where the server
+    refuses scripts (``EVAL`` not permitted, or not a command of a Redis-like server) the sink
+    says so once in its log and appends one pipelined ``XADD`` per record instead.
+    At-least-once: after a restore, the entries written since the last checkpoint are written
+    again.
 
 Entries and records: the sink writes ``{"value": json(record)}``; the source turns an
 entry with just a ``value`` field back into the record and any other entry into a dict
@@ -368,22 +374,53 @@ class RedisStreamSource(SourceOperator):
             self._client = None
 
 
+APPEND_CHUNK = 4096
+"""Records per append call: a script runs alone on the server, so one call stays short (~2 ms)."""
+_APPEND = "for i = 1, #ARGV do redis.call('XADD', KEYS[1], '*', 'value', ARGV[i]) end return #ARGV"
+
+
+def scripts_refused(error: Exception) -> bool:
+    """Whether ``error`` says the server does not run scripts at all (not that a script failed)."""
+    text = str(error).lower()
+    return "unknown command" in text or "noperm" in text or "no permissions" in text
+
+
 class RedisStreamSink(StreamOperator):
-    """Appends each record to a Redis stream as ``{"value": json}``."""
+    """Appends each record to a Redis stream as ``{"value": json}``, a batch per call."""
 
     def __init__(self, node, context):
         super().__init__(node, context)
         self.stream = self.params["stream"]
         self.url = redis_url(self.params, context.config)
         self._client = None
+        self._append = None
+        """The registered append script; None once the server refused scripts (pipelined XADDs then)."""
 
     def open(self):
         self._client = checked_client(self.node, self.url)
+        self._append = self._client.register_script(_APPEND)
 
     def process_batch(self, batch):
+        values = list(map(encode_record, batch))
+        for start in range(0, len(values), APPEND_CHUNK):
+            self._write(values[start:start + APPEND_CHUNK])
+
+    def _write(self, values: list[str]) -> None:
+        if self._append is not None:
+            import redis
+
+            try:
+                self._append(keys=[self.stream], args=values)
+                return
+            except redis.ResponseError as error:
+                if not scripts_refused(error):
+                    raise
+                logger.warning("node %s: Redis refused the append script (%s); appending one XADD per record",
+                               self.node_id, error)
+                self._append = None
         pipeline = self._client.pipeline(transaction=False)
         queue, stream = pipeline.execute_command, self.stream
-        for value in map(encode_record, batch):
+        for value in values:
             queue("XADD", stream, "*", "value", value)
         pipeline.execute()
 
