@@ -38,6 +38,7 @@ KEYS = {
                       "marker_interval_ms", "written_latency_p99_ms_at_least_once_10k",
                       "written_latency_p99_ms_exactly_once_10k"},
     "bench-runs": {"runs_running", "mem_mb_per_run", "start_s_p50", "start_s_p99", "rest_p99_ms_under_runs",
+                   "cpu_ms_per_s_per_run", "cpu_ms_per_s_by_process", "own_driver_cpu_ms_per_s_per_run",
                    "own_driver_runs_running", "own_driver_mem_mb_per_run", "own_driver_start_s_p50",
                    "own_driver_start_s_p99", "own_driver_rest_p99_ms_under_runs", "load_average_1m"},
     "bench-wire": {"cpu_ns_per_record_pickle_events", "cpu_ns_per_record_msgpack_events", "msgpack_over_pickle_events",

@@ -17,7 +17,11 @@ and Spark application of its own, and measures for each mode:
   the job to RUNNING), each phase's median;
 - ``later_start_s_p50`` / ``later_start_s_max`` (session only): ``BENCH_LATER_RUNS`` more runs started one
   at a time while the others run, each to RUNNING (the issue's start "with 50 already running");
-- ``rest_p99_ms_under_runs``: GET /api/runs/<id> and GET /api/runs, round robin, while the runs run.
+- ``rest_p99_ms_under_runs``: GET /api/runs/<id> and GET /api/runs, round robin, while the runs run;
+- ``cpu_ms_per_s_per_run``: the CPU the studio's processes use a second (user and system, ``CPU_WINDOW_S``)
+  with the runs running, less with none, per run: what a live run costs the machine while it runs (on
+  2 cores, 100 runs fit below 20); ``cpu_ms_per_s_by_process``: the running figure by kind of process
+  (``session_driver``, ``slots``: the Spark Python workers, ``jvm``, ``web``, ``celery``, ``redis``, ...).
 
 Session figures are the top-level keys; the own-driver ones are prefixed ``own_driver_``
 (``BENCH_OWN_DRIVER_RUNS=0``: none). ``later_start_phases_s_p50``: the later runs' phases.
@@ -56,6 +60,7 @@ OWN_DRIVER_RUNS = int(os.environ.get("BENCH_OWN_DRIVER_RUNS", "1" if SMOKE else 
 DATABASE = os.environ.get("BENCH_DATABASE", "sqlite")
 """``sqlite`` (``make up``'s default) or ``postgres`` (a server of the benchmark's own)."""
 REST_REQUESTS = 40 if SMOKE else 400
+CPU_WINDOW_S = 2.0 if SMOKE else 10.0
 START_TIMEOUT_S = 600
 POLL_S = 0.25
 PASSWORD = "bench-runs"
@@ -91,6 +96,43 @@ def studio_pss_mb(launcher_pid: int) -> float:
         except psutil.Error:
             pass
     return total / 2**20
+
+
+PROCESS_KINDS = (("studio.runs.session_driver", "session_driver"), ("pyspark.daemon", "slots"),
+                 ("spark_daemon", "slots"), ("pyspark.worker", "slots"), ("SparkSubmit", "jvm"), ("celery", "celery"),
+                 ("uvicorn", "web"), ("studio.asgi", "web"), ("redis", "redis"), ("studio.runs.driver", "own_drivers"),
+                 ("postgres", "database"), ("budget", "budget_workers"), ("multiprocessing", "web"))
+
+
+def process_kind(process: psutil.Process) -> str:
+    try:
+        command = " ".join(process.cmdline())
+    except psutil.Error:
+        return "other"
+    return next((kind for marker, kind in PROCESS_KINDS if marker in command), "other")
+
+
+def studio_cpu_ms_per_s(launcher_pid: int, seconds: float) -> tuple[float, dict[str, float]]:
+    """CPU (user + system) of the studio's processes over ``seconds``, in ms a second: in all, and by kind."""
+    processes = [psutil.Process(launcher_pid), *psutil.Process(launcher_pid).children(recursive=True)]
+    first = {}
+    for process in processes:
+        try:
+            first[process.pid] = (process, sum(process.cpu_times()[:4]))
+        except psutil.Error:
+            pass
+    began = time.monotonic()
+    time.sleep(seconds)
+    elapsed = time.monotonic() - began
+    by_kind: dict[str, float] = {}
+    for process, cpu in first.values():
+        try:
+            used = sum(process.cpu_times()[:4]) - cpu
+        except psutil.Error:
+            continue
+        kind = process_kind(process)
+        by_kind[kind] = by_kind.get(kind, 0.0) + used * 1000 / elapsed
+    return sum(by_kind.values()), {kind: round(ms) for kind, ms in sorted(by_kind.items(), key=lambda kv: -kv[1])}
 
 
 def percentile(values: list[float], fraction: float) -> float | None:
@@ -206,6 +248,7 @@ def phase_medians(phases: list[dict]) -> dict | None:
 def measure_mode(studio, launcher_pid: int, pipeline_ids: list[int], expected_placement: str,
                  later_ids: list[int] = ()) -> dict:
     before = settle(launcher_pid)
+    idle_cpu, _ = studio_cpu_ms_per_s(launcher_pid, CPU_WINDOW_S)
     started = start_at_once(studio, pipeline_ids)
     runs = wait_until_started(studio, started)
     misplaced = [run_id for run_id, run in runs.items() if run["placement"] != expected_placement]
@@ -221,6 +264,7 @@ def measure_mode(studio, launcher_pid: int, pipeline_ids: list[int], expected_pl
     phases = [p for p in (start_phases_s(studio, runs[run_id], started[run_id]) for run_id in running) if p]
     load = os.getloadavg()[0]
     after = settle(launcher_pid)
+    live_cpu, cpu_by_kind = studio_cpu_ms_per_s(launcher_pid, CPU_WINDOW_S)
     latencies = rest_latencies_ms(studio, list(started))
     later, later_phases = start_one_by_one(studio, list(later_ids))
     cancel_all(studio, list(started))
@@ -230,6 +274,8 @@ def measure_mode(studio, launcher_pid: int, pipeline_ids: list[int], expected_pl
             "start_s_p99": round(percentile(starts, 0.99), 2) if starts else None,
             "start_phases_s_p50": phase_medians(phases),
             "rest_p99_ms_under_runs": round(percentile(latencies, 0.99), 1),
+            "cpu_ms_per_s_per_run": round((live_cpu - idle_cpu) / len(pipeline_ids), 1),
+            "cpu_ms_per_s_by_process": cpu_by_kind,
             **({"later_runs": len(later), "later_start_s_p50": round(percentile(later, 0.5), 2),
                 "later_start_s_max": round(max(later), 2), "later_start_phases_s_p50": phase_medians(later_phases)}
                if later else {}),
