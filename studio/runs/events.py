@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.db import transaction
+from django.db import connections, transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -262,7 +262,28 @@ class _PeriodicCheckpoints:
         if self.new:
             Checkpoint.objects.bulk_create(list(self.new.values()))
         if self.changed:
-            Checkpoint.objects.bulk_update(list(self.changed.values()), self.FIELDS)
+            _update_checkpoints(list(self.changed.values()), self.FIELDS)
+
+
+def _update_checkpoints(rows: list[Checkpoint], fields: tuple[str, ...]) -> None:
+    """Write ``fields`` of checkpoint ``rows`` in one prepared UPDATE run for every row (``executemany``), then
+    touch the runs that show them (``studio.change_tokens``), as ``bulk_update`` would.
+
+    ``bulk_update`` builds one ``CASE WHEN pk = ... THEN ...`` expression per field and row: for a session's
+    hundred runs acknowledging and completing a checkpoint a second, compiling those was a third of the
+    session driver's CPU (py-spy with --gil, 20 runs)."""
+    model_fields = [Checkpoint._meta.get_field(name) for name in fields]
+    connection = connections[Checkpoint.objects.db]
+    quote = connection.ops.quote_name
+    sql = (f"UPDATE {quote(Checkpoint._meta.db_table)} SET "
+           + ", ".join(f"{quote(field.column)} = %s" for field in model_fields)
+           + f" WHERE {quote(Checkpoint._meta.pk.column)} = %s")
+    params = [[field.get_db_prep_save(getattr(row, field.attname), connection) for field in model_fields] + [row.pk]
+              for row in rows]
+    with transaction.atomic(using=connection.alias, savepoint=False):
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
+        Checkpoint.objects.filter(pk__in=[row.pk for row in rows]).touch_runs()
 
 
 def _apply_status(run: Run, data: dict[str, Any]) -> bool:
