@@ -172,3 +172,25 @@ def test_checkpoint_rows_changed_by_a_batch_are_written_by_one_prepared_update_a
             "COMPLETED", 2, f"/cp/{run.id}", 10 + index, subtasks, 3.5, 40, 5)
         assert Run.objects.get(pk=run.id).change_token != tokens[run.id]
         assert Pipeline.objects.get(pk=run.pipeline_id).runs_change_token != pipeline_tokens[run.id]
+
+
+@pytest.mark.django_db(transaction=True)  # the writer stores from its own thread
+def test_events_nobody_waits_for_linger_to_share_a_batch_and_one_waited_for_takes_them_at_once(user, monkeypatch):
+    """A session's runs made batches of a few events each, every batch paying its fixed statements: events
+    nobody waits for (metrics, checkpoint progress) wait for others (``LINGER_S``); a status is waited for
+    and goes at once, with what waited before it."""
+    import time
+
+    run = running_run(user, "t")
+    writer = EventWriter(linger_s=60)  # longer than the test: only the waited-for event ends the lingering
+    real = events.record_events
+    batches = []
+    monkeypatch.setattr(events, "record_events", lambda batch: batches.append(len(batch)) or real(batch))
+    submitted = []
+    for n in range(5):
+        submitted.append(writer.submit(run.id, "metrics", {"n": n}, "t"))
+        time.sleep(0.02)  # the writer's thread has time to take each one alone: it lingers instead
+    assert not any(future.done() for future in submitted)
+    assert writer.set_status(run.id, "CANCELING", driver_token="t")["seq"] == 7
+    assert [future.result(10)["seq"] for future in submitted] == [2, 3, 4, 5, 6]
+    assert batches == [6], "the five lingering and the status in one transaction"
