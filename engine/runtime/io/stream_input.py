@@ -351,13 +351,17 @@ class SourceInput:
     no more until it takes the next one, so a job's checkpoints -- and the kills planned at
     them -- come spread over its whole input, however fast it could read.
 
-    Caught up (``flush_outputs``: the chain's, when it keeps output buffers): a poll that
-    gave fewer records than the source's batch size says the source has read what there is
-    for now, so what its batches left in the output buffers is sent at once. Without it
-    those records waited for a full buffer or the buffer timeout (100 ms) whenever the
-    source found a few records at every poll and so never waited: a stream fed at 10k
-    events/s polled every ~0.1-1 ms found some each time, and its records reached the
-    keyed operators behind a hash edge only 1,024 at a time.
+    Caught up (``flush_outputs``: the chain's, when it keeps output buffers): after a poll
+    whose source says it has read what there is for now (``caught_up``: for a live source a
+    poll short of its batch size), what its batches left in the output buffers is sent at
+    once. Without it those records waited for a full buffer or the buffer timeout (100 ms)
+    whenever the source found a few records at every poll and so never waited: a stream fed
+    at 10k events/s polled every ~0.1-1 ms found some each time, and its records reached the
+    keyed operators behind a hash edge only 1,024 at a time. A file source is never caught
+    up while it reads: its polls give a block's lines, a little under the batch size, and
+    read as "caught up" they sent every buffer after every poll -- at parallelism 2 a local
+    push and a TCP frame per poll and channel, each waking the consumer, where a buffer
+    should leave full (see docs/performance.md, "Output buffers that left after every poll").
     """
 
     def __init__(self, source, process_batch: Callable, timer_service, kill_hook=None, task=None,
@@ -415,8 +419,8 @@ class SourceInput:
         self._process_batch(batch)
         if alignment is not None:
             alignment.after_batch()
-        if self._flush_outputs is not None and records < self.source.batch_size:
-            self._flush_outputs()  # caught up: nothing more to fill the buffers with now
+        if self._flush_outputs is not None and self.source.caught_up(records):
+            self._flush_outputs()  # nothing more to fill the buffers with now
         return MORE_AVAILABLE
 
     def when_available(self, callback: Callable[[], None]) -> None:

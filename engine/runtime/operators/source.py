@@ -79,6 +79,14 @@ class SourceOperator(StreamOperator):
     def poll_next(self):
         raise NotImplementedError(f"{type(self).__name__}.poll_next() must be overridden")
 
+    def caught_up(self, records: int) -> bool:
+        """After a poll that gave ``records`` records (some): whether the source has read what its
+        input holds for now, so that what its batches left in the subtask's output buffers goes at
+        once instead of waiting for more (``SourceInput``). Here a poll short of ``batch_size`` says
+        so: a live source (a stream, a topic, a change log, a paced generator) returns fewer only
+        when it found no more. A source whose polls come short while more is waiting says otherwise."""
+        return records < self.batch_size
+
     def next_poll_delay(self) -> float:
         """Seconds to wait after a poll that returned no records."""
         return IDLE_POLL_DELAY

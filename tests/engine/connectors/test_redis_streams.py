@@ -346,3 +346,35 @@ def test_the_at_least_once_sink_raises_when_its_stream_key_is_not_a_stream(redis
     finally:
         sink.close()
     assert client.get(stream) == "not a stream"
+
+
+@pytest.mark.parametrize("group", [None, "readers"])
+def test_a_redis_read_is_caught_up_only_when_it_got_fewer_entries_than_it_asked_for(redis_client, group):
+    """The node's ``batch_size`` (here 250) is what a read asks for, not the subtask's 1,024: a full read may
+    have more behind it, so the output buffers keep filling; a short one found the stream's end."""
+    from engine.runtime.operators.base import OperatorContext
+    from engine.runtime.operators.connectors.redis_exactly_once import redis_stream_source
+
+    client, keys = redis_client
+    stream = f"test-caught-up-{uuid.uuid4().hex}"
+    keys.append(stream)
+    pipe = client.pipeline(transaction=False)
+    for n in range(600):
+        pipe.xadd(stream, {"value": json.dumps(n)})
+    pipe.execute()
+    params = {"stream": stream, "url": os.environ["REDIS_URL"], "batch_size": 250,
+              **({"group": group, "start_id": "0-0"} if group else {})}
+    source = redis_stream_source({"id": "in", "type": "source.redis_stream", "params": params},
+                                 OperatorContext(task=("in", 0), node_id="in", parallelism=1, max_parallelism=8,
+                                                 config={}))
+    source.initialize_state()
+    source.open()
+    try:
+        reads = []
+        for _ in range(4):  # a group's consumer reads its pending entries first: none here, an empty poll
+            records = len(source.poll_next())
+            if records:
+                reads.append((records, source.caught_up(records)))
+        assert reads == [(250, False), (250, False), (100, True)]
+    finally:
+        source.close()

@@ -170,3 +170,29 @@ def test_start_id_dollar_reads_only_what_arrives_after_the_first_start(stream, t
     handle.stop_with_savepoint().result(20)
     assert handle.wait(20).status == "FINISHED"
     assert sorted(committed(tmp_path / "out")) == list(range(HISTORY)) + list(range(10_000, 10_050))
+
+
+def test_the_history_is_never_caught_up_the_live_stream_when_a_read_comes_short(stream, tmp_path):
+    """While files are read a short poll says nothing (their blocks come a little under the batch), so the
+    output buffers keep filling; on the stream a read short of its ``batch_size`` found its end."""
+    from engine.runtime.operators.base import OperatorContext
+    from engine.runtime.operators.connectors.hybrid_source import HybridSource
+    from engine.runtime.operators.source import END_OF_INPUT
+
+    params = {"path": str(stream["history"]), "stream": stream["name"], "bounded": True, "batch_size": 1000,
+              "start_id": stream["ids"][HISTORY - 1]}
+    source = HybridSource({"id": "src", "type": "source.hybrid", "params": params},
+                          OperatorContext(task=("src", 0), node_id="src", parallelism=1, max_parallelism=8,
+                                          config={"batch_size": 1024}))
+    source.initialize_state()
+    source.open()
+    answers = {"history": set(), "live": set()}
+    try:
+        while (batch := source.poll_next()) is not END_OF_INPUT:
+            if batch:
+                answers[source.phase if source.phase != "done" else "live"].add((len(batch) < 1000,
+                                                                                 source.caught_up(len(batch))))
+    finally:
+        source.close()
+    assert answers["history"] == {(True, False)}  # 500 lines a file, every poll short and none caught up
+    assert answers["live"] == {(False, False), (True, True)}  # 1,000 entries, then the last 500

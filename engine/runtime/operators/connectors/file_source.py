@@ -117,6 +117,13 @@ class SplitReadingSource(SourceOperator):
         the split's position moves past them."""
         raise NotImplementedError
 
+    def caught_up(self, records: int) -> bool:
+        """Never after a poll that gave records: stored splits have their next records ready (a
+        file's poll gives the lines of a block sized to a little under ``batch_size``, a split's
+        end fewer still), so a short poll says nothing about the input. Where nothing is left in
+        hand the next poll gives none and the subtask waits, which sends the buffers anyway."""
+        return False
+
     def _split_done(self, split: dict) -> None:
         """``split`` was read to its end (``self.splits`` holds what comes next)."""
 

@@ -69,6 +69,10 @@ class HybridSource(SourceOperator):
                 return batch
         return self.live.poll_next()
 
+    def caught_up(self, records: int) -> bool:
+        """The history's answer while its splits last, then the stream's."""
+        return (self.history if self.history.splits else self.live).caught_up(records)
+
     def next_poll_delay(self) -> float:
         return self.live.next_poll_delay()
 

@@ -105,9 +105,8 @@ class ConsumerGroupSource(RedisStreamSource):
     def _read(self, split: dict):
         """The next records of one consumer ([]: none now), or None when its bounded input is done."""
         consumer = split["consumer"]
-        count = self.read_size if self.context.poll_budget is None else min(self.read_size, self.batch_size)
         cursor = self._replaying.get(consumer)
-        answer = self._client.xreadgroup(self.group, consumer, {self.stream: cursor or ">"}, count=count)
+        answer = self._client.xreadgroup(self.group, consumer, {self.stream: cursor or ">"}, count=self._read_count())
         entries = answer[0][1] if answer else []
         if cursor is not None:  # the consumer's pending entries first
             if not entries:

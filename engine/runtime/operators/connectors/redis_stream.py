@@ -303,6 +303,17 @@ class RedisStreamSource(SourceOperator):
         self._backoff = IdleBackoff()
         self._backlog = StreamBacklog()
         self._waiter: EntryWaiter | None = None
+        self._asked = self.read_size  # entries the last read asked for
+
+    def _read_count(self) -> int:
+        """Entries one read asks for: ``batch_size`` of the node, less while buffer debloating asks for less."""
+        self._asked = self.read_size if self.context.poll_budget is None else min(self.read_size, self.batch_size)
+        return self._asked
+
+    def caught_up(self, records: int) -> bool:
+        """A read that got fewer entries than it asked for (the node's ``batch_size``, 500 by default, not
+        the subtask's) found the end of the stream; one that got them all may have more behind it."""
+        return records < self._asked
 
     def initialize_state(self):
         self._state = self.context.operator_state().list_state("position")
@@ -331,8 +342,7 @@ class RedisStreamSource(SourceOperator):
             if split["end_id"] is not None and stream_id(split["last_id"]) >= stream_id(split["end_id"]):
                 self.splits.pop(0)
                 continue
-            count = self.read_size if self.context.poll_budget is None else min(self.read_size, self.batch_size)
-            answer = self._client.xread({split["stream"]: split["last_id"]}, count=count)
+            answer = self._client.xread({split["stream"]: split["last_id"]}, count=self._read_count())
             entries = answer[0][1] if answer else []
             if split["end_id"] is not None:
                 entries = entries_up_to(entries, stream_id(split["end_id"]))
