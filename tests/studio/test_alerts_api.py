@@ -314,3 +314,26 @@ def test_alerts_are_under_their_tag_in_the_schema(api):
     operations = [operation for path, item in paths.items() if path.startswith("/api/alerts")
                   for operation in item.values() if isinstance(operation, dict)]
     assert len(operations) >= 10 and all(operation["tags"] == ["alerts"] for operation in operations)
+
+
+def test_a_batch_of_many_runs_events_reads_the_alert_rules_once_and_each_rule_fires(api, user):
+    """A session's runs send a metrics event and a completed checkpoint a second each; stored in one batch, their
+    pipelines' rules are read in one query, not one per event, and each run's rule fires as alone."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from studio.runs.events import record_events
+
+    runs = [running_run(user, name=f"p{index}") for index in range(3)]
+    for run in runs:
+        rule(api, run, kind="checkpoint_failures", threshold=1)
+    batch = [event for run in runs for event in (
+        (run.id, "metrics", {"vertices": {}}, None),
+        (run.id, "checkpoint", {"event": "triggered", "id": 1, "kind": "checkpoint", "trigger_timestamp": 1000}, None),
+        (run.id, "checkpoint", {"event": "failed", "id": 1, "kind": "checkpoint", "failure_message": "disk full"},
+         None))]
+    with CaptureQueriesContext(connection) as queries:
+        record_events(batch)
+    assert len([query for query in queries if 'FROM "studio_alertrule"' in query["sql"]]) == 1
+    fired = messages(user)
+    assert len(fired) == 3 and all(any(f"run {run.id}" in message for message in fired) for run in runs), fired

@@ -194,3 +194,24 @@ def test_events_nobody_waits_for_linger_to_share_a_batch_and_one_waited_for_take
     assert writer.set_status(run.id, "CANCELING", driver_token="t")["seq"] == 7
     assert [future.result(10)["seq"] for future in submitted] == [2, 3, 4, 5, 6]
     assert batches == [6], "the five lingering and the status in one transaction"
+
+
+@pytest.mark.django_db
+def test_the_collected_records_of_a_batchs_runs_are_written_in_one_statement_with_their_change_tokens(user):
+    """Each session run sends its collected records with its metrics every second: written for all the batch's
+    runs at once (each run with a new change token, its pipeline's run list too), not two statements a run."""
+    runs = [running_run(user, f"t{index}") for index in range(3)]
+    tokens = {run.id: Run.objects.get(pk=run.id).change_token for run in runs}
+    pipeline_tokens = {run.id: Pipeline.objects.get(pk=run.pipeline_id).runs_change_token for run in runs}
+    with CaptureQueriesContext(connection) as queries:
+        record_events([(run.id, "metrics", {"vertices": {}, "collected": {"out": [run.id, n]}}, run.driver_token)
+                       for n in range(2) for run in runs])
+    # one statement prepared once and run for each run (Django logs it as "3 times: UPDATE ..."), one touch
+    run_updates = [query["sql"] for query in queries if 'UPDATE "studio_run" SET' in query["sql"]]
+    pipeline_updates = [query["sql"] for query in queries if 'UPDATE "studio_pipeline" SET' in query["sql"]]
+    assert len(run_updates) == 1 and len(pipeline_updates) == 1, (run_updates, pipeline_updates)
+    for run in runs:
+        stored = Run.objects.get(pk=run.id)
+        assert stored.collected == {"out": [run.id, 1]} and stored.change_token != tokens[run.id]
+        assert stored.status_history[-1]["status"] == "RUNNING"
+        assert Pipeline.objects.get(pk=run.pipeline_id).runs_change_token != pipeline_tokens[run.id]
