@@ -28,6 +28,8 @@ Session figures are the top-level keys; the own-driver ones are prefixed ``own_d
 
 ``BENCH_DATABASE=postgres``: the studio on a PostgreSQL server the benchmark starts (``tests.postgres_server``,
 as the tests do) instead of SQLite, for many live runs; the figures then carry ``"database": "postgres"``.
+Each mode's figures so far go to standard error as they are measured (a run stopped at its time limit
+still says them); ``BENCH_REST_REQUESTS`` sets how many GETs measure the REST latency.
 ``load_average_1m`` is the machine's load when the runs ran: on a shared 2-core machine the start
 figures say as much about the neighbours as about the studio. ``--smoke``: two runs and one.
 """
@@ -59,7 +61,7 @@ LATER_RUNS = int(os.environ.get("BENCH_LATER_RUNS", "1" if SMOKE else "5"))
 OWN_DRIVER_RUNS = int(os.environ.get("BENCH_OWN_DRIVER_RUNS", "1" if SMOKE else "4"))
 DATABASE = os.environ.get("BENCH_DATABASE", "sqlite")
 """``sqlite`` (``make up``'s default) or ``postgres`` (a server of the benchmark's own)."""
-REST_REQUESTS = 40 if SMOKE else 400
+REST_REQUESTS = int(os.environ.get("BENCH_REST_REQUESTS", "40" if SMOKE else "400"))
 CPU_WINDOW_S = 2.0 if SMOKE else 10.0
 START_TIMEOUT_S = 600
 POLL_S = 0.25
@@ -98,13 +100,14 @@ def studio_pss_mb(launcher_pid: int) -> float:
     return total / 2**20
 
 
-PROCESS_KINDS = (("studio.runs.session_driver", "session_driver"), ("pyspark.daemon", "slots"),
-                 ("spark_daemon", "slots"), ("pyspark.worker", "slots"), ("SparkSubmit", "jvm"), ("celery", "celery"),
+PROCESS_KINDS = (("SparkSubmit", "jvm"), ("studio.runs.session_driver", "session_driver"), ("pyspark.daemon", "slots"),
+                 ("spark_daemon", "slots"), ("pyspark.worker", "slots"), ("celery", "celery"),
                  ("uvicorn", "web"), ("studio.asgi", "web"), ("redis", "redis"), ("studio.runs.driver", "own_drivers"),
                  ("postgres", "database"), ("budget", "budget_workers"), ("multiprocessing", "web"))
 
 
 def process_kind(process: psutil.Process) -> str:
+    """The first kind whose marker is in the process's command line (the JVM's names the slots' daemon module)."""
     try:
         command = " ".join(process.cmdline())
     except psutil.Error:
@@ -263,23 +266,32 @@ def measure_mode(studio, launcher_pid: int, pipeline_ids: list[int], expected_pl
     starts = [s for s in (seconds_to_running(runs[run_id], started[run_id]) for run_id in running) if s is not None]
     phases = [p for p in (start_phases_s(studio, runs[run_id], started[run_id]) for run_id in running) if p]
     load = os.getloadavg()[0]
+    figures = {"runs": len(pipeline_ids), "runs_running": len(running),
+               "start_s_p50": round(percentile(starts, 0.5), 2) if starts else None,
+               "start_s_p99": round(percentile(starts, 0.99), 2) if starts else None,
+               "start_phases_s_p50": phase_medians(phases), "load_average_1m": round(load, 2)}
+    progress(expected_placement, figures)
     after = settle(launcher_pid)
     live_cpu, cpu_by_kind = studio_cpu_ms_per_s(launcher_pid, CPU_WINDOW_S)
+    figures.update({"mem_mb_per_run": round((after - before) / len(pipeline_ids), 1),
+                    "cpu_ms_per_s_per_run": round((live_cpu - idle_cpu) / len(pipeline_ids), 1),
+                    "cpu_ms_per_s_by_process": cpu_by_kind})
+    progress(expected_placement, figures)
     latencies = rest_latencies_ms(studio, list(started))
+    figures["rest_p99_ms_under_runs"] = round(percentile(latencies, 0.99), 1)
+    progress(expected_placement, figures)
     later, later_phases = start_one_by_one(studio, list(later_ids))
     cancel_all(studio, list(started))
-    return {"runs": len(pipeline_ids), "runs_running": len(running),
-            "mem_mb_per_run": round((after - before) / len(pipeline_ids), 1),
-            "start_s_p50": round(percentile(starts, 0.5), 2) if starts else None,
-            "start_s_p99": round(percentile(starts, 0.99), 2) if starts else None,
-            "start_phases_s_p50": phase_medians(phases),
-            "rest_p99_ms_under_runs": round(percentile(latencies, 0.99), 1),
-            "cpu_ms_per_s_per_run": round((live_cpu - idle_cpu) / len(pipeline_ids), 1),
-            "cpu_ms_per_s_by_process": cpu_by_kind,
+    return {**figures,
             **({"later_runs": len(later), "later_start_s_p50": round(percentile(later, 0.5), 2),
                 "later_start_s_max": round(max(later), 2), "later_start_phases_s_p50": phase_medians(later_phases)}
-               if later else {}),
-            "load_average_1m": round(load, 2)}
+               if later else {})}
+
+
+def progress(mode: str, figures: dict) -> None:
+    """The figures so far, on standard error: a run stopped at its time limit still says what it measured."""
+    print(f"{mode} so far: {json.dumps({**figures, 'load_now': round(os.getloadavg()[0], 2)})}", file=sys.stderr,
+          flush=True)
 
 
 def login(studio, launcher: subprocess.Popen) -> None:
