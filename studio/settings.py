@@ -22,7 +22,9 @@ proof on Spark), ``STUDIO_WORKSPACE_ROOT`` (each pipeline's
 directory for relative paths; default ``var/workspaces``, see ``studio.locations``),
 ``STUDIO_SESSION_MODE`` (1: ``make up`` keeps a session driver, one Spark application small runs share;
 0: every run has a driver of its own) and ``STUDIO_SESSION_SLOTS`` (64: the slots, ``local[N]``'s cores,
-of the session's application; with ``SPARK_MASTER`` the most executors it grows to; ``studio.runs.placement``);
+of the session's application; with ``SPARK_MASTER`` the most executors it grows to; ``studio.runs.placement``),
+``STUDIO_SESSION_SLOT_NICE`` (5: the niceness of the session's slot processes, so that the web server and the
+session driver get the CPU first when a machine's runs keep it busy; 0: as any process);
 on a ``SPARK_MASTER``, ``STUDIO_SESSION_ELASTIC`` (1: the session's executors, one core each, follow the
 slots its runs need; 0: it keeps what the master gives it), ``STUDIO_SESSION_MIN_EXECUTORS`` (1: kept even
 when idle) and ``STUDIO_SESSION_EXECUTOR_IDLE_S`` (30: an idle executor above the demand is released after
@@ -176,6 +178,8 @@ WARM_DRIVER_SLOTS = int(os.environ.get("STUDIO_WARM_DRIVER_SLOTS", str(max(4, os
 # Session mode (studio.runs.placement, studio.runs.session_driver): one Spark application many runs share
 SESSION_MODE = os.environ.get("STUDIO_SESSION_MODE", "1").lower() not in ("0", "false", "no", "off", "")
 SESSION_SLOTS = int(os.environ.get("STUDIO_SESSION_SLOTS", "64"))
+# the niceness of the session's slot processes: the web server and the session driver come first when CPU is short
+SESSION_SLOT_NICE = int(os.environ.get("STUDIO_SESSION_SLOT_NICE", "5"))
 # On a SPARK_MASTER (not local[N], whose cores are fixed): executors follow the slots the session's runs need
 SESSION_ELASTIC = os.environ.get("STUDIO_SESSION_ELASTIC", "1").lower() not in ("0", "false", "no", "off", "")
 SESSION_MIN_EXECUTORS = int(os.environ.get("STUDIO_SESSION_MIN_EXECUTORS", "1"))

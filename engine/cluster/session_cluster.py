@@ -36,6 +36,7 @@ from typing import Callable
 
 from engine.cluster.elastic import ELASTIC_CONF, ElasticExecutors, ElasticSettings, SparkExecutors
 from engine.cluster.spark_deployer import EXECUTOR_WAIT_S, SparkDeployer
+from engine.cluster.spark_daemon import SLOT_NICE_VARIABLE
 from engine.cluster.spark_session import create_spark_session, spark_master_for, start_python_workers
 
 SESSION_APP_NAME = "pipeline-studio-session"
@@ -122,9 +123,12 @@ class SessionCluster:
     waited for the daemon to import the engine (12 s for eight runs at once, at a load of 17
     on 2 cores; 1.5-2.3 s once it ran)."""
 
-    def __init__(self, slots: int, master: str | None = None, session=None, elastic: ElasticSettings | None = None):
+    def __init__(self, slots: int, master: str | None = None, session=None, elastic: ElasticSettings | None = None,
+                 slot_nice: int = 0):
         """``elastic``: size the executors to the jobs' slots (a cluster master only; ``local[N]`` is fixed);
-        its ``maximum`` is the most slots the session offers."""
+        its ``maximum`` is the most slots the session offers. ``slot_nice``: the niceness the slots' processes
+        run at (``engine.cluster.spark_daemon``): above 0, the processes beside them on the machine (the
+        studio's web server, the session's driver) come first when the CPU is short."""
         master = spark_master_for(slots, master) if session is None else session.sparkContext.master
         if master.startswith("local"):
             elastic = None
@@ -133,6 +137,8 @@ class SessionCluster:
         started = session is None
         if started:
             conf = dict(FAIR_SCHEDULING)
+            if slot_nice:
+                conf[f"spark.executorEnv.{SLOT_NICE_VARIABLE}"] = str(int(slot_nice))
             if elastic is not None:
                 conf.update({**ELASTIC_CONF, "spark.cores.max": str(elastic.maximum)})
             session = create_spark_session(SESSION_APP_NAME, master, conf)

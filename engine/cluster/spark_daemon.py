@@ -89,7 +89,21 @@ def thread_count() -> int:
         return 1
 
 
+SLOT_NICE_VARIABLE = "ENGINE_SLOT_NICE"
+"""The niceness the daemon takes before it forks the slots (its environment, from ``spark.executorEnv``; a
+``SessionCluster``'s ``slot_nice``)."""
+
+
+def take_niceness(environ=os.environ) -> int:
+    """Add ``ENGINE_SLOT_NICE`` (when set) to this process's niceness, which every worker forked from it inherits;
+    the niceness now. A session's hundred slots at 100 records a second each kept two cores busy, and the
+    studio's web server and the session's driver waited for the CPU behind them: REST answers took a second."""
+    wanted = int(environ.get(SLOT_NICE_VARIABLE) or 0)
+    return os.nice(wanted) if wanted > 0 else os.nice(0)
+
+
 def main() -> None:
+    take_niceness()
     preload()
     forget_zip_finders()
     if thread_count() > 1:  # a preloaded module broke the rule above: say so where Spark logs it

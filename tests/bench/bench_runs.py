@@ -239,6 +239,8 @@ def start_one_by_one(studio, pipeline_ids: list[int]) -> tuple[list[float], list
         runs = wait_until_started(studio, started)
         starts += [s for run_id, run in runs.items() if (s := seconds_to_running(run, started[run_id])) is not None]
         phases += [p for run_id, run in runs.items() if (p := start_phases_s(studio, run, started[run_id]))]
+        print(f"later run {list(runs)}: {[run['status'] for run in runs.values()]} {starts[-1:]} {phases[-1:]}",
+              file=sys.stderr, flush=True)
         cancel_all(studio, list(started))
     return starts, phases
 

@@ -435,11 +435,12 @@ def test_the_session_driver_makes_its_session_elastic_on_a_spark_master_only(set
     from engine.api import ElasticSettings
     from studio.runs import session_driver
 
-    started = []
+    started, nice = [], []
 
     class Recorded:
-        def __init__(self, slots, master, elastic=None):
+        def __init__(self, slots, master, elastic=None, slot_nice=0):
             started.append((slots, master, elastic))
+            nice.append(slot_nice)
             self.application_id, self.pool, self.max_slots = "app", type("Pool", (), {"total": 1})(), slots
 
     monkeypatch.setattr(engine.api, "SessionCluster", Recorded)
@@ -450,3 +451,5 @@ def test_the_session_driver_makes_its_session_elastic_on_a_spark_master_only(set
     session_driver.start_cluster(16, "spark://master:7077")
     assert started == [(16, "spark://master:7077", ElasticSettings(minimum=2, maximum=16, grace_s=45.0)),
                        (16, None, None), (16, "spark://master:7077", None)]
+    assert nice == [settings.SESSION_SLOT_NICE] * 3 and settings.SESSION_SLOT_NICE == 5, \
+        "the session's slots yield the CPU to the web server and the session driver"

@@ -63,3 +63,34 @@ def test_slot_workers_are_forked_by_the_engine_daemon_with_the_runtime_imported(
 
     assert all("engine.cluster.spark_daemon" in worker["parent"] for worker in workers), workers
     assert all(worker["runtime_imported"] for worker in workers), workers
+
+
+def test_the_daemon_takes_the_slots_niceness_and_the_workers_it_forks_keep_it():
+    """A session's slots run nicer than the processes beside them (``SessionCluster(slot_nice=...)``): with a
+    hundred runs on two cores the web server and the session driver get the CPU first."""
+    probe = ("import os; from engine.cluster.spark_daemon import take_niceness; before = os.nice(0); "
+             "after = take_niceness({'ENGINE_SLOT_NICE': '5'}); pid = os.fork()\n"
+             "if pid == 0: os._exit(os.nice(0) - before)\n"
+             "print(after - before, os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), take_niceness({}) - before)")
+    taken, forked, unset = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                                          cwd=ROOT).stdout.split()
+    assert (taken, forked, unset) == ("5", "5", "5")
+
+
+def test_a_session_with_a_slot_niceness_hands_it_to_its_executors_daemon(monkeypatch):
+    from types import SimpleNamespace
+
+    from engine.cluster import session_cluster
+
+    confs = []
+
+    def create(name, master, conf):
+        confs.append(dict(conf))
+        return SimpleNamespace(sparkContext=SimpleNamespace(master=master, defaultParallelism=2))
+
+    monkeypatch.setattr(session_cluster, "create_spark_session", create)
+    monkeypatch.setattr(session_cluster, "start_python_workers", lambda session, count: None)
+    session_cluster.SessionCluster(2, slot_nice=5)
+    session_cluster.SessionCluster(2)
+    assert confs[0]["spark.executorEnv.ENGINE_SLOT_NICE"] == "5"
+    assert "spark.executorEnv.ENGINE_SLOT_NICE" not in confs[1]
