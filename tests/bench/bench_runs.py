@@ -17,7 +17,8 @@ and Spark application of its own, and measures for each mode:
   the job to RUNNING), each phase's median;
 - ``later_start_s_p50`` / ``later_start_s_max`` (session only): ``BENCH_LATER_RUNS`` more runs started one
   at a time while the others run, each to RUNNING (the issue's start "with 50 already running");
-- ``rest_p99_ms_under_runs``: GET /api/runs/<id> and GET /api/runs, round robin, while the runs run;
+- ``rest_p99_ms_under_runs``: GET /api/runs/<id> and GET /api/runs, round robin, while the runs run (and
+  ``rest_p50_ms_under_runs``; ``rest_p99_ms_run_list`` and ``rest_p99_ms_one_run``: each kind's own);
 - ``cpu_ms_per_s_per_run``: the CPU the studio's processes use a second (user and system, ``CPU_WINDOW_S``)
   with the runs running, less with none, per run: what a live run costs the machine while it runs (on
   2 cores, 100 runs fit below 20); ``cpu_ms_per_s_by_process``: the running figure by kind of process
@@ -198,14 +199,15 @@ def start_phases_s(studio, run: dict, sent: float) -> dict[str, float] | None:
     return {"post": created - sent, "queued": scheduling - created, "handed": startup - scheduling, "job": running - startup}
 
 
-def rest_latencies_ms(studio, run_ids: list[int]) -> list[float]:
-    latencies = []
+def rest_latencies_ms(studio, run_ids: list[int]) -> tuple[list[float], list[float]]:
+    """Milliseconds of each GET /api/runs (the list) and of each GET /api/runs/<id> (one run), asked in turn."""
+    lists, ones = [], []
     for index in range(REST_REQUESTS):
         path = f"runs/{run_ids[index % len(run_ids)]}" if index % 2 else "runs"
         began = time.perf_counter()
         studio.request("GET", path)
-        latencies.append((time.perf_counter() - began) * 1000)
-    return latencies
+        (ones if index % 2 else lists).append((time.perf_counter() - began) * 1000)
+    return lists, ones
 
 
 def cancel_all(studio, run_ids: list[int]) -> None:
@@ -279,8 +281,11 @@ def measure_mode(studio, launcher_pid: int, pipeline_ids: list[int], expected_pl
                     "cpu_ms_per_s_per_run": round((live_cpu - idle_cpu) / len(pipeline_ids), 1),
                     "cpu_ms_per_s_by_process": cpu_by_kind})
     progress(expected_placement, figures)
-    latencies = rest_latencies_ms(studio, list(started))
-    figures["rest_p99_ms_under_runs"] = round(percentile(latencies, 0.99), 1)
+    lists, ones = rest_latencies_ms(studio, list(started))
+    figures.update({"rest_p99_ms_under_runs": round(percentile(lists + ones, 0.99), 1),
+                    "rest_p50_ms_under_runs": round(percentile(lists + ones, 0.5), 1),
+                    "rest_p99_ms_run_list": round(percentile(lists, 0.99), 1),
+                    "rest_p99_ms_one_run": round(percentile(ones, 0.99), 1)})
     progress(expected_placement, figures)
     later, later_phases = start_one_by_one(studio, list(later_ids))
     cancel_all(studio, list(started))

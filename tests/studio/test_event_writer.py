@@ -215,3 +215,37 @@ def test_the_collected_records_of_a_batchs_runs_are_written_in_one_statement_wit
         assert stored.collected == {"out": [run.id, 1]} and stored.change_token != tokens[run.id]
         assert stored.status_history[-1]["status"] == "RUNNING"
         assert Pipeline.objects.get(pk=run.pipeline_id).runs_change_token != pipeline_tokens[run.id]
+
+
+@pytest.mark.django_db(transaction=True)  # the writer stores from its own thread
+def test_a_waited_for_event_goes_ahead_of_other_runs_backlog_with_its_own_runs_events_in_order(user, monkeypatch):
+    """With a hundred runs the writer fell behind, and a starting run's startup and RUNNING waited behind every
+    other run's queued metrics: a waited-for event takes its run's queued events ahead of the others' backlog."""
+    busy, starting = running_run(user, "busy"), running_run(user, "starting")
+    writer = EventWriter(linger_s=0)
+    writing, go_on = threading.Event(), threading.Event()
+    real = events.record_events
+    batches = []
+
+    def slow_first_batch(batch):
+        batches.append([(run_id, data.get("n")) for run_id, _, data, _ in batch])
+        if len(batches) == 1:
+            writing.set()
+            go_on.wait(10)
+        return real(batch)
+
+    monkeypatch.setattr(events, "record_events", slow_first_batch)
+    writer.submit(busy.id, "metrics", {"n": 0}, "busy")
+    assert writing.wait(10)
+    backlog = [writer.submit(busy.id, "metrics", {"n": n}, "busy") for n in range(1, 6)]
+    own = writer.submit(starting.id, "metrics", {"n": 10}, "starting")
+    status = threading.Thread(target=writer.set_status, args=(starting.id, "CANCELING"), kwargs={"driver_token": "starting"})
+    status.start()
+    while not writer._urgent:  # the status is queued behind the backlog
+        threading.Event().wait(0.01)
+    go_on.set()
+    status.join(10)
+    assert [future.result(10)["seq"] for future in backlog] == [3, 4, 5, 6, 7]
+    assert own.result(10)["seq"] == 2
+    assert batches[1] == [(starting.id, 10), (starting.id, None)], batches
+    assert batches[2] == [(busy.id, n) for n in range(1, 6)]
