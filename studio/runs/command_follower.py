@@ -45,9 +45,14 @@ class CommandFollower:
         except Exception:  # Redis restarting: the pop names the key within a second all the same
             pass
 
-    def remove(self, key: str) -> None:
+    def remove(self, key: str, handler: Callable[[dict], None] | None = None) -> bool:
+        """Stop taking the commands of ``key``; ``handler``: only if it is still the one taking them (a run handed
+        back to the session driver that drives it is followed by its later driver thread under the same key,
+        which the earlier one, fenced and ending, must leave alone). True when it was removed."""
         with self._lock:
-            self._handlers.pop(key, None)
+            if handler is not None and self._handlers.get(key, (None, None))[1] is not handler:
+                return False
+            return self._handlers.pop(key, None) is not None
 
     def keys(self) -> list[str]:
         with self._lock:

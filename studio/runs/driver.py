@@ -245,14 +245,19 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
     job_master = holder["job_master"] = submit(definition, deployment, **options)
     job.set(job_master)
     commands, key = command_follower(), command_key(run)  # one thread pops every run's commands
-    commands.add(run_id, key, lambda command: _execute(command, run_id, job_master, savepoints))
+    def follow(command: dict) -> None:
+        _execute(command, run_id, job_master, savepoints)
+
+    commands.add(run_id, key, follow)
     try:
         outcome = job_master.wait()
     finally:
         stop.set()
         beats.remove(run_id, token)
-        commands.remove(key)
-        _drop_commands(run)
+        # a later driver of the run in this process (handed back to the session driver while this one, fenced,
+        # still ended its job) follows the same command list: its commands are its own
+        if commands.remove(key, follow):
+            _drop_commands(run)
     savepoints.flush(SAVEPOINT_FLUSH_TIMEOUT_S)
     logger.info("run %s ended: %s %s", run_id, outcome.status, outcome.failure_cause or "")
     return 0

@@ -453,3 +453,48 @@ def test_the_session_driver_makes_its_session_elastic_on_a_spark_master_only(set
                        (16, None, None), (16, "spark://master:7077", None)]
     assert nice == [settings.SESSION_SLOT_NICE] * 3 and settings.SESSION_SLOT_NICE == 5, \
         "the session's slots yield the CPU to the web server and the session driver"
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(900)
+@pytest.mark.django_db(transaction=True)
+def test_a_run_handed_back_to_the_serving_session_driver_that_still_drives_it_runs_again_once_and_cancels(
+        session_driver, api, granted_tmp_path, monkeypatch):
+    """The heartbeat check took a run of a serving session driver for lost (its presence briefly missing at the
+    check): fenced and handed back while its first driver thread still held it. The serving driver must take it
+    up again under the new token, one job of it running, and a cancel must reach that job."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    from studio.runs import liveness
+
+    session_driver.start()
+    run_id = start_run(api, summing_pipeline("handed-back", granted_tmp_path / "out", rate=20))
+    wait_until(lambda: running_in_session(run_id), RUN_START_TIMEOUT, "the run to run in the session")
+    first_token = Run.objects.get(pk=run_id).driver_token
+    one_job = wait_until(lambda: (session.presence() or {}).get("slots_used"), 60, "the run's slots announced")
+    monkeypatch.setattr(liveness.session, "presence", lambda: None)  # missing at this check only
+    assert liveness.check_heartbeats(now=timezone.now() + timedelta(seconds=settings.HEARTBEAT_TIMEOUT_S + 5)) \
+        == [run_id]
+    monkeypatch.undo()
+    fenced = Run.objects.get(pk=run_id)
+    assert (fenced.status, fenced.status_history[-1]["cause"]) == ("RESTARTING", liveness.WAITS_FOR_SESSION)
+
+    def running_again():
+        run = running_in_session(run_id)
+        return run if run is not None and run.status_history[-1]["status"] == "RUNNING" and any(
+            entry.get("cause", "").startswith(f"{liveness.SESSION_LOST}: going on from")
+            for entry in run.status_history) else None
+
+    again = wait_until(running_again, RUN_START_TIMEOUT, "the run to run again in the serving session driver")
+    assert again.driver_token == fenced.driver_token != first_token, "driven under the token the check gave it"
+    # the first thread's job leaves once it is fenced; one job of the run stays in the session
+    wait_until(lambda: (session.presence() or {}).get("slots_used") == one_job, 60, "one job of the run in the session")
+    assert (session.presence() or {}).get("run_ids") == [run_id]
+    assert api.post(f"/api/runs/{run_id}/cancel").status_code == 202
+    wait_until(lambda: Run.objects.get(pk=run_id).status == "CANCELED", 60, "the run to be cancelled")
+    wait_until(lambda: (session.presence() or {}).get("slots_used") == 0, 60, "its slots given back")
+    startups = [e.data["driver"] for e in RunEvent.objects.filter(run_id=run_id, type="startup")]
+    assert startups == ["session", "session"], "started once, resumed once"
