@@ -19,8 +19,17 @@ def warm_drivers_of(worker_pid: int) -> list[psutil.Process]:
     """The worker's driver processes still waiting for a run: started ``--warm`` and still writing to a
     warm driver's log. A warm driver that was handed a run keeps its command line while its run (maybe an
     earlier test's) ends; its output then goes to the run's log."""
-    return [process for process in psutil.Process(worker_pid).children()
-            if "--warm" in process.cmdline() and process.status() != psutil.STATUS_ZOMBIE and writes_a_warm_log(process)]
+    return [process for process in psutil.Process(worker_pid).children() if is_a_waiting_warm_driver(process)]
+
+
+def is_a_waiting_warm_driver(process: psutil.Process) -> bool:
+    """False for a child that exits while it is looked at (an earlier test's driver ending with its run:
+    its command line can no longer be read)."""
+    try:
+        return "--warm" in process.cmdline() and process.status() != psutil.STATUS_ZOMBIE \
+            and writes_a_warm_log(process)
+    except psutil.Error:
+        return False
 
 
 def writes_a_warm_log(process: psutil.Process) -> bool:
