@@ -20,7 +20,10 @@ A run of the shared session (``studio.runs.placement``) that the serving session
 lists in its presence (``studio.runs.session``: one Redis write every 2 s for all its runs)
 is alive, whatever its heartbeat: with 32 runs at a load of 35 their heartbeats, one UPDATE
 per run every 2 s from one process, reached SQLite more than 15 s apart, and runs of a live
-session were taken for lost and restarted. A run of the session is not failed when its driver is
+session were taken for lost and restarted. Its absence from the presence is evidence only when the
+presence could be read and was announced after the run's last sign of life (``vouched_for``): a presence
+Redis did not answer for, or one announced before the run was claimed (a session driver busy starting a
+hundred runs announced less often than every 10 s), took every run of a serving driver for lost. A run of the session is not failed when its driver is
 lost: its driver is the session driver, which ``make up``'s supervisor starts again, and
 which takes every unfinished run of the session back from its latest checkpoint. The check
 fences it (a new token), makes it RESTARTING with cause :data:`SESSION_LOST` (the run page
@@ -41,6 +44,7 @@ import threading
 import secrets
 from datetime import datetime, timedelta, timezone as dt_timezone
 
+import redis
 from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
@@ -96,14 +100,39 @@ def check_heartbeats(now: datetime | None = None, timeout_s: float | None = None
     timeout_s = settings.HEARTBEAT_TIMEOUT_S if timeout_s is None else timeout_s
     launch_timeout_s = settings.LAUNCH_TIMEOUT_S if launch_timeout_s is None else launch_timeout_s
     lost = []
-    in_session = set((session.presence() or {}).get("run_ids") or ())  # driven by a session driver that serves
+    try:
+        serving = session.read_presence()
+    except redis.RedisError:
+        serving = UNKNOWN
+        logger.info("the session driver's presence could not be read: its runs are not judged this round")
     for run in Run.objects.exclude(status__in=TERMINAL_STATUSES).only(
             "id", "status", "created_at", "heartbeat_at", "status_history", "placement"):
-        if run.placement == SESSION and run.id in in_session:
+        if run.placement == SESSION and vouched_for(run, serving):
             continue
         if is_lost(run, now, timeout_s, launch_timeout_s) and mark_lost(run.id, now, timeout_s, launch_timeout_s):
             lost.append(run.id)
     return lost
+
+
+UNKNOWN = object()
+"""The session driver's presence when it could not be read (Redis away)."""
+
+
+def vouched_for(run: Run, serving) -> bool:
+    """Whether the session driver's presence ``serving`` (its announcement, None when none serves, or
+    :data:`UNKNOWN`) keeps ``run`` of the session from being judged by its heartbeat now: it lists the run,
+    or it says nothing either way. Unread, or announced no later than the run's last sign of life (a driver
+    busy starting a hundred runs announced less often than every 10 s, and ``run_ids`` are those it drove
+    then), it says nothing: the absence of evidence is no loss. A serving driver that announces after the
+    run's last sign of life without it, or none serving (its presence withdrawn or expired), is evidence."""
+    if serving is UNKNOWN:
+        return True
+    if serving is None:
+        return False
+    if run.id in set(serving.get("run_ids") or ()):
+        return True
+    at = serving.get("at")  # None: an announcement that does not say when (taken as current)
+    return at is not None and at <= last_sign_of_life(run).timestamp()
 
 
 def mark_lost(run_id: int, now: datetime, timeout_s: float, launch_timeout_s: float) -> bool:

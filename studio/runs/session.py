@@ -49,9 +49,15 @@ def withdraw() -> None:
 def presence() -> dict | None:
     """What the serving session driver last said of itself, or None when none serves (or Redis is down)."""
     try:
-        raw = _client().get(_key("presence"))
+        return read_presence()
     except redis.RedisError:
         return None
+
+
+def read_presence() -> dict | None:
+    """:func:`presence`, raising ``redis.RedisError`` when it cannot be read: for whoever must tell "no session
+    driver serves" from "not known now" (the heartbeat check, ``studio.runs.liveness``)."""
+    raw = _client().get(_key("presence"))
     return json.loads(raw) if raw else None
 
 

@@ -230,6 +230,7 @@ class SessionDriver:
         return {"pid": os.getpid(), "application_id": cluster.application_id, "slots": usage["slots"],
                 "slots_used": usage["used"], "slots_max": cluster.max_slots, "runs": len(runs), "run_ids": runs,
                 "runs_waiting": len(usage["waiting"]), "memory_mb": round(self._memory_mb()), "since": self.started_at,
+                "at": time.time(),  # when run_ids held: a run claimed since is not in them (studio.runs.liveness)
                 **{name: usage.get(name) for name in EXECUTOR_FIGURES}}
 
     def _memory_mb(self) -> float:

@@ -149,3 +149,31 @@ def test_one_beat_for_every_run_of_a_driver_and_a_run_ended_in_the_studio_has_it
     beats.remove(second.id, second.driver_token)
     Run.objects.filter(pk=second.id).update(driver_token="another driver")
     assert beats.beat() == [] and cancelled == [first.id], "a run removed is no longer beaten for"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_session_runs_are_not_judged_lost_when_the_presence_cannot_be_read(settings):
+    silent = make_run("SCHEDULING", heartbeat_age_s=60, placement=SESSION)
+    own = make_run("RUNNING", heartbeat_age_s=60)
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there: the presence cannot be read
+    assert check_heartbeats(timeout_s=15, launch_timeout_s=600) == [own.id], "a driver of its own is judged"
+    run = Run.objects.get(pk=silent.id)
+    assert (run.status, run.driver_token) == ("SCHEDULING", "old"), "not fenced on an unread presence"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_session_run_claimed_after_the_last_announcement_is_not_judged_by_its_absence_from_it():
+    import time
+
+    claimed_later = make_run("SCHEDULING", heartbeat_age_s=20, status_age_s=20, placement=SESSION)
+    dropped = make_run("RUNNING", heartbeat_age_s=60, placement=SESSION)
+    # a session driver busy starting runs announced 40 s ago (its presence lasts 30 s after each announcement)
+    session.announce({"slots": 4, "run_ids": [], "at": time.time() - 40})
+    try:
+        assert check_heartbeats(timeout_s=15, launch_timeout_s=600) == [dropped.id]
+        assert Run.objects.get(pk=claimed_later.id).status == "SCHEDULING"
+        session.announce({"slots": 4, "run_ids": [], "at": time.time()})  # it serves and does not list it
+        assert check_heartbeats(timeout_s=15, launch_timeout_s=600) == [claimed_later.id]
+    finally:
+        session.withdraw()
+        session._client().delete(session.launches_key())

@@ -475,7 +475,7 @@ def test_a_run_handed_back_to_the_serving_session_driver_that_still_drives_it_ru
     wait_until(lambda: running_in_session(run_id), RUN_START_TIMEOUT, "the run to run in the session")
     first_token = Run.objects.get(pk=run_id).driver_token
     one_job = wait_until(lambda: (session.presence() or {}).get("slots_used"), 60, "the run's slots announced")
-    monkeypatch.setattr(liveness.session, "presence", lambda: None)  # missing at this check only
+    monkeypatch.setattr(liveness.session, "read_presence", lambda: None)  # missing at this check only
     assert liveness.check_heartbeats(now=timezone.now() + timedelta(seconds=settings.HEARTBEAT_TIMEOUT_S + 5)) \
         == [run_id]
     monkeypatch.undo()
