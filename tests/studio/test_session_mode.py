@@ -498,3 +498,42 @@ def test_a_run_handed_back_to_the_serving_session_driver_that_still_drives_it_ru
     wait_until(lambda: (session.presence() or {}).get("slots_used") == 0, 60, "its slots given back")
     startups = [e.data["driver"] for e in RunEvent.objects.filter(run_id=run_id, type="startup")]
     assert startups == ["session", "session"], "started once, resumed once"
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(900)
+@pytest.mark.django_db(transaction=True)
+def test_a_run_handed_back_while_it_waits_for_slots_in_the_serving_session_driver_runs_once_when_they_free(
+        session_driver, api, granted_tmp_path, monkeypatch):
+    """Fenced and handed back while its first job still waits for the session's slots (SCHEDULING), the run goes on
+    in the serving driver once slots free: one job of it, under the new token; the first job leaves the queue."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    from studio.runs import liveness
+
+    session_driver.start()
+    wide = summing_pipeline("wide", granted_tmp_path / "wide", rate=20)
+    wide["parallelism"] = 4
+    holder = start_run(api, wide)
+    wait_until(lambda: running_in_session(holder), RUN_START_TIMEOUT, "the wide run to hold every slot")
+    run_id = start_run(api, summing_pipeline("waiting", granted_tmp_path / "out", rate=50))
+    wait_until(lambda: RunEvent.objects.filter(run_id=run_id, type="region", data__event="waiting").exists(),
+               RUN_START_TIMEOUT, "the run to wait for slots")
+    assert Run.objects.get(pk=run_id).status == "SCHEDULING"
+    monkeypatch.setattr(liveness.session, "read_presence", lambda: None)  # missing at this check only
+    now = timezone.now() + timedelta(seconds=settings.HEARTBEAT_TIMEOUT_S + 5)
+    assert run_id in liveness.check_heartbeats(now=now)
+    monkeypatch.undo()
+    token = Run.objects.get(pk=run_id).driver_token
+    wait_until(lambda: any(entry.get("cause", "").startswith(f"{liveness.SESSION_LOST}: going on from")
+                           for entry in Run.objects.get(pk=run_id).status_history), 60, "the serving driver to take it")
+    assert api.post(f"/api/runs/{holder}/cancel").status_code == 202
+    wait_until(lambda: Run.objects.get(pk=holder).status == "CANCELED", 60, "the wide run to be cancelled")
+    again = wait_until(lambda: running_in_session(run_id), RUN_START_TIMEOUT, "the run to run in the session again")
+    assert again.driver_token == token
+    wait_until(lambda: Run.objects.get(pk=run_id).status == "FINISHED", RUN_START_TIMEOUT, "the run to finish")
+    wait_until(lambda: (session.presence() or {}).get("slots_used") == 0, 60, "every slot given back")
+    assert_exact(granted_tmp_path / "out")
