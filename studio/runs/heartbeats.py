@@ -31,21 +31,22 @@ class Heartbeats:
     def __init__(self, interval_s: float | None = None):
         self.interval_s = interval_s
         self._lock = threading.Lock()
-        self._runs: dict[int, tuple[str, Callable[[], None]]] = {}  # guarded by: self._lock
+        self._runs: dict[tuple[int, str], Callable[[], None]] = {}  # guarded by: self._lock; by (run, token)
         self._thread: threading.Thread | None = None  # guarded by: self._lock
 
     def add(self, run_id: int, token: str, on_lost: Callable[[], None]) -> None:
-        """Beat for ``run_id`` held with ``token`` from now on; ``on_lost`` (once) when it is not held any more."""
+        """Beat for ``run_id`` held with ``token`` from now on; ``on_lost`` (once) when it is not held any more.
+        Each token of a run is beaten for on its own: a run handed back to the session driver that still drives
+        it has two driver threads a while, the fenced one and the later one, whichever added itself last."""
         with self._lock:
-            self._runs[run_id] = (token, on_lost)
+            self._runs[(run_id, token)] = on_lost
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._beat_forever, name="heartbeats", daemon=True)
                 self._thread.start()
 
     def remove(self, run_id: int, token: str) -> None:
         with self._lock:
-            if self._runs.get(run_id, (None,))[0] == token:
-                del self._runs[run_id]
+            self._runs.pop((run_id, token), None)
 
     def beat(self) -> list[int]:
         """One heartbeat for every run: the ids of those found no longer held (their ``on_lost`` called)."""
@@ -59,19 +60,18 @@ class Heartbeats:
         if not runs:
             return []
         held = Q()
-        for run_id, (token, _) in runs.items():
+        for run_id, token in runs:
             held |= Q(pk=run_id, driver_token=token)
         live = Run.objects.filter(held).exclude(status__in=TERMINAL_STATUSES)
         live.beat(timezone.now())  # no change token moves: no cached answer shows a heartbeat
-        alive = set(live.values_list("id", flat=True))
+        alive = set(live.values_list("id", "driver_token"))
         lost = []
-        for run_id, (token, on_lost) in runs.items():
-            if run_id in alive:
+        for (run_id, token), on_lost in runs.items():
+            if (run_id, token) in alive:
                 continue
             with self._lock:
-                if self._runs.get(run_id, (None,))[0] != token:
+                if self._runs.pop((run_id, token), None) is None:
                     continue  # removed meanwhile: its job ended
-                del self._runs[run_id]
             # the studio ended the run (declared this driver lost and fenced it, or deleted the run):
             # the engine must not go on with a job the database says is over
             logger.warning("run %s ended in the studio while its job still ran; cancelling the job", run_id)

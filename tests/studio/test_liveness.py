@@ -177,3 +177,22 @@ def test_a_session_run_claimed_after_the_last_announcement_is_not_judged_by_its_
     finally:
         session.withdraw()
         session._client().delete(session.launches_key())
+
+
+@pytest.mark.django_db
+def test_a_run_handed_back_to_the_driver_that_drives_it_is_beaten_for_under_its_new_token_whoever_added_last():
+    from studio.runs.heartbeats import Heartbeats
+
+    run = make_run("SCHEDULING", heartbeat_age_s=60, placement=SESSION)
+    Run.objects.filter(pk=run.id).update(driver_token="new")  # fenced by the heartbeat check, handed back
+    cancelled = []
+    beats = Heartbeats()
+    beats.add(run.id, "new", lambda: cancelled.append("new"))  # the later driver thread
+    beats.add(run.id, "old", lambda: cancelled.append("old"))  # the fenced one, slower to get there
+    assert beats.beat() == [run.id] and cancelled == ["old"], "the fenced thread's job is cancelled"
+    before = Run.objects.get(pk=run.id).heartbeat_at
+    assert beats.beat() == [] and cancelled == ["old"]
+    assert Run.objects.get(pk=run.id).heartbeat_at > before, "the later thread's heartbeats go on"
+    beats.remove(run.id, "old")
+    beats.remove(run.id, "new")
+    assert beats.beat() == []
