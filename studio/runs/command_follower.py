@@ -7,6 +7,10 @@ runs at once (one ``BLPOP`` names many keys) on one thread and hands each comman
 run's handler, in the order the run's commands were sent. Adding a run wakes the pop at once
 (a key of the follower's own), so a cancel sent while a run starts is taken as soon as it runs.
 
+A run handed back to the session driver that drives it (``studio.runs.liveness``) has two driver threads
+there a while, the fenced one ending its job and the later one, both following the run's list in whichever
+order they got there: a command goes to the one holding the run's token now.
+
 Threading model: ``add`` and ``remove`` from any thread (the handlers under the lock); the
 handlers run on the follower's thread, one command at a time: a handler only asks the run's
 job (cancel, trigger a savepoint, open a tap), it never waits for it.
@@ -29,14 +33,16 @@ class CommandFollower:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._handlers: dict[str, tuple[int, Callable[[dict], None]]] = {}  # guarded by: self._lock; by key
+        # guarded by: self._lock; by key, in the order they were added: (run id, driver token, handler)
+        self._handlers: dict[str, list[tuple[int, str | None, Callable[[dict], None]]]] = {}
         self._thread: threading.Thread | None = None  # guarded by: self._lock
         self._wake_key = f"studio:command-follower:{uuid.uuid4().hex}:wake"
 
-    def add(self, run_id: int, key: str, handler: Callable[[dict], None]) -> None:
-        """Take the commands of run ``run_id`` from its list ``key`` with ``handler`` from now on."""
+    def add(self, run_id: int, key: str, handler: Callable[[dict], None], token: str | None = None) -> None:
+        """Take the commands of run ``run_id`` from its list ``key`` with ``handler`` from now on; ``token``: the
+        driver token it holds the run with (a command goes to the handler of the run's token now)."""
         with self._lock:
-            self._handlers[key] = (run_id, handler)
+            self._handlers.setdefault(key, []).append((run_id, token, handler))
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._follow_forever, name="commands", daemon=True)
                 self._thread.start()
@@ -46,13 +52,16 @@ class CommandFollower:
             pass
 
     def remove(self, key: str, handler: Callable[[dict], None] | None = None) -> bool:
-        """Stop taking the commands of ``key``; ``handler``: only if it is still the one taking them (a run handed
-        back to the session driver that drives it is followed by its later driver thread under the same key,
-        which the earlier one, fenced and ending, must leave alone). True when it was removed."""
+        """Stop taking the commands of ``key`` with ``handler`` (None: with any). True when nobody follows the key
+        any more (a run handed back to the driver that drives it is followed by its later driver thread too:
+        its list is not to be dropped)."""
         with self._lock:
-            if handler is not None and self._handlers.get(key, (None, None))[1] is not handler:
-                return False
-            return self._handlers.pop(key, None) is not None
+            left = [entry for entry in self._handlers.get(key, ()) if handler is not None and entry[2] is not handler]
+            if left:
+                self._handlers[key] = left
+            else:
+                self._handlers.pop(key, None)
+            return not left
 
     def keys(self) -> list[str]:
         with self._lock:
@@ -81,14 +90,30 @@ class CommandFollower:
             key, raw = item[0].decode(), item[1]
             if key == self._wake_key:
                 continue
-            with self._lock:
-                run_id, handler = self._handlers.get(key, (None, None))
+            run_id, handler = self._handler(key)
             if handler is None:  # the run ended meanwhile: its driver drops the list
                 continue
             try:
                 handler(json.loads(raw))
             except Exception:
                 logger.exception("run %s: command %r failed", run_id, raw)
+
+    def _handler(self, key: str) -> tuple[int | None, Callable[[dict], None] | None]:
+        """Who takes a command of ``key`` now: its only handler, or of several the one of the run's token."""
+        with self._lock:
+            entries = list(self._handlers.get(key, ()))
+        if len(entries) <= 1:
+            return (entries[0][0], entries[0][2]) if entries else (None, None)
+        from django.db import connection
+
+        from studio.models import Run
+
+        try:
+            token = Run.objects.filter(pk=entries[0][0]).values_list("driver_token", flat=True).first()
+        finally:
+            connection.close()  # this thread seldom asks: it holds no connection between
+        run_id, _, handler = next((entry for entry in entries if entry[1] == token), entries[-1])
+        return run_id, handler
 
 
 _follower: CommandFollower | None = None

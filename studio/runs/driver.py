@@ -248,7 +248,7 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
     def follow(command: dict) -> None:
         _execute(command, run_id, job_master, savepoints)
 
-    commands.add(run_id, key, follow)
+    commands.add(run_id, key, follow, token)
     try:
         outcome = job_master.wait()
     finally:

@@ -249,3 +249,36 @@ def test_a_waited_for_event_goes_ahead_of_other_runs_backlog_with_its_own_runs_e
     assert own.result(10)["seq"] == 2
     assert batches[1] == [(starting.id, 10), (starting.id, None)], batches
     assert batches[2] == [(busy.id, n) for n in range(1, 6)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_followed_by_two_driver_threads_has_its_commands_taken_by_the_one_holding_its_token():
+    from studio.models import Pipeline, PipelineVersion, Run
+    from studio.runs.command_follower import CommandFollower
+    from studio.runs.commands import command_key, drop_commands, send_command
+    from tests.support import simple_pipeline, wait_until
+
+    pipeline = Pipeline.objects.create(name="p")
+    version = PipelineVersion.objects.create(pipeline=pipeline, number=1, definition=simple_pipeline())
+    run = Run.objects.create(pipeline=pipeline, version=version, driver_token="new")  # fenced "old", handed back
+    key, taken = command_key(run), []
+
+    def new(command):
+        taken.append(("new", command["n"]))
+
+    def old(command):
+        taken.append(("old", command["n"]))
+
+    follower = CommandFollower()
+    try:
+        follower.add(run.id, key, new, "new")
+        follower.add(run.id, key, old, "old")  # the fenced thread got there last
+        send_command(run, {"command": "probe", "n": 1})
+        wait_until(lambda: taken, 10, "the command")
+        assert not follower.remove(key, old), "the later thread still follows the list: it is not dropped"
+        send_command(run, {"command": "probe", "n": 2})
+        wait_until(lambda: len(taken) == 2, 10, "the second command")
+        assert taken == [("new", 1), ("new", 2)]
+        assert follower.remove(key, new)
+    finally:
+        drop_commands(run)
