@@ -329,4 +329,9 @@ def test_finished_is_reported_when_the_subtasks_finished_and_run_waits_for_spark
     assert outcome.status == "FINISHED", outcome.failure_cause
     assert stage_threads_ended and all(stage_threads_ended), \
         f"FINISHED waited for the Spark job, or run returned before it ended: {stage_threads_ended}"
-    assert not spark_session.sparkContext.statusTracker().getActiveJobsIds()
+    # this job's own Spark jobs ended (the session is shared: an earlier test's may still be ending)
+    tracker = spark_session.sparkContext.statusTracker()
+    group = job_master.deployer.job_group
+    own = {job for number in range(20) for job in tracker.getJobIdsForGroup(f"{group}-s{number}")}
+    assert own, "the job's Spark jobs are found by their group"
+    assert not own & set(tracker.getActiveJobsIds())
