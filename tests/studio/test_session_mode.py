@@ -523,13 +523,18 @@ def test_a_run_handed_back_while_it_waits_for_slots_in_the_serving_session_drive
     wait_until(lambda: RunEvent.objects.filter(run_id=run_id, type="region", data__event="waiting").exists(),
                RUN_START_TIMEOUT, "the run to wait for slots")
     assert Run.objects.get(pk=run_id).status == "SCHEDULING"
-    monkeypatch.setattr(liveness.session, "read_presence", lambda: None)  # missing at this check only
+    # at this check the presence lists the wide run only (as one announced before the run was claimed did)
+    monkeypatch.setattr(liveness.session, "read_presence", lambda: {"run_ids": [holder]})
     now = timezone.now() + timedelta(seconds=settings.HEARTBEAT_TIMEOUT_S + 5)
-    assert run_id in liveness.check_heartbeats(now=now)
+    assert liveness.check_heartbeats(now=now) == [run_id]
     monkeypatch.undo()
     token = Run.objects.get(pk=run_id).driver_token
     wait_until(lambda: any(entry.get("cause", "").startswith(f"{liveness.SESSION_LOST}: going on from")
                            for entry in Run.objects.get(pk=run_id).status_history), 60, "the serving driver to take it")
+    # the first job left the queue: one job of the run waits, under the new token
+    wait_until(lambda: RunEvent.objects.filter(run_id=run_id, type="region", data__event="waiting").count() == 2,
+               60, "the run's job to wait for slots again")
+    wait_until(lambda: (session.presence() or {}).get("runs_waiting") == 1, 60, "one job of the run waiting")
     assert api.post(f"/api/runs/{holder}/cancel").status_code == 202
     wait_until(lambda: Run.objects.get(pk=holder).status == "CANCELED", 60, "the wide run to be cancelled")
     again = wait_until(lambda: running_in_session(run_id), RUN_START_TIMEOUT, "the run to run in the session again")
