@@ -23,8 +23,8 @@ per run every 2 s from one process, reached SQLite more than 15 s apart, and run
 session were taken for lost and restarted. Its absence from the presence is evidence only when the
 presence could be read and was announced after the run's last sign of life (``vouched_for``): a presence
 Redis did not answer for, or one announced before the run was claimed (a session driver busy starting a
-hundred runs announced less often than every 10 s), took every run of a serving driver for lost. A run of the session is not failed when its driver is
-lost: its driver is the session driver, which ``make up``'s supervisor starts again, and
+hundred runs announced less often than every 10 s), took every run of a serving driver for lost.
+A run of the session is not failed when its driver is lost: its driver is the session driver, which ``make up``'s supervisor starts again, and
 which takes every unfinished run of the session back from its latest checkpoint. The check
 fences it (a new token), makes it RESTARTING with cause :data:`SESSION_LOST` (the run page
 says it waits) and hands it to the session again (a session driver that serves resumes it
