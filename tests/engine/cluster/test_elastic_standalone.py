@@ -9,17 +9,14 @@ live run's never. Spark's own dynamic allocation is no alternative: it refuses b
 stages, which every region is.
 """
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import stop_process_tree
 from tests.engine.cluster.elastic_session import COUNT
-from tests.engine.cluster.test_standalone_cluster import free_port, listening, spark_class
-from tests.support import wait_until
+from tests.engine.cluster.test_standalone_cluster import standalone_spark
 
 pytestmark = pytest.mark.spark
 
@@ -29,26 +26,8 @@ ROOT = Path(__file__).resolve().parents[3]
 @pytest.fixture(scope="module")
 def standalone_master(tmp_path_factory):
     """A master and one 2-core worker on 127.0.0.1; torn down with every process they started."""
-    work = tmp_path_factory.mktemp("spark-elastic")
-    port = free_port()
-    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(work / "logs"),
-           "PYSPARK_PYTHON": sys.executable}
-    processes = [subprocess.Popen(
-        [spark_class(), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-         "--webui-port", str(free_port())], env=env, stdout=open(work / "master.log", "wb"), stderr=subprocess.STDOUT)]
-    try:
-        wait_until(lambda: listening(port), 60, "the Spark master to listen")
-        url = f"spark://127.0.0.1:{port}"
-        log = work / "worker.log"
-        processes.append(subprocess.Popen(
-            [spark_class(), "org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1", "--cores", "2",
-             "--memory", "2g", "--webui-port", str(free_port()), "--work-dir", str(work / "worker")],
-            env=env, stdout=open(log, "wb"), stderr=subprocess.STDOUT))
-        wait_until(lambda: "Successfully registered with master" in log.read_text(), 60, "the worker to register")
-        yield {"url": url, "env": env}
-    finally:
-        for process in processes:
-            stop_process_tree(process.pid, grace=10)
+    with standalone_spark(tmp_path_factory.mktemp("spark-elastic"), workers=1, memory="2g") as cluster:
+        yield cluster
 
 
 def expected_sums(count: int) -> dict:

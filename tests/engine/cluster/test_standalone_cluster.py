@@ -5,6 +5,7 @@ checkpoints and the two-phase-commit output on a directory every node shares; th
 same job losing a worker mid-run. docker-compose.yml's spark-master and spark-worker
 services run the same two commands.
 """
+import contextlib
 import json
 import os
 import shutil
@@ -46,10 +47,10 @@ def listening(port: int) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
-def standalone_cluster(tmp_path_factory):
-    """Master + two 2-core workers on 127.0.0.1; torn down with every process they started."""
-    work = tmp_path_factory.mktemp("spark-standalone")
+@contextlib.contextmanager
+def standalone_spark(work: Path, workers: int, memory: str):
+    """A master and ``workers`` 2-core workers on 127.0.0.1, logging under ``work``; every process they
+    started stopped on exit. Yields ``url``, ``env``, ``work``, ``processes`` (the master first), ``workers``."""
     port = free_port()
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(work / "logs"),
            "PYSPARK_PYTHON": sys.executable}
@@ -61,18 +62,25 @@ def standalone_cluster(tmp_path_factory):
     try:
         wait_until(lambda: listening(port), 60, "the Spark master to listen")
         url = f"spark://127.0.0.1:{port}"
-        for index in range(2):
+        for index in range(workers):
             processes.append(subprocess.Popen(
                 [spark_class(), "org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1",
-                 "--cores", "2", "--memory", "1g", "--webui-port", str(free_port()),
+                 "--cores", "2", "--memory", memory, "--webui-port", str(free_port()),
                  "--work-dir", str(work / f"worker-{index}")],
                 env=env, stdout=open(work / f"worker-{index}.log", "wb"), stderr=subprocess.STDOUT))
         wait_until(lambda: all("Successfully registered with master" in (work / f"worker-{i}.log").read_text()
-                               for i in range(2)), 60, "both workers to register")
+                               for i in range(workers)), 60, "the workers to register")
         yield {"url": url, "workers": processes[1:], "work": work, "env": env, "processes": processes}
     finally:
         for process in processes:
             stop_process_tree(process.pid, grace=10)
+
+
+@pytest.fixture(scope="module")
+def standalone_cluster(tmp_path_factory):
+    """Master + two 2-core workers on 127.0.0.1; torn down with every process they started."""
+    with standalone_spark(tmp_path_factory.mktemp("spark-standalone"), workers=2, memory="1g") as cluster:
+        yield cluster
 
 
 def python_workers_under(process: subprocess.Popen) -> list[psutil.Process]:
