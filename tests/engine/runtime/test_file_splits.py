@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import random
 import json
 
 import pytest
@@ -424,3 +425,28 @@ def test_a_restored_enumerator_hands_out_its_snapshots_splits_as_they_were_cut(t
     restored = FileSplitEnumerator(node(path, split_bytes=32 << 10), state, True)
     restored.order_by_event_time('x["ts"]', max_span_ms=100)  # a different span: restored splits are not cut again
     assert drain(restored) == rest and len(before + rest) > 20
+
+
+def jittered_file(path, lines=3000, jitter_ms=900, seed=3):
+    """Events ~3 ms apart, each up to ``jitter_ms`` late or early (within a 1 s watermark bound): a
+    split's first record is often later in event time than the next split's."""
+    rng = random.Random(seed)
+    path.write_text("".join(json.dumps({"ts": 3 * i + rng.randrange(jitter_ms), "pad": "j" * (i % 9)}) + "\n"
+                            for i in range(lines)))
+    return path
+
+
+def test_a_files_own_splits_go_out_in_its_order_though_their_first_records_jitter(tmp_path):
+    (tmp_path / "in").mkdir()
+    for name in ("a.jsonl", "b.jsonl"):
+        jittered_file(tmp_path / "in" / name, seed=len(name) + ord(name[0]))
+    enumerator = timed(tmp_path / "in")
+    taken = drain(enumerator)
+    firsts = [first_time(split) for split in sorted(taken, key=lambda s: (s["path"], s["start"]))]
+    assert firsts != sorted(firsts)  # the first records alone would reorder a file's splits
+    for path in {split["path"] for split in taken}:
+        starts = [split["start"] for split in taken if split["path"] == path]
+        assert starts == sorted(starts)
+    # and the two files, side by side in event time, still go out side by side
+    switches = sum(earlier["path"] != later["path"] for earlier, later in zip(taken, taken[1:]))
+    assert switches >= len(taken) // 4

@@ -32,7 +32,9 @@ Which split goes next (event time, where known)
     The JobMaster tells the enumerator the event-time expression of the watermark node in the
     source's chain (``order_by_event_time``; only filters between them, which keep records as
     they are); at the first request the enumerator reads each split's first record (a seek and
-    a line: ``probe_first_times``) and orders the splits by its event time. Why: files are often
+    a line: ``probe_first_times``) and orders the splits by its event time, a file's own splits
+    always in the file's order (``UnassignedSplits``: a first record is one sample, and records
+    a little out of order would otherwise send a later split out first). Why: files are often
     not laid out in event time by name (a file per device or partition, each over the whole
     time range; names that do not sort by time), and with several subtasks each keeping its own
     watermark, a subtask handed a split earlier than what it read makes those records late, and
@@ -162,20 +164,28 @@ class SplitAssignmentTracker:
 
 
 class UnassignedSplits:
-    """Splits no subtask holds, handed out earliest first: by the event time of their first
-    record where known (``first_times``), then by path, then by offset.
+    """Splits no subtask holds, handed out earliest first: by the event time their file has
+    reached at their start where known (``reached_times`` of the first times), then by path,
+    then by offset. A file's own splits thus always go out in its order; files go side by side.
 
     Why that order: each subtask then reads its splits forward through the input, as a
     subtask dealt whole files did. A subtask's watermark comes from what it read last, so a
     subtask going back in event time would make its later records late; inputs laid out in
     event time (a file per hour, appended in order) read forward in file order already.
 
+    Why not the first times alone: a first record is one sample. Records a little out of order
+    (within the watermark's bound) can make a split's first record later than the next split's;
+    handed out by it, a subtask read the next split first, its watermark passed the earlier
+    split's records, and those closing a window were dropped as late (records lost, in a job
+    that is exactly-once otherwise). Within a file only its order is safe: the bound the user
+    declared is about records read in that order.
+
     Splits given back by a restarted subtask go back to that subtask (it asks again at once):
     it re-reads them in order after its restored splits, and no other subtask has to go back.
     """
 
     def __init__(self, splits: list[dict], first_times: dict[tuple, int] | None = None):
-        self._first_times: dict[tuple, int] = dict(first_times or {})  # (path, start) -> event time
+        self._first_times: dict[tuple, int] = reached_times(first_times or {})  # (path, start) -> event time
         self._waiting: list[dict] = []  # the latest first: popped from the end
         self._given_back: dict[int, list[dict]] = {}  # subtask -> its splits, the latest first
         self.add(splits)
@@ -186,8 +196,9 @@ class UnassignedSplits:
         target.sort(key=self._earliest_first, reverse=True)
 
     def order_by(self, first_times: dict[tuple, int]) -> None:
-        """Hand the splits out by these first event times from now on (``{}``: in file order)."""
-        self._first_times = dict(first_times)
+        """Hand the splits out by these first event times from now on (``{}``: in file order), each
+        file's splits in its order (``reached_times``)."""
+        self._first_times = reached_times(first_times)
         for splits in (self._waiting, *self._given_back.values()):
             splits.sort(key=self._earliest_first, reverse=True)
 
@@ -211,6 +222,18 @@ class UnassignedSplits:
 
 def _in_file_order(split: dict) -> tuple:
     return split["path"], split["start"]
+
+
+def reached_times(first_times: dict[tuple, int]) -> dict[tuple, int]:
+    """``{(path, start): the latest first time of that split and of every split before it in its
+    file}``: never decreasing along a file, so ordering by it keeps each file's splits in its order
+    and merges the files by how far in event time each has got."""
+    reached, latest = {}, {}
+    for path, start in sorted(first_times):
+        time_ = first_times[path, start]
+        latest[path] = time_ if path not in latest else max(latest[path], time_)
+        reached[path, start] = latest[path]
+    return reached
 
 
 def first_line_time(handle, start: int, end: int, timestamp_of) -> int | None:
