@@ -18,7 +18,9 @@
   worker's ``studio.runs.tasks.launch_run`` does; one by a worker, ``studio.runs.tasks``, is) with
   ``studio.runs.driver.run_driver``: heartbeat, commands, fencing, events and savepoints
   exactly as in a driver of its own, the job an ``InSession`` JobMaster of the shared
-  application (its own job group, scheduler pool, control channel, checkpoint directory);
+  application (its own job group, scheduler pool, control channel, checkpoint directory); a run
+  handed back to it while it still drives it (``studio.runs.liveness``) gets its next job only
+  once the fenced one ended (:meth:`SessionDriver.start_run`);
 - on SIGTERM/SIGINT withdraws, cancels every run's job and waits for them (bounded), as a
   run's own driver cancels its job.
 
@@ -39,6 +41,7 @@ import sys
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 
 import django
 
@@ -48,6 +51,10 @@ COMMIT_WAIT_S = 30.0
 """How long a run handed over by its start is waited for to appear (its transaction to commit)."""
 STOP_TIMEOUT_S = 30.0
 TAKEN_BACK = "the session driver restarted"
+EARLIER_JOB_LINGERS = ("the run was handed back to its session driver, but the job it ran there before did not end "
+                       "within {timeout:g} s of its cancel: not resumed beside it, so that no two jobs of the run "
+                       "write its checkpoints and sinks at once; restart it from its latest checkpoint")
+"""Why a run handed back is FAILED when its fenced job lingers (:meth:`SessionDriver.start_run`)."""
 EXECUTOR_FIGURES = ("executors", "executors_target", "executors_min", "executors_max")
 """An elastic session's executors (registered, asked for, its minimum and maximum); None in local[N]."""
 logger = logging.getLogger("studio.runs.session_driver")
@@ -88,7 +95,9 @@ class SessionDriver:
         self.stopping = threading.Event()
         self.started_at = time.time()
         self._lock = threading.Lock()
-        self._runs: dict[int, tuple[threading.Thread, object]] = {}  # guarded by: self._lock
+        # guarded by: self._lock; per run, its driver threads in the order they were started (more than one a
+        # while when it was handed back to this driver: the fenced one ending and the next one waiting for it)
+        self._runs: dict[int, list[_Driving]] = {}
         self._memory: tuple[float, float] | None = None  # announce thread only: (when, MB)
 
     def serve(self) -> int:
@@ -146,14 +155,27 @@ class SessionDriver:
 
     def start_run(self, run_id: int, token: str, resume_cause: str | None = None, launch: bool = False) -> None:
         """Drive the run on a thread of its own; ``launch``: it is CREATED (handed over by its start), claimed
-        and planned first (:meth:`launch`)."""
+        and planned first (:meth:`launch`).
+
+        A run handed back while this driver still drives it (the heartbeat check took it for lost and gave
+        it a new token, ``studio.runs.liveness``) has its fenced job here still: that job learns it was
+        fenced at its next heartbeat, and until its JobMaster ended it may complete checkpoints and commit
+        its sinks' transactions. Its next job must not start beside it: both would write the run's
+        checkpoint directory and its sinks, and the next job would go on from a checkpoint older than
+        what the fenced one committed meanwhile (the records between written twice). So the new thread
+        first cancels the earlier job and waits for its thread (:meth:`_take_over`), and only then calls
+        ``run_driver``, which picks the checkpoint to go on from. When the earlier thread does not end
+        within ``STOP_TIMEOUT_S`` the run is FAILED, saying so (:data:`EARLIER_JOB_LINGERS`), rather than
+        resumed: its job may still write, and waiting on without end would show a run RESTARTING that
+        never goes on. A launch whose token the run no longer holds, or one of a token already driven
+        here (delivered twice), leaves the earlier thread alone and ends."""
         from studio.runs.driver import JobReference
 
         job = JobReference()
         thread = threading.Thread(target=self._drive, args=(run_id, token, resume_cause, job, launch), daemon=True,
                                   name=f"run-{run_id}")
         with self._lock:
-            self._runs[run_id] = (thread, job)
+            self._runs.setdefault(run_id, []).append(_Driving(thread, job, token))
         thread.start()
 
     def _drive(self, run_id: int, token: str, resume_cause: str | None, job, launch: bool = False) -> None:
@@ -162,16 +184,60 @@ class SessionDriver:
         from studio.runs.driver import run_driver
 
         try:
+            if not self._take_over(run_id, token):
+                return
             if launch and not self.launch(run_id, token):
                 return
             run_driver(run_id, token, session_cluster=self.cluster, resume_cause=resume_cause, job=job)
         except Exception:
             logger.exception("the driver of run %s failed", run_id)
         finally:
+            me = threading.current_thread()
             with self._lock:
-                if self._runs.get(run_id, (None,))[0] is threading.current_thread():
-                    del self._runs[run_id]  # not a later driver of the run (handed back after a lost heartbeat)
+                left = [driving for driving in self._runs.get(run_id, ()) if driving.thread is not me]
+                if left:
+                    self._runs[run_id] = left  # another driver thread of the run (handed back) goes on
+                else:
+                    self._runs.pop(run_id, None)
             connections.close_all()
+
+    def _take_over(self, run_id: int, token: str) -> bool:
+        """On the run's new driver thread, before it starts anything: True once no earlier driver thread of the
+        run is left in this process (cancelled and ended); False when this thread must not drive the run (see
+        :meth:`start_run`)."""
+        from studio.models import Run, RunStatus
+        from studio.runs.events import DriverFenced, set_status
+
+        me = threading.current_thread()
+        with self._lock:
+            driving = self._runs.get(run_id, [])
+            earlier = driving[:next((index for index, entry in enumerate(driving) if entry.thread is me), 0)]
+        if not earlier:
+            return True
+        if not Run.objects.filter(pk=run_id, driver_token=token).exists():
+            logger.info("run %s: dropping a launch with a token it no longer holds", run_id)
+            return False
+        if any(entry.token == token for entry in earlier):
+            logger.info("run %s: dropping a launch delivered twice", run_id)
+            return False
+        logger.warning("run %s handed back while its fenced job still runs here: cancelling it first", run_id)
+        for entry in earlier:
+            entry.job.cancel()
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        for entry in earlier:
+            entry.thread.join(max(0.0, deadline - time.monotonic()))
+        if self.stopping.is_set():
+            return False  # this process ends, its JVM and any job left with it: the next session driver takes it back
+        if not any(entry.thread.is_alive() for entry in earlier):
+            return True
+        cause = EARLIER_JOB_LINGERS.format(timeout=STOP_TIMEOUT_S)
+        logger.error("run %s: %s", run_id, cause)
+        canceling = Run.objects.filter(pk=run_id, status=RunStatus.CANCELING).exists()
+        try:
+            set_status(run_id, RunStatus.CANCELED if canceling else RunStatus.FAILED, cause, driver_token=token)
+        except DriverFenced:
+            pass  # handed on again meanwhile: its newer driver thread waits for the earlier ones too
+        return False
 
     def launch(self, run_id: int, token: str) -> bool:
         """What ``launch_run`` does for a run a Celery worker launches, for a run its start handed straight to
@@ -256,12 +322,21 @@ class SessionDriver:
 
     def _stop_runs(self) -> None:
         with self._lock:
-            running = list(self._runs.values())
-        for _, job in running:
-            job.cancel()
+            running = [driving for drivings in self._runs.values() for driving in drivings]
+        for driving in running:
+            driving.job.cancel()
         deadline = time.monotonic() + STOP_TIMEOUT_S
-        for thread, _ in running:
-            thread.join(max(0.0, deadline - time.monotonic()))
+        for driving in running:
+            driving.thread.join(max(0.0, deadline - time.monotonic()))
+
+
+@dataclass(frozen=True)
+class _Driving:
+    """One driver thread of a run in the session driver: its thread, its job, the token it drives the run with."""
+
+    thread: threading.Thread
+    job: object  # studio.runs.driver.JobReference
+    token: str
 
 
 def _tree_memory_mb() -> float:

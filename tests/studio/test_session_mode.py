@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from collections import Counter
 
 import pytest
@@ -542,3 +543,130 @@ def test_a_run_handed_back_while_it_waits_for_slots_in_the_serving_session_drive
     wait_until(lambda: Run.objects.get(pk=run_id).status == "FINISHED", RUN_START_TIMEOUT, "the run to finish")
     wait_until(lambda: (session.presence() or {}).get("slots_used") == 0, 60, "every slot given back")
     assert_exact(granted_tmp_path / "out")
+
+
+class StandInJob:
+    """What the session driver holds of a run's job: something it cancels (a JobMaster's ``cancel``)."""
+
+    def __init__(self):
+        self.cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+
+class StandInDrivers:
+    """``run_driver`` as the session driver calls it, for the tests of what the session driver itself decides:
+    which driver thread of a run may start its job, and when. A token's stand-in holds a job until it is
+    cancelled and then until ``release`` (its JobMaster still ending: slots stopping, the sink closing)."""
+
+    def __init__(self, holds: set[str]):
+        self.holds = holds
+        self.release = threading.Event()
+        self.jobs: dict[str, StandInJob] = {}
+        self.started: list[tuple[str, set[str]]] = []  # (token, the tokens whose job still ran then)
+        self._running: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, run_id, token, warm_session=None, *, session_cluster=None, resume_cause=None, job=None):
+        with self._lock:
+            self.started.append((token, set(self._running)))
+            self._running.add(token)
+        try:
+            if token in self.holds:
+                self.jobs[token] = StandInJob()
+                job.set(self.jobs[token])
+                wait_until(self.jobs[token].cancelled.is_set, 60, f"the job of {token} to be cancelled")
+                wait_until(self.release.is_set, 60, f"the job of {token} to end")
+        finally:
+            with self._lock:
+                self._running.discard(token)
+        return 0
+
+    def tokens(self) -> list[str]:
+        with self._lock:
+            return [token for token, _ in self.started]
+
+
+def driver_threads(run_id: int) -> int:
+    return sum(1 for thread in threading.enumerate() if thread.name == f"run-{run_id}")
+
+
+@pytest.fixture
+def held_run(user):
+    """A run of the session that its driver holds with token ``first``, as one RUNNING in it."""
+    run = run_of(user, simple_pipeline())
+    Run.objects.filter(pk=run.id).update(placement=SESSION, status="RUNNING", driver_token="first")
+    return run.id
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_handed_back_starts_its_job_again_only_once_the_fenced_job_of_it_ended(held_run, monkeypatch):
+    """Handed back to the session driver that still drives it, the run must not have two jobs at once (both would
+    write its checkpoint directory and its sink): the fenced job is cancelled, and the resumed one is started
+    only once the fenced one's driver thread ended (its JobMaster gone: no checkpoint of it completes, nothing
+    of it is committed, after the resumed job chose the checkpoint it goes on from)."""
+    from studio.runs import driver as run_drivers
+    from studio.runs.liveness import SESSION_LOST
+
+    drivers = StandInDrivers(holds={"first"})
+    monkeypatch.setattr(run_drivers, "run_driver", drivers)
+    session_driver = session_driver_with(4)
+    session_driver.start_run(held_run, "first")
+    wait_until(lambda: "first" in drivers.jobs, 10, "the first job to run")
+    Run.objects.filter(pk=held_run).update(driver_token="second")  # the heartbeat check fenced it, handed it back
+    session_driver.start_run(held_run, "second", SESSION_LOST)
+
+    wait_until(drivers.jobs["first"].cancelled.is_set, 10, "the fenced job to be cancelled by the new start")
+    assert drivers.tokens() == ["first"], "the resumed job waits while the fenced one still ends"
+    assert session_driver.runs() == [held_run], "the run is this driver's all along (its presence lists it)"
+    drivers.release.set()
+    wait_until(lambda: drivers.tokens() == ["first", "second"], 10, "the resumed job to start")
+    assert drivers.started == [("first", set()), ("second", set())], "never two jobs of the run at once"
+    wait_until(lambda: session_driver.runs() == [], 10, "both driver threads to end")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_fenced_job_that_does_not_end_fails_the_resumed_start_visibly_instead_of_running_beside_it(
+        held_run, monkeypatch):
+    from studio.runs import driver as run_drivers
+    from studio.runs import session_driver as session_drivers
+    from studio.runs.liveness import SESSION_LOST
+
+    drivers = StandInDrivers(holds={"first"})
+    monkeypatch.setattr(run_drivers, "run_driver", drivers)
+    monkeypatch.setattr(session_drivers, "STOP_TIMEOUT_S", 0.2)  # bounds the wait; nothing here is timed
+    session_driver = session_driver_with(4)
+    session_driver.start_run(held_run, "first")
+    wait_until(lambda: "first" in drivers.jobs, 10, "the first job to run")
+    Run.objects.filter(pk=held_run).update(driver_token="second")
+    session_driver.start_run(held_run, "second", SESSION_LOST)
+
+    wait_until(lambda: Run.objects.get(pk=held_run).status == "FAILED", 10, "the resumed start to fail")
+    run = Run.objects.get(pk=held_run)
+    assert run.failure_cause == session_drivers.EARLIER_JOB_LINGERS.format(timeout=0.2), run.failure_cause
+    assert drivers.tokens() == ["first"], "no second job beside the one still ending"
+    drivers.release.set()
+    wait_until(lambda: session_driver.runs() == [], 10, "the fenced driver thread to end")
+    assert drivers.tokens() == ["first"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stale_or_repeated_launch_of_a_run_leaves_the_job_of_its_current_driver_alone(held_run, monkeypatch):
+    """A launch whose token the run no longer holds (handed back before a session driver restarted and took it back
+    with a token of its own) or one delivered twice must not cancel the job of the run's current driver."""
+    from studio.runs import driver as run_drivers
+
+    drivers = StandInDrivers(holds={"first"})
+    monkeypatch.setattr(run_drivers, "run_driver", drivers)
+    session_driver = session_driver_with(4)
+    session_driver.start_run(held_run, "first")
+    wait_until(lambda: "first" in drivers.jobs, 10, "the first job to run")
+    for token in ("stale", "first"):
+        session_driver.start_run(held_run, token, "the session driver restarted")
+        wait_until(lambda: driver_threads(held_run) == 1, 10, f"the launch with token {token} to be dropped")
+    assert not drivers.jobs["first"].cancelled.is_set()
+    assert (drivers.tokens(), session_driver.runs()) == (["first"], [held_run])
+    drivers.jobs["first"].cancel()
+    drivers.release.set()
+    wait_until(lambda: session_driver.runs() == [], 10, "the driver thread to end")
