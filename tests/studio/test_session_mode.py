@@ -504,6 +504,38 @@ def test_a_run_handed_back_to_the_serving_session_driver_that_still_drives_it_ru
 @pytest.mark.spark
 @pytest.mark.timeout(900)
 @pytest.mark.django_db(transaction=True)
+def test_a_run_handed_back_to_the_serving_session_driver_mid_stream_finishes_exactly_once(
+        session_driver, api, granted_tmp_path, monkeypatch):
+    """Fenced and handed back while its job writes, the run's fenced job must not go on completing checkpoints and
+    committing its sink beside the resumed job (which goes on from the checkpoint it found): every record once."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    from studio.runs import liveness
+
+    session_driver.start()
+    run_id = start_run(api, summing_pipeline("handed-back", granted_tmp_path / "out"))
+    wait_until(lambda: running_in_session(run_id), RUN_START_TIMEOUT, "the run to run in the session")
+    wait_until(lambda: completed_checkpoint(run_id), 60, "a completed checkpoint")
+    monkeypatch.setattr(liveness.session, "read_presence", lambda: None)  # missing at this check only
+    assert liveness.check_heartbeats(now=timezone.now() + timedelta(seconds=settings.HEARTBEAT_TIMEOUT_S + 5)) \
+        == [run_id]
+    monkeypatch.undo()
+    assert Run.objects.get(pk=run_id).status != "FINISHED", "handed back before its input ended"
+    wait_until(lambda: Run.objects.get(pk=run_id).status in ("FINISHED", "FAILED", "CANCELED"), RUN_START_TIMEOUT,
+               "the run to end")
+    run = Run.objects.get(pk=run_id)
+    assert run.status == "FINISHED", run.failure_cause
+    assert any(entry.get("cause", "").startswith(f"{liveness.SESSION_LOST}: going on from checkpoint ")
+               for entry in run.status_history), run.status_history
+    assert_exact(granted_tmp_path / "out")
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(900)
+@pytest.mark.django_db(transaction=True)
 def test_a_run_handed_back_while_it_waits_for_slots_in_the_serving_session_driver_runs_once_when_they_free(
         session_driver, api, granted_tmp_path, monkeypatch):
     """Fenced and handed back while its first job still waits for the session's slots (SCHEDULING), the run goes on
