@@ -27,7 +27,7 @@ KEYS = {
                      "cpu_us_per_event_inprocess_p1", "cpu_us_per_event_inprocess_p1_record_path",
                      "fields_over_record_path_cpu", "load_average_1m"},
     "bench-batch": {"rps_batch", "rps_streaming", "batch_to_streaming", "streaming_checkpoints"},
-    "bench-spark": {"rps_spark_p2", "rps_spark_p1", "spark_p2_over_p1", "rps_inprocess_p1", "load_average_1m"},
+    "bench-spark": {"rps_spark_p2", "rps_spark_p1", "spark_p2_over_p1", "spark_p2_over_p1_cpu_normalised", "rps_inprocess_p1", "load_average_1m"},
     "bench-frontend": {"tti_ms_200_nodes", "drag_ms_200_nodes", "tti_ms_1000_nodes", "drag_ms_1000_nodes",
                        "run_page_tti_ms_200_nodes"},
     "bench-test-cases": {"test_case_s", "proof_s"},
