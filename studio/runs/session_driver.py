@@ -50,6 +50,11 @@ MEMORY_INTERVAL_S = 10.0
 COMMIT_WAIT_S = 30.0
 """How long a run handed over by its start is waited for to appear (its transaction to commit)."""
 STOP_TIMEOUT_S = 30.0
+TAKE_OVER_TIMEOUT_S = 90.0
+"""How long a run handed back waits for its fenced job here to end (:meth:`SessionDriver.start_run`): a
+cancelled JobMaster waits up to ``engine.cluster.spark_deployer.STAGE_STOP_TIMEOUT_S`` (30 s) for its slots
+to stop and again for its stage to end, which a loaded machine can take; failing the run sooner would fail
+runs that were only slow to stop. (Not imported: this module loads the engine only when it drives.)"""
 TAKEN_BACK = "the session driver restarted"
 EARLIER_JOB_LINGERS = ("the run was handed back to its session driver, but the job it ran there before did not end "
                        "within {timeout:g} s of its cancel: not resumed beside it, so that no two jobs of the run "
@@ -165,7 +170,7 @@ class SessionDriver:
         what the fenced one committed meanwhile (the records between written twice). So the new thread
         first cancels the earlier job and waits for its thread (:meth:`_take_over`), and only then calls
         ``run_driver``, which picks the checkpoint to go on from. When the earlier thread does not end
-        within ``STOP_TIMEOUT_S`` the run is FAILED, saying so (:data:`EARLIER_JOB_LINGERS`), rather than
+        within ``TAKE_OVER_TIMEOUT_S`` the run is FAILED, saying so (:data:`EARLIER_JOB_LINGERS`), rather than
         resumed: its job may still write, and waiting on without end would show a run RESTARTING that
         never goes on. A launch whose token the run no longer holds, or one of a token already driven
         here (delivered twice), leaves the earlier thread alone and ends."""
@@ -223,14 +228,14 @@ class SessionDriver:
         logger.warning("run %s handed back while its fenced job still runs here: cancelling it first", run_id)
         for entry in earlier:
             entry.job.cancel()
-        deadline = time.monotonic() + STOP_TIMEOUT_S
+        deadline = time.monotonic() + TAKE_OVER_TIMEOUT_S
         for entry in earlier:
             entry.thread.join(max(0.0, deadline - time.monotonic()))
         if self.stopping.is_set():
             return False  # this process ends, its JVM and any job left with it: the next session driver takes it back
         if not any(entry.thread.is_alive() for entry in earlier):
             return True
-        cause = EARLIER_JOB_LINGERS.format(timeout=STOP_TIMEOUT_S)
+        cause = EARLIER_JOB_LINGERS.format(timeout=TAKE_OVER_TIMEOUT_S)
         logger.error("run %s: %s", run_id, cause)
         canceling = Run.objects.filter(pk=run_id, status=RunStatus.CANCELING).exists()
         try:

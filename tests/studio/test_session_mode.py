@@ -667,7 +667,7 @@ def test_a_fenced_job_that_does_not_end_fails_the_resumed_start_visibly_instead_
 
     drivers = StandInDrivers(holds={"first"})
     monkeypatch.setattr(run_drivers, "run_driver", drivers)
-    monkeypatch.setattr(session_drivers, "STOP_TIMEOUT_S", 0.2)  # bounds the wait; nothing here is timed
+    monkeypatch.setattr(session_drivers, "TAKE_OVER_TIMEOUT_S", 0.2)  # bounds the wait; nothing here is timed
     session_driver = session_driver_with(4)
     session_driver.start_run(held_run, "first")
     wait_until(lambda: "first" in drivers.jobs, 10, "the first job to run")
@@ -702,3 +702,12 @@ def test_a_stale_or_repeated_launch_of_a_run_leaves_the_job_of_its_current_drive
     drivers.jobs["first"].cancel()
     drivers.release.set()
     wait_until(lambda: session_driver.runs() == [], 10, "the driver thread to end")
+
+
+def test_a_run_handed_back_waits_for_its_fenced_job_longer_than_a_slow_spark_stop_takes():
+    """A cancelled JobMaster may wait for its slots to stop and then for its stage to end, each up to the
+    deployer's bound: a take-over giving up sooner would fail runs that were only slow to stop."""
+    from engine.cluster.spark_deployer import STAGE_STOP_TIMEOUT_S
+    from studio.runs import session_driver as session_drivers
+
+    assert session_drivers.TAKE_OVER_TIMEOUT_S > 2 * STAGE_STOP_TIMEOUT_S
