@@ -42,27 +42,23 @@ from typing import Any, Callable
 
 from engine.plan.execution_ids import TaskId
 from engine.runtime.operators import coordinator_factory
+from engine.runtime.operators.watermark import source_watermark_index
 from engine.runtime.state.restore import TaskRestore
 from engine.runtime.watermark_alignment import WatermarkAlignmentGroup, aligned_sources
 
 logger = logging.getLogger(__name__)
 
 
-RECORD_KEEPING = frozenset({"transform.filter"})
-"""Operators that pass records on as they are: a watermark node after them times the source's records."""
-
-
 def chain_event_time(operators: list[dict]) -> str | None:
     """The timestamp expression of the watermark node in a source's chain (``operators``, the source
-    first), when only ``RECORD_KEEPING`` operators lie between: the event time of the source's own
-    records, which a split enumerator orders its splits by (``file_splits``). None otherwise."""
-    for node in operators[1:]:
-        if node.get("type") == "transform.watermark":
-            timestamp = (node.get("params") or {}).get("timestamp")
-            return timestamp if isinstance(timestamp, str) and timestamp.strip() else None
-        if node.get("type") not in RECORD_KEEPING:
-            return None
-    return None
+    first), when only record-keeping operators lie between (``source_watermark_index``): the event time
+    of the source's own records, which a split enumerator orders its splits by (``file_splits``) and
+    that node's watermark keeps behind the splits still to read. None otherwise."""
+    position = source_watermark_index(operators)
+    if position is None:
+        return None
+    timestamp = (operators[position].get("params") or {}).get("timestamp")
+    return timestamp if isinstance(timestamp, str) and timestamp.strip() else None
 
 
 SPLIT_SPAN_SHARE = 8

@@ -45,7 +45,7 @@ from typing import Any, Callable
 import msgspec
 import numpy as np
 
-from engine.runtime.io.events import TimestampedBatch, Watermark
+from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.io.line_blocks import Projection, decode_json_lines
 from engine.spec.expressions import compile_fields_batch
 from engine.spec.expressions.fields import single_field
@@ -245,13 +245,7 @@ class FieldsChain:
 
     def _advance(self, highest: int) -> None:
         """What the watermark assigner does after its batch: its new highest event time, its watermark."""
-        op = self._watermark
-        if highest > op.max_timestamp:
-            op.max_timestamp = highest
-        watermark = op.max_timestamp - op.out_of_orderness - 1
-        if watermark > op.current_watermark:
-            op.current_watermark = watermark
-            op.emit_watermark(Watermark(watermark))
+        self._watermark.advance(highest)
 
     def _compute(self, rows: list) -> tuple[list[int], int | None, TimestampedBatch | None]:
         """Records out per operator, the watermark assigner's highest event time of the batch (None:

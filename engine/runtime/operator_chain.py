@@ -57,6 +57,7 @@ from engine.runtime.json_fields import FieldDecoder, FieldsChain
 from engine.runtime.latency_stats import LatencyStats
 from engine.runtime.operators.base import StreamOperator
 from engine.runtime.operators.source_lag import measured_lag
+from engine.runtime.operators.watermark import bind_split_source
 from engine.runtime.tap import TapPoint, tapped
 from engine.spec.expressions import compile_batch_steps
 
@@ -183,6 +184,7 @@ class OperatorChain:
         self.json_fields: FieldDecoder | None = None
         """The head's decoder of projected JSON records into fields, when the chain runs on them."""
         """Per operator, what the latency markers that reached it measured."""
+        bind_split_source(self.operators)
         self._fuse_record_wise_runs(writers, port_writers, tap_points or {})
         for position, operator in enumerate(self.operators):
             counters = self.counters[position]

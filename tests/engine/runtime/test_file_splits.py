@@ -450,3 +450,17 @@ def test_a_files_own_splits_go_out_in_its_order_though_their_first_records_jitte
     # and the two files, side by side in event time, still go out side by side
     switches = sum(earlier["path"] != later["path"] for earlier, later in zip(taken, taken[1:]))
     assert switches >= len(taken) // 4
+
+
+def test_each_answer_carries_its_splits_first_time_and_the_least_of_the_splits_left(tmp_path):
+    enumerator = timed(per_device_files(tmp_path / "in"))
+    answers = []
+    while (answer := enumerator.handle_event(0, {"kind": "request"}))["kind"] == "splits":
+        answers.append(answer)
+    assert [answer["first_times"] for answer in answers] == [[first_time(answer["splits"][0])] for answer in answers]
+    for index, answer in enumerate(answers[:-1]):  # what the reader's watermark must stay behind
+        assert answer["floor"] == min(first_time(later["splits"][0]) for later in answers[index + 1:])
+    assert answers[-1]["floor"] is None  # nothing left to take
+    untimed = FileSplitEnumerator(node(tmp_path / "in", split_bytes=700), None, False)
+    assert untimed.handle_event(0, {"kind": "request"}) | {"splits": None} == {
+        "kind": "splits", "splits": None, "first_times": [None], "floor": None}

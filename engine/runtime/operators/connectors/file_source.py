@@ -56,7 +56,15 @@ class SplitReadingSource(SourceOperator):
     """A source that reads its splits one after the other: asked for one ahead from its split
     enumerator in the JobMaster, or, without one (inside a hybrid source), its share of whole
     files dealt at the start. Subclasses read the records (``_read_records``) and say what a
-    split looks like: whole (``whole_file_split``), as received (``assigned_split``)."""
+    split looks like: whole (``whole_file_split``), as received (``assigned_split``).
+
+    Event time across splits (``split_epoch``, ``event_time_floor``): a poll gives records of one
+    split, and ``split_epoch`` counts the splits begun, so the watermark node of the chain can keep
+    its highest event time per split; the enumerator sends each split's first record's event time
+    and the least of those nobody holds yet, so that node's watermark stays behind every split this
+    subtask or another has still to read (``engine.runtime.operators.watermark``). Why: a subtask
+    reading a file per device one split after another had its watermark at the end of the first
+    device's split when it began the next device's, and that split's records were late."""
 
     def __init__(self, node, context):
         super().__init__(node, context)
@@ -66,6 +74,10 @@ class SplitReadingSource(SourceOperator):
         self._state = None
         self._no_more_splits = True  # static splits: what the subtask holds is all it reads
         self._awaiting_split = False
+        self.split_epoch = 0
+        """How many splits this subtask finished: the splits[0] a poll's records come from changes with it."""
+        self._first_times: dict[tuple, int] = {}  # (path, start) of a split held -> its first record's time
+        self._unassigned_floor: int | None = None  # the enumerator's least first time of the splits nobody holds
 
     @staticmethod
     def whole_file_split(path: str) -> dict:
@@ -110,7 +122,10 @@ class SplitReadingSource(SourceOperator):
             if records:
                 return records
             if records is None:  # the split ended
-                self._split_done(self.splits.pop(0))
+                done = self.splits.pop(0)
+                self.split_epoch += 1
+                self._first_times.pop((done["path"], done["start"]), None)
+                self._split_done(done)
 
     def _read_records(self, split: dict, count: int) -> list | None:
         """Up to ``count`` further records of the split (possibly none), or None at its end;
@@ -123,6 +138,17 @@ class SplitReadingSource(SourceOperator):
         end fewer still), so a short poll says nothing about the input. Where nothing is left in
         hand the next poll gives none and the subtask waits, which sends the buffers anyway."""
         return False
+
+    def event_time_floor(self) -> int | None:
+        """The least first event time of the splits still to be read after the current one: those this
+        subtask holds and has not begun, and (as the enumerator said at its last answer) those nobody
+        holds; None when none is known. A watermark past it would make their early records late."""
+        floor = self._unassigned_floor
+        for split in self.splits[1:]:
+            first = self._first_times.get((split["path"], split["start"]))
+            if first is not None and (floor is None or first < floor):
+                floor = first
+        return floor
 
     def _split_done(self, split: dict) -> None:
         """``split`` was read to its end (``self.splits`` holds what comes next)."""
@@ -141,8 +167,14 @@ class SplitReadingSource(SourceOperator):
         self._awaiting_split = False
         if kind == "splits":
             self.splits.extend(self.assigned_split(split) for split in event["splits"])
+            for split, first in zip(event["splits"], event.get("first_times") or ()):
+                if isinstance(first, int) and not isinstance(first, bool):
+                    self._first_times[split["path"], split["start"]] = first
+            floor = event.get("floor")
+            self._unassigned_floor = floor if isinstance(floor, int) and not isinstance(floor, bool) else None
         elif kind == "no_more":
             self._no_more_splits = True
+            self._unassigned_floor = None  # nobody has a split left to take
         elif kind == "error":
             raise ConfigurationError(self.node, event["message"])
         else:
@@ -227,6 +259,17 @@ class FileSource(SplitReadingSource):
         header = split["header"]
         return (is_offset(split["start"]) and is_optional_offset(split["end"]) and is_offset(split["offset"])
                 and (header is None or isinstance(header, list) and all(isinstance(name, str) for name in header)))
+
+    def event_time_floor(self) -> int | None:
+        """The least first event time of the splits still to be read after the current one: those this
+        subtask holds and has not begun, and (as the enumerator said at its last answer) those nobody
+        holds; None when none is known. A watermark past it would make their early records late."""
+        floor = self._unassigned_floor
+        for split in self.splits[1:]:
+            first = self._first_times.get((split["path"], split["start"]))
+            if first is not None and (floor is None or first < floor):
+                floor = first
+        return floor
 
     def _split_done(self, split: dict) -> None:
         """Keep the reader when the next split goes on where this one ended in the same file: it

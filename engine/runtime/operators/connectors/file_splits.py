@@ -185,7 +185,8 @@ class UnassignedSplits:
     """
 
     def __init__(self, splits: list[dict], first_times: dict[tuple, int] | None = None):
-        self._first_times: dict[tuple, int] = reached_times(first_times or {})  # (path, start) -> event time
+        self._probed: dict[tuple, int] = dict(first_times or {})  # (path, start) -> its first record's event time
+        self._first_times: dict[tuple, int] = reached_times(self._probed)  # (path, start) -> the order's key
         self._waiting: list[dict] = []  # the latest first: popped from the end
         self._given_back: dict[int, list[dict]] = {}  # subtask -> its splits, the latest first
         self.add(splits)
@@ -198,6 +199,7 @@ class UnassignedSplits:
     def order_by(self, first_times: dict[tuple, int]) -> None:
         """Hand the splits out by these first event times from now on (``{}``: in file order), each
         file's splits in its order (``reached_times``)."""
+        self._probed = dict(first_times)
         self._first_times = reached_times(first_times)
         for splits in (self._waiting, *self._given_back.values()):
             splits.sort(key=self._earliest_first, reverse=True)
@@ -210,6 +212,23 @@ class UnassignedSplits:
                 del self._given_back[subtask]
             return split
         return self._waiting.pop() if self._waiting else None
+
+    def first_time(self, split: dict) -> int | None:
+        """The event time of ``split``'s first record, None when not probed."""
+        return self._probed.get((split["path"], split["start"]))
+
+    def floor(self) -> int | None:
+        """The least first event time of the splits nobody holds: what a subtask's watermark must stay
+        behind (``SplitReadingSource.event_time_floor``). None when none is left, or when one of them was
+        not probed (then nothing holds the watermarks back, as before first times existed)."""
+        least = None
+        for splits in (self._waiting, *self._given_back.values()):
+            for split in splits:
+                first = self._probed.get((split["path"], split["start"]))
+                if first is None:
+                    return None
+                least = first if least is None else min(least, first)
+        return least
 
     def as_list(self) -> list[dict]:
         """Every split, in file and offset order (a restore hands them to whoever asks)."""
@@ -269,7 +288,10 @@ def first_line_time(handle, start: int, end: int, timestamp_of) -> int | None:
 class FileSplitEnumerator:
     """The JobMaster's side of one file source node: its unassigned splits and who took what.
 
-    Events from a reader: ``{"kind": "request"}``. Answers: ``{"kind": "splits", "splits": [split]}``,
+    Events from a reader: ``{"kind": "request"}``. Answers: ``{"kind": "splits", "splits": [split],
+    "first_times": [its first record's event time or None], "floor": the least first time of the splits
+    left or None}`` (the floor and first times keep the reader's watermark behind what it has not read
+    yet: ``SplitReadingSource.event_time_floor``),
     ``{"kind": "no_more"}`` once nothing is left, ``{"kind": "error", "message": ...}`` when the
     path cannot be listed (the reader fails naming the node, as a static source did).
     """
@@ -342,7 +364,8 @@ class FileSplitEnumerator:
         if split is None:
             return {"kind": "no_more"}
         self.tracker.assigned(subtask, split)
-        return {"kind": "splits", "splits": [split]}
+        return {"kind": "splits", "splits": [split], "first_times": [self.unassigned.first_time(split)],
+                "floor": self.unassigned.floor()}
 
     def order_by_event_time(self, timestamp: str, max_span_ms: int | None = None) -> None:
         """Hand splits out by the event time ``timestamp`` (an expression over a record ``x``) gives
