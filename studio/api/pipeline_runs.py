@@ -16,7 +16,7 @@ from studio.api.pipeline_versions import version_of
 from studio.api.schema import responses
 from studio.api.serializers.runs import RunSerializer, RunStartSerializer, RunSummarySerializer
 from studio.run_values import ValuesRefused
-from studio.runs.overview import with_ending, with_last_checkpoint
+from studio.runs.overview import for_summary, with_ending, with_last_checkpoint
 from studio.runs.restore import RestoreError
 from studio.runs.start import DefinitionProblems, start_run
 
@@ -35,7 +35,7 @@ class PipelineRunActions:
         pipeline = self.get_object()
         if request.method == "GET":
             runs = pipeline.runs.select_related("version", "pipeline", "created_by")
-            runs = with_ending(with_last_checkpoint(runs))
+            runs = for_summary(with_ending(with_last_checkpoint(runs)))
             return Response(RunSummarySerializer(runs, many=True).data)
         body = RunStartSerializer(data=request.data)
         body.is_valid(raise_exception=True)

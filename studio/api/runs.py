@@ -23,7 +23,7 @@ from studio.api.run_control import RunControlActions
 from studio.api.run_reports import RunReportActions
 from studio.api.schema import bounded_int, responses
 from studio.api.serializers.runs import RUN_STATUSES, RunSerializer, RunSummarySerializer
-from studio.runs.overview import with_ending, with_last_checkpoint
+from studio.runs.overview import for_summary, with_ending, with_last_checkpoint
 
 LIST_PARAMETERS = [
     OpenApiParameter("pipeline", bounded_int(), description="Only runs of this pipeline."),
@@ -60,7 +60,7 @@ class RunViewSet(RunControlActions, RunReportActions, mixins.ListModelMixin, mix
         runs = runs_visible_to(self.request.user).select_related("pipeline", "version", "created_by")
         if self.action != "list":
             return runs.select_related("restored_from")
-        runs = with_ending(with_last_checkpoint(runs))
+        runs = for_summary(with_ending(with_last_checkpoint(runs)))
         pipeline = int_param(self.request, "pipeline")
         if pipeline is not None:
             runs = runs.filter(pipeline_id=pipeline)

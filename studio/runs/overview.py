@@ -21,6 +21,17 @@ _STOP = SavepointRequest.objects.filter(run=OuterRef("pk"), trigger=SavepointTri
                                         status=SavepointStatus.COMPLETED)
 
 
+SUMMARY_UNREAD = ("plan", "collected", "version__definition")
+"""What a run list (``RunSummarySerializer``) loads and never shows: a run's plan and collected records and its
+version's definition are JSON documents of kilobytes each; decoding them was two thirds of the CPU of
+``GET /api/runs`` with a hundred live runs (py-spy: ``JSONField.from_db_value``)."""
+
+
+def for_summary(runs: QuerySet) -> QuerySet:
+    """``runs`` (joined with their versions) without the columns a run list does not show (``SUMMARY_UNREAD``)."""
+    return runs.defer(*SUMMARY_UNREAD)
+
+
 def with_last_checkpoint(runs: QuerySet) -> QuerySet:
     """``runs`` annotated with their newest completed checkpoint's id, kind and trigger time."""
     return runs.annotate(last_checkpoint_id=Subquery(_LAST_COMPLETED.values("checkpoint_id")[:1]),

@@ -51,3 +51,20 @@ def test_the_pipelines_list_shows_each_pipelines_latest_run_status(api):
     assert rows["busy"]["latest_run"] == {"id": latest["id"], "status": "FAILED"}
     assert quiet["id"] != busy["id"]
 
+
+
+def test_run_lists_do_not_load_what_they_do_not_show(api):
+    """A run's plan and collected records and its version's definition are not in a list's answer: loading and
+    decoding them was most of the list's CPU with many live runs. The lists still answer in full."""
+    pipeline = create(api, "lean")
+    run = start(api, pipeline)
+    set_status(run["id"], "RUNNING")
+    for path in ("/api/runs", f"/api/pipelines/{pipeline['id']}/runs"):
+        with CaptureQueriesContext(connection) as queries:
+            answer = api.get(path).json()
+        rows = answer["results"] if isinstance(answer, dict) else answer
+        assert [(row["id"], row["status"], row["version"], row["pipeline_name"]) for row in rows] == [
+            (run["id"], "RUNNING", 1, "lean")]
+        read = " ".join(query["sql"] for query in queries)
+        for column in ('"studio_run"."plan"', '"studio_run"."collected"', '"studio_pipelineversion"."definition"'):
+            assert column not in read, f"{path} read {column}"
