@@ -120,7 +120,7 @@ from engine.runtime.projection import projected_fields
 from engine.runtime.operators import OperatorContext, coordinator_factory, create_operator
 from engine.runtime.operators.base import ConfigurationError, compile_expression_function
 from engine.runtime.operators.source import DEFAULT_BATCH_SIZE
-from engine.runtime.operators.windows.window_partials import PARTIAL_KEY, WindowPartials, pre_aggregated_window
+from engine.runtime.operators.windows.window_partials import PARTIAL_KEY, partials_for, pre_aggregated_window
 from engine.runtime.state.key_groups import KeyGroupRange, key_group_for
 from engine.runtime.state.restore import TaskRestore
 from engine.runtime.tap import TapLimits, TapPoint, TapSender
@@ -590,7 +590,7 @@ class StreamTask:
                 buffer_timeout_s=float(self.config.get("buffer_timeout_ms", 100)) / 1000,
                 inline_watermarks=self.config.get("mode") != "batch")
             if window is not None:
-                writer.pre_aggregate_with(WindowPartials(window, edge.key))
+                writer.pre_aggregate_with(partials_for(window, edge.key))
             if edge.source_port is None:
                 writers.setdefault(edge.source_node, []).append(writer)
             else:

@@ -208,6 +208,8 @@ class RecordWriter:
 
     def broadcast_event(self, event) -> None:
         """Send an event to every channel, behind everything emitted before."""
+        if self.partials is not None:
+            self.partials.note_event(event)  # session partials merge only records later than the watermark sent
         if self.inline_watermarks and type(event) is Watermark:
             self._buffer_watermark(event)
             return

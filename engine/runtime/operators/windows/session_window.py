@@ -44,6 +44,11 @@ at or before the watermark it fires again at once with the new aggregate, otherw
 open again and fires when the watermark passes its new end. Only a record that touches no
 session and whose own window's end plus the lateness passed is late.
 
+Partial sessions (``session_partials``): where the edge into the window may carry them, the
+sending subtask merges each batch's records per key first and the window merges the
+``[key, start, end, partial, records]`` intervals in (``_merge_partials``) as it merges a
+record's ``[t, t + gap)``.
+
 Batch mode: the input comes key by key and event time does not advance while it does, so
 no record is late; ``finish_keys`` fires every session of the keys just seen.
 """
@@ -67,6 +72,11 @@ class SessionWindowOperator(KeyedEventTimeWindow):
         self.sessions = None
         self._starts: dict = {}
         """key -> its open sessions' starts, sorted (``_assign``'s index; unused with allowed lateness)."""
+        self.partials_in = 0
+        self.records_represented = 0
+        """Partial sessions merged in, and the records they stand for (``node_figures``)."""
+        if context.pre_aggregated_input:  # partial sessions arrive, not records (session_partials)
+            self.process_batch = self._merge_partials
 
     def initialize_state(self):
         self.sessions = self.context.keyed_state().map_state("sessions")
@@ -165,6 +175,73 @@ class SessionWindowOperator(KeyedEventTimeWindow):
                 per_key[start] = (end, acc)
                 register(end - 1, k, start)
         return late
+
+    def _merge_partials(self, batch) -> None:
+        """Merge ``[key, start, end, partial, records]`` lists in (``session_partials``), each as
+        ``_assign`` merges a record's window ``[t, t + gap)``: a partial of one record is that record.
+        A partial of several ended after the watermark (its sender made sure), so it is never late."""
+        add, register, watermark = self.add, self.timers.register, self.watermark
+        entries, starts_of = self.sessions.entries, self._starts
+        late = represented = 0
+        for k, t, end, v, records in batch:
+            represented += records
+            per_key = entries.get(k)
+            if per_key is None:
+                if end - 1 <= watermark:
+                    late += records
+                    continue
+                entries[k] = {t: (end, v)}
+                starts_of[k] = [t]
+                register(end - 1, k, t)
+                continue
+            first = others = None
+            if len(per_key) == 1:
+                (s, session), = per_key.items()
+                hi = lo = 1 if s <= end else 0
+                if hi and session[0] >= t:
+                    lo, first = 0, s
+            else:
+                starts = starts_of[k]
+                hi = lo = bisect_right(starts, end)
+                while lo and per_key[starts[lo - 1]][0] >= t:
+                    lo -= 1
+                if hi - lo == 1:
+                    first = starts[lo]
+                elif lo < hi:
+                    low, high = starts[lo], starts[hi - 1]
+                    first, *others = [s for s in per_key if low <= s <= high]
+            if first is None:
+                if end - 1 <= watermark:
+                    late += records
+                    continue
+                per_key[t] = (end, v)
+                starts_of[k].insert(hi, t)
+                register(end - 1, k, t)
+                continue
+            e, acc = per_key[first]
+            acc = add(acc, v)
+            if e > end:
+                end = e
+            start = first if first < t else t
+            if others:
+                for s in others:
+                    e, a = per_key.pop(s)
+                    acc = add(acc, a)
+                    if e > end:
+                        end = e
+                    if s < start:
+                        start = s
+            if others or start != first:
+                starts_of[k][lo:hi] = [start]
+            if start == first:
+                per_key[first] = (end, acc)
+            else:
+                del per_key[first]
+                per_key[start] = (end, acc)
+                register(end - 1, k, start)
+        self.late_records += late
+        self.partials_in += len(batch)
+        self.records_represented += represented
 
     def _assign_with_lateness(self, records, late_records: list | None) -> int:
         """``_assign`` with allowed lateness: sessions that fired stay (map state ``fired``) until the
@@ -271,3 +348,9 @@ class SessionWindowOperator(KeyedEventTimeWindow):
 
     def metrics(self):
         return {"late_records": self.late_records}
+
+    def node_figures(self) -> dict:
+        figures = super().node_figures()
+        if self.context.pre_aggregated_input:
+            figures.update(records_in=self.records_represented, partials_in=self.partials_in)
+        return figures

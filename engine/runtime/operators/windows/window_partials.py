@@ -23,7 +23,9 @@ window's result is the one folding record by record gives. A sum is combined onl
 integers (exact); a batch with another value type (floats, whose sums round by order)
 sends one partial per record, in order.
 
-Used when the edge is a hash edge with a key into a window at the head of a vertex that
+Session windows (``window.session``) get partial sessions the same way
+(``session_partials``: what may merge there is narrower). Used when the edge is a hash edge
+with a key into a window at the head of a vertex that
 has no other input, no allowed lateness and no edge leaving the window's ``late`` port, in streaming mode (batch mode sorts records by the edge key), unless
 the job's configuration says ``"local_aggregation": false``.
 """
@@ -35,11 +37,12 @@ from collections import Counter
 
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.operators.base import StreamOperator
+from engine.runtime.operators.windows.session_partials import SessionPartials
 from engine.spec.expressions import compile_batch_expression
 
 PARTIAL_KEY = "x[0]"
 """The key of a partial: the edge's key expression, evaluated before the exchange."""
-WINDOW_TYPES = ("window.tumbling", "window.sliding")
+WINDOW_TYPES = ("window.tumbling", "window.sliding", "window.session")
 FUNCTIONS = ("sum", "count", "min", "max")
 _MISSING = object()
 _ADD = {"sum": operator.add, "count": operator.add, "min": min, "max": max}
@@ -66,6 +69,13 @@ def pre_aggregated_window(edge, target_vertex, job_graph, config: dict) -> dict 
     return head
 
 
+def partials_for(window_node: dict, key_source: str):
+    """What folds the batches sent over an edge into ``window_node``'s partials (``pre_aggregated_window``)."""
+    if window_node["type"] == "window.session":
+        return SessionPartials(window_node, key_source)
+    return WindowPartials(window_node, key_source)
+
+
 class WindowPartials(StreamOperator):
     """Folds the batches a subtask emits into a window's partial aggregates.
 
@@ -85,6 +95,9 @@ class WindowPartials(StreamOperator):
         self.value_source = None if value is None or value.strip() == "x" else value
         """The value expression, None for the record itself (``engine.runtime.json_fields`` reads both)."""
         self.values_of = None if self.value_source is None else compile_batch_expression(value)
+
+    def note_event(self, event) -> None:
+        """An event the writer sends over the edge: nothing to note (each partial is one window's)."""
 
     def combine(self, batch) -> TimestampedBatch:
         """The partial aggregates of ``batch``, in the order their groups first occur."""
