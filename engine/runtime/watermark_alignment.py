@@ -11,7 +11,8 @@ stops reading until the others caught up.
 
 Settings (the ``transform.watermark`` node's params, the watermark strategy as in Flink)
     ``alignment_max_drift_ms`` (0: off; unset: ``AUTO_DRIFT_MS`` behind a file or Parquet
-    source whose records reach a session window or a join, off elsewhere), ``alignment_group``
+    source whose records reach a join, ``SESSION_AUTO_DRIFT_MS`` when session windows only, off
+    elsewhere), ``alignment_group``
     (sources whose watermarks are
     aligned together; empty: the node's own subtasks) and ``alignment_update_interval_ms``
     (how often at most a subtask reports a watermark that moved). Alignment acts where the
@@ -77,12 +78,19 @@ AUTO_SOURCES = frozenset({"source.file", "source.parquet"})
 KEPT_RECORDS = frozenset({"window.session", "join.window", "join.interval"})
 AUTO_DRIFT_MS = 10_000
 """Without ``alignment_max_drift_ms`` a watermark node behind one of ``AUTO_SOURCES`` whose records
-reach one of ``KEPT_RECORDS`` aligns with this drift: files read in splits are a backfill whose
+reach one of ``KEPT_RECORDS`` aligns with this drift (``SESSION_AUTO_DRIFT_MS`` when they reach
+session windows only): files read in splits are a backfill whose
 subtasks' event times drift apart by whole splits, and sessions and joins keep (and scan) records
 for as long as the skew (``docs/performance.md``, "Watermark alignment"). Elsewhere it is off: live
 sources' subtasks stay near each other by themselves, and a tumbling or sliding aggregate keeps a
 number per key and window, so the skew costs it little while a paused source leaves its CPU idle
 and the other slot reads more splits."""
+SESSION_AUTO_DRIFT_MS = 30_000
+"""The automatic drift in front of session windows alone. They find a record's sessions by bisect
+and mostly take partial sessions (``session_partials``), so the skew costs them less than a join's
+buffers, while at the bench-events job's speed (~700 s of event time a second) a 10 s drift had
+the sources report and pause every few ms: 30 s took a sixth less slot CPU at p=2 than 10 s
+(60 s and 120 s: no better; ``docs/performance.md``); a join took a quarter more with 30 s."""
 
 _NO_WATERMARK = -(2**63)
 _MAX_WATERMARK = 2**63 - 1
@@ -103,16 +111,18 @@ class AlignmentSettings:
     update_interval_ms: int = DEFAULT_UPDATE_INTERVAL_MS
 
     @classmethod
-    def of(cls, node: dict, source: dict | None = None, feeds_kept_records: bool = False) -> AlignmentSettings | None:
+    def of(cls, node: dict, source: dict | None = None, feeds_kept_records: bool | int = False) -> AlignmentSettings | None:
         """``node``'s settings in a chain whose head is ``source``, or None when it aligns nothing
         (not a watermark node, drift 0, or no drift set and not a backfill feeding kept records:
-        ``source`` one of ``AUTO_SOURCES`` and ``feeds_kept_records``)."""
+        ``source`` one of ``AUTO_SOURCES`` and ``feeds_kept_records``, True or the automatic drift
+        of what the records reach, ``auto_drift``)."""
         if node.get("type") != "transform.watermark":
             return None
         params = node.get("params") or {}
         drift = params.get("alignment_max_drift_ms")
         if drift is None:
-            drift = AUTO_DRIFT_MS if (source or {}).get("type") in AUTO_SOURCES and feeds_kept_records else 0
+            auto = AUTO_DRIFT_MS if feeds_kept_records is True else int(feeds_kept_records or 0)
+            drift = auto if (source or {}).get("type") in AUTO_SOURCES else 0
         drift = int(drift)
         if drift <= 0:
             return None
@@ -133,7 +143,7 @@ def aligned_sources(job_graph) -> dict[str, dict[Member, tuple[str, AlignmentSet
         if not vertex.is_source:
             continue
         for node in vertex.operators:
-            settings = AlignmentSettings.of(node, vertex.operators[0], _feeds_kept_records(job_graph, vertex))
+            settings = AlignmentSettings.of(node, vertex.operators[0], auto_drift(job_graph, vertex))
             if settings is not None:
                 members = groups.setdefault(settings.group, {})
                 for index in range(vertex.parallelism):
@@ -142,18 +152,20 @@ def aligned_sources(job_graph) -> dict[str, dict[Member, tuple[str, AlignmentSet
     return {group: members for group, members in groups.items() if len(members) > 1}
 
 
-def _feeds_kept_records(job_graph, vertex) -> bool:
-    """Whether ``vertex``'s records reach (through any edges) an operator of ``KEPT_RECORDS``."""
-    seen, waiting = set(), [vertex]
+def auto_drift(job_graph, vertex) -> int:
+    """The automatic drift of ``vertex``'s records: 0 when they reach (through any edges) no operator of
+    ``KEPT_RECORDS``, ``SESSION_AUTO_DRIFT_MS`` when session windows only, else ``AUTO_DRIFT_MS``."""
+    seen, waiting, kinds = set(), [vertex], set()
     while waiting:
         current = waiting.pop()
         if current.id in seen:
             continue
         seen.add(current.id)
-        if any(node.get("type") in KEPT_RECORDS for node in current.operators):
-            return True
+        kinds.update(node.get("type") for node in current.operators if node.get("type") in KEPT_RECORDS)
         waiting.extend(job_graph.vertex(edge.target) for edge in job_graph.outputs_of(current.id))
-    return False
+    if not kinds:
+        return 0
+    return SESSION_AUTO_DRIFT_MS if kinds == {"window.session"} else AUTO_DRIFT_MS
 
 
 @dataclass

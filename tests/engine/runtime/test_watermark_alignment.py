@@ -11,7 +11,7 @@ from engine.cluster.operator_coordinators import OperatorCoordinators
 from engine.plan.job_graph import build_job_graph
 from engine.runtime.io.stream_input import MORE_AVAILABLE, NOTHING_AVAILABLE, SourceInput
 from engine.runtime.operators.source import END_OF_INPUT
-from engine.runtime.watermark_alignment import (ACTIVE, AUTO_DRIFT_MS, FINISHED, HOLD, IDLE, AlignmentSettings,
+from engine.runtime.watermark_alignment import (ACTIVE, AUTO_DRIFT_MS, SESSION_AUTO_DRIFT_MS, FINISHED, HOLD, IDLE, AlignmentSettings,
                                                 SourceAlignment, WatermarkAlignmentGroup, aligned_sources)
 
 A, B, C = ("src", 0), ("src", 1), ("src", 2)
@@ -336,7 +336,17 @@ def test_without_a_drift_a_backfill_from_files_into_sessions_is_aligned_and_noth
         return normalise_definition(definition)
 
     members = aligned_sources(build_job_graph(job("source.file", "window.session")))["time"]
-    assert {settings.max_drift_ms for _, settings in members.values()} == {AUTO_DRIFT_MS}
+    assert {settings.max_drift_ms for _, settings in members.values()} == {SESSION_AUTO_DRIFT_MS}
+    joined = job("source.file", "window.session")
+    joined["nodes"] += [{"id": "j", "type": "join.window", "parallelism": 2, "params": {"size_ms": 100}},
+                        {"id": "j_out", "type": "sink.collect", "parallelism": 2}]
+    joined["edges"] += [{"id": "e5", "from": "time", "to": "j", "partitioning": "hash", "key": "x", "side": "left",
+                         "exchange": "pipelined"},
+                        {"id": "e6", "from": "time", "to": "j", "partitioning": "hash", "key": "x", "side": "right",
+                         "exchange": "pipelined"},
+                        {"id": "e7", "from": "j", "to": "j_out"}]
+    members = aligned_sources(build_job_graph(normalise_definition(joined)))["time"]
+    assert {settings.max_drift_ms for _, settings in members.values()} == {AUTO_DRIFT_MS}  # a join's buffers: 10 s
     assert aligned_sources(build_job_graph(job("source.datagen", "window.session"))) == {}  # not a backfill
     assert aligned_sources(build_job_graph(job("source.file", "window.tumbling"))) == {}  # partials: cheap skew
     off = job("source.file", "window.session")
