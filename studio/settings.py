@@ -23,7 +23,7 @@ directory for relative paths; default ``var/workspaces``, see ``studio.locations
 ``STUDIO_SESSION_MODE`` (1: ``make up`` keeps a session driver, one Spark application small runs share;
 0: every run has a driver of its own) and ``STUDIO_SESSION_SLOTS`` (64: the slots, ``local[N]``'s cores,
 of the session's application; with ``SPARK_MASTER`` the most executors it grows to; ``studio.runs.placement``),
-``STUDIO_SESSION_SLOT_NICE`` (19: the niceness of the session's slot processes, so that the web server and the
+``STUDIO_SESSION_SLOT_NICE`` (5: the niceness of the session's slot processes, so that the web server and the
 session driver get the CPU first when a machine's runs keep it busy; 0: as any process);
 on a ``SPARK_MASTER``, ``STUDIO_SESSION_ELASTIC`` (1: the session's executors, one core each, follow the
 slots its runs need; 0: it keeps what the master gives it), ``STUDIO_SESSION_MIN_EXECUTORS`` (1: kept even
@@ -179,8 +179,9 @@ WARM_DRIVER_SLOTS = int(os.environ.get("STUDIO_WARM_DRIVER_SLOTS", str(max(4, os
 SESSION_MODE = os.environ.get("STUDIO_SESSION_MODE", "1").lower() not in ("0", "false", "no", "off", "")
 SESSION_SLOTS = int(os.environ.get("STUDIO_SESSION_SLOTS", "64"))
 # the niceness of the session's slot processes: the web server and the session driver come first when CPU is short
-# 19, not 5: a hundred slots at nice 5 still outweigh one web worker (CFS weights 100 x 335 against 1,024)
-SESSION_SLOT_NICE = int(os.environ.get("STUDIO_SESSION_SLOT_NICE", "19"))
+# 5, not 19: at 19 (CFS weight 15) two of four 100-run benches left runs short of RUNNING after 5 minutes (a slot
+# starting waits behind everything else), while REST p99 did not improve; see docs/performance.md, sixth wave
+SESSION_SLOT_NICE = int(os.environ.get("STUDIO_SESSION_SLOT_NICE", "5"))
 # On a SPARK_MASTER (not local[N], whose cores are fixed): executors follow the slots the session's runs need
 SESSION_ELASTIC = os.environ.get("STUDIO_SESSION_ELASTIC", "1").lower() not in ("0", "false", "no", "off", "")
 SESSION_MIN_EXECUTORS = int(os.environ.get("STUDIO_SESSION_MIN_EXECUTORS", "1"))
