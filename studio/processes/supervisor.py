@@ -10,9 +10,10 @@ it). Runs the session does not take start their own Spark drivers (``local[N]`` 
 
 Supervision: the launcher checks its children twice a second and starts again whichever
 died: the embedded Redis (same port, its data back from its append-only file), the Celery
-worker, the session driver (which takes its runs back from their latest checkpoints), the
-web server (which itself restarts a dead or hung worker process). A child that
-dies ``RESTART_LIMIT`` times within ``RESTART_WINDOW_S`` is crashing, not failing now and
+worker, the session driver (which takes its runs back from their latest checkpoints; one that
+lost its session lease exits 1 to be started again, and one started while another holds the
+lease waits for it rather than exit, so that it is no crash loop), the web server (which itself
+restarts a dead or hung worker process). A child that dies ``RESTART_LIMIT`` times within ``RESTART_WINDOW_S`` is crashing, not failing now and
 then: the launcher then stops everything and says so. Ctrl-C or SIGTERM stops everything
 this launcher started, drivers and their JVMs included, so no process outlives it.
 """

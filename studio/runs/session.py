@@ -8,10 +8,17 @@ to it with :func:`hand_over` (the run id and its fencing token on a list the dri
 the run is then the session driver's, which reports for it with that token, as a run's own
 driver does. Keys are named after the studio's Celery queue, so studios sharing one Redis
 (test processes) keep their sessions apart.
+
+One session driver serves a studio: it serves only while it holds the studio's session lease
+(:class:`SessionLease`, a key taken with SET NX that only its holder renews), and it writes the
+presence only while it holds it. Two serving at once would each take the runs back with tokens of
+their own and run a job of each: the one fenced goes on completing checkpoints and committing its
+sinks until its next heartbeat or event finds it fenced, beside the other (records committed twice).
 """
 from __future__ import annotations
 
 import json
+import time
 
 import redis
 from django.conf import settings
@@ -37,13 +44,95 @@ def _client() -> redis.Redis:
 
 
 def announce(presence: dict) -> None:
-    """The session driver serves: ``presence`` is what the studio shows of it (kept ``PRESENCE_TTL_S``)."""
+    """Write ``presence`` as a serving session driver's, without its lease (a stand-in for one, in tests); a
+    session driver announces itself through its :class:`SessionLease`, and only while it holds it."""
     _client().set(_key("presence"), json.dumps(presence), ex=PRESENCE_TTL_S)
 
 
 def withdraw() -> None:
-    """The session driver stops serving (it ends cleanly): no launch goes to it any more."""
-    _client().delete(_key("presence"))
+    """Forget whatever session driver was announced, its lease too (tests; an operator evicting a driver: one
+    that still runs finds its lease gone at its next renewal and stops its runs' jobs)."""
+    _client().delete(_key("presence"), _key("lease"))
+
+
+_TAKE = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then
+  redis.call('DEL', KEYS[2])
+  return 1
+end
+return redis.call('GET', KEYS[1]) or 0
+"""
+_RENEW = """
+local holder = redis.call('GET', KEYS[1])
+if holder ~= ARGV[1] then return holder or 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
+if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3]) end
+return 1
+"""
+_WITHDRAW = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[2])
+if ARGV[2] == 'release' then redis.call('DEL', KEYS[1]) end
+return 1
+"""
+
+
+class SessionLease:
+    """The studio's session lease as one session driver holds it: taken only when free (SET NX), renewed and
+    released only by its holder (compare-and-set in a Lua script), expiring ``ttl_s`` after its last renewal.
+    Its value says who holds it (``holder``: the driver's id, pid, host, since when), for the one refused.
+
+    ``take`` and ``renew`` return None when this driver holds the lease, else who holds it: another
+    driver's ``holder``, or ``{}`` when no one does (it expired, or was withdrawn). The presence (what the
+    studio shows of the session, :func:`presence`) is written with each renewal, never without the lease.
+    """
+
+    def __init__(self, holder: dict, ttl_s: float = PRESENCE_TTL_S):
+        self.holder = holder
+        self.ttl_s = ttl_s
+        self._value = json.dumps(holder, sort_keys=True)
+        self._redis = _client()
+        self._keys = [_key("lease"), _key("presence")]
+
+    def take(self) -> dict | None:
+        return self._answer(self._redis.eval(_TAKE, 2, *self._keys, self._value, int(self.ttl_s)))
+
+    def renew(self, presence: dict | None = None) -> dict | None:
+        """Renew the lease; with ``presence`` (its ``driver`` set to the holder's id), announce it too."""
+        announced = json.dumps({**presence, "driver": self.holder.get("driver")}) if presence is not None else ""
+        return self._answer(self._redis.eval(_RENEW, 2, *self._keys, self._value, announced, int(self.ttl_s)))
+
+    def withdraw(self) -> None:
+        """Stop announcing (no launch comes any more) but keep the lease: this driver's jobs still end."""
+        self._redis.eval(_WITHDRAW, 2, *self._keys, self._value, "")
+
+    def release(self) -> None:
+        """Give the lease up (and the presence), if this driver still holds it: its jobs have ended."""
+        self._redis.eval(_WITHDRAW, 2, *self._keys, self._value, "release")
+
+    def _answer(self, answer) -> dict | None:
+        if answer == 1:
+            return None
+        try:
+            return json.loads(answer) if isinstance(answer, bytes) else {}
+        except ValueError:
+            return {"driver": answer.decode(errors="replace")}
+
+
+def lease_holder() -> dict | None:
+    """Who holds the studio's session lease now (its ``holder``), or None."""
+    raw = _client().get(_key("lease"))
+    return json.loads(raw) if raw else None
+
+
+def describe_holder(holder: dict) -> str:
+    """A lease holder as a log line names it."""
+    if not holder:
+        return "no session driver (the lease expired or was withdrawn)"
+    since = holder.get("since")
+    when = time.strftime("%H:%M:%S UTC", time.gmtime(since)) if isinstance(since, (int, float)) else "?"
+    return (f"session driver {holder.get('driver', '?')} (pid {holder.get('pid', '?')} on "
+            f"{holder.get('host', '?')}, since {when})")
 
 
 def presence() -> dict | None:

@@ -7,7 +7,12 @@
   ``SPARK_MASTER`` it is elastic (``SESSION_ELASTIC``): between ``SESSION_MIN_EXECUTORS`` and
   ``SESSION_SLOTS`` one-core executors, as many as its runs' slots, idle ones released after
   ``SESSION_EXECUTOR_IDLE_S``;
-- first takes back every run placed in the session that has not ended (a session driver
+- first takes the studio's session lease (``studio.runs.session.SessionLease``): one session
+  driver serves a studio. One started while another holds it (by hand, beside the supervisor's)
+  logs one line naming the holder and waits, retrying every ``ANNOUNCE_INTERVAL_S``, taking no
+  run back and starting no Spark application, until the lease is free (the supervisor starts a
+  session driver again whenever it exits: one that exited at once would be a crash loop);
+- then takes back every run placed in the session that has not ended (a session driver
   that died ran them): each gets a new fencing token in one UPDATE that names the token it
   had, so exactly one driver goes on with it and whatever an old one still reports is
   refused; a run that ran goes on from its latest completed checkpoint (RESTARTING, naming
@@ -21,15 +26,20 @@
   application (its own job group, scheduler pool, control channel, checkpoint directory); a run
   handed back to it while it still drives it (``studio.runs.liveness``) gets its next job only
   once the fenced one ended (:meth:`SessionDriver.start_run`);
-- on SIGTERM/SIGINT withdraws, cancels every run's job and waits for them (bounded), as a
-  run's own driver cancels its job.
+- keeps its lease while it serves (renewed with its presence every ``ANNOUNCE_INTERVAL_S``); one
+  that loses it (its renewal finds another driver's id, or the lease expired while it stalled past
+  ``PRESENCE_TTL_S``, or Redis did not renew it for ``PRESENCE_TTL_S - LEASE_MARGIN_S``) stops every
+  run's job at once and exits non-zero (:meth:`SessionDriver.lose_lease`): exactly once. The
+  supervisor starts it again, and it takes the runs back from their latest checkpoints;
+- on SIGTERM/SIGINT withdraws its presence, cancels every run's job and waits for them (bounded),
+  as a run's own driver cancels its job, and only then gives its lease up.
 
 A run's failure (an operator raising, a slot killed) fails over that run's regions only;
 the session driver dying ends every run's job at once (the JVM and its slots die with it),
 and the next session driver takes them all back.
 
-Threads: the main thread pops launches; one thread starts the Spark application, one
-announces; per run, the threads of ``run_driver`` (its job, heartbeat, commands).
+Threads: the main thread takes the lease and pops launches; one thread starts the Spark application,
+one keeps the lease (and announces); per run, the threads of ``run_driver`` (its job, heartbeat, commands).
 """
 from __future__ import annotations
 
@@ -37,6 +47,7 @@ import logging
 import os
 import secrets
 import signal
+import socket
 import sys
 import threading
 import time
@@ -46,6 +57,9 @@ from dataclasses import dataclass
 import django
 
 ANNOUNCE_INTERVAL_S = 2.0
+LEASE_MARGIN_S = 5.0
+"""A driver that could not renew its lease (Redis away) for ``PRESENCE_TTL_S`` less this takes it for lost
+before it may have expired: once Redis is back another driver may take it and the runs back."""
 MEMORY_INTERVAL_S = 10.0
 COMMIT_WAIT_S = 30.0
 """How long a run handed over by its start is waited for to appear (its transaction to commit)."""
@@ -95,31 +109,47 @@ class SessionDriver:
     def __init__(self, cluster: Future | None = None):
         from django.conf import settings
 
-        self.cluster = cluster or ThreadPoolExecutor(1, thread_name_prefix="session-start").submit(
-            start_cluster, settings.SESSION_SLOTS, settings.SPARK_MASTER or None)
+        self._slots, self._master = settings.SESSION_SLOTS, settings.SPARK_MASTER or None
+        self.cluster = cluster  # a future of the SessionCluster; started by serve once it holds the lease
         self.stopping = threading.Event()
         self.started_at = time.time()
+        self.driver_id = secrets.token_hex(8)
+        self.lease = None  # studio.runs.session.SessionLease, taken by serve
+        self.lease_lost = threading.Event()
+        self._lease_done = threading.Event()  # the lease keeper ends: every job here ended, or the lease was lost
+        self._renewed_at = 0.0  # lease keeper only (and serve before it starts): monotonic, the last renewal sent
+        self._announcing = False  # guarded by: self._announce_lock; whether renewals announce the presence
+        self._announce_lock = threading.Lock()
         self._lock = threading.Lock()
         # guarded by: self._lock; per run, its driver threads in the order they were started (more than one a
         # while when it was handed back to this driver: the fenced one ending and the next one waiting for it)
         self._runs: dict[int, list[_Driving]] = {}
-        self._memory: tuple[float, float] | None = None  # announce thread only: (when, MB)
+        self._memory: tuple[float, float] | None = None  # lease keeper only: (when, MB)
 
     def serve(self) -> int:
+        """Serve until stopped (0), the lease lost or the Spark application not started (1)."""
         import redis
         from django.conf import settings
 
         from studio.runs import session
 
+        if not self.take_lease():
+            return 0  # stopped while another driver served
+        keeper = threading.Thread(target=self._keep_lease, daemon=True, name="lease")
+        keeper.start()
+        if self.cluster is None:
+            self.cluster = ThreadPoolExecutor(1, thread_name_prefix="session-start").submit(
+                start_cluster, self._slots, self._master)
+        failed = False
         self.take_back_runs()
         try:
             self.cluster.result()
         except Exception:
             logger.exception("the session's Spark application did not start")
+            failed = True
             self.stopping.set()
-            self._stop_runs()
-            return 1
-        threading.Thread(target=self._announce, daemon=True, name="announce").start()
+        with self._announce_lock:
+            self._announcing = not self.stopping.is_set()
         client = redis.Redis.from_url(settings.REDIS_URL)
         while not self.stopping.is_set():
             try:
@@ -127,14 +157,59 @@ class SessionDriver:
             except redis.RedisError:
                 self.stopping.wait(1)  # Redis restarting: launches wait in the list
                 continue
-            if launch is not None:
+            if launch is not None and self.stopping.is_set():
+                try:
+                    session.hand_over(launch[0], launch[1], launch[2], launch=launch[3])  # for the next driver
+                except redis.RedisError:
+                    pass  # the next session driver claims the run as it starts (take_back_runs)
+            elif launch is not None:
                 self.start_run(*launch)
-        try:
-            session.withdraw()
-        except redis.RedisError:
-            pass
-        self._stop_runs()
-        return 0
+        with self._announce_lock:  # no launch comes any more; the lease stays held while the jobs end
+            self._announcing = False
+            try:
+                self.lease.withdraw()
+            except redis.RedisError:
+                pass
+        ended = self._stop_runs()
+        self._lease_done.set()
+        keeper.join(STOP_TIMEOUT_S)
+        if ended and not self.lease_lost.is_set():
+            try:
+                self.lease.release()  # every job here ended: the next driver may take the runs back now
+            except redis.RedisError:
+                pass  # it expires
+        return 1 if failed or self.lease_lost.is_set() else 0
+
+    def take_lease(self) -> bool:
+        """Take the studio's session lease, waiting while another session driver holds it (naming it, once
+        per holder); False when stopped first. Nothing of the session is touched before: no run taken back,
+        no Spark application started, nothing announced."""
+        import redis
+
+        from studio.runs import session
+
+        self.lease = session.SessionLease({"driver": self.driver_id, "pid": os.getpid(),
+                                           "host": socket.gethostname(), "since": self.started_at})
+        named = None
+        while not self.stopping.is_set():
+            sent = time.monotonic()
+            try:
+                holder = self.lease.take()
+            except redis.RedisError:
+                logger.warning("could not take the session lease (Redis away); trying again")
+                self.stopping.wait(ANNOUNCE_INTERVAL_S)
+                continue
+            if holder is None:
+                self._renewed_at = sent
+                logger.info("holding the session lease as %s", session.describe_holder(self.lease.holder))
+                return True
+            if holder and holder.get("driver") != named:
+                named = holder.get("driver")
+                logger.error("another %s serves this studio: this one does not serve beside it (both would run "
+                             "the runs' jobs and commit their records twice); it waits for that lease to end",
+                             session.describe_holder(holder))
+            self.stopping.wait(ANNOUNCE_INTERVAL_S if holder else 0.1)
+        return False
 
     def take_back_runs(self) -> list[int]:
         """Claim every run of the session that has not ended, with a new token; drive each. Their ids."""
@@ -146,6 +221,8 @@ class SessionDriver:
         taken = []
         for run in Run.objects.filter(placement=SESSION).exclude(status__in=TERMINAL_STATUSES).only(
                 "id", "driver_token", "status").order_by("id"):
+            if self.stopping.is_set():
+                break  # the lease lost, or stopped: the next session driver takes the rest back
             token = secrets.token_hex(16)
             claimed = Run.objects.filter(pk=run.id, driver_token=run.driver_token).exclude(
                 status__in=TERMINAL_STATUSES).update(driver_token=token, heartbeat_at=timezone.now())
@@ -193,6 +270,8 @@ class SessionDriver:
                 return
             if launch and not self.launch(run_id, token):
                 return
+            if self.stopping.is_set():
+                return  # the lease lost, or stopped: the next session driver takes the run back
             run_driver(run_id, token, session_cluster=self.cluster, resume_cause=resume_cause, job=job)
         except Exception:
             logger.exception("the driver of run %s failed", run_id)
@@ -312,20 +391,68 @@ class SessionDriver:
             self._memory = (now, _tree_memory_mb())
         return self._memory[1]
 
-    def _announce(self) -> None:
+    def _keep_lease(self) -> None:
+        """The lease keeper's loop: renew the lease (with the presence, once serving) until every job here ended;
+        on finding it lost, :meth:`lose_lease`."""
+        import redis
         from django.db import connections
 
         from studio.runs import session
 
-        while not self.stopping.is_set():
-            try:
-                session.announce(self.presence())
-            except Exception:
-                logger.warning("could not announce the session", exc_info=True)
-            self.stopping.wait(ANNOUNCE_INTERVAL_S)
+        while not self._lease_done.is_set():
+            sent = time.monotonic()
+            with self._announce_lock:
+                presence = None
+                if self._announcing:
+                    try:
+                        presence = self.presence()
+                    except Exception:
+                        logger.warning("could not say what the session holds", exc_info=True)
+                try:
+                    holder = self.lease.renew(presence)
+                except redis.RedisError:
+                    holder = None if sent - self._renewed_at < session.PRESENCE_TTL_S - LEASE_MARGIN_S else {}
+                    logger.warning("could not renew the session lease (Redis away)")
+                else:
+                    if holder is None:
+                        self._renewed_at = sent
+            if holder is not None:
+                self.lose_lease(holder)
+                break
+            self._lease_done.wait(ANNOUNCE_INTERVAL_S)
         connections.close_all()
 
-    def _stop_runs(self) -> None:
+    def lose_lease(self, holder: dict) -> None:
+        """This driver no longer holds the session lease (``holder``: who does, ``{}`` when none does: it
+        expired while this driver stalled, or could not be renewed): stop every run's job here at once, and
+        end (``serve`` returns 1; the supervisor starts a session driver again, which takes the runs back).
+
+        Exactly once: another driver may hold the lease now and have taken the runs back with tokens of its
+        own, their jobs resumed from their latest checkpoints. A job here learns it was fenced only at its
+        next heartbeat or event; until then it would complete checkpoints and commit its sinks beside the
+        resumed job, the records between committed twice. Before cancelling, the runs this driver holds get
+        a token no driver holds (one UPDATE naming their tokens), so the cancel's CANCELED, and whatever else
+        a job here still reports, is refused: each run stays as it was, for the next driver to take back."""
+        from studio.models import TERMINAL_STATUSES, Run
+        from studio.runs import session
+
+        logger.error("lost the session lease (%s holds it now): stopping every run's job here at once, so that "
+                     "none commits beside a job the holder resumed; this driver ends, and the next one takes the "
+                     "runs back", session.describe_holder(holder))
+        self.lease_lost.set()
+        self.stopping.set()
+        with self._lock:
+            running = [driving for drivings in self._runs.values() for driving in drivings]
+        try:
+            Run.objects.filter(driver_token__in=[driving.token for driving in running]).exclude(
+                status__in=TERMINAL_STATUSES).update(driver_token=f"lease-lost-{secrets.token_hex(8)}")
+        except Exception:
+            logger.exception("could not fence the runs of this driver; cancelling their jobs anyway")
+        for driving in running:
+            driving.job.cancel()
+
+    def _stop_runs(self) -> bool:
+        """Cancel every run's job and wait for them (bounded); True when every one ended."""
         with self._lock:
             running = [driving for drivings in self._runs.values() for driving in drivings]
         for driving in running:
@@ -333,6 +460,7 @@ class SessionDriver:
         deadline = time.monotonic() + STOP_TIMEOUT_S
         for driving in running:
             driving.thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(driving.thread.is_alive() for driving in running)
 
 
 @dataclass(frozen=True)

@@ -711,3 +711,161 @@ def test_a_run_handed_back_waits_for_its_fenced_job_longer_than_a_slow_spark_sto
     from studio.runs import session_driver as session_drivers
 
     assert session_drivers.TAKE_OVER_TIMEOUT_S > 2 * STAGE_STOP_TIMEOUT_S
+
+
+class AnyToken:
+    """Every token: a stand-in ``run_driver`` holding the job of whichever token a run is taken back with."""
+
+    def __contains__(self, token) -> bool:
+        return True
+
+
+def serving_in_thread(session_driver) -> list:
+    """``serve`` on a thread of its own (as the session driver's main thread runs it); its exit code, once ended."""
+    ended: list = []
+    threading.Thread(target=lambda: ended.append(session_driver.serve()), daemon=True, name="serve").start()
+    return ended
+
+
+def stand_in_session_driver():
+    driver = session_driver_with(4)
+    cluster = driver.cluster.result()
+    cluster.application_id = "local-1"
+    cluster.usage = lambda: {"slots": 4, "used": 1, "waiting": {}}
+    return driver
+
+
+def lease_of(name: str, ttl_s: float = 600) -> session.SessionLease:
+    """The session lease as another session driver (``name``) holds it."""
+    import time
+
+    return session.SessionLease({"driver": name, "pid": 1, "host": "elsewhere", "since": time.time()}, ttl_s=ttl_s)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_session_driver_does_not_serve_beside_the_one_holding_the_lease_and_takes_no_run(
+        held_run, studio_data_dir, tmp_path):
+    """Two session drivers serving one studio would each take the runs back and run a job of each, the one fenced
+    committing beside the other until its next heartbeat: one started beside the serving one names it, waits, and
+    touches nothing of the session: no run taken back, no Spark application started."""
+    import psutil
+
+    session.withdraw()
+    first = lease_of("the-first")
+    assert first.take() is None
+    log = tmp_path / "second.log"
+    driver = SessionDriverProcess(studio_data_dir)
+    with open(log, "wb") as output:
+        process = subprocess.Popen([sys.executable, "-m", "studio.runs.session_driver"], cwd=ROOT, env=driver.env,
+                                   stdout=output, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: "another session driver the-first" in log.read_text()
+                   or Run.objects.get(pk=held_run).driver_token != "first" or process.poll() is not None,
+                   RUN_START_TIMEOUT, "the second session driver to take the lease, or say who holds it")
+        run = Run.objects.get(pk=held_run)
+        assert (run.driver_token, run.status) == ("first", "RUNNING"), "no run taken back beside the serving driver"
+        refused = [line for line in log.read_text().splitlines() if "another session driver" in line]
+        assert len(refused) == 1 and "(pid 1 on elsewhere, since " in refused[0], log.read_text()
+        assert process.poll() is None, "it waits for the lease (the supervisor would only start it again)"
+        assert not [child for child in psutil.Process(process.pid).children(recursive=True)
+                    if "java" in child.name()], "no Spark application started"
+        assert session.lease_holder()["driver"] == "the-first" and session.presence() is None
+        process.terminate()
+        assert process.wait(60) == 0, "stopped while it waited"
+        assert Run.objects.get(pk=held_run).driver_token == "first"
+    finally:
+        if process.poll() is None:
+            stop_process_tree(process.pid)
+        session.withdraw()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_session_driver_waiting_for_the_lease_takes_the_runs_back_once_it_is_free(held_run, monkeypatch, caplog):
+    from studio.runs import driver as run_drivers
+
+    session.withdraw()
+    first = lease_of("the-first")
+    assert first.take() is None
+    drivers = StandInDrivers(holds=AnyToken())
+    monkeypatch.setattr(run_drivers, "run_driver", drivers)
+    session_driver = stand_in_session_driver()
+    ended = serving_in_thread(session_driver)
+    try:
+        wait_until(lambda: "another session driver the-first" in caplog.text, 10, "the holder named")
+        assert (Run.objects.get(pk=held_run).driver_token, drivers.tokens()) == ("first", [])
+        first.release()
+        wait_until(lambda: drivers.tokens(), 10, "the run taken back once the lease is free")
+        assert drivers.tokens() == [Run.objects.get(pk=held_run).driver_token] != ["first"]
+        assert session.lease_holder()["driver"] == session_driver.driver_id
+        wait_until(lambda: (session.presence() or {}).get("driver") == session_driver.driver_id, 10, "it announces")
+    finally:
+        session_driver.stopping.set()
+        drivers.release.set()
+        wait_until(lambda: ended, 60, "the session driver to end")
+        session.withdraw()
+    assert ended == [0] and session.lease_holder() is None, "its jobs ended, it gave its lease up"
+
+
+@pytest.mark.parametrize("lost", ["taken over", "expired"])
+@pytest.mark.django_db(transaction=True)
+def test_a_session_driver_that_lost_its_lease_stops_its_jobs_at_once_and_leaves_the_runs_to_the_next(
+        held_run, monkeypatch, lost):
+    """A driver whose lease another took (or that expired while it stalled) must not go on committing: the holder
+    may have taken its runs back and resumed them. It fences its runs (so its cancel does not end them), cancels
+    their jobs and ends non-zero; the runs stay as they were for the next driver to take back."""
+    from studio.runs import driver as run_drivers
+    from studio.runs.events import DriverFenced, set_status
+
+    session.withdraw()
+    drivers = StandInDrivers(holds=AnyToken())
+    monkeypatch.setattr(run_drivers, "run_driver", drivers)
+    session_driver = stand_in_session_driver()
+    ended = serving_in_thread(session_driver)
+    try:
+        token = wait_until(lambda: next(iter(drivers.jobs), None), 10, "the run taken back and its job running")
+        wait_until(lambda: (session.presence() or {}).get("run_ids") == [held_run], 10, "the driver to announce it")
+        session.withdraw()  # the lease expired (Redis deletes it)
+        if lost == "taken over":
+            assert lease_of("the-second").take() is None
+        wait_until(drivers.jobs[token].cancelled.is_set, 10, "the job cancelled once the lease is found lost")
+        run = Run.objects.get(pk=held_run)
+        assert run.status == "RUNNING" and run.driver_token not in ("first", token), "fenced, not ended"
+        with pytest.raises(DriverFenced):
+            set_status(held_run, "CANCELED", driver_token=token)  # what its cancelled job reports is refused
+        drivers.release.set()
+        wait_until(lambda: ended, 60, "the session driver to end")
+        assert ended == [1], "it ends non-zero: the supervisor starts it again, and it takes the runs back"
+        holder = session.lease_holder()
+        assert (holder or {}).get("driver") == ("the-second" if lost == "taken over" else None), "left as it was"
+        if lost == "taken over":
+            assert session.presence() is None, "it announces nothing under another's lease"
+    finally:
+        session_driver.stopping.set()
+        drivers.release.set()
+        session.withdraw()
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(900)
+@pytest.mark.django_db(transaction=True)
+def test_a_session_driver_whose_lease_expired_ends_and_the_next_one_finishes_its_run_exactly_once(
+        session_driver, api, granted_tmp_path):
+    """A session driver stalled past its lease's life finds it expired: it ends its jobs and exits non-zero rather
+    than commit beside a driver that may have taken its runs; the next one (the supervisor's restart) takes the
+    run back from its latest checkpoint, and every record is committed once."""
+    session_driver.start()
+    run_id = start_run(api, summing_pipeline("expired", granted_tmp_path / "out"))
+    wait_until(lambda: running_in_session(run_id), RUN_START_TIMEOUT, "the run to run in the session")
+    wait_until(lambda: completed_checkpoint(run_id), 60, "a completed checkpoint")
+    session.withdraw()  # the lease expired while its driver stalled
+    assert session_driver.process.wait(120) == 1, "it ends non-zero once it finds its lease lost"
+    assert Run.objects.get(pk=run_id).status not in ("FINISHED", "FAILED", "CANCELED"), "left for the next driver"
+    session_driver.start()
+    wait_until(lambda: Run.objects.get(pk=run_id).status in ("FINISHED", "FAILED", "CANCELED"), RUN_START_TIMEOUT,
+               "the run to end")
+    run = Run.objects.get(pk=run_id)
+    assert run.status == "FINISHED", run.failure_cause
+    assert any(entry.get("cause", "").startswith("the session driver restarted: going on from checkpoint ")
+               for entry in run.status_history), run.status_history
+    assert_exact(granted_tmp_path / "out")
+
