@@ -106,6 +106,13 @@ class SessionLease:
         """Stop announcing (no launch comes any more) but keep the lease: this driver's jobs still end."""
         self._redis.eval(_WITHDRAW, 2, *self._keys, self._value, "")
 
+    def evict(self, holder: dict) -> bool:
+        """Take the lease from ``holder`` (as ``take`` returned it) known dead: True when this driver holds it now.
+        Nothing is taken from a holder that renewed or changed meanwhile."""
+        if self._redis.eval(_WITHDRAW, 2, *self._keys, json.dumps(holder, sort_keys=True), "release") != 1:
+            return False
+        return self.take() is None
+
     def release(self) -> None:
         """Give the lease up (and the presence), if this driver still holds it: its jobs have ended."""
         self._redis.eval(_WITHDRAW, 2, *self._keys, self._value, "release")

@@ -11,7 +11,8 @@
   driver serves a studio. One started while another holds it (by hand, beside the supervisor's)
   logs one line naming the holder and waits, retrying every ``ANNOUNCE_INTERVAL_S``, taking no
   run back and starting no Spark application, until the lease is free (the supervisor starts a
-  session driver again whenever it exits: one that exited at once would be a crash loop);
+  session driver again whenever it exits: one that exited at once would be a crash loop); a
+  holder of this host whose process is gone (killed) is not waited for;
 - then takes back every run placed in the session that has not ended (a session driver
   that died ran them): each gets a new fencing token in one UPDATE that names the token it
   had, so exactly one driver goes on with it and whatever an old one still reports is
@@ -195,6 +196,9 @@ class SessionDriver:
             sent = time.monotonic()
             try:
                 holder = self.lease.take()
+                if holder and _died_here(holder) and self.lease.evict(holder):
+                    logger.info("taking the session lease of %s, which died", session.describe_holder(holder))
+                    holder = None
             except redis.RedisError:
                 logger.warning("could not take the session lease (Redis away); trying again")
                 self.stopping.wait(ANNOUNCE_INTERVAL_S)
@@ -470,6 +474,21 @@ class _Driving:
     thread: threading.Thread
     job: object  # studio.runs.driver.JobReference
     token: str
+
+
+def _died_here(holder: dict) -> bool:
+    """Whether the lease ``holder`` was a process of this host that no longer exists (killed: its lease would
+    hold the runs of the session driver started again for up to ``PRESENCE_TTL_S``). A live process of its pid,
+    or a holder elsewhere, is waited for."""
+    if holder.get("host") != socket.gethostname() or not isinstance(holder.get("pid"), int) or holder["pid"] <= 0:
+        return False
+    try:
+        os.kill(holder["pid"], 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # it exists (another user's)
+    return False
 
 
 def _tree_memory_mb() -> float:

@@ -869,3 +869,33 @@ def test_a_session_driver_whose_lease_expired_ends_and_the_next_one_finishes_its
                for entry in run.status_history), run.status_history
     assert_exact(granted_tmp_path / "out")
 
+
+@pytest.mark.django_db(transaction=True)
+def test_a_session_driver_started_again_takes_the_lease_of_the_killed_one_at_once(held_run, monkeypatch):
+    """The supervisor starts a session driver again once the last one died (SIGKILL): the dead one's lease would
+    keep its runs waiting for up to its life; a holder of this host whose process is gone is not waited for."""
+    import socket
+    import time
+
+    from studio.runs import driver as run_drivers
+
+    session.withdraw()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    killed = session.SessionLease({"driver": "killed", "pid": dead.pid, "host": socket.gethostname(),
+                                   "since": time.time()}, ttl_s=600)
+    assert killed.take() is None
+    alive = lease_of("alive-elsewhere")
+    drivers = StandInDrivers(holds=set())
+    monkeypatch.setattr(run_drivers, "run_driver", drivers)
+    session_driver = stand_in_session_driver()
+    ended = serving_in_thread(session_driver)
+    try:
+        wait_until(lambda: drivers.tokens(), 10, "the run taken back")
+        assert session.lease_holder()["driver"] == session_driver.driver_id
+    finally:
+        session_driver.stopping.set()
+        wait_until(lambda: ended, 60, "the session driver to end")
+    assert alive.take() is None, "it gave the lease up as it ended"
+    alive.release()
+    session.withdraw()
