@@ -791,13 +791,13 @@ def test_a_session_driver_waiting_for_the_lease_takes_the_runs_back_once_it_is_f
     session_driver = stand_in_session_driver()
     ended = serving_in_thread(session_driver)
     try:
-        wait_until(lambda: "another session driver the-first" in caplog.text, 10, "the holder named")
+        wait_until(lambda: "another session driver the-first" in caplog.text, 60, "the holder named")
         assert (Run.objects.get(pk=held_run).driver_token, drivers.tokens()) == ("first", [])
         first.release()
-        wait_until(lambda: drivers.tokens(), 10, "the run taken back once the lease is free")
+        wait_until(lambda: drivers.tokens(), 60, "the run taken back once the lease is free")
         assert drivers.tokens() == [Run.objects.get(pk=held_run).driver_token] != ["first"]
         assert session.lease_holder()["driver"] == session_driver.driver_id
-        wait_until(lambda: (session.presence() or {}).get("driver") == session_driver.driver_id, 10, "it announces")
+        wait_until(lambda: (session.presence() or {}).get("driver") == session_driver.driver_id, 60, "it announces")
     finally:
         session_driver.stopping.set()
         drivers.release.set()
@@ -822,12 +822,12 @@ def test_a_session_driver_that_lost_its_lease_stops_its_jobs_at_once_and_leaves_
     session_driver = stand_in_session_driver()
     ended = serving_in_thread(session_driver)
     try:
-        token = wait_until(lambda: next(iter(drivers.jobs), None), 10, "the run taken back and its job running")
-        wait_until(lambda: (session.presence() or {}).get("run_ids") == [held_run], 10, "the driver to announce it")
+        token = wait_until(lambda: next(iter(drivers.jobs), None), 60, "the run taken back and its job running")
+        wait_until(lambda: (session.presence() or {}).get("run_ids") == [held_run], 60, "the driver to announce it")
         session.withdraw()  # the lease expired (Redis deletes it)
         if lost == "taken over":
             assert lease_of("the-second").take() is None
-        wait_until(drivers.jobs[token].cancelled.is_set, 10, "the job cancelled once the lease is found lost")
+        wait_until(drivers.jobs[token].cancelled.is_set, 60, "the job cancelled once the lease is found lost")
         run = Run.objects.get(pk=held_run)
         assert run.status == "RUNNING" and run.driver_token not in ("first", token), "fenced, not ended"
         with pytest.raises(DriverFenced):
@@ -891,7 +891,7 @@ def test_a_session_driver_started_again_takes_the_lease_of_the_killed_one_at_onc
     session_driver = stand_in_session_driver()
     ended = serving_in_thread(session_driver)
     try:
-        wait_until(lambda: drivers.tokens(), 10, "the run taken back")
+        wait_until(lambda: drivers.tokens(), 60, "the run taken back")
         assert session.lease_holder()["driver"] == session_driver.driver_id
     finally:
         session_driver.stopping.set()
