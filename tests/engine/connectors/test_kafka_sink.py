@@ -159,3 +159,31 @@ def test_a_transaction_its_dying_attempt_could_not_abort_is_aborted_by_the_next_
     assert kill.fired and aborted, "no open transaction was left for the next attempt to abort"
     windows, left_open = committed_windows(bootstrap, out)
     assert windows == expected_windows(COUNT_SMALL) and not left_open, left_open
+
+
+def test_a_registry_entry_is_never_seen_half_written_nor_read_after_it_was_removed(tmp_path, monkeypatch):
+    """Every subtask reads the whole registry while the others write theirs: a reader found one of them
+    empty (a JSONDecodeError failed a restore at parallelism 3), or gone between listing and reading."""
+    from engine.runtime.operators.connectors.kafka.protocol import ProducerIdentity
+    from engine.runtime.operators.connectors.kafka.transactions import _ENTRY, TransactionRegistry
+
+    registry = TransactionRegistry([str(tmp_path)], "sink-abc")
+    written = []
+    pipe_file = registry._fs.pipe_file
+    monkeypatch.setattr(registry._fs, "pipe_file", lambda path, data, **kw: written.append(path) or pipe_file(path, data))
+    registry.record(0, 1, ProducerIdentity("sink-abc-0-1", 7, 0))
+    registry.record(1, 1, ProducerIdentity("sink-abc-1-1", 8, 0), checkpoint_id=3)
+    assert written and not any(_ENTRY.match(path.rsplit("/", 1)[-1]) for path in written)  # renamed into place
+    assert [(entry.subtask, entry.checkpoint_id) for entry in registry.transactions()] == [(0, None), (1, 3)]
+    directory = tmp_path / "kafka-transactions" / "sink-abc"
+    assert sorted(path.name for path in directory.iterdir()) == ["0.1.open.json", "1.1.c3.json"]
+
+    opened = registry._fs.open
+
+    def ended_meanwhile(path, *args, **kwargs):  # subtask 0's transaction ends between the listing and the read
+        if path.endswith("0.1.open.json"):
+            (directory / "0.1.open.json").unlink()
+        return opened(path, *args, **kwargs)
+
+    monkeypatch.setattr(registry._fs, "open", ended_meanwhile)
+    assert [(entry.subtask, entry.checkpoint_id) for entry in registry.transactions()] == [(1, 3)]

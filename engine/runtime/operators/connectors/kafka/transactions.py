@@ -17,12 +17,19 @@ before the ``open`` file is removed, so a crash in between leaves both and the
 pre-committed one counts). Each holds ``{"transactional_id", "producer_id", "epoch"}``.
 A committed or aborted transaction's files are removed. A restore reads the registry of
 the run being restored (the directory of its checkpoint) as well as this run's.
+
+Every subtask reads the whole registry while the others write theirs, so an entry is written
+under a name the registry does not match and then renamed into place (a reader never sees it
+half written, and a crash in the middle leaves nothing it would read), and an entry removed
+between the listing and its reading is left out: removed, it was ended (or replaced by its
+pre-committed state), and only its own subtask, which is not writing while it recovers, acts on it.
 """
 from __future__ import annotations
 
 import json
 import posixpath
 import re
+import uuid
 from dataclasses import dataclass
 
 import fsspec
@@ -68,7 +75,10 @@ class TransactionRegistry:
         state = "open" if checkpoint_id is None else f"c{checkpoint_id}"
         data = json.dumps({"transactional_id": identity.transactional_id, "producer_id": identity.producer_id,
                            "epoch": identity.epoch}).encode()
-        self._fs.pipe_file(f"{self._directory}/{subtask}.{sequence}.{state}.json", data)
+        final = f"{self._directory}/{subtask}.{sequence}.{state}.json"
+        partial = f"{self._directory}/.{subtask}.{sequence}.{state}.{uuid.uuid4().hex}.tmp"
+        self._fs.pipe_file(partial, data)
+        self._fs.mv(partial, final)
         if checkpoint_id is not None:
             _remove([(self._fs, f"{self._directory}/{subtask}.{sequence}.open.json")])
 
@@ -100,8 +110,11 @@ class TransactionRegistry:
                     entry.files.append((fs, name))
                     if checkpoint_id is None or (entry.checkpoint_id or -1) >= checkpoint_id:
                         continue
-                with fs.open(name, "rb") as handle:
-                    data = json.loads(handle.read())
+                try:
+                    with fs.open(name, "rb") as handle:
+                        data = json.loads(handle.read())
+                except FileNotFoundError:
+                    continue  # ended (or pre-committed) after the listing: see the module's docstring
                 identity = ProducerIdentity(data["transactional_id"], int(data["producer_id"]), int(data["epoch"]))
                 files = entry.files if entry is not None else [(fs, name)]
                 found[(subtask, sequence)] = RegisteredTransaction(subtask, sequence, checkpoint_id, identity, files)
