@@ -100,7 +100,7 @@ def start_worker(cluster: dict, index: int) -> subprocess.Popen:
          "--cores", "2", "--memory", "1g", "--webui-port", str(free_port()), "--work-dir", str(work / f"worker-{index}")],
         env=cluster["env"], stdout=open(log, "wb"), stderr=subprocess.STDOUT)
     cluster["processes"].append(worker)
-    wait_until(lambda: "Successfully registered with master" in log.read_text(), 60, f"worker {index} to register")
+    wait_until(lambda: "Successfully registered with master" in log.read_text(), 180, f"worker {index} to register")
     return worker
 
 
