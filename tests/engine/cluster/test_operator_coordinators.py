@@ -116,6 +116,7 @@ def test_a_split_enumerator_is_told_the_event_time_of_its_sources_chain(tmp_path
 
 def test_an_aligned_file_sources_splits_span_a_share_of_the_drift(tmp_path):
     from engine.cluster.operator_coordinators import SPLIT_SPAN_SHARE
+    from engine.runtime.watermark_alignment import SESSION_AUTO_DRIFT_MS
 
     (tmp_path / "in.jsonl").write_text(json.dumps({"ts": 1}) + "\n")
 
@@ -132,7 +133,8 @@ def test_an_aligned_file_sources_splits_span_a_share_of_the_drift(tmp_path):
                       {"id": "c", "from": "w", "to": "out"}]})
         return OperatorCoordinators(graph, None, lambda task: None)._coordinators["src"].max_span_ms
 
-    assert span("window.session", None) == 10_000 // SPLIT_SPAN_SHARE  # aligned by default: a backfill into sessions
+    # aligned by default, with the drift of sessions alone: a backfill into sessions
+    assert span("window.session", None) == SESSION_AUTO_DRIFT_MS // SPLIT_SPAN_SHARE
     assert span("window.tumbling", 4_000) == 4_000 // SPLIT_SPAN_SHARE
     assert span("window.tumbling", None) is None  # not aligned: cut by bytes alone
     assert span("window.session", None, parallelism=1) is None  # a group of one aligns nothing
