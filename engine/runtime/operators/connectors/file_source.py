@@ -260,17 +260,6 @@ class FileSource(SplitReadingSource):
         return (is_offset(split["start"]) and is_optional_offset(split["end"]) and is_offset(split["offset"])
                 and (header is None or isinstance(header, list) and all(isinstance(name, str) for name in header)))
 
-    def event_time_floor(self) -> int | None:
-        """The least first event time of the splits still to be read after the current one: those this
-        subtask holds and has not begun, and (as the enumerator said at its last answer) those nobody
-        holds; None when none is known. A watermark past it would make their early records late."""
-        floor = self._unassigned_floor
-        for split in self.splits[1:]:
-            first = self._first_times.get((split["path"], split["start"]))
-            if first is not None and (floor is None or first < floor):
-                floor = first
-        return floor
-
     def _split_done(self, split: dict) -> None:
         """Keep the reader when the next split goes on where this one ended in the same file: it
         already stands at the next split's first line (the line running past this split's end
