@@ -43,32 +43,19 @@ import itertools
 import operator
 
 from engine.runtime.io.events import TimestampedBatch, Watermark, WatermarkStatus
-from engine.runtime.operators.base import StreamOperator
-from engine.spec.expressions import compile_batch_expression
+from engine.runtime.operators.windows.partials import BatchPartials
 
 _NO_WATERMARK = -(2**63)
 _ADD = {"sum": operator.add, "count": operator.add, "min": min, "max": max}
 _time = operator.itemgetter(0)
 
 
-class SessionPartials(StreamOperator):
-    """Merges the batches a subtask emits into a session window's partial sessions.
-
-    It stands for the window node (``node`` is the window's), so an expression that fails here is
-    reported as that window's failure, as when the window evaluated it.
-    """
+class SessionPartials(BatchPartials):
+    """Merges the batches a subtask emits into a session window's partial sessions (``combine``)."""
 
     def __init__(self, window_node: dict, key_source: str):
-        super().__init__(window_node, None)
-        params = self.params
-        self.gap = int(params["gap_ms"])
-        self.function = params.get("function", "sum")
-        self.key_source = key_source
-        self.keys_of = compile_batch_expression(key_source)
-        value = params.get("value", "x")
-        self.value_source = None if value is None or value.strip() == "x" else value
-        """The value expression, None for the record itself (``engine.runtime.json_fields`` reads both)."""
-        self.values_of = None if self.value_source is None else compile_batch_expression(value)
+        super().__init__(window_node, key_source)
+        self.gap = int(self.params["gap_ms"])
         self.watermark = _NO_WATERMARK
         """The last watermark this subtask sent over the edge (the window's is never above it)."""
         self.merging = True
@@ -84,16 +71,6 @@ class SessionPartials(StreamOperator):
                 self.watermark = event.timestamp
         elif kind is WatermarkStatus and event.idle:
             self.merging = False
-
-    def combine(self, batch) -> TimestampedBatch:
-        """The partial sessions of ``batch``."""
-        if not batch:
-            return batch  # the writer sends nothing
-        if type(batch) is not TimestampedBatch:
-            raise ValueError(f"'{self.node_id}' needs event time: put a watermark operator upstream")
-        keys = self.keys_of(batch)
-        values = None if self.function == "count" else batch if self.values_of is None else self.values_of(batch)
-        return self.fold(keys, values, batch.timestamps)
 
     def fold(self, keys: list, values: list | None, stamps: list, values_are_ints: bool = False) -> TimestampedBatch:
         """The partial sessions of records given as columns: keys, values (None for a count) and

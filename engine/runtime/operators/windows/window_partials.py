@@ -36,9 +36,8 @@ import operator
 from collections import Counter
 
 from engine.runtime.io.events import TimestampedBatch
-from engine.runtime.operators.base import StreamOperator
+from engine.runtime.operators.windows.partials import BatchPartials
 from engine.runtime.operators.windows.session_partials import SessionPartials
-from engine.spec.expressions import compile_batch_expression
 
 PARTIAL_KEY = "x[0]"
 """The key of a partial: the edge's key expression, evaluated before the exchange."""
@@ -76,38 +75,18 @@ def partials_for(window_node: dict, key_source: str):
     return WindowPartials(window_node, key_source)
 
 
-class WindowPartials(StreamOperator):
-    """Folds the batches a subtask emits into a window's partial aggregates.
-
-    It stands for the window node (``node`` is the window's), so an expression that fails
-    here is reported as that window's failure, as when the window evaluated it.
-    """
+class WindowPartials(BatchPartials):
+    """Folds the batches a subtask emits into a window's partial aggregates (``combine``: in the order
+    their groups first occur)."""
 
     def __init__(self, window_node: dict, key_source: str):
-        super().__init__(window_node, None)
-        params = self.params
-        self.size = int(params["size_ms"])
-        self.slide = int(params.get("slide_ms", self.size)) if window_node["type"] == "window.sliding" else self.size
-        self.function = params.get("function", "sum")
-        self.key_source = key_source
-        self.keys_of = compile_batch_expression(key_source)
-        value = params.get("value", "x")
-        self.value_source = None if value is None or value.strip() == "x" else value
-        """The value expression, None for the record itself (``engine.runtime.json_fields`` reads both)."""
-        self.values_of = None if self.value_source is None else compile_batch_expression(value)
+        super().__init__(window_node, key_source)
+        self.size = int(self.params["size_ms"])
+        self.slide = (int(self.params.get("slide_ms", self.size)) if window_node["type"] == "window.sliding"
+                      else self.size)
 
     def note_event(self, event) -> None:
         """An event the writer sends over the edge: nothing to note (each partial is one window's)."""
-
-    def combine(self, batch) -> TimestampedBatch:
-        """The partial aggregates of ``batch``, in the order their groups first occur."""
-        if not batch:
-            return batch  # the writer sends nothing
-        if type(batch) is not TimestampedBatch:
-            raise ValueError(f"'{self.node_id}' needs event time: put a watermark operator upstream")
-        keys = self.keys_of(batch)
-        values = None if self.function == "count" else batch if self.values_of is None else self.values_of(batch)
-        return self.fold(keys, values, batch.timestamps)
 
     def fold(self, keys: list, values: list | None, stamps: list, values_are_ints: bool = False) -> TimestampedBatch:
         """The partial aggregates of records given as columns: their keys, values (None for a count)
