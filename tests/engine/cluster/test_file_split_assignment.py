@@ -243,6 +243,9 @@ def device_files(directory: Path, kind: str, devices: int = 3, lines: int = 3000
         records = [{"ts": 5 * i + device, "device": device, "pad": "d" * (i % 19)} for i in range(lines)]
         if kind == "source.parquet":
             pq.write_table(pa.Table.from_pylist(records), directory / f"device-{device}.parquet", row_group_size=500)
+        elif kind == "csv":
+            (directory / f"device-{device}.csv").write_text(
+                "ts,device,pad\n" + "".join(f"{r['ts']},{r['device']},{r['pad']}\n" for r in records))
         else:
             (directory / f"device-{device}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
         per_window.update(record["ts"] - record["ts"] % 1000 + 1000 for record in records)
@@ -250,10 +253,14 @@ def device_files(directory: Path, kind: str, devices: int = 3, lines: int = 3000
 
 
 def counting_per_second(input_dir: Path, output_dir: Path, parallelism: int, kind: str, split_bytes: int) -> dict:
-    """Each source subtask times its records (1 s bound) and one window counts them per second."""
-    spec = definition(input_dir, output_dir, parallelism, kind=kind)
+    """Each source subtask times its records (1 s bound) and one window counts them per second.
+    ``kind`` "csv": ``source.file`` over CSV files (values are strings: the time is ``int`` of one)."""
+    spec = definition(input_dir, output_dir, parallelism, kind="source.file" if kind == "csv" else kind)
     spec["nodes"][0]["params"]["split_bytes"] = split_bytes
-    spec["nodes"][1]["params"].update(timestamp='x["ts"]', max_out_of_orderness_ms=1000)
+    if kind == "csv":
+        spec["nodes"][0]["params"]["format"] = "csv"
+    timestamp = 'int(x["ts"])' if kind == "csv" else 'x["ts"]'
+    spec["nodes"][1]["params"].update(timestamp=timestamp, max_out_of_orderness_ms=1000)
     spec["nodes"].insert(2, {"id": "per_second", "type": "window.tumbling",
                              "params": {"size_ms": 1000, "function": "count"}})
     spec["edges"][1:] = [{"id": "w", "from": "time", "to": "per_second", "partitioning": "hash", "key": "0"},
@@ -267,7 +274,7 @@ def counted_per_window(output_dir: Path) -> dict:
 
 @pytest.mark.parametrize("split_bytes", [4 << 20, 8 << 10])
 @pytest.mark.parametrize("parallelism", [1, 2])
-@pytest.mark.parametrize("kind", SOURCES)
+@pytest.mark.parametrize("kind", SOURCES + ["csv"])
 def test_files_side_by_side_in_event_time_lose_no_record_as_late(tmp_path, kind, parallelism, split_bytes):
     """A subtask that read one device's file (or split) up to time T had its watermark near T when it
     began the next device's, from time 0: its records were late, two thirds of them at p=1 with a

@@ -284,7 +284,7 @@ def test_files_named_against_their_time_go_out_in_time(tmp_path):
     assert [split["path"] for split in taken] == sorted(split["path"] for split in taken)[::-1]
 
 
-@pytest.mark.parametrize("spoil", ["no expression", "a split without a timed line", "csv", "too many splits",
+@pytest.mark.parametrize("spoil", ["no expression", "a split without a timed line", "not lines", "too many splits",
                                    "an expression that fails", "no time left"])
 def test_without_first_times_for_every_split_the_order_is_the_files(tmp_path, spoil, monkeypatch):
     directory = per_device_files(tmp_path / "in")
@@ -292,8 +292,8 @@ def test_without_first_times_for_every_split_the_order_is_the_files(tmp_path, sp
     if spoil == "a split without a timed line":
         with (directory / "device-1.jsonl").open("a") as out:
             out.write("".join(json.dumps({"no_ts": i, "pad": "z" * 40}) + "\n" for i in range(40)))
-    elif spoil == "csv":
-        params = {"format": "csv"}
+    elif spoil == "not lines":
+        params = {"format": "xml"}
     elif spoil == "too many splits":
         monkeypatch.setattr("engine.runtime.operators.connectors.file_splits.PROBE_MAX_SPLITS", 5)
     elif spoil == "no time left":
@@ -305,6 +305,29 @@ def test_without_first_times_for_every_split_the_order_is_the_files(tmp_path, sp
         enumerator.order_by_event_time('x["ts"] // 0')
     taken = drain(enumerator)
     assert taken == sorted(taken, key=lambda s: (s["path"], s["start"]))
+
+
+def test_csv_splits_go_out_by_their_first_rows_time_the_header_not_taken_for_one(tmp_path):
+    """A CSV split's first row is keyed by its file's header, as its reader keys it; the header row of a
+    file's first split is not its first record (``int("ts")`` fails: a split without a time, file order)."""
+    directory = tmp_path / "in"
+    directory.mkdir()
+    for device in range(3):
+        rows = "".join(f"{10 * i + device},{'y' * (i % 13)}\n" for i in range(200))
+        (directory / f"device-{device}.csv").write_text("ts,pad\n" + rows)
+    source = node(directory, split_bytes=700)
+    source["params"]["format"] = "csv"
+    enumerator = FileSplitEnumerator(source, None, False)
+    enumerator.order_by_event_time('int(x["ts"])')
+    taken = drain(enumerator)
+    firsts = []
+    for split in taken:
+        with open(split["path"], "rb") as handle:
+            handle.seek(max(split["start"] - 1, 0))
+            handle.readline()  # the header, or the rest of the line the split before reads
+            firsts.append(int(handle.readline().split(b",")[0]))
+    assert firsts == sorted(firsts)
+    assert len({split["path"] for split in taken[:3]}) == 3
 
 
 def test_a_blank_or_broken_first_line_is_skipped_for_the_next(tmp_path):

@@ -33,7 +33,7 @@ from engine.runtime.grants import Grants
 from engine.runtime.io.line_blocks import MIN_BLOCK_BYTES, LineBlockReader, Projection, decode_json_lines, text_lines
 from engine.runtime.operators.base import ConfigurationError
 from engine.runtime.operators.connectors.file_listing import SourceFiles
-from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator, sizes_of
+from engine.runtime.operators.connectors.file_splits import FileSplitEnumerator, csv_row, sizes_of
 from engine.runtime.operators.restored_state import is_offset, is_optional_offset, require, restored_dicts
 from engine.runtime.operators.source import END_OF_INPUT, SourceOperator
 from engine.runtime.operators.source_lag import split_lag
@@ -288,7 +288,7 @@ class FileSource(SplitReadingSource):
             block, split["offset"] = reader.read(1)
             if not block:
                 return None
-            split["header"] = _csv_header(block)
+            split["header"] = csv_row(block)
             return []
         block, split["offset"] = reader.read(count)
         if not block:
@@ -317,7 +317,7 @@ class FileSource(SplitReadingSource):
     def _header_of(self, path: str) -> list[str]:
         """A CSV file's header row, for a split that starts after it."""
         with self.files.open(path) as handle:
-            return _csv_header(handle.readline())
+            return csv_row(handle.readline())
 
     def _close_reader(self):
         if self._handle is not None:
@@ -349,7 +349,3 @@ def split_reader(handle, split: dict, min_block_bytes: int = MIN_BLOCK_BYTES) ->
 def whole_file_split(path: str) -> dict:
     """A split of a whole file, not started (static splits; and what a split missing keys defaults to)."""
     return {"path": path, "start": 0, "end": None, "offset": 0, "header": None}
-
-
-def _csv_header(line: bytes) -> list[str]:
-    return next(csv.reader([line.decode("utf-8").rstrip("\r\n")]), [])

@@ -42,13 +42,15 @@ Which split goes next (event time, where known)
     downstream open for the difference (``docs/performance.md``, "Watermark alignment"). This is
     also the split nearest the source subtasks' least watermark: every split read so far started
     at or before the earliest unassigned one. Without an expression, when a first record cannot
-    be read or timed, for CSV files, and beyond ``PROBE_MAX_SPLITS`` splits, the order is the
-    files' and the offsets'. The first times are not checkpointed: the snapshot keeps the
+    be read or timed, and beyond ``PROBE_MAX_SPLITS`` splits, the order is the files' and the
+    offsets'. A CSV split's first row is read as its reader reads it: keyed by the file's header row
+    (``first_line_time``'s ``parse``), the header itself skipped in the file's first split. The first times are not checkpointed: the snapshot keeps the
     unassigned splits as before, and a restored enumerator reads the first records of those
     again at its first request (the same files: the same order).
 """
 from __future__ import annotations
 
+import csv
 import json
 import logging
 import math
@@ -255,15 +257,19 @@ def reached_times(first_times: dict[tuple, int]) -> dict[tuple, int]:
     return reached
 
 
-def first_line_time(handle, start: int, end: int, timestamp_of) -> int | None:
-    """The event time ``timestamp_of(record)`` of the first JSON line whose first byte lies in
+def first_line_time(handle, start: int, end: int, timestamp_of, parse=json.loads,
+                    skip_first_line: bool = False) -> int | None:
+    """The event time ``timestamp_of(parse(line))`` of the first line whose first byte lies in
     ``[start, end)`` of the open binary ``handle`` (the split's first record, as its reader
-    reads it), trying up to ``PROBE_LINES`` lines; None when none of them gives an integer."""
+    reads it), trying up to ``PROBE_LINES`` lines; None when none of them gives an integer.
+    ``skip_first_line``: a CSV file's first split, whose first line is the header."""
     if start > 0:
         handle.seek(start - 1)
         handle.readline()  # the rest of the line holding byte start - 1: the split before's
     else:
         handle.seek(0)
+        if skip_first_line:
+            handle.readline()
     for _ in range(PROBE_LINES):
         if handle.tell() >= end:
             return None
@@ -273,7 +279,7 @@ def first_line_time(handle, start: int, end: int, timestamp_of) -> int | None:
         if not line.strip():
             continue
         try:
-            value = timestamp_of(json.loads(line))
+            value = timestamp_of(parse(line))
         except Exception:  # noqa: BLE001 - a user expression over a record it may not fit, a broken line: the next
             continue
         if isinstance(value, bool):
@@ -283,6 +289,22 @@ def first_line_time(handle, start: int, end: int, timestamp_of) -> int | None:
         except (TypeError, ValueError, OverflowError):
             continue
     return None
+
+
+def csv_row(line: bytes) -> list[str]:
+    """One CSV line's fields (rows are lines: ``source.file`` reads no quoted line breaks)."""
+    return next(csv.reader([line.decode("utf-8").rstrip("\r\n")]), [])
+
+
+def csv_row_parser(handle):
+    """A parser of one CSV line of the open binary ``handle``'s file into the dict its reader makes
+    (keyed by the header row, values as strings), the header read from the file's first line."""
+    handle.seek(0)
+    header = csv_row(handle.readline())
+
+    def parse(line: bytes) -> dict:
+        return dict(zip(header, csv_row(line)))
+    return parse
 
 
 class FileSplitEnumerator:
@@ -409,11 +431,11 @@ class FileSplitEnumerator:
 
     def probe_first_times(self, splits: list[dict]) -> dict[tuple, int]:
         """``{(path, start): event time of the split's first record}`` for every split, or ``{}`` (file
-        order) when there is no expression, the files are not JSON lines, there are more than
-        ``PROBE_MAX_SPLITS``, one split's first record cannot be read or timed, or reading them takes
-        longer than ``PROBE_BUDGET_S``."""
-        if (self.timestamp is None or not splits or len(splits) > PROBE_MAX_SPLITS
-                or (self.node.get("params") or {}).get("format", "jsonl") != "jsonl"):
+        order) when there is no expression, the files are neither JSON lines nor CSV, there are more
+        than ``PROBE_MAX_SPLITS``, one split's first record cannot be read or timed, or reading them
+        takes longer than ``PROBE_BUDGET_S``."""
+        file_format = (self.node.get("params") or {}).get("format", "jsonl")
+        if self.timestamp is None or not splits or len(splits) > PROBE_MAX_SPLITS or file_format not in ("jsonl", "csv"):
             return {}
         try:
             of_batch = compile_batch_expression(self.timestamp)
@@ -431,7 +453,9 @@ class FileSplitEnumerator:
                     if handle is not None:
                         handle.close()
                     handle, open_path = self.files.open(split["path"]), split["path"]
-                first = first_line_time(handle, split["start"], split["end"], lambda record: of_batch([record])[0])
+                    parse = json.loads if file_format == "jsonl" else csv_row_parser(handle)
+                first = first_line_time(handle, split["start"], split["end"], lambda record: of_batch([record])[0],
+                                        parse, skip_first_line=file_format == "csv")
                 if first is None:
                     return {}
                 times[split["path"], split["start"]] = first
