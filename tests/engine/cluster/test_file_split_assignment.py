@@ -13,6 +13,7 @@ import json
 import os
 import random
 import signal
+import time
 import threading
 from collections import Counter
 from pathlib import Path
@@ -352,3 +353,69 @@ def test_slot_kills_on_spark_leave_every_line_committed_once(spark_session, tmp_
     assert kills, "the job ended before a slot could be killed"
     assert_exactly_once(committed(tmp_path / "out"), expected)
     assert bool(cuts) == (kind == "source.file")
+
+
+def paced_until_begun(spec: dict, begun: Path) -> dict:
+    """``spec`` with a Python node after the watermark that makes the file ``begun`` once 500 records passed
+    it and paces them (0.5 ms each), so that a stop lands inside the first file however idle the machine."""
+    pace = (f"import time\nseen = 0\n\ndef process(records):\n    global seen\n    seen += len(records)\n"
+            f"    if seen >= 500:\n        open({str(begun)!r}, 'a').close()\n"
+            f"    time.sleep(0.0005 * len(records))\n    return records\n")
+    spec["nodes"].insert(2, {"id": "pace", "type": "transform.python", "params": {"code": pace}})
+    spec["edges"][1] = {"id": "p", "from": "time", "to": "pace"}
+    spec["edges"].insert(2, {"id": "w", "from": "pace", "to": "per_second", "partitioning": "hash", "key": "0"})
+    return spec
+
+
+def wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 120
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert path.exists(), "the job never got past its first records"
+
+
+@pytest.mark.parametrize("kind", SOURCES + ["csv"])
+def test_a_restore_holding_a_split_not_begun_loses_no_record_as_late(tmp_path, kind):
+    """At p=1 the subtask reads the first device's file and holds the next one's, asked ahead and not
+    begun, whose first records are the earliest of it. Stopped with a savepoint in the first file and
+    restored, it read that file on with neither the held split's first time nor the floor of the third
+    (neither is in a checkpoint): its watermark passed both, and their records were late. A restored
+    reader now asks the enumerator for both before it reads (``SplitReadingSource._ask_first_times``)."""
+    expected = device_files(tmp_path / "in", kind)
+    spec = paced_until_begun(counting_per_second(tmp_path / "in", tmp_path / "out", 1, kind, 4 << 20),
+                             tmp_path / "begun")
+    handle = LocalCluster(config={"batch_size": 64}).submit(spec, checkpoint_dir=str(tmp_path / "c1"))
+    wait_for(tmp_path / "begun")
+    savepoint = handle.stop_with_savepoint(drain=False).result(timeout=60)
+    handle.wait(30)
+    spec["nodes"][2]["params"]["code"] = "def process(records):\n    return records\n"
+    result = LocalCluster(config={"batch_size": 64}).run(spec, restore=savepoint, timeout=60,
+                                                         checkpoint_dir=str(tmp_path / "c2"))
+    assert result.status == "FINISHED", result.failure
+    assert counted_per_window(tmp_path / "out") == dict(expected)
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(300)
+def test_a_restore_holding_a_split_not_begun_loses_no_record_as_late_on_spark(spark_session, tmp_path):
+    from engine.api import Spark, job_master_for
+    from engine.spec import normalise_definition
+
+    expected = device_files(tmp_path / "in", "source.file")
+    spec = paced_until_begun(counting_per_second(tmp_path / "in", tmp_path / "out", 1, "source.file", 4 << 20),
+                             tmp_path / "begun")
+    first = job_master_for(normalise_definition(spec), Spark(session=spark_session, config={"batch_size": 64}),
+                           checkpoint_dir=str(tmp_path / "c1"))
+    outcome = {}
+    thread = threading.Thread(target=lambda: outcome.setdefault("value", first.run()))
+    thread.start()
+    wait_for(tmp_path / "begun")
+    savepoint = first.stop_with_savepoint(drain=False).result(timeout=60)
+    thread.join(60)
+    assert outcome["value"].status == "FINISHED", outcome["value"].failure_cause
+    spec["nodes"][2]["params"]["code"] = "def process(records):\n    return records\n"
+    restored = job_master_for(normalise_definition(spec), Spark(session=spark_session, config={"batch_size": 64}),
+                              checkpoint_dir=str(tmp_path / "c2"), restore=savepoint)
+    result = restored.run()
+    assert result.status == "FINISHED", result.failure_cause
+    assert counted_per_window(tmp_path / "out") == dict(expected)

@@ -487,3 +487,28 @@ def test_each_answer_carries_its_splits_first_time_and_the_least_of_the_splits_l
     untimed = FileSplitEnumerator(node(tmp_path / "in", split_bytes=700), None, False)
     assert untimed.handle_event(0, {"kind": "request"}) | {"splits": None} == {
         "kind": "splits", "splits": None, "first_times": [None], "floor": None}
+
+
+def test_a_restored_reader_is_told_the_first_times_of_the_splits_it_holds_and_the_floor(tmp_path):
+    """Neither a split's first time nor the floor is in a checkpoint: a reader restored holding splits asks
+    for them before it reads (``SplitReadingSource._ask_first_times``)."""
+    directory = per_device_files(tmp_path / "in")
+    taken = drain(timed(directory))
+    held, left = taken[:2], taken[2:]
+    restored = FileSplitEnumerator(node(directory, split_bytes=700), {"splits": left}, True)
+    restored.order_by_event_time('x["ts"]')
+    answer = restored.handle_event(1, {"kind": "first_times", "splits": [dict(split, offset=9) for split in held]})
+    assert answer == {"kind": "first_times", "splits": held, "first_times": [first_time(split) for split in held],
+                      "floor": min(first_time(split) for split in left)}
+    assert restored.handle_event(1, {"kind": "request"})["splits"] == [min(left, key=first_time)]  # nothing taken
+
+
+@pytest.mark.parametrize("held", [[{"path": "/elsewhere/x.jsonl", "start": 0, "end": 10}],
+                                  [{"path": "in/device-0.jsonl", "start": -1, "end": 10}], [{"path": "x"}], "x"])
+def test_first_times_asked_of_a_split_not_of_this_source_are_refused_naming_it(tmp_path, held):
+    directory = per_device_files(tmp_path / "in")
+    held = [dict(split, path=str(tmp_path / split["path"])) if split.get("path", "").startswith("in/") else split
+            for split in held] if isinstance(held, list) else held
+    answer = timed(directory).handle_event(0, {"kind": "first_times", "splits": held})
+    assert answer["kind"] == "error"
+    assert "is not a split of this source's files" in answer["message"]

@@ -78,6 +78,8 @@ class SplitReadingSource(SourceOperator):
         """How many splits this subtask finished: the splits[0] a poll's records come from changes with it."""
         self._first_times: dict[tuple, int] = {}  # (path, start) of a split held -> its first record's time
         self._unassigned_floor: int | None = None  # the enumerator's least first time of the splits nobody holds
+        self._times_unknown = False  # restored holding splits: their first times and the floor not asked yet
+        self._awaiting_times = False
 
     @staticmethod
     def whole_file_split(path: str) -> dict:
@@ -112,8 +114,12 @@ class SplitReadingSource(SourceOperator):
             for split in self.splits:
                 require(self.check_restored_split(split), self.node, self.context,
                         f"holds the split {split!r:.200}, whose positions this source does not keep")
+            self._times_unknown = bool(self.splits) and not self._no_more_splits
 
     def poll_next(self):
+        if self._times_unknown:
+            self._ask_first_times()
+            return []
         while True:
             self._ask_ahead()
             if not self.splits:
@@ -154,7 +160,18 @@ class SplitReadingSource(SourceOperator):
         """``split`` was read to its end (``self.splits`` holds what comes next)."""
 
     def next_poll_delay(self) -> float:
-        return AWAITING_SPLIT_POLL_DELAY if self._awaiting_split else super().next_poll_delay()
+        awaiting = self._awaiting_split or self._awaiting_times
+        return AWAITING_SPLIT_POLL_DELAY if awaiting else super().next_poll_delay()
+
+    def _ask_first_times(self) -> None:
+        """Restored holding splits, read nothing before the enumerator said their first event times and the
+        floor of the splits nobody holds (neither is in a checkpoint): the watermark would otherwise pass
+        the first records of a held split not begun, or of one taken later, while the first is read."""
+        if not self._awaiting_times:
+            self._awaiting_times = True
+            self.context.send_operator_event(
+                {"kind": "first_times", "splits": [{key: split[key] for key in ("path", "start", "end")}
+                                                   for split in self.splits if split["end"] is not None]})
 
     def _ask_ahead(self) -> None:
         """Ask the enumerator for a split while this one is still being read: one in hand, one next."""
@@ -167,11 +184,10 @@ class SplitReadingSource(SourceOperator):
         self._awaiting_split = False
         if kind == "splits":
             self.splits.extend(self.assigned_split(split) for split in event["splits"])
-            for split, first in zip(event["splits"], event.get("first_times") or ()):
-                if isinstance(first, int) and not isinstance(first, bool):
-                    self._first_times[split["path"], split["start"]] = first
-            floor = event.get("floor")
-            self._unassigned_floor = floor if isinstance(floor, int) and not isinstance(floor, bool) else None
+            self._note_first_times(event)
+        elif kind == "first_times":
+            self._times_unknown = self._awaiting_times = False
+            self._note_first_times(event)
         elif kind == "no_more":
             self._no_more_splits = True
             self._unassigned_floor = None  # nobody has a split left to take
@@ -179,6 +195,14 @@ class SplitReadingSource(SourceOperator):
             raise ConfigurationError(self.node, event["message"])
         else:
             super().handle_operator_event(event)
+
+    def _note_first_times(self, answer: dict) -> None:
+        """Keep an enumerator's answer's first times of its splits and its floor of the splits nobody holds."""
+        for split, first in zip(answer["splits"], answer.get("first_times") or ()):
+            if isinstance(first, int) and not isinstance(first, bool):
+                self._first_times[split["path"], split["start"]] = first
+        floor = answer.get("floor")
+        self._unassigned_floor = floor if isinstance(floor, int) and not isinstance(floor, bool) else None
 
     def snapshot_state(self, checkpoint_id):
         self._state.update(dict(split) for split in self.splits)

@@ -313,7 +313,9 @@ class FileSplitEnumerator:
     Events from a reader: ``{"kind": "request"}``. Answers: ``{"kind": "splits", "splits": [split],
     "first_times": [its first record's event time or None], "floor": the least first time of the splits
     left or None}`` (the floor and first times keep the reader's watermark behind what it has not read
-    yet: ``SplitReadingSource.event_time_floor``),
+    yet: ``SplitReadingSource.event_time_floor``); from a restored reader, once, ``{"kind":
+    "first_times", "splits": [the splits it holds]}``, answered ``{"kind": "first_times", "splits",
+    "first_times", "floor"}`` (``_first_times_of_held``),
     ``{"kind": "no_more"}`` once nothing is left, ``{"kind": "error", "message": ...}`` when the
     path cannot be listed (the reader fails naming the node, as a static source did).
     """
@@ -360,10 +362,45 @@ class FileSplitEnumerator:
 
     # -- events ------------------------------------------------------------------------------
     def handle_event(self, subtask: int, event: dict) -> dict:
-        if event.get("kind") != "request":
-            return {"kind": "error", "message": f"unknown split request {event.get('kind')!r}"}
+        kind = event.get("kind")
+        if kind not in ("request", "first_times"):
+            return {"kind": "error", "message": f"unknown split request {kind!r}"}
         if self.refused is not None:
             return {"kind": "error", "message": self.refused}
+        not_ready = self._list_and_order()
+        if not_ready is not None:
+            return not_ready
+        if kind == "first_times":
+            return self._first_times_of_held(event.get("splits"))
+        split = self.unassigned.take(subtask)
+        if split is None:
+            return {"kind": "no_more"}
+        self.tracker.assigned(subtask, split)
+        return {"kind": "splits", "splits": [split], "first_times": [self.unassigned.first_time(split)],
+                "floor": self.unassigned.floor()}
+
+    def _first_times_of_held(self, held) -> dict:
+        """The answer to a restored reader's ``{"kind": "first_times", "splits": [the splits it holds]}``:
+        their first records' event times, read as the unassigned ones' are, and the floor of the splits
+        nobody holds. Why: neither is in a checkpoint, and a reader restored holding a split it has not
+        begun would otherwise let its watermark pass that split's first records before it begins it."""
+        try:
+            held = [{"path": split["path"], "start": split["start"], "end": split["end"]} for split in held]
+            bad = next((split for split in held if not (self.files.owns(split["path"]) and is_offset(split["start"])
+                                                        and is_offset(split["end"]))), None)
+        except (TypeError, KeyError):
+            bad = held
+        if bad is not None:
+            return {"kind": "error", "message": f"a reader asked for the first times of {bad!r:.200}, "
+                                                f"which is not a split of this source's files"}
+        times = self.probe_first_times(held) if held else {}
+        return {"kind": "first_times", "splits": held,
+                "first_times": [times.get((split["path"], split["start"])) for split in held],
+                "floor": self.unassigned.floor()}
+
+    def _list_and_order(self) -> dict | None:
+        """At the first event: list the files (a fresh start) and order the unassigned splits by their
+        first records' event times; an error answer when the files cannot be listed."""
         listed = self.unassigned is None
         if listed:
             try:
@@ -382,12 +419,7 @@ class FileSplitEnumerator:
                         self.unassigned = UnassignedSplits(shorter)
                         first_times = shorter_times
             self.unassigned.order_by(first_times)
-        split = self.unassigned.take(subtask)
-        if split is None:
-            return {"kind": "no_more"}
-        self.tracker.assigned(subtask, split)
-        return {"kind": "splits", "splits": [split], "first_times": [self.unassigned.first_time(split)],
-                "floor": self.unassigned.floor()}
+        return None
 
     def order_by_event_time(self, timestamp: str, max_span_ms: int | None = None) -> None:
         """Hand splits out by the event time ``timestamp`` (an expression over a record ``x``) gives
