@@ -53,6 +53,19 @@ Stop with savepoint
     pending; if it fails they go on (and so does the job), once it completed they stay off
     (the job ends; a restart after a failure while ending resumes them).
 
+Fencing: the completion guard
+    A job's driver may be fenced (another driver took the job over and chose the checkpoint it
+    goes on from) without knowing it yet. ``may_complete_checkpoint`` (a callable without
+    arguments; None: always yes) is asked right before a checkpoint's ``_metadata`` is written
+    and again right after, before any participant is told it completed: when it says no, the
+    checkpoint fails ("declined by the completion guard") and its location is deleted, so no
+    ``_metadata`` of it stays and no sink commits it. Every checkpoint and savepoint completes
+    through this one path. Asked twice because a process may stall between asking and writing:
+    a checkpoint whose sinks commit had its ``_metadata`` written while the guard still said yes.
+    Its refusals are not counted as failures and the job goes on: the guard cannot tell "fenced"
+    from "not confirmed yet" (a slow heartbeat), its owner can, and stops the job when fenced.
+    It is called under the coordinator's lock: it must answer at once (no I/O).
+
 Events: every transition calls ``on_event`` with ``{"type": "checkpoint", "event":
 "triggered" | "acknowledged" | "completed" | "failed" | "discarded", **statistics}`` (see
 ``engine.checkpoint.statistics`` for the fields); an "acknowledged" event also carries
@@ -79,6 +92,10 @@ from engine.plan.connection_patterns import pointwise_consumers, pointwise_produ
 from engine.plan.execution_ids import TaskId, as_task_id, task_name
 
 logger = logging.getLogger(__name__)
+
+GUARD_REFUSED = ("declined by the completion guard: the job's driver has not confirmed in time that the job is "
+                 "still its own (fencing)")
+"""Why a checkpoint failed when ``may_complete_checkpoint`` said no."""
 
 COUNTED_DECLINE_CODES = ("failure",)
 """Decline reason codes (``"<code>: message"``) that count as checkpoint failures."""
@@ -223,7 +240,7 @@ class CheckpointCoordinator:
                  tasks_to_ack: list[TaskId], on_event: Callable[[dict], None] | None = None, *,
                  vertices: dict | None = None, on_failure: Callable[[str], None] | None = None,
                  first_checkpoint_id: int = 1, restored_from: dict | None = None,
-                 operator_coordinators=None):
+                 operator_coordinators=None, may_complete_checkpoint: Callable[[], bool] | None = None):
         self.settings = {**CHECKPOINTING_DEFAULTS, **(checkpointing or {})}
         self.storage = storage
         self._slots = list(slots)
@@ -231,6 +248,8 @@ class CheckpointCoordinator:
         self._on_event = on_event
         self._on_failure = on_failure
         self._operator_coordinators = operator_coordinators
+        self._may_complete_checkpoint = may_complete_checkpoint
+        """The completion guard (see "Fencing" above); None: every checkpoint may complete."""
         """``engine.cluster.operator_coordinators``: snapshotted as a checkpoint's triggers are sent."""
         self._vertices = dict(vertices or {})
         self._topology = TaskTopology(self._vertices)
@@ -547,11 +566,17 @@ class CheckpointCoordinator:
 
     # -- completion and failure ---------------------------------------------------------------------
     def _complete_locked(self, pending: PendingCheckpoint) -> None:
+        if not self._may_complete_locked():
+            self._fail_locked(pending, GUARD_REFUSED, counted=False)
+            return
         metadata = self._metadata_locked(pending)
         try:
             self.storage.write_metadata(pending.location, metadata)
         except Exception as error:
             self._fail_locked(pending, f"could not write the checkpoint metadata: {error}", counted=True)
+            return
+        if not self._may_complete_locked():  # the write outlasted the guard's yes: deleted, nobody notified
+            self._fail_locked(pending, GUARD_REFUSED, counted=False)
             return
         metadata["location"] = pending.location
         del self._pending[pending.id]
@@ -579,6 +604,16 @@ class CheckpointCoordinator:
             self._discard_beyond_retained_locked()
             if self._drained_from is not None and pending.id < self._drained_from:
                 self._checkpoint_soon_locked()  # triggered before the input ended: the last data needs the next one
+
+    def _may_complete_locked(self) -> bool:
+        """Ask the completion guard, at the moment of use; a guard that raises says no."""
+        if self._may_complete_checkpoint is None:
+            return True
+        try:
+            return bool(self._may_complete_checkpoint())
+        except Exception:
+            logger.exception("the completion guard failed; the checkpoint does not complete")
+            return False
 
     def _discard_beyond_retained_locked(self) -> None:
         retained = max(1, int(self.settings.get("retained", 1)))

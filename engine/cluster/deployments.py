@@ -71,51 +71,56 @@ Deployment = InProcess | Spark | InSession
 
 def submit(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,
            on_event: EventSink | None = None, timeout: float | None = None, grants: Grants | None = None,
-           signer: SnapshotSigner | None = None, kill_plan: KillPlan | None = None) -> JobHandle:
+           signer: SnapshotSigner | None = None, kill_plan: KillPlan | None = None,
+           may_complete_checkpoint: Callable[[], bool] | None = None) -> JobHandle:
     """Start a job in the background; the handle controls it. ``restore``: a checkpoint or
     savepoint directory (or its loaded metadata) to start from. ``grants``: where its
     connectors may go (None: anywhere); ``signer``: signs its snapshots and refuses to
     restore one it did not sign (None: no signatures); ``kill_plan``: crashes to inject
-    (:class:`KillPlan`, on either deployment)."""
+    (:class:`KillPlan`, on either deployment); ``may_complete_checkpoint``: asked at each
+    checkpoint's completion whether the job is still its driver's, a no failing that checkpoint
+    (``engine.checkpoint.coordinator``, "Fencing"; None: always yes)."""
     return job_master_for(definition, deployment, checkpoint_dir=checkpoint_dir, restore=restore,
-                          on_event=on_event, grants=grants, signer=signer, kill_plan=kill_plan).start(timeout)
+                          on_event=on_event, grants=grants, signer=signer, kill_plan=kill_plan,
+                          may_complete_checkpoint=may_complete_checkpoint).start(timeout)
 
 
 def job_master_for(definition: dict, deployment: Deployment, *, checkpoint_dir: str,
                    restore: str | dict | None = None, on_event: EventSink | None = None, kill_hook=None,
                    grants: Grants | None = None, signer: SnapshotSigner | None = None,
-                   kill_plan: KillPlan | None = None) -> JobMaster:
+                   kill_plan: KillPlan | None = None,
+                   may_complete_checkpoint: Callable[[], bool] | None = None) -> JobMaster:
     """The JobMaster of ``definition`` over the deployer of ``deployment`` (not started yet).
 
     ``kill_hook`` (in-process only) injects failures for tests (``engine.runtime.kill_hooks``);
     ``kill_plan`` injects planned ones on either deployment (a kill raises in process, and on
     Spark it ends the slot's process as the plan's ``crash`` says)."""
     definition = normalise_definition(definition)
+    common = {"checkpoint_dir": checkpoint_dir, "restore": restore, "on_event": on_event, "grants": grants,
+              "signer": signer, "kill_plan": kill_plan, "may_complete_checkpoint": may_complete_checkpoint}
     if isinstance(deployment, InProcess):
-        return JobMaster(definition, ThreadDeployer(deployment.config, kill_hook), checkpoint_dir=checkpoint_dir,
-                         restore=restore, on_event=on_event, config=deployment.config,
-                         shuffle_root=deployment.config.get("shuffle_dir"), grants=grants, signer=signer,
-                         kill_plan=kill_plan)
+        return JobMaster(definition, ThreadDeployer(deployment.config, kill_hook), config=deployment.config,
+                         shuffle_root=deployment.config.get("shuffle_dir"), **common)
     if isinstance(deployment, Spark):
         if kill_hook is not None:
             raise ValueError("kill hooks run in this process only: on Spark, use a KillPlan")
         deployer = SparkDeployer(spark_master=deployment.master, spark_session=deployment.session,
                                  advertised_host=deployment.advertised_host, pin_slots=deployment.pin_slots)
-        return JobMaster(definition, deployer, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
-                         config=deployment.config, grants=grants, signer=signer, kill_plan=kill_plan)
+        return JobMaster(definition, deployer, config=deployment.config, **common)
     if isinstance(deployment, InSession):
         if kill_hook is not None:
             raise ValueError("kill hooks run in this process only: in a session, use a KillPlan")
         return JobMaster(definition, deployment.cluster.deployer(deployment.job,
                                                                  advertised_host=deployment.advertised_host),
-                         checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event, config=deployment.config,
-                         capacity_wait_s=SESSION_CAPACITY_WAIT_S, grants=grants, signer=signer, kill_plan=kill_plan)
+                         config=deployment.config, capacity_wait_s=SESSION_CAPACITY_WAIT_S, **common)
     raise TypeError(f"unknown deployment {deployment!r}: use InProcess(...), Spark(...) or InSession(...)")
 
 
 def run(definition: dict, deployment: Deployment, *, checkpoint_dir: str, restore: str | dict | None = None,
         on_event: EventSink | None = None, timeout: float | None = None, grants: Grants | None = None,
-        signer: SnapshotSigner | None = None, kill_plan: KillPlan | None = None) -> JobResult:
+        signer: SnapshotSigner | None = None, kill_plan: KillPlan | None = None,
+        may_complete_checkpoint: Callable[[], bool] | None = None) -> JobResult:
     """Run a job to its end; a ``timeout`` cancels it (status CANCELED)."""
     return submit(definition, deployment, checkpoint_dir=checkpoint_dir, restore=restore, on_event=on_event,
-                  timeout=timeout, grants=grants, signer=signer, kill_plan=kill_plan).wait()
+                  timeout=timeout, grants=grants, signer=signer, kill_plan=kill_plan,
+                  may_complete_checkpoint=may_complete_checkpoint).wait()

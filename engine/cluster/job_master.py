@@ -223,8 +223,12 @@ class JobMaster:
     def __init__(self, definition: dict, deployer, *, checkpoint_dir: str, restore: str | dict | None = None,
                  on_event: EventSink | None = None, config: dict | None = None, shuffle_root: str | None = None,
                  capacity_wait_s: float = CAPACITY_WAIT_S, grants: Grants | None = None,
-                 signer: SnapshotSigner | None = None, kill_plan: KillPlan | None = None):
+                 signer: SnapshotSigner | None = None, kill_plan: KillPlan | None = None,
+                 may_complete_checkpoint: Callable[[], bool] | None = None):
         self.definition = definition
+        self.may_complete_checkpoint = may_complete_checkpoint
+        """Asked right before (and after) each checkpoint's ``_metadata`` is written: the driver's fencing
+        (``engine.checkpoint.coordinator``, "Fencing"); None: always yes."""
         self.kill_plan = kill_plan
         """Crashes planned ahead (``engine.runtime.kill_hooks``): each region attempt arms the kills of
         the job's attempt it belongs to (``restarts`` when it is deployed)."""
@@ -281,7 +285,8 @@ class JobMaster:
             section, CheckpointStorage(self.checkpoint_dir, signer=self.signer, allowed=self._snapshot_directories()),
             [_Participants(self)], self.all_tasks, self._emit,
             vertices=self._described_vertices(), on_failure=self._on_checkpointing_failure,
-            restored_from=self.initial_restore, operator_coordinators=self.operator_coordinators)
+            restored_from=self.initial_restore, operator_coordinators=self.operator_coordinators,
+            may_complete_checkpoint=self.may_complete_checkpoint)
         coordinator.pause("the job is not running yet")
         return coordinator
 
