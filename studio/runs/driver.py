@@ -47,6 +47,7 @@ import threading
 import time
 from concurrent.futures import Future
 from pathlib import Path
+from typing import Callable
 
 import django
 
@@ -91,14 +92,17 @@ def _start_warm_session(master: str | None, slots: int):
 
 
 def run_driver(run_id: int, token: str | None, warm_session=None, *, session_cluster=None,
-               resume_cause: str | None = None, job: "JobReference | None" = None) -> int:
+               resume_cause: str | None = None, job: "JobReference | None" = None,
+               lease_confirmed: Callable[[], bool] | None = None) -> int:
     """Drive run ``run_id`` to its end. ``token``: the fencing token the launching task wrote to
     the run (None: started by hand, this driver claims the run). ``warm_session``: a future of
     the warm driver's Spark session (the job starts a session of its own without one).
     ``session_cluster``: a future of the session driver's ``SessionCluster``, whose shared
     application runs the job instead. ``resume_cause``: the run ran before, in a driver that
     died (why, for its RESTARTING status): it goes on from its latest completed checkpoint.
-    ``job``: the caller's reference to the run's job, to cancel it (the session driver stopping)."""
+    ``job``: the caller's reference to the run's job, to cancel it (the session driver stopping).
+    ``lease_confirmed``: whether the session driver's lease was renewed recently enough for the job to
+    complete a checkpoint (``studio.runs.fencing``; None: a driver of its own, its token alone counts)."""
     from django.conf import settings
     from django.utils import timezone
 
@@ -113,6 +117,7 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
     from studio.runs.event_writer import event_writer
     from studio.runs.heartbeats import heartbeats
     from studio.runs.events import DriverFenced, set_status
+    from studio.runs.fencing import CompletionGuard
     from studio.runs.snapshots import signer_for
     from studio.runs.vertex_metrics import VertexMetricsTracker
 
@@ -142,6 +147,9 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
     if token is None:
         token = secrets.token_hex(16)
         started.update(driver_token=token)  # started by hand: this driver claims the run
+    # every run of this process beats in one write (studio.runs.heartbeats), which confirms its hold too
+    beats = heartbeats()
+    claimed_at = beats.clock()  # the claim below confirms the hold as of before it was sent
     if not started.filter(driver_token=token).update(checkpoint_dir=checkpoint_dir, heartbeat_at=timezone.now()):
         logger.warning("run %s ended or moved on before its driver started; nothing to do", run_id)
         return 0
@@ -194,17 +202,17 @@ def run_driver(run_id: int, token: str | None, warm_session=None, *, session_clu
                 holder["job_master"].cancel()
 
     options = {"checkpoint_dir": checkpoint_dir, "on_event": on_event, "restore": restore,
-               "grants": run_grants(run), "signer": signer_for(run)}
+               "grants": run_grants(run), "signer": signer_for(run),
+               # a checkpoint completes only while this driver's hold on the run is confirmed (fencing)
+               "may_complete_checkpoint": CompletionGuard(beats, run_id, token, lease_confirmed)}
     holder["tracker"] = VertexMetricsTracker(describe_vertices(definition))
     stop = threading.Event()
     job = job or JobReference()
     if threading.current_thread() is threading.main_thread():  # a driver of its own: its signals are the run's
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: job.cancel())
-    # beating from the claim on (a warm driver may still be starting its Spark session), with every other
-    # run of this process in one write (studio.runs.heartbeats)
-    beats = heartbeats()
-    beats.add(run_id, token, lambda: None if ended.is_set() or stop.is_set() else job.cancel())
+    # beating from the claim on (a warm driver may still be starting its Spark session)
+    beats.add(run_id, token, lambda: None if ended.is_set() or stop.is_set() else job.cancel(), confirmed_at=claimed_at)
     master = settings.SPARK_MASTER or None
     session = None
     # what the run waits for, for the run page: a warm driver whose Spark session is still starting

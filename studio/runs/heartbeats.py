@@ -11,13 +11,18 @@ threads and fifty writes a second for a hundred runs. :class:`Heartbeats` beats 
 it was given in one UPDATE (each run with its own token) and one SELECT of those still held,
 on one thread; a driver of its own has one run in it.
 
-Threading model: ``add`` and ``remove`` from any thread (the runs under the lock); ``beat`` on
-the beating thread (or a test's).
+Each beat also confirms the hold of each run's driver: the monotonic time the beat was sent is kept for
+every run still held (``confirmed_within``), which is what a driver's job asks before it completes a
+checkpoint (``studio.runs.fencing``); ``wake`` makes the beating thread beat at once.
+
+Threading model: ``add``, ``remove``, ``confirmed_within`` and ``wake`` from any thread (the runs and
+their confirmations under the lock); ``beat`` on the beating thread (or a test's).
 """
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Callable
 
 logger = logging.getLogger(__name__)
@@ -28,18 +33,26 @@ HEARTBEAT_INTERVAL_S = 2.0
 class Heartbeats:
     """Beats for the runs added to it; calls a run's ``on_lost`` once the run is no longer its driver's."""
 
-    def __init__(self, interval_s: float | None = None):
+    def __init__(self, interval_s: float | None = None, clock: Callable[[], float] = time.monotonic):
         self.interval_s = interval_s
+        self.clock = clock
+        """The monotonic clock confirmations are taken and judged by (a test's may be its own)."""
         self._lock = threading.Lock()
         self._runs: dict[tuple[int, str], Callable[[], None]] = {}  # guarded by: self._lock; by (run, token)
+        self._confirmed: dict[tuple[int, str], float] = {}  # guarded by: self._lock; by (run, token): when
         self._thread: threading.Thread | None = None  # guarded by: self._lock
+        self._wake = threading.Event()
 
-    def add(self, run_id: int, token: str, on_lost: Callable[[], None]) -> None:
+    def add(self, run_id: int, token: str, on_lost: Callable[[], None], confirmed_at: float | None = None) -> None:
         """Beat for ``run_id`` held with ``token`` from now on; ``on_lost`` (once) when it is not held any more.
+        ``confirmed_at``: when (``clock``) the caller last found the run held with ``token`` (its claim's
+        UPDATE, taken before it was sent); None: not confirmed before the first beat.
         Each token of a run is beaten for on its own: a run handed back to the session driver that still drives
         it has two driver threads a while, the fenced one and the later one, whichever added itself last."""
         with self._lock:
             self._runs[(run_id, token)] = on_lost
+            if confirmed_at is not None:
+                self._confirmed[(run_id, token)] = confirmed_at
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._beat_forever, name="heartbeats", daemon=True)
                 self._thread.start()
@@ -47,6 +60,17 @@ class Heartbeats:
     def remove(self, run_id: int, token: str) -> None:
         with self._lock:
             self._runs.pop((run_id, token), None)
+            self._confirmed.pop((run_id, token), None)
+
+    def confirmed_within(self, run_id: int, token: str, window_s: float) -> bool:
+        """Whether ``run_id`` was found held with ``token`` less than ``window_s`` ago (never once found lost)."""
+        with self._lock:
+            confirmed = self._confirmed.get((run_id, token))
+        return confirmed is not None and self.clock() - confirmed < window_s
+
+    def wake(self) -> None:
+        """Beat now rather than at the end of the interval (a driver's job wants to know whether it is fenced)."""
+        self._wake.set()
 
     def beat(self) -> list[int]:
         """One heartbeat for every run: the ids of those found no longer held (their ``on_lost`` called)."""
@@ -59,17 +83,23 @@ class Heartbeats:
             runs = dict(self._runs)
         if not runs:
             return []
+        sent = self.clock()  # before the UPDATE: a hold found is confirmed as of then, never later
         held = Q()
         for run_id, token in runs:
             held |= Q(pk=run_id, driver_token=token)
         live = Run.objects.filter(held).exclude(status__in=TERMINAL_STATUSES)
         live.beat(timezone.now())  # no change token moves: no cached answer shows a heartbeat
         alive = set(live.values_list("id", "driver_token"))
+        with self._lock:
+            for key in alive:
+                if key in self._runs:
+                    self._confirmed[key] = max(sent, self._confirmed.get(key, sent))
         lost = []
         for (run_id, token), on_lost in runs.items():
             if (run_id, token) in alive:
                 continue
             with self._lock:
+                self._confirmed.pop((run_id, token), None)
                 if self._runs.pop((run_id, token), None) is None:
                     continue  # removed meanwhile: its job ended
             # the studio ended the run (declared this driver lost and fenced it, or deleted the run):
@@ -86,7 +116,8 @@ class Heartbeats:
         from django.db import close_old_connections
 
         while True:
-            threading.Event().wait(self.interval_s if self.interval_s is not None else HEARTBEAT_INTERVAL_S)
+            self._wake.wait(self.interval_s if self.interval_s is not None else HEARTBEAT_INTERVAL_S)
+            self._wake.clear()
             try:
                 self.beat()
             except Exception:

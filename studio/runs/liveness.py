@@ -33,7 +33,9 @@ as a launch does, and is FAILED after that (no session driver came back).
 
 Fencing: declaring a driver lost gives the run a new driver token in the same
 transaction, so nothing the old driver reports is accepted any more
-(``studio.runs.events``). The worker that launched it kills it, its Spark JVM and
+(``studio.runs.events``), and no checkpoint of its job completes any more: a driver is declared
+lost no sooner than ``studio.runs.fencing.CONFIRM_WINDOW_S`` after its last heartbeat
+(:func:`lost_after_s`). The worker that launched it kills it, its Spark JVM and
 slots included (``studio.runs.tasks``); a driver elsewhere that is still alive finds its
 heartbeat refused and cancels its job (``studio.runs.driver``), and it is sent a cancel too.
 """
@@ -53,6 +55,7 @@ from studio.models import TERMINAL_STATUSES, Run, RunStatus
 from studio.runs import session
 from studio.runs.commands import send_command
 from studio.runs.events import set_status
+from studio.runs.fencing import CONFIRM_WINDOW_S
 from studio.runs.placement import SESSION
 
 logger = logging.getLogger(__name__)
@@ -60,6 +63,14 @@ logger = logging.getLogger(__name__)
 DRIVER_LOST = "driver lost"
 SESSION_LOST = "the session driver was lost"
 WAITS_FOR_SESSION = f"{SESSION_LOST}: the run goes on from its latest checkpoint once a session driver takes it back"
+
+
+def lost_after_s(timeout_s: float) -> float:
+    """How long a driver must be silent to be declared lost: the heartbeat timeout, but never less than
+    ``CONFIRM_WINDOW_S``. Its job completes a checkpoint only within that window of its last confirmed
+    heartbeat (``studio.runs.fencing``), so once fenced here it completes none any more: whatever takes the
+    run over (a restart, the session driver taking it back) chooses a checkpoint the old job cannot follow."""
+    return max(timeout_s, CONFIRM_WINDOW_S)
 
 
 def last_sign_of_life(run: Run) -> datetime:
@@ -97,7 +108,7 @@ def check_heartbeats(now: datetime | None = None, timeout_s: float | None = None
                      launch_timeout_s: float | None = None) -> list[int]:
     """Mark every run without a sign of life as lost; return their ids."""
     now = now or timezone.now()
-    timeout_s = settings.HEARTBEAT_TIMEOUT_S if timeout_s is None else timeout_s
+    timeout_s = lost_after_s(settings.HEARTBEAT_TIMEOUT_S if timeout_s is None else timeout_s)
     launch_timeout_s = settings.LAUNCH_TIMEOUT_S if launch_timeout_s is None else launch_timeout_s
     lost = []
     try:

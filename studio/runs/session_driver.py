@@ -117,8 +117,12 @@ class SessionDriver:
         self.driver_id = secrets.token_hex(8)
         self.lease = None  # studio.runs.session.SessionLease, taken by serve
         self.lease_lost = threading.Event()
+        self.clock = time.monotonic
+        """The monotonic clock the lease's renewals are taken and judged by (a test's may be its own)."""
         self._lease_done = threading.Event()  # the lease keeper ends: every job here ended, or the lease was lost
-        self._renewed_at = 0.0  # lease keeper only (and serve before it starts): monotonic, the last renewal sent
+        # monotonic, when the last renewal that found the lease held was sent: written by the lease keeper (and
+        # take_lease before it starts), read by every run's completion guard (lease_confirmed; one float, no lock)
+        self._renewed_at = float("-inf")
         self._announcing = False  # guarded by: self._announce_lock; whether renewals announce the presence
         self._announce_lock = threading.Lock()
         self._lock = threading.Lock()
@@ -142,6 +146,7 @@ class SessionDriver:
             self.cluster = ThreadPoolExecutor(1, thread_name_prefix="session-start").submit(
                 start_cluster, self._slots, self._master)
         failed = False
+        self.wait_for_predecessor()
         self.take_back_runs()
         try:
             self.cluster.result()
@@ -193,7 +198,7 @@ class SessionDriver:
                                            "host": socket.gethostname(), "since": self.started_at})
         named = None
         while not self.stopping.is_set():
-            sent = time.monotonic()
+            sent = self.clock()
             try:
                 holder = self.lease.take()
                 if holder and _died_here(holder) and self.lease.evict(holder):
@@ -214,6 +219,24 @@ class SessionDriver:
                              session.describe_holder(holder))
             self.stopping.wait(ANNOUNCE_INTERVAL_S if holder else 0.1)
         return False
+
+    def wait_for_predecessor(self) -> None:
+        """Take no run back while the lease's previous holder may still complete checkpoints: the lease vanished
+        (its key deleted, or evicted by Redis) less than the confirm window after that holder's last renewal
+        (``SessionLease.predecessor_may_commit_s``; ``studio.runs.fencing``). Expired, given up or taken from
+        a dead holder, the lease leaves nothing to wait for."""
+        wait_s = self.lease.predecessor_may_commit_s
+        if wait_s > 0:
+            logger.warning("the session lease vanished from a driver that renewed it moments ago: taking its runs "
+                           "back in %.1f s, once it can complete no checkpoint any more", wait_s)
+            self.stopping.wait(wait_s)
+
+    def lease_confirmed(self) -> bool:
+        """Whether this driver's lease was renewed less than ``CONFIRM_WINDOW_S`` ago and is not known lost: a
+        run's job here may complete a checkpoint only then (``studio.runs.fencing``). Any thread."""
+        from studio.runs.fencing import CONFIRM_WINDOW_S
+
+        return not self.lease_lost.is_set() and self.clock() - self._renewed_at < CONFIRM_WINDOW_S
 
     def take_back_runs(self) -> list[int]:
         """Claim every run of the session that has not ended, with a new token; drive each. Their ids."""
@@ -276,7 +299,8 @@ class SessionDriver:
                 return
             if self.stopping.is_set():
                 return  # the lease lost, or stopped: the next session driver takes the run back
-            run_driver(run_id, token, session_cluster=self.cluster, resume_cause=resume_cause, job=job)
+            run_driver(run_id, token, session_cluster=self.cluster, resume_cause=resume_cause, job=job,
+                       lease_confirmed=self.lease_confirmed)
         except Exception:
             logger.exception("the driver of run %s failed", run_id)
         finally:
@@ -404,7 +428,7 @@ class SessionDriver:
         from studio.runs import session
 
         while not self._lease_done.is_set():
-            sent = time.monotonic()
+            sent = self.clock()
             with self._announce_lock:
                 presence = None
                 if self._announcing:

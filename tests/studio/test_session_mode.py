@@ -600,7 +600,8 @@ class StandInDrivers:
         self._running: set[str] = set()
         self._lock = threading.Lock()
 
-    def __call__(self, run_id, token, warm_session=None, *, session_cluster=None, resume_cause=None, job=None):
+    def __call__(self, run_id, token, warm_session=None, *, session_cluster=None, resume_cause=None, job=None,
+                 lease_confirmed=None):
         with self._lock:
             self.started.append((token, set(self._running)))
             self._running.add(token)
@@ -899,3 +900,69 @@ def test_a_session_driver_started_again_takes_the_lease_of_the_killed_one_at_onc
     assert alive.take() is None, "it gave the lease up as it ended"
     alive.release()
     session.withdraw()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lease_gone_early_from_a_live_holder_is_taken_but_its_runs_only_once_that_holder_can_complete_nothing(
+        held_run, monkeypatch, caplog):
+    """The lease key deleted under a holder that still runs (by hand, or evicted by a Redis short of memory): a new
+    session driver may take the lease at once, but the old holder renewed it moments ago and its jobs may complete
+    checkpoints for up to the confirm window after that (``studio.runs.fencing``). The new one takes no run back,
+    choosing no checkpoint, until that window ran out; a lease given up, or expired, leaves nothing to wait for."""
+    from studio.runs import driver as run_drivers
+    from studio.runs.fencing import CONFIRM_WINDOW_S
+
+    session.withdraw()
+    first = lease_of("the-first")
+    assert first.take() is None
+    session._client().delete(session._key("lease"))  # gone from under its live holder
+    second = lease_of("the-second")
+    assert second.take() is None and 0 < second.predecessor_may_commit_s <= CONFIRM_WINDOW_S
+    second.release()
+    third = lease_of("the-third")
+    assert third.take() is None and third.predecessor_may_commit_s == 0, "given up: its jobs ended"
+    third.release()
+
+    slow = session.SessionLease({"driver": "slow", "pid": 1, "host": "elsewhere"}, ttl_s=600, confirm_window_s=600)
+    assert slow.take() is None
+    session._client().delete(session._key("lease"))
+    drivers = StandInDrivers(holds=AnyToken())
+    monkeypatch.setattr(run_drivers, "run_driver", drivers)
+    session_driver = stand_in_session_driver()
+    ended = serving_in_thread(session_driver)
+    try:
+        wait_until(lambda: "taking its runs back in" in caplog.text, 60, "the new holder to wait for the old one")
+        assert session.lease_holder()["driver"] == session_driver.driver_id
+        assert (Run.objects.get(pk=held_run).driver_token, drivers.tokens()) == ("first", []), "no run taken back yet"
+    finally:
+        session_driver.stopping.set()
+        wait_until(lambda: ended, 60, "the session driver to end")
+        session.withdraw()
+    assert Run.objects.get(pk=held_run).driver_token == "first", "stopped while it waited: left for the next driver"
+
+
+def test_every_take_over_waits_at_least_the_confirm_window_of_the_driver_it_fences(settings):
+    """A driver's job completes checkpoints for up to ``CONFIRM_WINDOW_S`` after its hold was last confirmed: the
+    heartbeat check declares it lost no sooner, and a session lease expires only after it."""
+    from studio.runs import liveness
+    from studio.runs.fencing import CONFIRM_WINDOW_S
+
+    assert liveness.lost_after_s(settings.HEARTBEAT_TIMEOUT_S) >= CONFIRM_WINDOW_S
+    assert liveness.lost_after_s(1) == CONFIRM_WINDOW_S, "a short heartbeat timeout configured does not undercut it"
+    assert session.PRESENCE_TTL_S > CONFIRM_WINDOW_S
+
+
+def test_the_jobs_of_a_session_driver_complete_checkpoints_only_while_its_lease_was_renewed_within_the_window():
+    from studio.runs.fencing import CONFIRM_WINDOW_S
+
+    driver = session_driver_with(4)
+    now = [1000.0]
+    driver.clock = lambda: now[0]
+    assert not driver.lease_confirmed(), "never renewed"
+    driver._renewed_at = now[0]
+    assert driver.lease_confirmed()
+    now[0] += CONFIRM_WINDOW_S
+    assert not driver.lease_confirmed(), "its renewals stalled for the window: another may hold the lease"
+    driver._renewed_at = now[0]
+    driver.lease_lost.set()
+    assert not driver.lease_confirmed(), "found lost"
