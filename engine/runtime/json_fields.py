@@ -249,7 +249,8 @@ class FieldsChain:
 
     def _compute(self, rows: list) -> tuple[list[int], int | None, TimestampedBatch | None]:
         """Records out per operator, the watermark assigner's highest event time of the batch (None:
-        it saw no record) and the partial aggregates; touches no state."""
+        it saw no record) and the partial aggregates to send; touches no state but the partials held
+        for their windows (``window_partials``)."""
         counts = []
         stamps = highest = None
         for kept in self._steps:

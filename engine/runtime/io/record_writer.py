@@ -208,8 +208,10 @@ class RecordWriter:
 
     def broadcast_event(self, event) -> None:
         """Send an event to every channel, behind everything emitted before."""
-        if self.partials is not None:
-            self.partials.note_event(event)  # session partials merge only records later than the watermark sent
+        if self.partials is not None:  # partials merge only records later than the watermark sent
+            held = self.partials.note_event(event)
+            if held:  # window partials held for their window: they go before the watermark that fires it
+                self.send_partials(held)
         if self.inline_watermarks and type(event) is Watermark:
             self._buffer_watermark(event)
             return
@@ -250,6 +252,9 @@ class RecordWriter:
     def broadcast_priority_event(self, event) -> dict:
         """An unaligned barrier: into every channel ahead of what is queued there. Returns
         ``{channel id: overtaken items}`` -- this writer's output channel state."""
+        held = self.partials.release() if self.partials is not None else None
+        if held:  # held window partials are the records before the barrier too
+            self.send_partials(held)
         self.flush()
         state = {}
         for channel in self.channels:

@@ -226,6 +226,9 @@ def test_the_events_job_on_fields_gives_the_record_paths_output(tmp_path, monkey
 
 
 def test_records_on_fields_arrive_exactly_once_despite_random_kills(tmp_path, monkeypatch):
+    released = []  # partials held across batches (window_partials), sent before barriers and watermarks
+    release = WindowPartials.release
+    monkeypatch.setattr(WindowPartials, "release", lambda self, *a: released.append(release(self, *a)) or released[-1])
     seed = random.randrange(2**32)
     write_events(tmp_path / "in", 6000, seed=seed % 1000)
     decoded = []
@@ -242,18 +245,21 @@ def test_records_on_fields_arrive_exactly_once_despite_random_kills(tmp_path, mo
     assert result.restarts >= 1, f"seed {seed}: no kill happened"
     assert any(batch is not None for batch in decoded), "the fields path never ran"
     assert committed(tmp_path / "out") == expected_windows(tmp_path / "in"), f"seed {seed}, kills {plan.kills}"
+    assert any(released), "no partial was held across batches"
 
 
-def test_watermarks_follow_the_partials_they_close(tmp_path):
+def test_partials_wait_for_the_watermark_that_closes_their_window_and_go_before_it(tmp_path):
     steps = CHAINS["filter, event time"]('x["ts"]')
     window = {"id": "w", "type": "window.tumbling", "params": {"size_ms": 10, "function": "sum", "value": 'x["amount"]'}}
     chain, channel, _ = build_chain(tmp_path, steps, window, 'x["user"]', {"kind", "ts", "user", "amount"}, True)
     chain.head.emit(chain.json_fields.decode(
         b'{"kind":"click","ts":5,"user":"a","amount":2}\n{"kind":"view","ts":12,"user":"b","amount":3}\n'
         b'{"kind":"scroll","ts":40,"user":"b","amount":3}\n{"kind":"view","ts":8,"user":"a","amount":4}\n'))
-    assert channel.items == [
-        ("batch", [_exact(("a", 10, 6, 2)), _exact(("b", 20, 3, 1))], [9, 19], None),
-        ("event", Watermark(12 - 5 - 1)),
+    assert channel.items == [("event", Watermark(12 - 5 - 1))]  # windows 10 and 20 are open: held
+    chain.head.emit(chain.json_fields.decode(b'{"kind":"click","ts":30,"user":"c","amount":1}\n'))
+    assert channel.items[1:] == [
+        ("batch", [_exact(["a", 10, 6, 2]), _exact(["b", 20, 3, 1])], [9, 19], None),
+        ("event", Watermark(30 - 5 - 1)),  # closes both; window 40 (c's) stays held
     ]
 
 

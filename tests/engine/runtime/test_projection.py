@@ -18,6 +18,7 @@ from engine.plan import build_job_graph
 from engine.runtime.io.line_blocks import Projection, decode_json_lines
 from engine.runtime.operators import OperatorContext
 from engine.runtime.operators.connectors.file_source import FileSource
+from engine.runtime.operators.windows.window_partials import WindowPartials
 from engine.runtime.projection import projected_fields
 from engine.spec.expressions.fields import fields_read
 from tests.engine.connectors.support import KillPlan
@@ -180,7 +181,10 @@ def test_projected_and_whole_decoding_give_the_same_output(tmp_path):
     assert outputs[0] == outputs[1] == expected_windows(tmp_path / "in")
 
 
-def test_projected_records_arrive_exactly_once_despite_random_kills(tmp_path):
+def test_projected_records_arrive_exactly_once_despite_random_kills(tmp_path, monkeypatch):
+    released = []  # partials held across batches (window_partials), sent before barriers and watermarks
+    release = WindowPartials.release
+    monkeypatch.setattr(WindowPartials, "release", lambda self, *a: released.append(release(self, *a)) or released[-1])
     seed = int(os.environ.get("KILL_SEED") or random.randrange(2**32))  # KILL_SEED: replay a failure
     write_events(tmp_path / "in", 6000, seed=seed % 1000)
     # points every subtask reaches: both sources read splits, both windows get users, every checkpoint
@@ -196,6 +200,7 @@ def test_projected_records_arrive_exactly_once_despite_random_kills(tmp_path):
     assert result.status == "FINISHED", f"seed {seed}: {result.failure}"
     assert result.restarts >= 1, f"seed {seed}: no kill happened (waiting for {plan.point} of {plan.vertex}#{plan.index})"
     assert committed(tmp_path / "out") == expected_windows(tmp_path / "in"), f"seed {seed}, kills {plan.kills}"
+    assert any(released), "no partial was held across batches"
 
 
 class Tap:

@@ -11,7 +11,10 @@ from hypothesis import strategies as st
 
 from engine.cluster.local import LocalCluster
 from engine.plan.job_graph import build_job_graph
-from engine.runtime.io.events import TimestampedBatch, Watermark
+from engine.runtime.io.events import (WATERMARK_ACTIVE, WATERMARK_IDLE, CheckpointBarrier, TimestampedBatch,
+                                     Watermark)
+from engine.runtime.io.partitioner import ForwardPartitioner, HashPartitioner
+from engine.runtime.io.record_writer import RecordWriter
 from engine.runtime.operators.base import OperatorContext
 from engine.runtime.operators.windows.window import WindowOperator
 from engine.runtime.operators.windows.window_partials import WindowPartials, pre_aggregated_window
@@ -92,9 +95,12 @@ def window_operator(node: dict, pre_aggregated: bool) -> tuple[WindowOperator, l
 @settings(max_examples=300, deadline=None)
 @given(events=events_strategy(), kind=st.sampled_from(["tumbling", "sliding"]),
        function=st.sampled_from(["sum", "count", "min", "max"]), batch_size=st.integers(1, 40),
-       size=st.sampled_from([100, 1000]), disorder_ms=st.sampled_from([0, 300]))
+       size=st.sampled_from([100, 1000]), disorder_ms=st.sampled_from([0, 300]),
+       events_between=st.lists(st.sampled_from(["barrier", "idle", "active", None, None, None]), max_size=40))
 def test_a_window_folding_partials_emits_what_it_emits_folding_records(events, kind, function, batch_size, size,
-                                                                       disorder_ms):
+                                                                       disorder_ms, events_between):
+    """Partials held across batches (and sent before barriers, idle statuses and the watermarks that
+    fire their windows) give the window what the records give it, in the same order."""
     params = {"size_ms": size, "function": function, "value": 'x["v"]', **({"slide_ms": size // 2}
                                                                             if kind == "sliding" else {})}
     node = {"id": "w", "type": f"window.{kind}", "params": params}
@@ -106,10 +112,25 @@ def test_a_window_folding_partials_emits_what_it_emits_folding_records(events, k
         part = events[start:start + batch_size]
         batch = TimestampedBatch(part, [event["t"] for event in part])
         by_records.process_batch(batch)
-        by_partials.process_batch(partials.combine(batch))
+        sent = partials.combine(batch)
+        if sent:  # as the writer sends it: an empty batch (all held) not at all
+            by_partials.process_batch(sent)
         highest = max(highest, *batch.timestamps)
+        between = events_between[(start // batch_size) % len(events_between)] if events_between else None
+        if between is not None:  # what the writer sends before the event: the held partials, or nothing
+            held = partials.note_event({"barrier": CheckpointBarrier(1, 0), "idle": WATERMARK_IDLE,
+                                        "active": WATERMARK_ACTIVE}[between])
+            if held:
+                by_partials.process_batch(held)
+        watermark = Watermark(highest - disorder_ms - 1)
+        held = partials.note_event(watermark)  # what the writer sends before the watermark
+        if held:
+            by_partials.process_batch(held)
         for window in (by_records, by_partials):
-            window.process_watermark(Watermark(highest - disorder_ms - 1))
+            window.process_watermark(watermark)
+    held = partials.note_event(Watermark(2**62))  # the end of input's watermark
+    if held:
+        by_partials.process_batch(held)
     for window in (by_records, by_partials):
         window.finish_keys()
     assert repr(from_partials) == repr(from_records)  # the same records (and value types), in the same order
@@ -121,16 +142,133 @@ def test_a_batch_folds_into_one_partial_per_key_and_window_counting_its_records(
                                "params": {"size_ms": 10, "function": "sum", "value": 'x["v"]'}}, 'x["k"]')
     batch = TimestampedBatch([{"k": "a", "v": 1}, {"k": "b", "v": 2}, {"k": "a", "v": 3}, {"k": "a", "v": 4}],
                              [1, 2, 3, 12])
+    partials.note_event(Watermark(9))  # window 10 may fire: its partials go at once
     combined = partials.combine(batch)
-    assert list(combined) == [("a", 10, 4, 2), ("b", 10, 2, 1), ("a", 20, 4, 1)]
+    assert list(combined) == [["a", 10, 4, 2], ["b", 10, 2, 1], ["a", 20, 4, 1]]
     assert combined.timestamps == [9, 9, 19]
+
+
+def tumbling(function: str = "sum", size: int = 10) -> WindowPartials:
+    return WindowPartials({"id": "w", "type": "window.tumbling",
+                           "params": {"size_ms": size, "function": function, "value": 'x["v"]'}}, 'x["k"]')
+
+
+def batch_of(*records: tuple) -> TimestampedBatch:
+    """``(key, value, event time)`` records as a batch."""
+    return TimestampedBatch([{"k": k, "v": v} for k, v, _ in records], [t for _, _, t in records])
+
+
+def test_a_windows_partials_are_held_across_batches_until_the_watermark_that_fires_it():
+    """Each batch had one partial per key and window, so a key's window crossed once per batch; now one
+    partial per key and window crosses, in front of the watermark the window fires at."""
+    partials = tumbling()
+    for batch in (batch_of(("a", 1, 1), ("b", 2, 2)), batch_of(("a", 3, 4)), batch_of(("b", 4, 5), ("a", 5, 12))):
+        assert not partials.combine(batch)
+    assert partials.note_event(Watermark(8)) is None  # window 10 cannot fire yet
+    released = partials.note_event(Watermark(9))
+    assert list(released) == [["a", 10, 4, 2], ["b", 10, 6, 2]] and released.timestamps == [9, 9]
+    assert list(partials.note_event(Watermark(100))) == [["a", 20, 5, 1]]
+    assert partials.note_event(Watermark(200)) is None
+
+
+@pytest.mark.parametrize("function, values, expected", [
+    ("count", [7, 8, 9], 3), ("min", [7, 3, 9], 3), ("max", [7, 3, 9], 9), ("sum", [7, 3, 9], 19)])
+def test_every_order_free_fold_is_held(function, values, expected):
+    partials = tumbling(function)
+    for value, t in zip(values, (1, 2, 3)):
+        assert not partials.combine(batch_of(("a", value, t)))
+    assert list(partials.release()) == [["a", 10, expected, 3]]
+
+
+def test_a_batch_that_may_hold_late_records_sends_the_held_partials_first_then_its_own():
+    partials = tumbling()
+    assert not partials.combine(batch_of(("a", 1, 15)))
+    partials.note_event(Watermark(12))
+    sent = partials.combine(batch_of(("a", 2, 5), ("a", 4, 16)))  # 5 is late for the window: not held
+    assert list(sent) == [["a", 20, 1, 1], ["a", 10, 2, 1], ["a", 20, 4, 1]] and sent.timestamps == [19, 9, 19]
+    assert partials.release() is None
+
+
+def test_floats_and_mixed_types_are_not_held():
+    partials = tumbling()
+    assert not partials.combine(batch_of(("a", 1, 1)))
+    assert list(partials.combine(batch_of(("a", 0.5, 2)))) == [["a", 10, 1, 1], ["a", 10, 0.5, 1]]
+    maximum = tumbling("max")
+    assert list(maximum.combine(batch_of(("a", True, 1), ("a", 1, 2)))) == [["a", 10, True, 2]]
+
+
+def test_after_an_idle_status_nothing_is_held():
+    """Once this subtask went idle the window may leave its channel out of its watermark, which may then
+    pass ours: nothing is known not to be late any more."""
+    partials = tumbling()
+    assert not partials.combine(batch_of(("a", 1, 1)))
+    assert list(partials.note_event(WATERMARK_IDLE)) == [["a", 10, 1, 1]]
+    partials.note_event(WATERMARK_ACTIVE)
+    assert list(partials.combine(batch_of(("a", 2, 2)))) == [["a", 10, 2, 1]]
+
+
+def test_held_partials_are_sent_before_any_event_but_a_watermark_that_fires_nothing():
+    """A barrier must follow every record before it, so no partial is ever held in a snapshot."""
+    for parallelism in (1, 2):
+        channels = [Collect() for _ in range(parallelism)]
+        partitioner = ForwardPartitioner(1) if parallelism == 1 else HashPartitioner(
+            2, lambda x: x[0], 8, lambda batch: [x[0] for x in batch])
+        writer = RecordWriter("e", channels, partitioner, inline_watermarks=True)
+        writer.pre_aggregate_with(tumbling())
+        writer.emit(batch_of(("a", 1, 1), ("b", 2, 2)))
+        writer.broadcast_event(Watermark(5))
+        writer.emit(batch_of(("a", 3, 3)))
+        writer.broadcast_event(CheckpointBarrier(1, 0))
+        writer.emit(batch_of(("b", 4, 4)))
+        writer.broadcast_priority_event(CheckpointBarrier(2, 0))
+        sequences = [flat(channel.items) for channel in channels]
+        assert sorted(item for sequence in sequences for item in sequence if type(item) is tuple) == [
+            (["a", 10, 4, 2], 9), (["b", 10, 2, 1], 9), (["b", 10, 4, 1], 9)], parallelism
+        for sequence in sequences:
+            barriers = [sequence.index(CheckpointBarrier(1, 0)), sequence.index(CheckpointBarrier(2, 0))]
+            for position, item in enumerate(sequence):
+                if type(item) is tuple:  # b's 4 came between the barriers, the rest before the first
+                    assert position < barriers[0] if item[0][2] != 4 or item[0][0] != "b" \
+                        else barriers[0] < position < barriers[1], sequence
+            assert Watermark(5) in sequence[:barriers[0]]
+
+
+def flat(items: list) -> list:
+    """What a channel got, one partial ``(partial, stamp)`` or event at a time (inline watermarks at their place)."""
+    out: list = []
+    for item in items:
+        if type(item) is not TimestampedBatch:
+            out.append(item)
+            continue
+        marks = dict(item.watermarks or [])
+        for position, (partial, stamp) in enumerate(zip(item, item.timestamps)):
+            if position in marks:
+                out.append(marks.pop(position))
+            out.append((partial, stamp))
+        out += marks.values()
+    return out
+
+
+class Collect:
+    """An output channel that keeps what it is given (priority events too)."""
+
+    def __init__(self):
+        self.items = []
+        self.channel_id = "c"
+
+    def push(self, item):
+        self.items.append(item)
+
+    def push_priority(self, event):
+        self.items.append(event)
+        return []
 
 
 def test_float_sums_cross_one_partial_per_record_so_they_round_as_before():
     partials = WindowPartials({"id": "w", "type": "window.tumbling",
                                "params": {"size_ms": 10, "function": "sum", "value": "x"}}, "x > 0")
     combined = partials.combine(TimestampedBatch([0.1, 0.2, 0.3], [1, 1, 1]))
-    assert list(combined) == [(True, 10, 0.1, 1), (True, 10, 0.2, 1), (True, 10, 0.3, 1)]
+    assert list(combined) == [[True, 10, 0.1, 1], [True, 10, 0.2, 1], [True, 10, 0.3, 1]]
 
 
 def test_the_edge_into_a_windows_only_input_carries_partials_in_streaming_mode_only():
@@ -165,3 +303,24 @@ def test_windows_over_json_events_on_both_deployments(deployment, tmp_path, wind
     assert result.status == "FINISHED", result.failure
     assert {(k, end): total for k, end, total in result.collected["out"]} == expected
     assert len(result.collected["out"]) == len(expected)
+
+
+@pytest.mark.parametrize("window_parallelism", [1, 2])
+def test_held_partials_cross_once_per_key_and_window_on_both_deployments(deployment, tmp_path, window_parallelism):
+    """94 batches of 64 records over 6 windows of 7 keys: one partial per key and window reaches the
+    windows (across processes on Spark at parallelism 2), where a partial per batch did (~650)."""
+    events = [{"k": f"user-{i % 7}", "v": i % 13, "t": i} for i in range(6000)]
+    expected: dict = {}
+    for event in events:
+        end = event["t"] - event["t"] % 1000 + 1000
+        expected[(event["k"], end)] = expected.get((event["k"], end), 0) + event["v"]
+    definition = windowed(write_events(events), window_parallelism=window_parallelism, size=1000)
+    definition["checkpointing"]["interval_ms"] = 600_000  # no barrier sends the held partials early
+    handle = deployment.configured({"batch_size": 64}).submit(definition, checkpoint_dir=str(tmp_path / "checkpoints"))
+    result = handle.wait(120)
+    assert result.status == "FINISHED", result.failure
+    assert {(k, end): total for k, end, total in result.collected["out"]} == expected
+    assert len(result.collected["out"]) == len(expected) == 42
+    windows = [values["operators"]["window"] for values in handle.metrics().values() if "window" in values["operators"]]
+    assert sum(figures["records_in"] for figures in windows) == 6000
+    assert sum(figures["partials_in"] for figures in windows) == 42

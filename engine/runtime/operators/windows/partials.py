@@ -1,10 +1,13 @@
 """What every local aggregation in front of a window shares (``window_partials``, ``session_partials``):
-the window's key and value expressions, and turning a batch into the columns its ``fold`` takes."""
+the window's key and value expressions, turning a batch into the columns its ``fold`` takes, and the
+last watermark the subtask sent over the edge (what may merge without moving a late record)."""
 from __future__ import annotations
 
-from engine.runtime.io.events import TimestampedBatch
+from engine.runtime.io.events import TimestampedBatch, Watermark, WatermarkStatus
 from engine.runtime.operators.base import StreamOperator
 from engine.spec.expressions import compile_batch_expression
+
+NO_WATERMARK = -(2**63)
 
 
 class BatchPartials(StreamOperator):
@@ -24,6 +27,26 @@ class BatchPartials(StreamOperator):
         self.value_source = None if value is None or value.strip() == "x" else value
         """The value expression, None for the record itself (``engine.runtime.json_fields`` reads both)."""
         self.values_of = None if self.value_source is None else compile_batch_expression(value)
+        self.watermark = NO_WATERMARK
+        """The last watermark this subtask sent over the edge (the window's is never above it)."""
+        self.merging = True
+        """False from this subtask's first idle status on: the window may then leave the channel out of
+        its watermark, which may pass ours, so nothing is known not to be late any more."""
+
+    def note_event(self, event) -> TimestampedBatch | None:
+        """An event the writer sends over the edge (``RecordWriter.broadcast_event``); returns the
+        partials to send before it (held ones: ``window_partials``), None for none."""
+        kind = type(event)
+        if kind is Watermark:
+            if event.timestamp > self.watermark:
+                self.watermark = event.timestamp
+        elif kind is WatermarkStatus and event.idle:
+            self.merging = False
+        return None
+
+    def release(self, watermark: int | None = None) -> TimestampedBatch | None:
+        """The partials held back so far (None: none; only ``window_partials`` holds any)."""
+        return None
 
     def combine(self, batch) -> TimestampedBatch:
         """The partials of ``batch``."""

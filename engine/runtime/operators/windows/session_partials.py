@@ -42,10 +42,9 @@ from __future__ import annotations
 import itertools
 import operator
 
-from engine.runtime.io.events import TimestampedBatch, Watermark, WatermarkStatus
+from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.operators.windows.partials import BatchPartials
 
-_NO_WATERMARK = -(2**63)
 _ADD = {"sum": operator.add, "count": operator.add, "min": min, "max": max}
 _time = operator.itemgetter(0)
 
@@ -56,21 +55,8 @@ class SessionPartials(BatchPartials):
     def __init__(self, window_node: dict, key_source: str):
         super().__init__(window_node, key_source)
         self.gap = int(self.params["gap_ms"])
-        self.watermark = _NO_WATERMARK
-        """The last watermark this subtask sent over the edge (the window's is never above it)."""
-        self.merging = True
-        """False from this subtask's first idle status on: see the module's "Lateness"."""
         self.merged_batches = 0
         """Batches sent as merged sessions (the rest went one partial per record)."""
-
-    def note_event(self, event) -> None:
-        """An event the writer sends over the edge (``RecordWriter.broadcast_event``)."""
-        kind = type(event)
-        if kind is Watermark:
-            if event.timestamp > self.watermark:
-                self.watermark = event.timestamp
-        elif kind is WatermarkStatus and event.idle:
-            self.merging = False
 
     def fold(self, keys: list, values: list | None, stamps: list, values_are_ints: bool = False) -> TimestampedBatch:
         """The partial sessions of records given as columns: keys, values (None for a count) and

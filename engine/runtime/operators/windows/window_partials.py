@@ -4,24 +4,44 @@ Flink SQL's local-global aggregation, for ``window.tumbling`` and ``window.slidi
 subtask that feeds a window over a hash edge folds each batch it emits per (key, window
 end) first, and sends one partial aggregate per group instead of the records; the window
 folds partials into its state as it folded records. A batch of a thousand events of a
-few hundred keys crosses the exchange as a few hundred small tuples instead of a
+few hundred keys crosses the exchange as a few hundred small lists instead of a
 thousand records: at parallelism 2 a record that moves to the other process no longer
 costs a pickle and an unpickle of the whole record (about as much as decoding it), and
 the window makes one state update per key and window per batch instead of one per record.
 
-What crosses the edge is a :class:`TimestampedBatch` of ``(key, window end, partial,
-records)`` tuples, each stamped ``end - 1``; it is routed by ``key`` (the expression
-``x[0]``: the same key, so the same key group and subtask as the record's). The window
-decides lateness per partial as it did per record -- all records of a partial share its
-window -- and counts a late partial's ``records``. Nothing is buffered between batches: a
-barrier or watermark still follows exactly the data emitted before it, so checkpoints
-and event time are unchanged.
+What crosses the edge is a :class:`TimestampedBatch` of ``[key, window end, partial,
+records]`` lists (msgpack packs lists, not tuples: ``engine.runtime.io.wire``), each stamped
+``end - 1``; it is routed by ``key`` (the expression ``x[0]``: the same key, so the same key
+group and subtask as the record's). The window decides lateness per partial as it did per
+record -- all records of a partial share its window -- and counts a late partial's
+``records``.
+
+Partials are held across batches until their window can fire (issue #39): each batch had
+its own partial of nearly every key and window in it (bench-events: ~195 partials of 200
+users a batch of ~770 records, for 10 s windows that span ~13 batches), so a key's window
+crossed as a dozen partials where one would do -- each one built, partitioned, buffered,
+at parallelism 2 encoded, sent and decoded, and folded into the window. Now a batch whose
+records may be held (below) is folded into the partials held per window and key
+(``fold``), and the held partials of a window leave in front of the first watermark that
+lets it fire (``note_event``: the window only reads them at that watermark, so holding
+them delays no result); all of them before any other event (a barrier: a checkpoint's
+partials are exactly the records before it, none are ever in a snapshot; the end of
+input, an idle status) and when more than ``HELD_LIMIT`` groups are held.
 
 Exactness: a partial is the left fold of its records' values in their order, and count,
 min and max (ties keep the first, as ``min``/``max`` do) fold associatively, so the
 window's result is the one folding record by record gives. A sum is combined only over
 integers (exact); a batch with another value type (floats, whose sums round by order)
 sends one partial per record, in order.
+
+Held partials arrive later than their records would have, behind the watermarks the
+subtask sent meanwhile; that is exact only for records no such watermark makes late. A
+batch is held when every window of its records ends after the last watermark this subtask
+sent over the edge (``end - 1 >`` it; the window's own watermark is never above that one),
+while this subtask never went idle (``BatchPartials.merging``), and when its fold is
+order-free (a count, or a sum, min or max of values that are all exact ``int``). Any
+other batch first sends every held partial, then its own, in order: nothing overtakes a
+partial that did not wait.
 
 Session windows (``window.session``) get partial sessions the same way
 (``session_partials``: what may merge there is narrower). Used when the edge is a hash edge
@@ -35,7 +55,7 @@ import itertools
 import operator
 from collections import Counter
 
-from engine.runtime.io.events import TimestampedBatch
+from engine.runtime.io.events import TimestampedBatch, Watermark
 from engine.runtime.operators.windows.partials import BatchPartials
 from engine.runtime.operators.windows.session_partials import SessionPartials
 
@@ -44,6 +64,8 @@ PARTIAL_KEY = "x[0]"
 WINDOW_TYPES = ("window.tumbling", "window.sliding", "window.session")
 FUNCTIONS = ("sum", "count", "min", "max")
 _MISSING = object()
+HELD_LIMIT = 4096
+"""Held partials (keys times open windows) past which a subtask sends them all (``fold``)."""
 _ADD = {"sum": operator.add, "count": operator.add, "min": min, "max": max}
 
 
@@ -84,31 +106,126 @@ class WindowPartials(BatchPartials):
         self.size = int(self.params["size_ms"])
         self.slide = (int(self.params.get("slide_ms", self.size)) if window_node["type"] == "window.sliding"
                       else self.size)
+        self._held: dict = {}
+        """window end -> {key: [key, end, partial, records]}: the partials not sent yet."""
+        self._held_groups = 0
+        self.released = 0
+        """Partials sent that had been held (``fold``)."""
 
-    def note_event(self, event) -> None:
-        """An event the writer sends over the edge: nothing to note (each partial is one window's)."""
+    def note_event(self, event):
+        """An event the writer sends over the edge; returns the held partials to send before it
+        (a watermark: those of the windows it lets fire; any other event: all), None for none."""
+        super().note_event(event)
+        if not self._held:
+            return None
+        return self.release(event.timestamp if type(event) is Watermark else None)
+
+    def release(self, watermark: int | None = None) -> TimestampedBatch | None:
+        """The held partials of the windows that ``watermark`` lets fire (all with None), oldest
+        window first, each window's in the order its keys first came; None when there are none."""
+        held = self._held
+        ends = sorted(held) if watermark is None else sorted(end for end in held if end - 1 <= watermark)
+        if not ends:
+            return None
+        partials: list = []
+        marks: list = []
+        for end in ends:
+            group = held.pop(end)
+            partials += group.values()
+            marks += [end - 1] * len(group)
+        self._held_groups -= len(partials)
+        self.released += len(partials)
+        return TimestampedBatch(partials, marks)
 
     def fold(self, keys: list, values: list | None, stamps: list, values_are_ints: bool = False) -> TimestampedBatch:
         """The partial aggregates of records given as columns: their keys, values (None for a count)
         and event times; ``values_are_ints`` when the caller knows every value is an int
         (``engine.runtime.json_fields``, whose decoder refuses anything else)."""
-        if self.function == "sum" and not values_are_ints and not set(map(type, values)) <= {int}:
-            return self._one_per_record(keys, values, stamps)
+        ints = values is None or values_are_ints or set(map(type, values)) <= {int}
         first, last = min(stamps), max(stamps)
+        if ints and self.merging and first - first % self.slide + self.slide - 1 > self.watermark:
+            self._hold(keys, values, stamps, first, last)
+            return self.release() if self._held_groups > HELD_LIMIT else TimestampedBatch()
+        partials = self._fold_batch(keys, values, stamps, first, last, ints)
+        held = self.release()
+        if held is None:
+            return partials
+        return TimestampedBatch(held + partials, held.timestamps + partials.timestamps)
+
+    def _fold_batch(self, keys, values, stamps, first: int, last: int, ints: bool) -> TimestampedBatch:
+        """The partials of one batch, sent at once."""
+        if self.function == "sum" and not ints:
+            return self._one_per_record(keys, values, stamps)
         end = first - first % self.size + self.size
         if self.size == self.slide and last < end:  # the common case: the whole batch in one window
             return self._one_window(keys, values, end)
         groups = self._fold_tumbling(keys, values, stamps) if self.size == self.slide \
             else self._fold(keys, values, stamps)
-        partials = [(k, end, acc[0], acc[1]) for (k, end), acc in groups.items()]
-        return TimestampedBatch(partials, [end - 1 for _, end, _, _ in partials])
+        partials = [[k, end, acc[0], acc[1]] for (k, end), acc in groups.items()]
+        return TimestampedBatch(partials, [partial[1] - 1 for partial in partials])
+
+    def _hold(self, keys, values, stamps, first: int, last: int) -> None:
+        """Fold a batch into the held partials (values all ints, or None for a count)."""
+        held = self._held
+        end = first - first % self.size + self.size
+        if self.size == self.slide and last < end:  # the common case: the whole batch in one window
+            group = held.get(end)
+            if group is None:
+                group = held[end] = {}
+            before = len(group)
+            get = group.get
+            if values is None:
+                for k in keys:
+                    partial = get(k)
+                    if partial is None:
+                        group[k] = [k, end, 1, 1]
+                    else:
+                        partial[2] += 1
+                        partial[3] += 1
+            elif self.function == "sum":
+                for k, v in zip(keys, values):
+                    partial = get(k)
+                    if partial is None:
+                        group[k] = [k, end, v, 1]
+                    else:
+                        partial[2] += v
+                        partial[3] += 1
+            else:
+                self._hold_into(group, keys, values, end)
+            self._held_groups += len(group) - before
+            return
+        add = _ADD[self.function]
+        for k, v, timestamp in zip(keys, values if values is not None else itertools.repeat(1), stamps):
+            for end in self._ends(timestamp):
+                group = held.get(end)
+                if group is None:
+                    group = held[end] = {}
+                partial = group.get(k)
+                if partial is None:
+                    group[k] = [k, end, v, 1]
+                    self._held_groups += 1
+                else:
+                    partial[2] = add(partial[2], v)
+                    partial[3] += 1
+
+    def _hold_into(self, group: dict, keys, values, end: int) -> None:
+        """``_hold`` of a min or max into one window's ``group``."""
+        choose = _ADD[self.function]
+        get = group.get
+        for k, v in zip(keys, values):
+            partial = get(k)
+            if partial is None:
+                group[k] = [k, end, v, 1]
+            else:
+                partial[2] = choose(partial[2], v)
+                partial[3] += 1
 
     def _one_window(self, keys, values, end: int) -> TimestampedBatch:
         if self.function == "sum":
             return self._one_window_sum(keys, values, end)
         counts = Counter(keys)
         if values is None:
-            partials = [(k, end, n, n) for k, n in counts.items()]
+            partials = [[k, end, n, n] for k, n in counts.items()]
         else:
             folded: dict = {}
             get = folded.get
@@ -117,7 +234,7 @@ class WindowPartials(BatchPartials):
             for k, v in zip(keys, values):
                 current = get(k, missing)
                 folded[k] = v if current is missing else choose(current, v)
-            partials = [(k, end, a, counts[k]) for k, a in folded.items()]
+            partials = [[k, end, a, counts[k]] for k, a in folded.items()]
         return TimestampedBatch(partials, [end - 1] * len(partials))
 
     @staticmethod
@@ -134,7 +251,7 @@ class WindowPartials(BatchPartials):
             else:
                 acc[0] += v
                 acc[1] += 1
-        partials = [(k, end, total, records) for k, (total, records) in folded.items()]
+        partials = [[k, end, total, records] for k, (total, records) in folded.items()]
         return TimestampedBatch(partials, [end - 1] * len(partials))
 
     def _ends(self, timestamp: int):
@@ -178,6 +295,6 @@ class WindowPartials(BatchPartials):
         partials, marks = [], []
         for k, v, timestamp in zip(keys, values, stamps):
             for end in self._ends(timestamp):
-                partials.append((k, end, v, 1))
+                partials.append([k, end, v, 1])
                 marks.append(end - 1)
         return TimestampedBatch(partials, marks)
