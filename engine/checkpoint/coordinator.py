@@ -66,6 +66,25 @@ Fencing: the completion guard
     from "not confirmed yet" (a slow heartbeat), its owner can, and stops the job when fenced.
     It is called under the coordinator's lock: it must answer at once (no I/O).
 
+    The job that took over goes on in the same checkpoint directory while the fenced one may still
+    run: the fenced job deletes the location of each checkpoint it fails, and its subtasks' state
+    writes may come late. So the two never share a checkpoint id:
+
+    - the guard gates triggers too: before an id is taken, and again once the checkpoint's
+      directory was made and before any trigger is sent (a no skips the trigger, not counted;
+      a savepoint or an explicit trigger fails with the guard's reason). The directory stays:
+      by then it may be the other job's.
+    - a checkpoint's directory is made as it is triggered (``CheckpointStorage.claim``), so every
+      id the fenced job can still write to or delete is on disk by the time its guard says no;
+    - a coordinator numbers its checkpoints after every ``chk-<id>`` present when it is made
+      (``CheckpointStorage.highest_checkpoint_id``), completed or not, not only after the
+      checkpoint it restored: ids after a restore may skip some.
+
+    A fenced job discards only checkpoints it completed itself (``retained``), and only as one
+    more completes, which it cannot once its guard says no. State files have random names, so
+    even an id the fenced job failed and deleted before the take-over looked, and which the new
+    job then uses, gets no file of the fenced job in place of one of its own.
+
 Events: every transition calls ``on_event`` with ``{"type": "checkpoint", "event":
 "triggered" | "acknowledged" | "completed" | "failed" | "discarded", **statistics}`` (see
 ``engine.checkpoint.statistics`` for the fields); an "acknowledged" event also carries
@@ -261,7 +280,9 @@ class CheckpointCoordinator:
         self._finished: set[TaskId] = set()  # guarded by: self._lock
         self._finished_per_vertex: dict[str, int] = {}  # guarded by: self._lock
         self._stop_pending: int | None = None  # guarded by: self._lock; the stop-with-savepoint in flight
-        self._next_id = max(first_checkpoint_id, int((restored_from or {}).get("checkpoint_id", 0)) + 1)
+        # after every chk-<id> present, completed or not: a fenced job may still write to or delete those
+        self._next_id = max(first_checkpoint_id, int((restored_from or {}).get("checkpoint_id", 0)) + 1,
+                            storage.highest_checkpoint_id() + 1)
         self._consecutive_failures = 0
         self._last_completion = 0.0  # monotonic
         self._next_trigger = None  # monotonic; None: periodic triggering off
@@ -391,10 +412,24 @@ class CheckpointCoordinator:
             if future is not None:
                 future.set_exception(CheckpointException("every task already finished"))
             return
+        if not self._may_complete_locked():  # see "Fencing": a job that may be fenced takes no new id
+            if future is not None:
+                future.set_exception(CheckpointException(GUARD_REFUSED))
+            return
         checkpoint_id = self._next_id
         self._next_id += 1
-        timestamp = _now_ms()
         location = self.storage.location_for(checkpoint_id, kind, target)
+        if kind == "checkpoint":
+            try:
+                self.storage.claim(location)
+            except Exception as error:
+                self._claim_failed_locked(checkpoint_id, location, future, error)
+                return
+            if not self._may_complete_locked():  # the claim outlasted the guard's yes: the directory stays
+                if future is not None:
+                    future.set_exception(CheckpointException(GUARD_REFUSED))
+                return
+        timestamp = _now_ms()
         deadline = time.monotonic() + self.settings["timeout_ms"] / 1000.0
         options = {"kind": kind, "target": target, "location": location, **self._alignment_options(kind),
                    **(extra_options or {})}
@@ -414,6 +449,17 @@ class CheckpointCoordinator:
                 checkpoint_id, lambda: self._send_trigger_locked(pending, targets))
         else:
             self._send_trigger_locked(pending, targets)
+
+    def _claim_failed_locked(self, checkpoint_id: int, location: str, future: Future | None,
+                             error: Exception) -> None:
+        """A checkpoint whose directory could not be made fails, counted, with no trigger sent; its location
+        is not deleted (it is not known to be this job's)."""
+        message = f"could not make the checkpoint directory: {error}"
+        pending = PendingCheckpoint(checkpoint_id, "checkpoint", _now_ms(), location, [], time.monotonic(), future)
+        self._pending[checkpoint_id] = pending
+        self.stats.triggered(pending.stats)
+        self._event_locked("triggered", pending)
+        self._fail_locked(pending, message, counted=True, discard=False)
 
     def _alignment_options(self, kind: str) -> dict:
         """Checkpoints go unaligned when configured (right away, or after ``aligned_timeout_ms``);
@@ -606,7 +652,8 @@ class CheckpointCoordinator:
                 self._checkpoint_soon_locked()  # triggered before the input ended: the last data needs the next one
 
     def _may_complete_locked(self) -> bool:
-        """Ask the completion guard, at the moment of use; a guard that raises says no."""
+        """Ask the completion guard (before a checkpoint takes an id or completes, see "Fencing"), at the
+        moment of use; a guard that raises says no."""
         if self._may_complete_checkpoint is None:
             return True
         try:
@@ -628,7 +675,7 @@ class CheckpointCoordinator:
                 stats.discarded = True
                 self._events.append({"type": "checkpoint", "event": "discarded", **stats.to_dict()})
 
-    def _fail_locked(self, pending: PendingCheckpoint, message: str, *, counted: bool) -> None:
+    def _fail_locked(self, pending: PendingCheckpoint, message: str, *, counted: bool, discard: bool = True) -> None:
         if self._pending.pop(pending.id, None) is None:
             return
         if self._stop_pending == pending.id:
@@ -644,7 +691,8 @@ class CheckpointCoordinator:
         if pending.future is not None and not pending.future.done():
             pending.future.set_exception(CheckpointException(message))
         try:
-            self.storage.discard(pending.location)
+            if discard:
+                self.storage.discard(pending.location)
         except Exception as error:
             logger.debug("could not delete failed checkpoint %s: %s", pending.id, error)
         if counted and not pending.is_savepoint:

@@ -3,9 +3,17 @@
 Layout below the storage URL (a local directory by default; ``s3://``, ``hdfs://`` ...
 work through their fsspec plugins)::
 
-    <url>/chk-<id>/<vertex>-<index>.state     one file per subtask with state
+    <url>/chk-<id>/                           made as the checkpoint is triggered (``claim``)
+    <url>/chk-<id>/_triggered                 (object stores, which have no empty directories)
+    <url>/chk-<id>/<vertex>-<index>-<suffix>.state   one file per subtask with state
     <url>/chk-<id>/_metadata                  written last: its presence means "completed"
     <savepoint target or url/savepoints>/savepoint-<id>-<suffix>/...   same layout
+
+A checkpoint's directory exists from its trigger on, and a job numbers its checkpoints after
+every ``chk-<id>`` present when it starts (``highest_checkpoint_id``): a job that took over a
+directory from a fenced one never uses an id the fenced one may still write to or delete
+(``engine.checkpoint.coordinator``, "Fencing"). State files get a random suffix, so a write that
+comes late never replaces a file another job wrote under the same checkpoint id.
 
 A checkpoint directory is self-contained: ``_metadata`` names the state files relative to
 its own directory, so a savepoint can be moved or copied and still be restored. A restore
@@ -37,6 +45,8 @@ import fsspec
 from engine.checkpoint.signing import DIGEST, SnapshotRefused, SnapshotSigner, check_digest, digest
 
 METADATA_FILE = "_metadata"
+TRIGGERED_FILE = "_triggered"
+"""Written by ``claim`` where directories exist only through their files (object stores)."""
 _CHECKPOINT_DIR = re.compile(r"^chk-(\d+)$")
 
 
@@ -259,6 +269,22 @@ def discard(directory: str) -> None:
         pass
 
 
+def claim(directory: str, allowed=None) -> None:
+    """Make checkpoint ``directory`` exist, empty, as its checkpoint is triggered (see the module's docstring).
+
+    A local one is made (only inside what ``allowed`` accepts, when given, as ``write_confined`` does);
+    elsewhere a ``_triggered`` file is written too: an object store has no empty directories."""
+    if "://" not in directory:
+        if allowed is not None:
+            os.close(_open_directory_confined(directory, allowed))
+        else:
+            os.makedirs(directory, exist_ok=True)
+        return
+    fs, path = _filesystem(directory)
+    fs.makedirs(path, exist_ok=True)
+    fs.pipe_file(join(path, TRIGGERED_FILE), b"")
+
+
 def is_completed(directory: str) -> bool:
     """Whether a completed checkpoint is at ``directory`` (its ``_metadata`` is there)."""
     fs, path = _filesystem(join(directory, METADATA_FILE))
@@ -292,6 +318,27 @@ class CheckpointStorage:
 
     def discard(self, location: str) -> None:
         discard(location)
+
+    def claim(self, location: str) -> None:
+        claim(location, self.allowed)
+
+    def highest_checkpoint_id(self) -> int:
+        """The highest id of a ``chk-<id>`` below the URL, completed or not; 0 when there is none.
+
+        One listing: locally without fsspec (a JobMaster asks as it is made, a session starts
+        many)."""
+        if "://" not in self.url:
+            try:
+                names = os.listdir(self.url)
+            except (FileNotFoundError, NotADirectoryError):
+                return 0
+        else:
+            fs, path = _filesystem(self.url)
+            try:
+                names = [posixpath.basename(entry.rstrip("/")) for entry in fs.ls(path, detail=False)]
+            except FileNotFoundError:
+                return 0
+        return max((int(match.group(1)) for match in map(_CHECKPOINT_DIR.match, names) if match), default=0)
 
     def completed_checkpoints(self) -> list[tuple[int, str]]:
         """``(id, directory)`` of every completed checkpoint below the URL, oldest first."""

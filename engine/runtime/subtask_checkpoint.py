@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 
 from engine.checkpoint import storage
 from engine.checkpoint.signing import DIGEST, digest
@@ -226,7 +227,9 @@ class SubtaskCheckpointCoordinator:
         data, described, persisted = snapshot.serialise()
         location = options.get("location") or storage.join(
             self.config.get("checkpoint_storage", "checkpoints"), f"chk-{checkpoint_id}")
-        name = f"{_safe_name(self.task_id[0])}-{self.task_id[1]}.state"
+        # a random suffix: a late write of a job fenced meanwhile never replaces a file of the job that took
+        # over under the same checkpoint id (``engine.checkpoint.storage``)
+        name = f"{_safe_name(self.task_id[0])}-{self.task_id[1]}-{uuid.uuid4().hex[:8]}.state"
         grants = Grants.of(self.config)
         if grants is not None and "://" not in location:
             size = write_confined(location, name, data, snapshot_directories(

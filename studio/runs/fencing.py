@@ -9,12 +9,14 @@ could still complete checkpoints: write their ``_metadata`` and let the sinks co
 that took over will commit again from the checkpoint it chose.
 
 So the job asks :class:`CompletionGuard` right before it writes a checkpoint's ``_metadata`` and again
-before it tells its sinks to commit (``engine.checkpoint.coordinator``, "Fencing"): yes only while the
+before it tells its sinks to commit, and before a checkpoint takes an id (``engine.checkpoint.coordinator``,
+"Fencing": the job that took over numbers its checkpoints after every one in the run's checkpoint
+directory, which a fenced job then no longer adds to, so it never deletes one of them): yes only while the
 driver's token was confirmed (a heartbeat's UPDATE matched it) and, in the session driver, its lease was
 renewed, each less than :data:`CONFIRM_WINDOW_S` ago by the monotonic clock, counted from before the
-statement was sent. A no fails that checkpoint (its sinks keep their transactions open) and wakes the
-heartbeat at once: a driver fenced cancels its job; one only slow to confirm goes on, and completes
-the next checkpoint once confirmed.
+statement was sent. A no fails that checkpoint (its sinks keep their transactions open), or skips that
+trigger, and wakes the heartbeat at once: a driver fenced cancels its job; one only slow to confirm goes
+on, and completes the next checkpoint once confirmed.
 
 Why that is enough: every take-over chooses its checkpoint only once the old driver's window has run
 out, whether or not that driver knows it was fenced:
