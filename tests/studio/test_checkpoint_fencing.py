@@ -95,15 +95,16 @@ def test_a_driver_fenced_while_it_stalled_completes_no_checkpoint_and_the_run_co
     Run.objects.filter(pk=run.id).update(driver_token="second")  # the studio fences it, another driver takes over
     clock.now += CONFIRM_WINDOW_S  # ... as long after its last confirmation as any take-over waits
     job_master = old_job._job_master.job_master  # the handle submit gave the driver
-    flipped = ended(job_master)
-    # one that was completing as the stall began has ended (completed or not): the take-over chooses now
-    wait_until(lambda: ended(job_master) > flipped or job_master.status == "CANCELED", 60,
-               "a checkpoint in flight to end")
+    flipped = len(answers)
+    # the guard asked after the stall began (under the coordinator's lock, so a checkpoint completing as it
+    # began has ended, completed or not): the take-over chooses now
+    wait_until(lambda: len(answers) > flipped or job_master.status == "CANCELED", 60,
+               "the guard to be asked after the stall began")
     chosen = latest_checkpoint(checkpoints)  # what the driver taking over goes on from
-    chose = ended(job_master)
+    chose = len(answers)
     # (or, refused, to be cancelled: the refusal woke its heartbeat, which found it fenced)
-    wait_until(lambda: ended(job_master) > chose or job_master.status == "CANCELED", 60,
-               "the stalled job to try completing a checkpoint after the take-over chose")
+    wait_until(lambda: len(answers) > chose or job_master.status == "CANCELED", 60,
+               "the stalled job to try checkpointing after the take-over chose")
     gate.open.set()  # awake: its heartbeat and its refused reports tell it it was fenced
     old.join(120)
     assert not old.is_alive() and job_master.status == "CANCELED", "the fenced job ended"
@@ -182,13 +183,13 @@ def test_a_session_driver_whose_lease_went_unrenewed_completes_no_checkpoint_aft
     assert following.take() is None and following.predecessor_may_commit_s == 0
     try:
         Run.objects.filter(pk=run.id).update(driver_token="the-next's")
-        flipped = ended(job_master)
-        wait_until(lambda: ended(job_master) > flipped or job_master.status == "CANCELED", 120,
-                   "a checkpoint in flight to end")
+        flipped = len(answers)
+        wait_until(lambda: len(answers) > flipped or job_master.status == "CANCELED", 120,
+                   "the guard to be asked after the stall began")
         chosen = latest_checkpoint(checkpoints)
-        chose = ended(job_master)
-        wait_until(lambda: ended(job_master) > chose or job_master.status == "CANCELED", 120,
-                   "the stalled job to try completing a checkpoint after the next driver chose")
+        chose = len(answers)
+        wait_until(lambda: len(answers) > chose or job_master.status == "CANCELED", 120,
+                   "the stalled job to try checkpointing after the next driver chose")
         renewals.open.set()  # awake: its lease keeper finds the lease another's, and it stops its jobs
         gate.open.set()
         wait_until(lambda: served, 120, "the old session driver to end")
@@ -206,12 +207,6 @@ def test_a_session_driver_whose_lease_went_unrenewed_completes_no_checkpoint_aft
     run.refresh_from_db()
     assert run.status == "FINISHED", run.failure_cause
     assert_exactly_once(committed(output), Counter(range(COUNT)), "the old session driver and the next one")
-
-
-def ended(job_master) -> int:
-    """How many checkpoints of the job ended (completed or failed) so far."""
-    counts = job_master.coordinator.stats.counts
-    return counts["completed"] + counts["failed"]
 
 
 def _verified(run, metadata: dict) -> dict:
