@@ -1,6 +1,7 @@
 """ASGI entry point: HTTP through Django (shed past ``MAX_REQUESTS_IN_FLIGHT``), WebSockets through Channels
 (the core's socket routes and each feature app's: an installed app with a ``routing`` module brings its
 ``websocket_urlpatterns``, found here as Django finds ``admin`` modules, so the project names no feature)."""
+import gc
 import os
 from importlib import import_module
 
@@ -13,7 +14,7 @@ django_asgi_app = get_sync_chain_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs Django set up)
 from django.apps import apps  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.urls import re_path  # noqa: E402
+from django.urls import get_resolver, re_path  # noqa: E402
 from django.utils.module_loading import module_has_submodule  # noqa: E402
 
 from studio.load_shedding import LoadSheddingMiddleware  # noqa: E402
@@ -46,3 +47,11 @@ application = ProtocolTypeRouter({
     "http": LoadSheddingMiddleware(django_asgi_app, settings.MAX_REQUESTS_IN_FLIGHT),
     "websocket": OriginCheck(StudioAuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
 })
+
+# What a web process holds once started (Django, DRF, the views the URLconf imports, loaded now rather than by a
+# first request: some 200,000 objects that live as long as the process) is kept out of the cyclic garbage
+# collector. A full collection scanned it all, 110-170 ms of CPU once in about 200 requests per process, and on a
+# machine that many runs keep busy that request took 1-1.4 s: REST's p99 (docs/performance.md, issue 40, seventh
+# wave). Younger objects are collected as before.
+get_resolver().url_patterns  # noqa: B018
+gc.freeze()
