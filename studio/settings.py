@@ -23,8 +23,11 @@ directory for relative paths; default ``var/workspaces``, see ``studio.locations
 ``STUDIO_SESSION_MODE`` (1: ``make up`` keeps a session driver, one Spark application small runs share;
 0: every run has a driver of its own) and ``STUDIO_SESSION_SLOTS`` (64: the slots, ``local[N]``'s cores,
 of the session's application; with ``SPARK_MASTER`` the most executors it grows to; ``studio.runs.placement``),
-``STUDIO_SESSION_SLOT_NICE`` (5: the niceness of the session's slot processes, so that the web server and the
-session driver get the CPU first when a machine's runs keep it busy; 0: as any process);
+``STUDIO_SESSION_SLOT_NICE`` (5: the niceness of the session's slot processes, so that the session driver gets
+the CPU before them; 0: as any process), ``STUDIO_RUN_AUTOGROUP_NICE`` (0: the same weight; 10: where Linux groups the CPU
+by session, autogroup, the niceness of the session driver's group, its JVM and slots included, against the web
+server's, so that a web request gets the CPU at once however many runs run, and the runs wait behind any other
+busy work of the machine; ``studio.processes.priority``, docs/capacity.md);
 on a ``SPARK_MASTER``, ``STUDIO_SESSION_ELASTIC`` (1: the session's executors, one core each, follow the
 slots its runs need; 0: it keeps what the master gives it), ``STUDIO_SESSION_MIN_EXECUTORS`` (1: kept even
 when idle) and ``STUDIO_SESSION_EXECUTOR_IDLE_S`` (30: an idle executor above the demand is released after
@@ -178,10 +181,16 @@ WARM_DRIVER_SLOTS = int(os.environ.get("STUDIO_WARM_DRIVER_SLOTS", str(max(4, os
 # Session mode (studio.runs.placement, studio.runs.session_driver): one Spark application many runs share
 SESSION_MODE = os.environ.get("STUDIO_SESSION_MODE", "1").lower() not in ("0", "false", "no", "off", "")
 SESSION_SLOTS = int(os.environ.get("STUDIO_SESSION_SLOTS", "64"))
-# the niceness of the session's slot processes: the web server and the session driver come first when CPU is short
+# the niceness of the session's slot processes: the session driver comes first when CPU is short (and, where
+# autogroup is off, the web server too; where it is on, RUN_AUTOGROUP_NICE below can put the web first)
 # 5, not 19: at 19 (CFS weight 15) two of four 100-run benches left runs short of RUNNING after 5 minutes (a slot
 # starting waits behind everything else), while REST p99 did not improve; see docs/performance.md, sixth wave
 SESSION_SLOT_NICE = int(os.environ.get("STUDIO_SESSION_SLOT_NICE", "5"))
+# the niceness of the runs' scheduling group (Linux autogroup: the session driver's session, its JVM and slots
+# included) against the web server's and Celery's (studio.processes.priority). 10 puts a web request first (REST
+# p99 62-69 ms with 100 runs), but the session driver is in that group too: with other work busy on the machine
+# a run started while 50 ran took 1.9-2.9 s instead of 0.4 s, so it is off (0) unless set; docs/capacity.md
+RUN_AUTOGROUP_NICE = int(os.environ.get("STUDIO_RUN_AUTOGROUP_NICE", "0"))
 # On a SPARK_MASTER (not local[N], whose cores are fixed): executors follow the slots the session's runs need
 SESSION_ELASTIC = os.environ.get("STUDIO_SESSION_ELASTIC", "1").lower() not in ("0", "false", "no", "off", "")
 SESSION_MIN_EXECUTORS = int(os.environ.get("STUDIO_SESSION_MIN_EXECUTORS", "1"))

@@ -83,6 +83,9 @@ logger = logging.getLogger("studio.runs.session_driver")
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
     django.setup()
+    from studio.processes.priority import yield_to_studio
+
+    logger.info("%s", yield_to_studio())  # before its JVM and slots start: they share its session's weight
     driver = SessionDriver()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: driver.stopping.set())

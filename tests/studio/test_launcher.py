@@ -72,7 +72,7 @@ def studio(tmp_path):
            if key not in ("REDIS_URL", "DATABASE_URL", "STUDIO_WORKSPACE_ROOT")}
     env.update(STUDIO_DATA_DIR=str(tmp_path), STUDIO_PORT=str(port), STUDIO_WEB_WORKERS="1",
                STUDIO_ADMIN_PASSWORD="launcher-test", PYTHONPATH=str(ROOT), STUDIO_HOST="0.0.0.0",
-               STUDIO_ADVERTISED_URL=ADVERTISED_URL)
+               STUDIO_ADVERTISED_URL=ADVERTISED_URL, STUDIO_RUN_AUTOGROUP_NICE="10")
     env.pop("DJANGO_ALLOWED_HOSTS", None)
     launcher = subprocess.Popen([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env,
                                 stdout=subprocess.DEVNULL)
@@ -116,6 +116,30 @@ def test_the_advertised_url_adds_its_host_and_origin_to_the_django_settings():
         "DJANGO_CSRF_TRUSTED_ORIGINS": "https://studio.example.com"}
     with pytest.raises(ValueError, match="STUDIO_ADVERTISED_URL='studio:8000'"):
         advertised_environment("studio:8000", {})
+
+
+def test_the_runs_yield_the_cpu_to_the_web_server(studio):
+    """The session driver leads a session of its own, other than the web server's, which its Spark JVM and slot
+    processes share; where the kernel groups the CPU by session (autogroup), that group has the niceness
+    ``STUDIO_RUN_AUTOGROUP_NICE`` (10 here; off unless set) and the web server's the default, so a web request is
+    not one group among equals with a hundred runs (docs/performance.md, issue 40, seventh wave)."""
+    from studio.processes.priority import autogroup_nice, autogroup_on
+
+    launcher, _ = studio
+    web = child(launcher, lambda cmdline: "uvicorn" in cmdline)
+    driver = wait_until(lambda: child(launcher, is_session_driver), 60, "the session driver")
+    assert os.getsid(driver.pid) == driver.pid != os.getsid(web.pid)
+    assert os.getsid(web.pid) != os.getsid(launcher.pid)
+    if not autogroup_on():
+        pytest.skip("this kernel does not group the CPU by session")
+    wait_until(lambda: autogroup_nice(driver.pid) == 10, 120,
+               "the session driver to lower its group's weight")
+    jvm = wait_until(lambda: next((p for p in driver.children(recursive=True) if "java" in p.name()), None), 180,
+                     "the session's Spark JVM")
+    assert os.getsid(jvm.pid) == driver.pid and autogroup_nice(jvm.pid) == 10
+    web_side = [web, *web.children(recursive=True)]
+    assert [autogroup_nice(process.pid) for process in web_side] == [0] * len(web_side), \
+        "the web server keeps the default weight"
 
 
 def test_killed_children_are_started_again(studio):
