@@ -83,7 +83,10 @@ Fencing: the completion guard
     A fenced job discards only checkpoints it completed itself (``retained``), and only as one
     more completes, which it cannot once its guard says no. State files have random names, so
     even an id the fenced job failed and deleted before the take-over looked, and which the new
-    job then uses, gets no file of the fenced job in place of one of its own.
+    job then uses, gets no file of the fenced job in place of one of its own. The ids a job
+    skipped go into each checkpoint it completes (``foreign_ids``, with those its restored one
+    skipped): what the fenced job's sinks pre-committed under them, even after this job's recovery
+    ran, is rolled back by every later restore (``engine.runtime.operators.two_phase_commit``).
 
 Events: every transition calls ``on_event`` with ``{"type": "checkpoint", "event":
 "triggered" | "acknowledged" | "completed" | "failed" | "discarded", **statistics}`` (see
@@ -104,7 +107,7 @@ from collections import deque
 from concurrent.futures import Future
 from typing import Callable, Protocol
 
-from engine.checkpoint.metadata import build_metadata
+from engine.checkpoint.metadata import build_metadata, foreign_id_ranges
 from engine.checkpoint.statistics import CheckpointStats, CheckpointStatsTracker
 from engine.checkpoint.storage import CheckpointStorage
 from engine.plan.connection_patterns import pointwise_consumers, pointwise_producers
@@ -281,8 +284,13 @@ class CheckpointCoordinator:
         self._finished_per_vertex: dict[str, int] = {}  # guarded by: self._lock
         self._stop_pending: int | None = None  # guarded by: self._lock; the stop-with-savepoint in flight
         # after every chk-<id> present, completed or not: a fenced job may still write to or delete those
-        self._next_id = max(first_checkpoint_id, int((restored_from or {}).get("checkpoint_id", 0)) + 1,
-                            storage.highest_checkpoint_id() + 1)
+        restored_id = int((restored_from or {}).get("checkpoint_id", 0))
+        self._next_id = max(first_checkpoint_id, restored_id + 1, storage.highest_checkpoint_id() + 1)
+        self._foreign_ids = foreign_id_ranges(restored_from)
+        """Ids below this job's first that are not of its history (``engine.checkpoint.metadata``): the
+        restored checkpoint's, and those this job skipped, which a fenced or dead job may have taken."""
+        if self._next_id > restored_id + 1:
+            self._foreign_ids.append([restored_id + 1, self._next_id - 1])
         self._consecutive_failures = 0
         self._last_completion = 0.0  # monotonic
         self._next_trigger = None  # monotonic; None: periodic triggering off
@@ -713,7 +721,7 @@ class CheckpointCoordinator:
         return build_metadata(checkpoint_id=pending.id, kind=pending.kind, trigger_timestamp=pending.timestamp,
                               completed_timestamp=_now_ms(), tasks=self._all_tasks, vertices=self._vertices,
                               finished=pending.finished_before | pending.finished, handles=pending.handles,
-                              coordinators=pending.coordinator_states)
+                              coordinators=pending.coordinator_states, foreign_ids=self._foreign_ids)
 
     # -- queries --------------------------------------------------------------------------------
     def latest_completed(self) -> dict | None:

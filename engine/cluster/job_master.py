@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from engine.checkpoint.coordinator import CheckpointCoordinator, CheckpointException
+from engine.checkpoint.metadata import foreign_id_ranges
 from engine.checkpoint.signing import SnapshotRefused, SnapshotSigner
 from engine.checkpoint.storage import CheckpointStorage, join, load_metadata
 from engine.cluster.event_log import EventLog
@@ -300,10 +301,16 @@ class JobMaster:
         leaves none and sets ``refused_restore``, so the job fails naming it instead of starting."""
         try:
             if isinstance(restore, str):
-                return load_metadata(restore, self.signer)
-            if restore is not None and self.signer is not None:
-                return self.signer.verify(restore)
-            return restore
+                metadata = load_metadata(restore, self.signer)
+            elif restore is not None and self.signer is not None:
+                metadata = self.signer.verify(restore)
+            else:
+                metadata = restore
+            try:
+                foreign_id_ranges(metadata)
+            except ValueError as error:
+                raise SnapshotRefused((metadata or {}).get("location") or "?", f"its {error}") from None
+            return metadata
         except SnapshotRefused as refused:
             self.refused_restore = str(refused)
             return None

@@ -26,6 +26,12 @@ checkpoint are rolled back (``abort_leftover``). A subtask handles the leftovers
 subtask ``k`` when ``k % parallelism`` is its index, so after a rescale every leftover has
 exactly one owner and no two subtasks touch the same one.
 
+Ids of another history. A job numbers its checkpoints after every ``chk-<id>`` of its directory, and
+each completed checkpoint names the ids below it its history skipped (``foreign_ids``): those a
+fenced job that drove the run before took, which it may pre-commit under even after this job's
+recovery ran (a driver that stalled and woke). Recovery rolls those back whatever the restored id,
+so a later restore does not commit records the job that took over wrote again.
+
 Aborted checkpoints. ``notify_checkpoint_aborted(n)`` does not drop the transaction
 pre-committed for n: the records in it are already past the sources' positions, and
 dropping them would lose them. It stays pending and the next completed checkpoint, which
@@ -54,8 +60,9 @@ import re
 import uuid
 from typing import Any, Iterable
 
+from engine.checkpoint.metadata import foreign_id_ranges, is_foreign
 from engine.runtime.operators.base import StreamOperator
-from engine.runtime.operators.restored_state import require, restored_dicts
+from engine.runtime.operators.restored_state import RestoredStateRefused, require, restored_dicts
 from engine.runtime.operators.visible_latency import VisibleLatency
 from engine.runtime.state.operator_state import BROADCAST_PREFIX
 
@@ -187,15 +194,25 @@ class TwoPhaseCommitSink(StreamOperator):
 
     def _recover(self, restored_id: int) -> None:
         parallelism, index = self.context.parallelism, self.context.subtask_index
+        foreign = self._foreign_ids()
         for subtask, checkpoint_id, handle in self.leftovers():
             if subtask % parallelism != index:
                 continue
-            if checkpoint_id is not None and checkpoint_id <= restored_id:
+            if checkpoint_id is not None and checkpoint_id <= restored_id and not is_foreign(checkpoint_id, foreign):
                 self.commit_leftover(handle)
                 self.recovered["committed"] += 1
             else:
                 self.abort_leftover(handle)
                 self.recovered["aborted"] += 1
+
+    def _foreign_ids(self) -> list[list[int]]:
+        """The restored checkpoint's ids that are not of its history (``engine.checkpoint.metadata``)."""
+        if not self.context.is_restored:
+            return []
+        try:
+            return foreign_id_ranges(self.context.restore.metadata)
+        except ValueError as error:
+            raise RestoredStateRefused(self.node, self.context, f"is of a checkpoint whose {error}") from None
 
     def process_batch(self, batch):
         if not batch:
