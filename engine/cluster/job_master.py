@@ -235,7 +235,7 @@ class JobMaster:
         the job's attempt it belongs to (``restarts`` when it is deployed)."""
         self.capacity_wait_s = capacity_wait_s
         self.deployer = deployer
-        self.job_graph = build_job_graph(definition)
+        self.job_graph = build_job_graph(definition, chain_fan_out=(config or {}).get("chain_fan_out", True))
         self.plan = compile_job_graph(self.job_graph)
         self.checkpoint_dir = checkpoint_dir
         self.config = task_config(definition, self.job_graph, checkpoint_dir, config, grants)

@@ -84,7 +84,7 @@ def _run_pinned_slot(payload: SlotPayload, slot_index: int, barrier_context, cpu
     from engine.runtime.slot import Slot
 
     register_plugins(payload.config.get("operator_plugins"))
-    job_graph = build_job_graph(payload.definition)
+    job_graph = build_job_graph(payload.definition, chain_fan_out=payload.config.get("chain_fan_out", True))
     tasks = [tuple(task) for task in payload.slots_tasks[slot_index]]
     tcp = _tcp_network(job_graph, payload, slot_index, barrier_context)
     control = ControlClient(tuple(payload.control_address), slot_index, tasks, payload.stage_id, cpu=cpu,

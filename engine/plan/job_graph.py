@@ -7,13 +7,24 @@ between them. The JobGraph is the definition after chaining: one :class:`JobVert
 chain, one :class:`JobEdge` per definition edge that was not chained away.
 
 Chaining rule
-    Node B is chained after node A when the edge A→B is A's only output and B's only
-    input, its partitioning is ``forward``, its exchange is pipelined (in batch mode too,
-    where the edges that are not chained become blocking: a chain's records never go through
-    a file, as Flink chains in batch), and A and B have equal parallelism. A node with two outputs ends
-    its chain; a node with two inputs starts one. An edge leaving a named output port
-    (``from_port``, e.g. a window's late records) is never chained: it is always a job
-    edge, so the runtime routes a port's records to that edge's writers only.
+    Node B is chained after node A when the edge A→B is B's only input, its partitioning is
+    ``forward``, its exchange is pipelined (in batch mode too, where the edges that are not
+    chained become blocking: a chain's records never go through a file, as Flink chains in
+    batch), and A and B have equal parallelism. A node with two inputs starts a chain. An edge
+    leaving a named output port (``from_port``, e.g. a window's late records) is never
+    chained: it is always a job edge, so the runtime routes a port's records to that edge's
+    writers only.
+
+Fan-out chaining
+    A node may feed several chained successors (and job edges besides), as Flink chains an
+    operator with every forward consumer that has no other input: a source that fans out to
+    two filters runs them in its own task, one call per batch each, instead of handing each
+    batch to two more tasks over local channels (whose writers then send small buffers
+    whenever their input runs dry). A chain is then a tree rooted at its head; its operators
+    are listed parent before child (depth first, successors in the definition's order) and
+    :attr:`JobVertex.chain_inputs` says which operator feeds each. ``chain_fan_out=False``
+    (the deployment setting ``"chain_fan_out": false``) plans as before: a node with two
+    outputs ends its chain.
 
 Each job edge carries the two facts the later stages need:
 
@@ -78,10 +89,40 @@ class JobVertex:
     """The node dicts of the chain, head first."""
     parallelism: int
     max_parallelism: int
+    chain_inputs: tuple[int, ...] | None = field(default=None, hash=False)
+    """Per operator, the position of the chained operator that feeds it (-1 for the head);
+    None: a linear chain, each operator fed by the one before it."""
 
     @property
     def name(self) -> str:
-        return " -> ".join(operator["id"] for operator in self.operators)
+        if self.is_linear_chain:
+            return " -> ".join(operator["id"] for operator in self.operators)
+        return self._subtree_name(0)
+
+    def _subtree_name(self, position: int) -> str:
+        below = [self._subtree_name(child) for child in self.chained_outputs(position)]
+        own = self.operators[position]["id"]
+        if not below:
+            return own
+        return f"{own} -> {below[0]}" if len(below) == 1 else f"{own} -> [{', '.join(below)}]"
+
+    @property
+    def is_linear_chain(self) -> bool:
+        """Whether each operator feeds at most one chained operator (no fan-out in the chain)."""
+        return self.chain_inputs is None or all(feeder == position - 1
+                                                for position, feeder in enumerate(self.chain_inputs))
+
+    def chained_input(self, position: int) -> int | None:
+        """The position of the operator that feeds the one at ``position`` in the chain; None for the head."""
+        if position == 0:
+            return None
+        return position - 1 if self.chain_inputs is None else self.chain_inputs[position]
+
+    def chained_outputs(self, position: int) -> list[int]:
+        """The positions of the operators that the one at ``position`` feeds in the chain, in order."""
+        if self.chain_inputs is None:
+            return [position + 1] if position + 1 < len(self.operators) else []
+        return [child for child, feeder in enumerate(self.chain_inputs) if feeder == position and child > 0]
 
     @property
     def is_source(self) -> bool:
@@ -197,29 +238,32 @@ class JobGraph:
                 for vertex in self.vertices}
 
 
-def build_job_graph(definition: dict) -> JobGraph:
-    """Chain the operators of a pipeline definition into a JobGraph."""
+def build_job_graph(definition: dict, *, chain_fan_out: bool = True) -> JobGraph:
+    """Chain the operators of a pipeline definition into a JobGraph (``chain_fan_out``: see
+    "Fan-out chaining" above)."""
     definition = with_expectation_checks(definition)
     nodes = _nodes_by_id(definition)
     edges = _definition_edges(definition, nodes)
     order = _topological_node_order(definition["nodes"], edges)
     parallelism = {node_id: _parallelism(definition, node) for node_id, node in nodes.items()}
-    chained_successor = _chained_successors(definition, edges, parallelism)
-    chains = _chains(order, chained_successor)
-    vertex_of_node = {node_id: chain[0] for chain in chains for node_id in chain}
+    chained_successors = _chained_successors(definition, edges, parallelism, chain_fan_out)
+    chains = _chains(order, chained_successors)
+    vertex_of_node = {node_id: chain[0] for chain, _ in chains for node_id in chain}
     vertices = [
         JobVertex(
             id=chain[0],
             operators=tuple(nodes[node_id] for node_id in chain),
             parallelism=parallelism[chain[0]],
             max_parallelism=_max_parallelism(definition, nodes[chain[0]]),
+            chain_inputs=None if all(feeder == position - 1 for position, feeder in enumerate(inputs))
+            else tuple(inputs),
         )
-        for chain in chains
+        for chain, inputs in chains
     ]
     job_edges = [
         _job_edge(definition, edge, vertex_of_node)
         for edge in edges
-        if chained_successor.get(edge["from"]) != edge["to"]
+        if edge["to"] not in chained_successors.get(edge["from"], ())
     ]
     return JobGraph(vertices=vertices, edges=job_edges, mode=definition.get("mode") or "streaming",
                     checkpointing=dict(definition.get("checkpointing") or {}))
@@ -320,9 +364,10 @@ def _topological_node_order(node_list: list[dict], edges: list[dict]) -> list[st
 
 
 def _chained_successors(
-    definition: dict, edges: list[dict], parallelism: dict[str, int]
-) -> dict[str, str]:
-    """Map each node to the node chained right after it (see the chaining rule above)."""
+    definition: dict, edges: list[dict], parallelism: dict[str, int], fan_out: bool
+) -> dict[str, list[str]]:
+    """Map each node to the nodes chained right after it, in the edges' order (see the chaining rule
+    above; without ``fan_out`` only a node's only output chains)."""
     outputs: dict[str, list[dict]] = {}
     inputs: dict[str, list[dict]] = {}
     for edge in edges:
@@ -332,28 +377,38 @@ def _chained_successors(
     for edge in edges:
         source, target = edge["from"], edge["to"]
         if (
-            len(outputs[source]) == 1
+            (fan_out or len(outputs[source]) == 1)
             and len(inputs[target]) == 1
             and edge["partitioning"] == "forward"
             and edge["exchange"] == "pipelined"
             and edge.get("from_port") is None
             and parallelism[source] == parallelism[target]
         ):
-            successors[source] = target
+            successors.setdefault(source, []).append(target)
     return successors
 
 
-def _chains(order: list[str], chained_successor: dict[str, str]) -> list[list[str]]:
-    """Return the chains, ordered by the topological position of their heads."""
-    chained = set(chained_successor.values())
+def _chains(order: list[str], chained_successors: dict[str, list[str]]) -> list[tuple[list[str], list[int]]]:
+    """Return the chains, ordered by the topological position of their heads: each its node ids,
+    parent before child (depth first, a node's successors in topological order), and per node the
+    position of the node that feeds it (-1 for the head)."""
+    position = {node_id: index for index, node_id in enumerate(order)}
+    chained = {target for targets in chained_successors.values() for target in targets}
     chains = []
     for node_id in order:
         if node_id in chained:
             continue
-        chain = [node_id]
-        while chain[-1] in chained_successor:
-            chain.append(chained_successor[chain[-1]])
-        chains.append(chain)
+        chain: list[str] = []
+        inputs: list[int] = []
+        waiting = [(node_id, -1)]
+        while waiting:
+            current, feeder = waiting.pop()
+            inputs.append(feeder)
+            chain.append(current)
+            here = len(chain) - 1
+            below = sorted(chained_successors.get(current, ()), key=position.__getitem__)
+            waiting.extend((successor, here) for successor in reversed(below))
+        chains.append((chain, inputs))
     return chains
 
 

@@ -5,7 +5,16 @@ chaining). Each operator's ``emit`` is bound straight to the next operator's
 ``process_batch`` -- one Python call per batch, no queue, no copy -- and the chain's last
 operator (or any operator with job edges leaving it) emits into record writers. When an
 operator has several targets, its ``emit`` calls each with the same list, which is why
-operators never mutate their input. An operator whose output feeds something emits through its
+operators never mutate their input.
+
+Fan-out: a chain may be a tree (``chain_inputs``: per operator the position of the one that
+feeds it; the JobGraph's "Fan-out chaining"), operators listed parent before child. An
+operator then calls each chained successor's ``process_batch`` (and its watermark and status
+methods) in their order, then its writers; everything else -- barriers, snapshots, finishing
+(parent first), opening and closing (children first) -- goes over the operator list as for a
+linear chain, so a snapshot is still one consistent cut of the whole subtask. The fused runs
+below never take a fan-out inside their run, and the columnar and JSON-fields paths (which
+need one line from the head to one writer) only linear chains. An operator whose output feeds something emits through its
 tap point (``engine.runtime.tap``): one check per batch while no tap is open.
 
 Named output ports (``port_writers``: node -> port -> writers, the job edges with a
@@ -170,10 +179,23 @@ class OperatorChain:
 
     def __init__(self, operators: Sequence[StreamOperator], writers: dict[str, list[RecordWriter]],
                  tap_points: dict[str, TapPoint] | None = None,
-                 port_writers: dict[str, dict[str, list[RecordWriter]]] | None = None):
+                 port_writers: dict[str, dict[str, list[RecordWriter]]] | None = None,
+                 chain_inputs: Sequence[int] | None = None):
         if not operators:
             raise ValueError("an operator chain needs at least one operator")
         self.operators = list(operators)
+        self.inputs = (list(range(-1, len(self.operators) - 1)) if chain_inputs is None
+                       else [int(feeder) for feeder in chain_inputs])
+        """Per operator, the position of the operator feeding it in the chain (-1: the head)."""
+        if len(self.inputs) != len(self.operators) or self.inputs[0] != -1 or any(
+                not 0 <= feeder < position for position, feeder in enumerate(self.inputs) if position):
+            raise ValueError(f"chain inputs {list(chain_inputs or ())} do not form a tree over "
+                             f"{len(self.operators)} operators listed parent first")
+        self.outputs: list[list[int]] = [[] for _ in self.operators]
+        """Per operator, the positions of the operators it feeds in the chain, in order."""
+        for position, feeder in enumerate(self.inputs[1:], start=1):
+            self.outputs[feeder].append(position)
+        self.is_linear = all(feeder == position - 1 for position, feeder in enumerate(self.inputs))
         self.tap_points: dict[str, TapPoint] = {}
         port_writers = port_writers or {}
         self._node_writers, self._port_writers = writers, port_writers
@@ -191,8 +213,8 @@ class OperatorChain:
             batch_targets: list[Callable] = []
             watermark_targets: list[Callable] = []
             status_targets: list[Callable] = []
-            if position + 1 < len(self.operators):
-                following = self.operators[position + 1]
+            for successor in self.outputs[position]:
+                following = self.operators[successor]
                 batch_targets.append(following.process_batch)
                 watermark_targets.append(following.process_watermark)
                 status_targets.append(following.process_watermark_status)
@@ -221,6 +243,7 @@ class OperatorChain:
         while start < len(operators):
             end = start
             while (end + 1 < len(operators) and _step_kind(operators[end]) == "map"
+                   and self.outputs[end] == [end + 1]
                    and not writers.get(operators[end].node_id) and not port_writers.get(operators[end].node_id)
                    and _step_kind(operators[end + 1]) is not None):
                 end += 1
@@ -231,7 +254,7 @@ class OperatorChain:
             if steps is not None:
                 points = [tap_points[op.node_id] for op in run[:-1] if op.node_id in tap_points]
                 run[0].process_batch = _fused_run(run, steps, self.counters[start:end], points)
-            if start == 1 and end == len(operators) - 1 and _step_kind(run[0]) is not None:
+            if start == 1 and end == len(operators) - 1 and self.is_linear and _step_kind(run[0]) is not None:
                 self._take_int_arrays(run, writers, port_writers, tap_points)
             start = end + 1
 
@@ -256,7 +279,7 @@ class OperatorChain:
         (``engine.runtime.json_fields``), where the chain is one that path covers. Called after the
         head agreed to project (``project_records``), before anything ran."""
         head, last = self.operators[0], self.operators[-1]
-        if len(self.operators) < 2 or self._port_writers:
+        if len(self.operators) < 2 or self._port_writers or not self.is_linear:
             return False
         if any(self._node_writers.get(op.node_id) for op in self.operators[:-1]):
             return False
@@ -377,8 +400,11 @@ class OperatorChain:
         milliseconds, None before the first.
         """
         metrics: dict[str, dict] = {}
-        records_in, watermark = head_records_in, head_watermark
-        for operator, counters, stats in zip(self.operators, self.counters, self.latency):
+        for operator, counters, stats, feeder in zip(self.operators, self.counters, self.latency, self.inputs):
+            if feeder < 0:
+                records_in, watermark = head_records_in, head_watermark
+            else:
+                records_in, watermark = self.counters[feeder].records_out, self.counters[feeder].watermark_out
             entry = metrics[operator.node_id] = {"records_in": records_in,
                                                  "records_out": counters.records_out + counters.side_records_out,
                                                  "watermark": watermark, **operator.node_figures()}
@@ -391,7 +417,6 @@ class OperatorChain:
             lag = measured_lag(operator)
             if lag is not None:
                 entry["lag"] = lag
-            records_in, watermark = counters.records_out, counters.watermark_out
         return metrics
 
     def result(self) -> dict:

@@ -344,7 +344,8 @@ class StreamTask:
         # a tap's samples name the operator whose output they are, not the chain's head
         self.chain = OperatorChain(operators, writers, {node["id"]: TapPoint(node["id"], (node["id"], self.index),
                                                                              self.tap_sender)
-                                                        for node in self.vertex.operators}, port_writers)
+                                                        for node in self.vertex.operators}, port_writers,
+                                    self.vertex.chain_inputs)
         if self.chain.buffers_output:
             self.mailbox.before_waiting = self.chain.flush_outputs
         if self.config.get("projection", True):

@@ -58,17 +58,72 @@ def test_unequal_parallelism_breaks_the_chain():
     assert [vertex.parallelism for vertex in job_graph.vertices] == [2, 4]
 
 
-def test_a_node_with_two_outputs_ends_its_chain_and_a_node_with_two_inputs_starts_one():
+def test_without_fan_out_chaining_a_node_with_two_outputs_ends_its_chain_and_a_node_with_two_inputs_starts_one():
     job_graph = build_job_graph(
         definition_of(
             [node("src", "source.datagen"), node("a"), node("b"), node("join"), node("sink", "sink.collect")],
             [edge("src", "a"), edge("src", "b"), edge("a", "join"), edge("b", "join"), edge("join", "sink")],
-        )
+        ),
+        chain_fan_out=False,
     )
     assert chains(job_graph) == [["src"], ["a"], ["b"], ["join", "sink"]]
     assert [e.id for e in job_graph.outputs_of("src")] == ["src-a", "src-b"]
     assert [e.id for e in job_graph.inputs_of("join")] == ["a-join", "b-join"]
     assert all(e.distribution is DistributionPattern.POINTWISE for e in job_graph.edges)
+    assert all(vertex.is_linear_chain and vertex.chain_inputs is None for vertex in job_graph.vertices)
+
+
+def test_a_source_chains_with_both_filters_it_fans_out_to_and_a_node_with_two_inputs_starts_a_chain():
+    """Fan-out chaining: the source runs both forward consumers in its task; each one's edge into the
+    join leaves the source's vertex."""
+    job_graph = build_job_graph(
+        definition_of(
+            [node("src", "source.datagen"), node("a", "transform.filter"), node("b", "transform.filter"),
+             node("join"), node("sink", "sink.collect")],
+            [edge("src", "a"), edge("src", "b"), edge("a", "join", partitioning="hash", key="k"),
+             edge("b", "join", partitioning="hash", key="k"), edge("join", "sink")],
+            parallelism=2,
+        )
+    )
+    assert chains(job_graph) == [["src", "a", "b"], ["join", "sink"]]
+    source = job_graph.vertices[0]
+    assert source.chain_inputs == (-1, 0, 0)
+    assert not source.is_linear_chain
+    assert source.name == "src -> [a, b]"
+    assert [source.chained_outputs(position) for position in range(3)] == [[1, 2], [], []]
+    assert [source.chained_input(position) for position in range(3)] == [None, 0, 0]
+    assert [(e.id, e.source, e.source_node, e.target) for e in job_graph.inputs_of("join")] == [
+        ("a-join", "src", "a", "join"), ("b-join", "src", "b", "join")]
+    assert job_graph.vertices[1].chain_inputs is None and job_graph.vertices[1].is_linear_chain
+
+
+def test_a_fan_out_chain_lists_parents_before_children_depth_first():
+    """Each branch follows its parent; a branch's own chain continues before the next branch starts;
+    a forward edge to a node with two inputs, and a port's edge, stay job edges."""
+    job_graph = build_job_graph(
+        definition_of(
+            [node("src", "source.datagen"), node("a"), node("a2"), node("b"), node("b2"), node("u"),
+             node("late", "sink.collect")],
+            [edge("src", "a"), edge("src", "b"), edge("a", "a2"), edge("b", "b2"),
+             edge("a2", "u"), edge("b2", "u"), {"id": "p", "from": "b", "to": "late", "from_port": "late"}],
+        )
+    )
+    assert chains(job_graph) == [["src", "a", "a2", "b", "b2"], ["u"], ["late"]]
+    source = job_graph.vertices[0]
+    assert source.chain_inputs == (-1, 0, 1, 0, 3)
+    assert source.name == "src -> [a -> a2, b -> b2]"
+    assert {e.id for e in job_graph.outputs_of("src")} == {"a2-u", "b2-u", "p"}
+
+
+def test_a_node_with_a_job_edge_besides_chains_its_forward_successor():
+    job_graph = build_job_graph(
+        definition_of(
+            [node("src", "source.datagen"), node("map"), node("sum"), node("sink", "sink.collect")],
+            [edge("src", "map"), edge("src", "sum", partitioning="hash", key="k"), edge("map", "sink")],
+        )
+    )
+    assert chains(job_graph) == [["src", "map", "sink"], ["sum"]]
+    assert job_graph.vertices[0].is_linear_chain
 
 
 def test_job_edges_connect_chains_but_remember_their_nodes():
@@ -106,7 +161,8 @@ def test_forward_edge_that_does_not_chain_is_pointwise():
         definition_of(
             [node("src", "source.datagen"), node("a"), node("b")],
             [edge("src", "a"), edge("src", "b")],
-        )
+        ),
+        chain_fan_out=False,
     )
     assert {e.distribution for e in job_graph.edges} == {DistributionPattern.POINTWISE}
 
@@ -138,7 +194,8 @@ def test_defaults_for_parallelism_partitioning_and_exchange():
             [node("src", "source.datagen"), node("a"), node("b", parallelism=5)],
             [edge("src", "a"), edge("src", "b", partitioning="rebalance")],
             max_parallelism=256,
-        )
+        ),
+        chain_fan_out=False,  # the forward edge src -> a stays a job edge, with its defaults
     )
     assert [(v.id, v.parallelism, v.max_parallelism) for v in job_graph.vertices] == [
         ("src", 1, 256),

@@ -106,7 +106,9 @@ def test_a_port_edge_is_a_job_edge_of_its_own_never_chained():
 
     definition = normalise_definition(with_late_edge({"type": "window.session", "params": {"gap_ms": 5}}))
     graph = build_job_graph(definition)
-    assert {edge.id: edge.source_port for edge in graph.edges} == {"b": None, "c": None, "d": "late"}
+    # the main output's forward edge chains (fan-out chaining), the port's never does
+    assert {edge.id: edge.source_port for edge in graph.edges} == {"b": None, "d": "late"}
+    assert ("w", "out") in [vertex.operator_ids for vertex in graph.vertices]
     # even as the window's only edge, forward and of equal parallelism (the planner does not validate)
     definition["edges"] = [edge for edge in definition["edges"] if edge["id"] != "c"]
     definition["nodes"] = [node for node in definition["nodes"] if node["id"] != "out"]
