@@ -19,7 +19,12 @@ it. Anything else gets whole records:
 - made into new records: ``transform.map``, ``aggregate.reduce`` and the windows
   (``window.tumbling``/``sliding``/``session``/``count``), in the chain or behind a job edge;
   a window with an edge from its ``late`` port passes late records on unchanged: whole records;
-- every other operator (sinks, Python nodes, joins, lookups, deduplication, unions...), an
+- joined: ``join.window`` and ``join.interval`` behind a job edge, which read of the edge's
+  side what their ``output`` expression reads as ``left`` or ``right`` (the key is the edge's);
+  the default ``[left, right]``, and a join with an edge from a ``late_*`` port, whole records.
+  Behind filters, this needs the filters in the source's chain (fan-out chaining, as the window
+  join of ``make bench-events`` has them);
+- every other operator (sinks, Python nodes, lookups, deduplication, unions...), an
   expression that uses the record otherwise than by a constant field name (``x``,
   ``x.get("a")``, ``{**x}``), and an edge from a named port: whole records;
 - a field name that is not ASCII: whole records (msgspec's decoder into a typed dict does
@@ -32,11 +37,14 @@ from __future__ import annotations
 
 from engine.plan.job_graph import JobGraph, JobVertex
 from engine.spec.catalog import expression_fields, operator_spec, params_with_defaults
+from engine.spec.join_catalog import JOIN_NAMES
 from engine.spec.expressions.fields import fields_read
 
 PASSED_ON = frozenset({"transform.filter", "transform.watermark"})
 MADE_NEW = frozenset({"transform.map", "aggregate.reduce", "window.tumbling", "window.sliding", "window.session",
                       "window.count"})
+JOINS = frozenset({"join.window", "join.interval"})
+"""Made into new records behind a job edge: of the edge's side, what the ``output`` expression reads."""
 PROJECTED_SOURCES = {"source.file": lambda params: params.get("format", "jsonl") == "jsonl"}
 
 
@@ -51,22 +59,29 @@ def projected_fields(job_graph: JobGraph, vertex: JobVertex) -> frozenset[str] |
     for edge in job_graph.outputs_of(vertex.id):
         leaving.setdefault(edge.source_node, []).append(edge)
     ported = {edge.source_node for edge in job_graph.edges if edge.source_port is not None}
-    carrying = True  # the operator's input is the source's records
-    for position, node in enumerate(vertex.operators):
-        if position > 0 and carrying:
+    passes_on = [True] * len(vertex.operators)  # whether the operator emits the source's records
+    for position, node in enumerate(vertex.operators):  # parent before child, also in a fan-out chain
+        feeder = vertex.chained_input(position)
+        if feeder is not None:
+            if not passes_on[feeder]:  # its input is records made new: what it reads is not the source's
+                passes_on[position] = False
+                continue
             read = _node_fields(node, ported)
             if read is None:
                 return None
             fields |= read
-            carrying = node["type"] in PASSED_ON
-        if not carrying:
-            break
+            passes_on[position] = node["type"] in PASSED_ON
+        if not passes_on[position]:
+            continue
         for edge in leaving.get(node["id"], ()):  # the source's records cross a job edge
             if edge.source_port is not None:
                 return None
             target = job_graph.vertex(edge.target).operators[0]
-            read = _node_fields(target, ported)
-            if read is None or target["type"] not in MADE_NEW:
+            if target["type"] in JOINS:
+                read = _join_side_fields(target, edge.side, ported)
+            else:
+                read = _node_fields(target, ported) if target["type"] in MADE_NEW else None
+            if read is None:
                 return None
             fields |= read
             if edge.key is not None:
@@ -77,6 +92,16 @@ def projected_fields(job_graph: JobGraph, vertex: JobVertex) -> frozenset[str] |
     if not all(name.isascii() for name in fields):
         return None
     return frozenset(fields)
+
+
+def _join_side_fields(node: dict, side: str | None, ported: set[str]) -> frozenset[str] | None:
+    """The fields a join's ``output`` reads of the records of ``side`` (``left``/``right``), or None:
+    it needs them whole (the default ``[left, right]``; a late port passes them on unchanged)."""
+    if side not in JOIN_NAMES or node["id"] in ported:
+        return None
+    params = params_with_defaults(operator_spec(node["type"]), node.get("params") or {})
+    output = params.get("output")
+    return fields_read(str(output), side) if output is not None else None
 
 
 def _node_fields(node: dict, ported: set[str]) -> frozenset[str] | None:
