@@ -76,7 +76,7 @@ DEFAULT_UPDATE_INTERVAL_MS = 10
 
 AUTO_SOURCES = frozenset({"source.file", "source.parquet"})
 KEPT_RECORDS = frozenset({"window.session", "join.window", "join.interval"})
-AUTO_DRIFT_MS = 10_000
+AUTO_DRIFT_MS = 30_000
 """Without ``alignment_max_drift_ms`` a watermark node behind one of ``AUTO_SOURCES`` whose records
 reach one of ``KEPT_RECORDS`` aligns with this drift (``SESSION_AUTO_DRIFT_MS`` when they reach
 session windows only): files read in splits are a backfill whose
@@ -84,13 +84,17 @@ subtasks' event times drift apart by whole splits, and sessions and joins keep (
 for as long as the skew (``docs/performance.md``, "Watermark alignment"). Elsewhere it is off: live
 sources' subtasks stay near each other by themselves, and a tumbling or sliding aggregate keeps a
 number per key and window, so the skew costs it little while a paused source leaves its CPU idle
-and the other slot reads more splits."""
+and the other slot reads more splits. 30 s, not 10: with the join's filters chained into the
+source's task (fan-out chaining) the window join of ``make bench-events`` ran 1.17-1.23 M events/s
+at p=2 with 30 s against 0.78-0.94 M with 10 s (sources paused 50-80 ms a run against 300-420;
+20 s 0.93-1.07 M, 60 s 0.76-1.02 M, off 0.96-1.06 M; Spark ``local[2]``, 1M events, quiet machine)."""
 SESSION_AUTO_DRIFT_MS = 30_000
 """The automatic drift in front of session windows alone. They find a record's sessions by bisect
 and mostly take partial sessions (``session_partials``), so the skew costs them less than a join's
 buffers, while at the bench-events job's speed (~700 s of event time a second) a 10 s drift had
 the sources report and pause every few ms: 30 s took a sixth less slot CPU at p=2 than 10 s
-(60 s and 120 s: no better; ``docs/performance.md``); a join took a quarter more with 30 s."""
+(60 s and 120 s: no better; ``docs/performance.md``). (A join took a quarter more with 30 s then,
+at a load of 40-50 and with its filters in tasks of their own; see ``AUTO_DRIFT_MS`` for now.)"""
 
 _NO_WATERMARK = -(2**63)
 _MAX_WATERMARK = 2**63 - 1

@@ -346,7 +346,7 @@ def test_without_a_drift_a_backfill_from_files_into_sessions_is_aligned_and_noth
                          "exchange": "pipelined"},
                         {"id": "e7", "from": "j", "to": "j_out"}]
     members = aligned_sources(build_job_graph(normalise_definition(joined)))["time"]
-    assert {settings.max_drift_ms for _, settings in members.values()} == {AUTO_DRIFT_MS}  # a join's buffers: 10 s
+    assert {settings.max_drift_ms for _, settings in members.values()} == {AUTO_DRIFT_MS}  # a join's buffers: 30 s
     assert aligned_sources(build_job_graph(job("source.datagen", "window.session"))) == {}  # not a backfill
     assert aligned_sources(build_job_graph(job("source.file", "window.tumbling"))) == {}  # partials: cheap skew
     off = job("source.file", "window.session")
