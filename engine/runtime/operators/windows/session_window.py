@@ -46,8 +46,8 @@ session and whose own window's end plus the lateness passed is late.
 
 Partial sessions (``session_partials``): where the edge into the window may carry them, the
 sending subtask merges each batch's records per key first and the window merges the
-``[key, start, end, partial, records]`` intervals in (``_merge_partials``) as it merges a
-record's ``[t, t + gap)``.
+``[key, start, end, partial, records]`` intervals in as it merges a record's ``[t, t + gap)``:
+both go through one loop (``_merge``), so the two paths cannot drift apart.
 
 Batch mode: the input comes key by key and event time does not advance while it does, so
 no record is late; ``finish_keys`` fires every session of the keys just seen.
@@ -55,10 +55,23 @@ no record is late; ``finish_keys`` fires every session of the keys just seen.
 from __future__ import annotations
 
 import itertools
+import operator
 from bisect import bisect_left, bisect_right
 
 from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch
 from engine.runtime.operators.windows.window import KeyedEventTimeWindow
+
+_RECORDS = operator.itemgetter(4)
+"""The number of records a partial session ``[key, start, end, partial, records]`` stands for."""
+
+
+def _late(what, t: int, late_records: list | None) -> int:
+    """Count a late interval (``_merge``): a record, kept with its time for the ``late`` port, or
+    a partial session of ``what`` records."""
+    if late_records is None:
+        return what
+    late_records.append((what, t))
+    return 1
 
 
 class SessionWindowOperator(KeyedEventTimeWindow):
@@ -71,7 +84,7 @@ class SessionWindowOperator(KeyedEventTimeWindow):
             raise ValueError("the session gap must be positive")
         self.sessions = None
         self._starts: dict = {}
-        """key -> its open sessions' starts, sorted (``_assign``'s index; unused with allowed lateness)."""
+        """key -> its open sessions' starts, sorted (``_merge``'s index; unused with allowed lateness)."""
         self.partials_in = 0
         self.records_represented = 0
         """Partial sessions merged in, and the records they stand for (``node_figures``)."""
@@ -98,30 +111,43 @@ class SessionWindowOperator(KeyedEventTimeWindow):
             values = itertools.repeat(1)
         else:
             values = batch if self.values_of is None else self.values_of(batch)
+        stamps = batch.timestamps
+        late: list = []
+        if self.lateness:
+            self.late_records += self._assign_with_lateness(zip(keys, values, stamps, batch), late)
+        else:
+            gap = self.gap
+            self.late_records += self._merge(zip(keys, stamps, [t + gap for t in stamps], values, batch), late)
         late_output = self.side_outputs.get("late")
-        late = [] if late_output is not None else None
-        assign = self._assign_with_lateness if self.lateness else self._assign
-        self.late_records += assign(zip(keys, values, batch.timestamps, batch), late)
-        if late:
+        if late and late_output is not None:
             late_output(TimestampedBatch([record for record, _ in late], [t for _, t in late]))
 
-    def _assign(self, records, late_records: list | None) -> int:
-        """Fold (key, value, time, record) tuples into their keys' sessions; return how many were late,
-        and add them to ``late_records`` as (record, time) when it is a list.
+    def _merge_partials(self, batch) -> None:
+        """Merge ``[key, start, end, partial, records]`` lists in (``session_partials``), each as a
+        record's window ``[t, t + gap)`` merges (``_merge``): a partial of one record is that record.
+        A partial of several ended after the watermark (its sender made sure), so it is never late."""
+        self.late_records += self._merge(batch, None)
+        self.partials_in += len(batch)
+        self.records_represented += sum(map(_RECORDS, batch))
 
-        Usually a record lands in its key's one open session and only moves that session's
-        end: then no timer is registered (see the class docstring), one tuple is replaced."""
-        gap, add, register, watermark = self.gap, self.add, self.timers.register, self.watermark
+    def _merge(self, intervals, late_records: list | None) -> int:
+        """Merge ``(key, start, end, value, what)`` intervals into their keys' sessions -- a record's
+        window (``what`` the record itself: ``late_records`` is then a list, which gets each late
+        one as (record, time)) or a partial session (``what`` the number of its records;
+        ``late_records`` None) --; return how many records were late.
+
+        One path for records and partial sessions (``session_partials``): the window's results must
+        not depend on which of them crossed the edge. Usually an interval lands in its key's one open
+        session and only moves that session's end: then no timer is registered (see the class
+        docstring), one tuple is replaced."""
+        add, register, watermark = self.add, self.timers.register, self.watermark
         entries, starts_of = self.sessions.entries, self._starts
         late = 0
-        for k, v, t, record in records:
-            end = t + gap
+        for k, t, end, v, what in intervals:
             per_key = entries.get(k)
             if per_key is None:
                 if end - 1 <= watermark:
-                    late += 1
-                    if late_records is not None:
-                        late_records.append((record, t))
+                    late += _late(what, t, late_records)
                     continue
                 entries[k] = {t: (end, v)}
                 starts_of[k] = [t]
@@ -145,9 +171,7 @@ class SessionWindowOperator(KeyedEventTimeWindow):
                     first, *others = [s for s in per_key if low <= s <= high]
             if first is None:
                 if end - 1 <= watermark:
-                    late += 1
-                    if late_records is not None:
-                        late_records.append((record, t))
+                    late += _late(what, t, late_records)
                     continue
                 per_key[t] = (end, v)
                 starts_of[k].insert(hi, t)  # every start left of hi ends before t, so starts before it
@@ -176,75 +200,8 @@ class SessionWindowOperator(KeyedEventTimeWindow):
                 register(end - 1, k, start)
         return late
 
-    def _merge_partials(self, batch) -> None:
-        """Merge ``[key, start, end, partial, records]`` lists in (``session_partials``), each as
-        ``_assign`` merges a record's window ``[t, t + gap)``: a partial of one record is that record.
-        A partial of several ended after the watermark (its sender made sure), so it is never late."""
-        add, register, watermark = self.add, self.timers.register, self.watermark
-        entries, starts_of = self.sessions.entries, self._starts
-        late = represented = 0
-        for k, t, end, v, records in batch:
-            represented += records
-            per_key = entries.get(k)
-            if per_key is None:
-                if end - 1 <= watermark:
-                    late += records
-                    continue
-                entries[k] = {t: (end, v)}
-                starts_of[k] = [t]
-                register(end - 1, k, t)
-                continue
-            first = others = None
-            if len(per_key) == 1:
-                (s, session), = per_key.items()
-                hi = lo = 1 if s <= end else 0
-                if hi and session[0] >= t:
-                    lo, first = 0, s
-            else:
-                starts = starts_of[k]
-                hi = lo = bisect_right(starts, end)
-                while lo and per_key[starts[lo - 1]][0] >= t:
-                    lo -= 1
-                if hi - lo == 1:
-                    first = starts[lo]
-                elif lo < hi:
-                    low, high = starts[lo], starts[hi - 1]
-                    first, *others = [s for s in per_key if low <= s <= high]
-            if first is None:
-                if end - 1 <= watermark:
-                    late += records
-                    continue
-                per_key[t] = (end, v)
-                starts_of[k].insert(hi, t)
-                register(end - 1, k, t)
-                continue
-            e, acc = per_key[first]
-            acc = add(acc, v)
-            if e > end:
-                end = e
-            start = first if first < t else t
-            if others:
-                for s in others:
-                    e, a = per_key.pop(s)
-                    acc = add(acc, a)
-                    if e > end:
-                        end = e
-                    if s < start:
-                        start = s
-            if others or start != first:
-                starts_of[k][lo:hi] = [start]
-            if start == first:
-                per_key[first] = (end, acc)
-            else:
-                del per_key[first]
-                per_key[start] = (end, acc)
-                register(end - 1, k, start)
-        self.late_records += late
-        self.partials_in += len(batch)
-        self.records_represented += represented
-
     def _assign_with_lateness(self, records, late_records: list | None) -> int:
-        """``_assign`` with allowed lateness: sessions that fired stay (map state ``fired``) until the
+        """``_merge`` of records with allowed lateness: sessions that fired stay (map state ``fired``) until the
         watermark passes ``end - 1 + allowed_lateness_ms``. A record merges with the open and fired
         sessions it touches; if the merged session ends at or before the watermark it fires again at
         once (and stays fired), otherwise it is open and fires when the watermark passes its end."""
