@@ -88,13 +88,17 @@ and the other slot reads more splits. 30 s, not 10: with the join's filters chai
 source's task (fan-out chaining) the window join of ``make bench-events`` ran 1.17-1.23 M events/s
 at p=2 with 30 s against 0.78-0.94 M with 10 s (sources paused 50-80 ms a run against 300-420;
 20 s 0.93-1.07 M, 60 s 0.76-1.02 M, off 0.96-1.06 M; Spark ``local[2]``, 1M events, quiet machine)."""
-SESSION_AUTO_DRIFT_MS = 30_000
-"""The automatic drift in front of session windows alone. They find a record's sessions by bisect
-and mostly take partial sessions (``session_partials``), so the skew costs them less than a join's
-buffers, while at the bench-events job's speed (~700 s of event time a second) a 10 s drift had
-the sources report and pause every few ms: 30 s took a sixth less slot CPU at p=2 than 10 s
-(60 s and 120 s: no better; ``docs/performance.md``). (A join took a quarter more with 30 s then,
-at a load of 40-50 and with its filters in tasks of their own; see ``AUTO_DRIFT_MS`` for now.)"""
+SESSION_AUTO_DRIFT_MS = 120_000
+"""The automatic drift in front of session windows alone: a bound against a subtask left far
+behind (a slower CPU), not a pace. Session windows find a record's sessions by bisect and take
+partial sessions (``session_partials``), so the skew of two subtasks on neighbouring splits (30-70
+s of bench-events' events) costs them nothing measurable, while a drift near that skew pauses the
+subtask ahead again and again and leaves its CPU idle, and cuts the splits to an eighth of the
+drift (``SPLIT_SPAN_SHARE``: 3.75 s of event time at 30 s, a split request every few thousand
+events). Profiled at p=2 on Spark (``docs/performance.md``, "Where the session job's second core
+went"): 30 s paused the sources 55-135 ms a run of ~0.65 s; 120 s pauses them 2-4 ms (the hold at
+the start) with 15 s splits, and the job ran as fast as without alignment. A join keeps every
+record of its windows: ``AUTO_DRIFT_MS`` there."""
 
 _NO_WATERMARK = -(2**63)
 _MAX_WATERMARK = 2**63 - 1

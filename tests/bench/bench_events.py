@@ -25,7 +25,7 @@ run (``checkpoints_<job>``), the in-process CPU per event and the load. Figures 
 never asserted.
 
 Watermark alignment: the jobs run with the default (``engine.runtime.watermark_alignment``): the
-session and join jobs align their source subtasks (30 s drift: at p=2 a source subtask that
+session and join jobs align their source subtasks (120 s and 30 s drift: at p=2 a source subtask that
 runs further ahead of the other in event time waits for it), the tumbling job does not (its window
 partials keep a number per key and window, which the skew costs little); ``--no-alignment``: off
 for all. Each aligned run prints how far apart the sources' watermarks got

@@ -135,6 +135,9 @@ def test_an_aligned_file_sources_splits_span_a_share_of_the_drift(tmp_path):
 
     # aligned by default, with the drift of sessions alone: a backfill into sessions
     assert span("window.session", None) == SESSION_AUTO_DRIFT_MS // SPLIT_SPAN_SHARE
+    # ... a bound, not a pace: splits of 15 s of event time, not the 3.75 s a 30 s drift cut
+    # (a split request every few thousand events, and a pause of the subtask ahead at each split)
+    assert span("window.session", None) == 15_000
     assert span("window.tumbling", 4_000) == 4_000 // SPLIT_SPAN_SHARE
     assert span("window.tumbling", None) is None  # not aligned: cut by bytes alone
     assert span("window.session", None, parallelism=1) is None  # a group of one aligns nothing
