@@ -138,6 +138,11 @@ class HashPartitioner(Partitioner):
             return None
         return split_by_channel(batch, self._channels_of_keys(*keyed), self.number_of_channels, array_channels)
 
+    def channels_of(self, keys: list) -> list[int]:
+        """The channel of each key value, as ``partition`` routes a record whose key expression gives it
+        (``session_partials`` routes its partials by their keys before the writer would)."""
+        return self._channels_of(keys)
+
     def _channels_of(self, keys: list) -> list[int]:
         if len(self._channel_of_key) < ROUTE_CACHE_LIMIT:
             try:

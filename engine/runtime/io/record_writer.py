@@ -96,6 +96,15 @@ class RecordWriter:
         """Send ``partials.combine(batch)`` for each batch: the partial aggregates of a window
         behind this edge instead of its records (``engine.runtime.operators.windows.window_partials``)."""
         send, combine = self.emit, partials.combine
+        route = getattr(partials, "route_by", None)
+        if route is not None and send == self._emit_buffered and route(self.partitioner):
+            emit_buffered, buffer_parts = send, self._buffer_parts
+
+            def send(made) -> None:  # routed by the partials (``session_partials``): a list of (channel, part)
+                if type(made) is list:
+                    buffer_parts(sum(len(part) for _, part in made), made)
+                else:
+                    emit_buffered(made)
 
         def emit_partials(batch: list) -> None:
             send(combine(batch))

@@ -297,3 +297,46 @@ def test_session_windows_over_json_events_on_both_deployments(deployment, tmp_pa
                             checkpoint_dir=str(tmp_path / "checkpoints"))
     assert result.status == "FINISHED", result.failure
     assert committed_lines(tmp_path / "out") == expected_sessions(tmp_path / "in")
+
+
+def _partitioner_that_must_not_partition():
+    """A 2-channel hash partitioner whose ``partition`` fails: routed partials never reach it."""
+    from engine.runtime.io.partitioner import HashPartitioner
+
+    class MustNotPartition(HashPartitioner):
+        def partition(self, batch):
+            raise AssertionError("session partials are routed while they are made, not partitioned after")
+
+    return MustNotPartition(2, lambda x: x[0], 128, compile_batch_expression("x[0]"))
+
+
+def test_session_partials_over_a_hash_edge_of_two_channels_are_routed_while_they_are_made():
+    """The fold groups a batch per key anyway: each group's channel is one lookup, and the writer buffers
+    the parts it is given -- the same partials, in the same order, the partitioner's pass would send."""
+    from engine.runtime.io.partitioner import HashPartitioner
+
+    window = {"id": "w", "type": "window.session", "params": {"gap_ms": 10, "function": "sum", "value": 'x["v"]'}}
+    users = [f"user-{i}" for i in range(12)]
+    batch = TimestampedBatch([{"k": users[i % 12], "v": i} for i in range(60)], [(i * 7) % 50 for i in range(60)])
+    expected = HashPartitioner(2, lambda x: x[0], 128, compile_batch_expression("x[0]")).partition(
+        SessionPartials(window, 'x["k"]').combine(batch))
+    assert len(expected) == 2  # both channels get some
+    received: list[list] = [[], []]
+    writer = RecordWriter("e", [type("Channel", (), {"push": lambda self, item, i=i: received[i].append(item)})()
+                                for i in range(2)], _partitioner_that_must_not_partition(), buffer_records=10_000)
+    partials = SessionPartials(window, 'x["k"]')
+    writer.pre_aggregate_with(partials)
+    writer.emit(batch)  # the record path: combine, then the writer
+    writer.flush()
+    fields_path = partials.fold([r["k"] for r in batch], [r["v"] for r in batch], batch.timestamps,
+                                values_are_ints=True)  # the fields path: fold, then send_partials
+    writer.send_partials(fields_path)
+    writer.flush()
+    assert partials.merged_batches == 2
+    for channel, part in expected:
+        (first, second) = received[channel]
+        assert list(first) == list(part) == list(second) and first.timestamps == part.timestamps
+    assert writer.records_out == 2 * sum(len(part) for _, part in expected)
+    # one channel, or another partitioner: not routed, a TimestampedBatch as before
+    assert not SessionPartials(window, 'x["k"]').route_by(HashPartitioner(1, lambda x: x[0], 128))
+    assert not SessionPartials(window, 'x["k"]').route_by(None)

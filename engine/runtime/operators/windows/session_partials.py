@@ -32,7 +32,9 @@ Exactness. The window's result does not depend on how the records were grouped o
 
 What crosses is a :class:`TimestampedBatch` of lists (``msgpack`` packs lists, not tuples:
 ``engine.runtime.io.wire``), each stamped with its start, routed by ``x[0]`` like the
-tumbling partials (``window_partials.PARTIAL_KEY``). Nothing is buffered between batches, so
+tumbling partials (``window_partials.PARTIAL_KEY``): over a hash edge of several channels
+``fold`` routes them itself, a lookup per key of the batch (``route_by``), to the channels
+the writer's partitioner would have sent them to, in the same order. Nothing is buffered between batches, so
 barriers and watermarks follow exactly the data emitted before them.
 
 Threading model: the producing subtask's mailbox thread (its record writer's).
@@ -57,10 +59,29 @@ class SessionPartials(BatchPartials):
         self.gap = int(self.params["gap_ms"])
         self.merged_batches = 0
         """Batches sent as merged sessions (the rest went one partial per record)."""
+        self._channels = 1
+        self._channels_of = None
+        """The hash edge's channels and its key -> channel lookup when routing (``route_by``)."""
 
-    def fold(self, keys: list, values: list | None, stamps: list, values_are_ints: bool = False) -> TimestampedBatch:
+    def route_by(self, partitioner) -> bool:
+        """Route the partials to the channels of a hash edge of several (``partitioner``) while they are
+        made: ``fold`` then returns ``[(channel, partials), ...]``, which the writer buffers as they are
+        (``RecordWriter.pre_aggregate_with``). True when it will; False for one channel or another
+        partitioner. Why: a batch's records were grouped per key here anyway, so each group's channel is
+        one lookup, where the writer's partitioner evaluated the key of every partial and split the batch
+        and its event times in two more passes -- the largest cost parallelism 2 added to the session
+        job's source subtasks (``docs/performance.md``, "Where the session job's second core went")."""
+        channels_of = getattr(partitioner, "channels_of", None)
+        if channels_of is None or partitioner.number_of_channels < 2:
+            return False
+        self._channels_of = channels_of
+        self._channels = partitioner.number_of_channels
+        return True
+
+    def fold(self, keys: list, values: list | None, stamps: list, values_are_ints: bool = False):
         """The partial sessions of records given as columns: keys, values (None for a count) and
-        event times; ``values_are_ints`` when the caller knows every value is an int."""
+        event times; ``values_are_ints`` when the caller knows every value is an int. A
+        :class:`TimestampedBatch`, or routed (``route_by``) a list of ``(channel, TimestampedBatch)``."""
         gap = self.gap
         if (not self.merging or min(stamps) + gap - 1 <= self.watermark
                 or (values is not None and not values_are_ints and not set(map(type, values)) <= {int})):
@@ -74,9 +95,13 @@ class SessionPartials(BatchPartials):
             else:
                 items.append((t, v))
         add = _ADD[self.function]
-        partials, marks = [], []
-        append, mark = partials.append, marks.append
-        for k, items in groups.items():
+        n = self._channels
+        outputs = [TimestampedBatch() for _ in range(n)]
+        appends = [output.append for output in outputs]
+        marks = [output.timestamps.append for output in outputs]
+        channels = self._channels_of(list(groups)) if n > 1 else itertools.repeat(0)
+        for (k, items), channel in zip(groups.items(), channels):
+            append, mark = appends[channel], marks[channel]
             if len(items) == 1:
                 ((t, v),) = items
                 append([k, t, t + gap, v, 1])
@@ -98,7 +123,9 @@ class SessionPartials(BatchPartials):
             append([k, start, end, acc, records])
             mark(start)
         self.merged_batches += 1
-        return TimestampedBatch(partials, marks)
+        if n == 1:
+            return outputs[0]
+        return [(channel, output) for channel, output in enumerate(outputs) if output]
 
     def _one_per_record(self, keys, values, stamps) -> TimestampedBatch:
         gap = self.gap
