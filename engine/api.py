@@ -82,6 +82,7 @@ from engine.checkpoint.storage import discard as discard_checkpoint
 from engine.checkpoint.storage import is_completed as checkpoint_exists
 from engine.checkpoint.storage import load_metadata as load_checkpoint_metadata
 from engine.checkpoint.storage import sign_snapshot_files
+from engine.cluster.autogroup import AUTOGROUP_SWITCH, autogroup_nice, autogroup_on, set_autogroup_nice
 from engine.cluster.elastic import ElasticSettings
 from engine.cluster.deployments import Deployment, InProcess, InSession, Spark, job_master_for, run, submit
 from engine.cluster.job_master import JobHandle, JobResult
@@ -222,6 +223,8 @@ __all__ = [
     "CHECKPOINTING_DEFAULTS", "DEFINITION_SCHEMA", "KILL_POINTS", "OPERATOR_CATALOG", "check_expression",
     "checkpoint_exists", "expression_fields", "operator_spec", "Deployment", "Grants", "InProcess", "InSession",
     "JobHandle", "SessionCluster", "SessionTooSmall", "ElasticSettings",
+    # Linux autogroups (the CPU shared by session first): the session driver's and its slots' weight
+    "AUTOGROUP_SWITCH", "autogroup_nice", "autogroup_on", "set_autogroup_nice",
     "JobResult", "KillPlan", "PlannedKill", "register_operator", "SnapshotRefused",
     "SnapshotSigner", "Spark", "TapError", "sign_snapshot_files",
     # shadow runs and the state browser

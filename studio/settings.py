@@ -191,6 +191,10 @@ SESSION_SLOT_NICE = int(os.environ.get("STUDIO_SESSION_SLOT_NICE", "5"))
 # p99 62-69 ms with 100 runs), but the session driver is in that group too: with other work busy on the machine
 # a run started while 50 ran took 1.9-2.9 s instead of 0.4 s, so it is off (0) unless set; docs/capacity.md
 RUN_AUTOGROUP_NICE = int(os.environ.get("STUDIO_RUN_AUTOGROUP_NICE", "0"))
+# the autogroup niceness of the session's slots alone (engine.cluster.autogroup): their Python daemon starts a
+# session of its own at it, so the slots (the data path) wait behind the web server while the session driver
+# (JobMasters, heartbeats, new runs' starts) keeps its weight; 0: the slots stay in the driver's group
+SLOT_AUTOGROUP_NICE = int(os.environ.get("STUDIO_SLOT_AUTOGROUP_NICE", "10"))
 # On a SPARK_MASTER (not local[N], whose cores are fixed): executors follow the slots the session's runs need
 SESSION_ELASTIC = os.environ.get("STUDIO_SESSION_ELASTIC", "1").lower() not in ("0", "false", "no", "off", "")
 SESSION_MIN_EXECUTORS = int(os.environ.get("STUDIO_SESSION_MIN_EXECUTORS", "1"))

@@ -36,7 +36,7 @@ from typing import Callable
 
 from engine.cluster.elastic import ELASTIC_CONF, ElasticExecutors, ElasticSettings, SparkExecutors
 from engine.cluster.spark_deployer import EXECUTOR_WAIT_S, SparkDeployer
-from engine.cluster.spark_daemon import SLOT_NICE_VARIABLE
+from engine.cluster.spark_daemon import SLOT_AUTOGROUP_VARIABLE, SLOT_NICE_VARIABLE
 from engine.cluster.spark_session import create_spark_session, spark_master_for, start_python_workers
 
 SESSION_APP_NAME = "pipeline-studio-session"
@@ -124,11 +124,15 @@ class SessionCluster:
     on 2 cores; 1.5-2.3 s once it ran)."""
 
     def __init__(self, slots: int, master: str | None = None, session=None, elastic: ElasticSettings | None = None,
-                 slot_nice: int = 0):
+                 slot_nice: int = 0, slot_autogroup_nice: int = 0):
         """``elastic``: size the executors to the jobs' slots (a cluster master only; ``local[N]`` is fixed);
         its ``maximum`` is the most slots the session offers. ``slot_nice``: the niceness the slots' processes
         run at (``engine.cluster.spark_daemon``): above 0, the processes beside them on the machine (the
-        studio's web server, the session's driver) come first when the CPU is short."""
+        studio's web server, the session's driver) come first when the CPU is short. ``slot_autogroup_nice``:
+        above 0, where Linux groups the CPU by session (autogroup), the slots' daemon starts a session of its own
+        at that autogroup niceness (``engine.cluster.autogroup``): the slots then weigh that against every other
+        session, the driver's (its JobMasters, heartbeats, new runs' starts) and the web server's included, where
+        ``slot_nice`` orders them against their own session's processes only."""
         master = spark_master_for(slots, master) if session is None else session.sparkContext.master
         if master.startswith("local"):
             elastic = None
@@ -139,6 +143,8 @@ class SessionCluster:
             conf = dict(FAIR_SCHEDULING)
             if slot_nice:
                 conf[f"spark.executorEnv.{SLOT_NICE_VARIABLE}"] = str(int(slot_nice))
+            if slot_autogroup_nice:
+                conf[f"spark.executorEnv.{SLOT_AUTOGROUP_VARIABLE}"] = str(int(slot_autogroup_nice))
             if elastic is not None:
                 conf.update({**ELASTIC_CONF, "spark.cores.max": str(elastic.maximum)})
             session = create_spark_session(SESSION_APP_NAME, master, conf)

@@ -20,6 +20,13 @@ imports its worker after the fork for that reason). Operator modules that need
 third-party clients (Redis, PostgreSQL, HTTP, Parquet) stay lazy: the worker that needs
 one imports it, as before. A module that fails to import is skipped: the worker that
 needs it imports it (and reports the error) itself.
+
+With ``ENGINE_SLOT_AUTOGROUP_NICE`` in its environment (``SessionCluster(slot_autogroup_nice=...)``) the daemon
+first starts a session of its own, a Linux autogroup apart from the driver's, at that autogroup niceness
+(``engine.cluster.autogroup``): where the kernel shares the CPU between sessions first, the slots it forks (the
+data path) then wait behind the driver's control plane and the studio's web server instead of sharing one group
+with the driver. pyspark's daemon loop starts with ``os.setpgid(0, 0)``, which a session leader is refused; the
+daemon already leads its own group then, so that one call is answered for it (``_SessionLeaderOs``).
 """
 from __future__ import annotations
 
@@ -27,6 +34,8 @@ import importlib
 import os
 import sys
 import zipimport
+
+from engine.cluster.autogroup import lead_own_autogroup
 
 PRELOADED_MODULES = (
     "pyspark.worker",
@@ -102,16 +111,57 @@ def take_niceness(environ=os.environ) -> int:
     return os.nice(wanted) if wanted > 0 else os.nice(0)
 
 
+SLOT_AUTOGROUP_VARIABLE = "ENGINE_SLOT_AUTOGROUP_NICE"
+"""The autogroup niceness of a session of the daemon's own, which every slot it forks shares (its environment,
+from ``spark.executorEnv``; a ``SessionCluster``'s ``slot_autogroup_nice``)."""
+
+
+def take_own_autogroup(environ=os.environ) -> bool:
+    """With ``ENGINE_SLOT_AUTOGROUP_NICE`` above 0: lead a session of its own (a Linux autogroup apart from the
+    driver's, ``engine.cluster.autogroup``) at that niceness, so that the slots it forks wait behind the driver's
+    control plane and the studio's web server, not only behind each other; whether it now leads a session of its
+    own. Where autogroups are not to be had it runs as before; either way it says what it did in one line on
+    standard error (where Spark logs the daemon's; standard output is the daemon's port for the JVM)."""
+    wanted = int(environ.get(SLOT_AUTOGROUP_VARIABLE) or 0)
+    if wanted <= 0:
+        return False
+    leads, said = lead_own_autogroup(wanted)
+    print(f"engine daemon: slots: {said}", file=sys.stderr, flush=True)
+    return leads
+
+
+class _SessionLeaderOs:
+    """``os`` for pyspark's daemon module once the daemon leads a session of its own: its ``manager()`` starts
+    with ``os.setpgid(0, 0)`` (a process group of its own, to signal its workers as one), which a session
+    leader is refused (EPERM) and needs not: ``setsid`` already made it the leader of a group of its own. Every
+    other name is ``os``'s."""
+
+    def __init__(self, real=os):
+        self._real = real
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def setpgid(self, pid: int, pgid: int) -> None:
+        real = self._real
+        if pid in (0, real.getpid()) and pgid in (0, real.getpid()) and real.getpgid(0) == real.getpid():
+            return  # already the leader of its own group: what the call asks for
+        real.setpgid(pid, pgid)
+
+
 def main() -> None:
     take_niceness()
+    leads_session = take_own_autogroup()
     preload()
     forget_zip_finders()
     if thread_count() > 1:  # a preloaded module broke the rule above: say so where Spark logs it
         print("engine daemon: a preloaded module started a thread; forked workers may inherit a held lock",
               file=sys.stderr)
-    from pyspark.daemon import manager
+    from pyspark import daemon
 
-    manager()
+    if leads_session:
+        daemon.os = _SessionLeaderOs()
+    daemon.manager()
 
 
 if __name__ == "__main__":

@@ -21,35 +21,24 @@ is 0, off, unless set: docs/capacity.md). It does so only where it changes nothi
 - autogroup is on; where it is off (or there is no ``/proc``) the kernel weighs processes alone, and the slots'
   niceness is what puts the runs behind the web: nothing is done either.
 
-Raising a group's niceness needs no privilege; the kernel refuses changes to any group more often than ten times
-a second to an unprivileged caller (EAGAIN), so a refusal of that kind is asked again.
+The kernel's interface is ``engine.api``'s (``engine.cluster.autogroup``), shared with the executors' Python daemon: with
+``STUDIO_SLOT_AUTOGROUP_NICE`` (the session's ``slot_autogroup_nice``) the daemon starts a session of its own before
+it forks the slots and lowers only that group, so that the slots (the data path) wait behind the web server while
+the session driver (its JobMasters, heartbeats and the start of new runs) keeps the weight of any other session.
+That is the narrower of the two; this one lowers the whole driver.
 """
 from __future__ import annotations
 
-import errno
 import os
-import time
-from pathlib import Path
 
-AUTOGROUP_SWITCH = Path("/proc/sys/kernel/sched_autogroup_enabled")
-RETRIES = 20
-RETRY_S = 0.11
+from engine.api import (
+    AUTOGROUP_SWITCH,
+    autogroup_nice,
+    autogroup_on,
+    set_autogroup_nice,
+)
 
-
-def autogroup_on() -> bool:
-    """Whether the kernel groups the CPU by session (autogroup on)."""
-    try:
-        return AUTOGROUP_SWITCH.read_text().strip() == "1"
-    except OSError:
-        return False
-
-
-def autogroup_nice(pid: int | str = "self") -> int | None:
-    """The niceness of ``pid``'s autogroup (``/proc/<pid>/autogroup``: ``/autogroup-42 nice 10``), None without."""
-    try:
-        return int(Path(f"/proc/{pid}/autogroup").read_text().split()[-1])
-    except (OSError, ValueError, IndexError):
-        return None
+__all__ = ["AUTOGROUP_SWITCH", "autogroup_nice", "autogroup_on", "yield_to_studio"]
 
 
 def yield_to_studio(nice: int | None = None) -> str:
@@ -64,14 +53,9 @@ def yield_to_studio(nice: int | None = None) -> str:
         return "autogroup niceness not set (0)"
     if os.getsid(0) != os.getpid():
         return "autogroup niceness not set: this process shares its session (started by hand?)"
-    if not autogroup_on():
+    if not autogroup_on(AUTOGROUP_SWITCH):
         return "autogroup niceness not set: autogroup scheduling is off"
-    for _ in range(RETRIES):
-        try:
-            Path("/proc/self/autogroup").write_text(str(nice))
-            return f"autogroup niceness {autogroup_nice()}: the studio's web server comes first"
-        except OSError as error:
-            if error.errno != errno.EAGAIN:
-                return f"autogroup niceness not set: {error}"
-            time.sleep(RETRY_S)
-    return "autogroup niceness not set: the kernel kept refusing (EAGAIN)"
+    refused = set_autogroup_nice(nice)
+    if refused is not None:
+        return f"autogroup niceness not set: {refused}"
+    return f"autogroup niceness {autogroup_nice()}: the studio's web server comes first"

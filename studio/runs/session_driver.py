@@ -101,7 +101,8 @@ def start_cluster(slots: int, master: str | None):
     if master and settings.SESSION_ELASTIC:
         elastic = ElasticSettings(minimum=min(settings.SESSION_MIN_EXECUTORS, slots), maximum=slots,
                                   grace_s=settings.SESSION_EXECUTOR_IDLE_S)
-    cluster = SessionCluster(slots, master, elastic=elastic, slot_nice=settings.SESSION_SLOT_NICE)
+    cluster = SessionCluster(slots, master, elastic=elastic, slot_nice=settings.SESSION_SLOT_NICE,
+                             slot_autogroup_nice=settings.SLOT_AUTOGROUP_NICE)
     logger.info("session ready: application %s with %s slots (at most %s)", cluster.application_id,
                 cluster.pool.total, cluster.max_slots)
     return cluster

@@ -53,6 +53,18 @@ def child(launcher: psutil.Process, is_it) -> psutil.Process | None:
     return None
 
 
+def slot_daemon(driver: psutil.Process) -> psutil.Process | None:
+    """The executors' Python daemon (``engine.cluster.spark_daemon``, the JVM's child) below the session driver, once
+    started; not one of the workers it forks, which carry the same command line."""
+    for process in driver.children(recursive=True):
+        try:
+            if "engine.cluster.spark_daemon" in " ".join(process.cmdline()) and "java" in process.parent().name():
+                return process
+        except psutil.NoSuchProcess:
+            pass
+    return None
+
+
 def is_redis(cmdline) -> bool:
     return bool(cmdline) and "redis-server" in cmdline[0]  # it retitles itself "redis-server host:port"
 
@@ -72,7 +84,8 @@ def studio(tmp_path):
            if key not in ("REDIS_URL", "DATABASE_URL", "STUDIO_WORKSPACE_ROOT")}
     env.update(STUDIO_DATA_DIR=str(tmp_path), STUDIO_PORT=str(port), STUDIO_WEB_WORKERS="1",
                STUDIO_ADMIN_PASSWORD="launcher-test", PYTHONPATH=str(ROOT), STUDIO_HOST="0.0.0.0",
-               STUDIO_ADVERTISED_URL=ADVERTISED_URL, STUDIO_RUN_AUTOGROUP_NICE="10")
+               STUDIO_ADVERTISED_URL=ADVERTISED_URL, STUDIO_RUN_AUTOGROUP_NICE="10",
+               STUDIO_SLOT_AUTOGROUP_NICE="12")
     env.pop("DJANGO_ALLOWED_HOSTS", None)
     launcher = subprocess.Popen([sys.executable, "-m", "studio.processes.supervisor"], cwd=ROOT, env=env,
                                 stdout=subprocess.DEVNULL)
@@ -122,7 +135,8 @@ def test_the_runs_yield_the_cpu_to_the_web_server(studio):
     """The session driver leads a session of its own, other than the web server's, which its Spark JVM and slot
     processes share; where the kernel groups the CPU by session (autogroup), that group has the niceness
     ``STUDIO_RUN_AUTOGROUP_NICE`` (10 here; off unless set) and the web server's the default, so a web request is
-    not one group among equals with a hundred runs (docs/performance.md, issue 40, seventh wave)."""
+    not one group among equals with a hundred runs (docs/performance.md, issue 40, seventh wave). The slots' Python
+    daemon leaves that session for one of its own at ``STUDIO_SLOT_AUTOGROUP_NICE`` (12 here)."""
     from studio.processes.priority import autogroup_nice, autogroup_on
 
     launcher, _ = studio
@@ -137,6 +151,9 @@ def test_the_runs_yield_the_cpu_to_the_web_server(studio):
     jvm = wait_until(lambda: next((p for p in driver.children(recursive=True) if "java" in p.name()), None), 180,
                      "the session's Spark JVM")
     assert os.getsid(jvm.pid) == driver.pid and autogroup_nice(jvm.pid) == 10
+    daemon = wait_until(lambda: slot_daemon(driver), 180, "the slots' Python daemon")
+    wait_until(lambda: autogroup_nice(daemon.pid) == 12, 60, "the slots' daemon to take a group of its own")
+    assert os.getsid(daemon.pid) == daemon.pid, "the slots lead a session (an autogroup) of their own"
     web_side = [web, *web.children(recursive=True)]
     assert [autogroup_nice(process.pid) for process in web_side] == [0] * len(web_side), \
         "the web server keeps the default weight"

@@ -436,12 +436,13 @@ def test_the_session_driver_makes_its_session_elastic_on_a_spark_master_only(set
     from engine.api import ElasticSettings
     from studio.runs import session_driver
 
-    started, nice = [], []
+    started, nice, group_nice = [], [], []
 
     class Recorded:
-        def __init__(self, slots, master, elastic=None, slot_nice=0):
+        def __init__(self, slots, master, elastic=None, slot_nice=0, slot_autogroup_nice=0):
             started.append((slots, master, elastic))
             nice.append(slot_nice)
+            group_nice.append(slot_autogroup_nice)
             self.application_id, self.pool, self.max_slots = "app", type("Pool", (), {"total": 1})(), slots
 
     monkeypatch.setattr(engine.api, "SessionCluster", Recorded)
@@ -454,6 +455,8 @@ def test_the_session_driver_makes_its_session_elastic_on_a_spark_master_only(set
                        (16, None, None), (16, "spark://master:7077", None)]
     assert nice == [settings.SESSION_SLOT_NICE] * 3 and settings.SESSION_SLOT_NICE == 5, \
         "the session's slots yield the CPU to the web server and the session driver"
+    assert group_nice == [settings.SLOT_AUTOGROUP_NICE] * 3 and settings.SLOT_AUTOGROUP_NICE > 0, \
+        "the session's slots weigh less than the driver's and the web server's groups"
 
 
 @pytest.mark.spark
