@@ -78,12 +78,13 @@ def test_the_daemon_takes_the_slots_niceness_and_the_workers_it_forks_keep_it():
     assert (taken, forked, unset) == ("5", "5", "5")
 
 
-def test_a_session_with_a_slot_niceness_hands_it_to_its_executors_daemon(monkeypatch):
+def sessions_spark_confs(monkeypatch) -> list[dict]:
+    """The Spark conf each ``SessionCluster`` made from here on asks for, in order (no Spark is started)."""
     from types import SimpleNamespace
 
     from engine.cluster import session_cluster
 
-    confs = []
+    confs: list[dict] = []
 
     def create(name, master, conf):
         confs.append(dict(conf))
@@ -91,6 +92,13 @@ def test_a_session_with_a_slot_niceness_hands_it_to_its_executors_daemon(monkeyp
 
     monkeypatch.setattr(session_cluster, "create_spark_session", create)
     monkeypatch.setattr(session_cluster, "start_python_workers", lambda session, count: None)
+    return confs
+
+
+def test_a_session_with_a_slot_niceness_hands_it_to_its_executors_daemon(monkeypatch):
+    from engine.cluster import session_cluster
+
+    confs = sessions_spark_confs(monkeypatch)
     session_cluster.SessionCluster(2, slot_nice=5)
     session_cluster.SessionCluster(2)
     assert confs[0]["spark.executorEnv.ENGINE_SLOT_NICE"] == "5"
@@ -195,18 +203,9 @@ def test_pyspark_daemons_own_group_call_is_not_refused_in_a_session_leader():
 
 
 def test_a_session_with_a_slot_autogroup_niceness_hands_it_to_its_executors_daemon(monkeypatch):
-    from types import SimpleNamespace
-
     from engine.cluster import session_cluster
 
-    confs = []
-
-    def create(name, master, conf):
-        confs.append(dict(conf))
-        return SimpleNamespace(sparkContext=SimpleNamespace(master=master, defaultParallelism=2))
-
-    monkeypatch.setattr(session_cluster, "create_spark_session", create)
-    monkeypatch.setattr(session_cluster, "start_python_workers", lambda session, count: None)
+    confs = sessions_spark_confs(monkeypatch)
     session_cluster.SessionCluster(2, slot_autogroup_nice=10)
     session_cluster.SessionCluster(2)
     assert confs[0]["spark.executorEnv.ENGINE_SLOT_AUTOGROUP_NICE"] == "10"
