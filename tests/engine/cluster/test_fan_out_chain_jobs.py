@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 from collections import Counter
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from engine.cluster.local import LocalCluster
 from engine.plan.job_graph import build_job_graph
 from tests.builders import edge, node, pipeline
 from tests.engine.joins_reference import window_reference
-from tests.engine.lifecycle.support import KillOnce, committed
+from tests.engine.lifecycle.support import KillOnce, KillSeries, committed
 from tests.support import assert_exactly_once, wait_until
 
 COUNT = 4000
@@ -93,38 +92,17 @@ KILL_POINTS = {"src": ["source_poll", "snapshot", "async_upload", "before_ack", 
 """Points the chained source subtasks and the join's subtasks pass (a batch, each checkpoint's phases)."""
 
 
-class KillSeries:
-    """Kills a chained source subtask or a join subtask at ``kills`` random points, one after another."""
 
-    def __init__(self, seed: int, kills: int):
-        self.random = random.Random(seed)
-        self.kills = kills
-        self.fired: list[tuple] = []
-        self._lock = threading.Lock()
-        self._arm()
-
-    def _arm(self) -> None:
-        vertex = self.random.choice(sorted(KILL_POINTS))
-        self._next = KillOnce(self.random.choice(KILL_POINTS[vertex]), (vertex, self.random.randrange(2)))
-        self._skip = self.random.randrange(0, 4)
-
-    def __call__(self, point: str, task: tuple, info: dict) -> bool:
-        with self._lock:
-            if len(self.fired) >= self.kills or not self._next(point, task, info):
-                return False
-            if self._skip > 0:  # let this matching call pass; a later one fires
-                self._skip -= 1
-                self._next.fired.clear()
-                return False
-            self.fired.append((point, task, info.get("checkpoint_id")))
-            self._arm()
-            return True
+def kill_in_chain_or_join(rng: random.Random) -> KillOnce:
+    """A chained source subtask or a join subtask at one of its points (``KillSeries``'s next kill)."""
+    vertex = rng.choice(sorted(KILL_POINTS))
+    return KillOnce(rng.choice(KILL_POINTS[vertex]), (vertex, rng.randrange(2)))
 
 
 @pytest.mark.timeout(200)
 def test_committed_output_is_exact_despite_kills_inside_the_chained_fan_out(tmp_path):
     seed = random.randrange(2**32)
-    kills = KillSeries(seed, kills=6)
+    kills = KillSeries(seed, kills=6, arm=kill_in_chain_or_join)
     result = LocalCluster(config={"batch_size": 32}).run(
         fan_out_join(tmp_path / "out", rate=1600, attempts=10), kill_hook=kills, timeout=150,
         checkpoint_dir=str(tmp_path / "checkpoints"))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 from collections import Counter
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import pytest
 from engine.cluster.local import LocalCluster
 from tests.builders import edge, node, pipeline
 from tests.engine.joins_reference import interval_reference, window_reference
-from tests.engine.lifecycle.support import KillOnce, committed
+from tests.engine.lifecycle.support import KillOnce, KillSeries, committed
 from tests.support import assert_exactly_once, wait_until
 
 LEFT_COUNT, RIGHT_COUNT = 3000, 1000
@@ -80,40 +79,18 @@ KILL_POINTS = [("process", None), ("barrier", None), ("snapshot", None), ("async
 """Points every attempt passes (a batch, and each checkpoint's phases), so each armed kill fires."""
 
 
-class KillSeries:
-    """Kills the join's subtasks at ``kills`` random points, one after another. Thread-safe hook."""
 
-    def __init__(self, seed: int, kills: int):
-        self.random = random.Random(seed)
-        self.kills = kills
-        self.fired: list[tuple] = []
-        self._lock = threading.Lock()
-        self._next = None
-        self._arm()
-
-    def _arm(self) -> None:
-        point, condition = self.random.choice(KILL_POINTS)
-        self._next = KillOnce(point, ("j", self.random.randrange(2)), condition)
-        self._skip = self.random.randrange(0, 4)
-
-    def __call__(self, point: str, task: tuple, info: dict) -> bool:
-        with self._lock:
-            if len(self.fired) >= self.kills or not self._next(point, task, info):
-                return False
-            if self._skip > 0:  # let this matching call pass; a later one fires
-                self._skip -= 1
-                self._next.fired.clear()
-                return False
-            self.fired.append((point, task, info.get("checkpoint_id")))
-            self._arm()
-            return True
+def kill_in_join(rng: random.Random) -> KillOnce:
+    """A join subtask at one of ``KILL_POINTS`` (``KillSeries``'s next kill)."""
+    point, condition = rng.choice(KILL_POINTS)
+    return KillOnce(point, ("j", rng.randrange(2)), condition)
 
 
 @pytest.mark.timeout(200)
 @pytest.mark.parametrize("join", ["interval", "window", "window_outer"])
 def test_committed_join_output_is_exact_despite_kills_at_random_points(tmp_path, join):
     seed = random.randrange(2**32)
-    kills = KillSeries(seed, kills=6)
+    kills = KillSeries(seed, kills=6, arm=kill_in_join)
     result = LocalCluster(config={"batch_size": 32}).run(
         join_job(tmp_path / "out", join, rate=400, attempts=10), kill_hook=kills, timeout=150,
         checkpoint_dir=str(tmp_path / "checkpoints"))
@@ -165,7 +142,7 @@ def test_unaligned_checkpoints_of_a_backpressured_join_persist_in_flight_data_an
     """Barriers overtake both sides' queued buffers; after kills the persisted buffers are replayed into
     their own side (each channel's), and the committed output is still exact."""
     seed = random.randrange(2**32)
-    kills = KillSeries(seed, kills=3)
+    kills = KillSeries(seed, kills=3, arm=kill_in_join)
     job = join_job(tmp_path / "out", join, rate=0, attempts=10)
     job["checkpointing"]["unaligned"] = True
     job["nodes"][4]["params"]["output"] = SLOW_OUTPUT

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import random
 import threading
 from collections import Counter
 from pathlib import Path
@@ -53,6 +54,35 @@ class KillOnce:
             if self.condition is not None and not self.condition(info):
                 return False
             self.fired.append(dict(info))
+            return True
+
+
+class KillSeries:
+    """Kills at ``kills`` random points, one after another (a thread-safe kill hook): ``arm(rng)`` picks the next
+    :class:`KillOnce`; each armed kill lets 0-3 matching calls pass before it fires."""
+
+    def __init__(self, seed: int, kills: int, arm):
+        self.random = random.Random(seed)
+        self.kills = kills
+        self.fired: list[tuple] = []
+        self._choose = arm
+        self._lock = threading.Lock()
+        self._arm()
+
+    def _arm(self) -> None:
+        self._next = self._choose(self.random)
+        self._skip = self.random.randrange(0, 4)
+
+    def __call__(self, point: str, task: tuple, info: dict) -> bool:
+        with self._lock:
+            if len(self.fired) >= self.kills or not self._next(point, task, info):
+                return False
+            if self._skip > 0:  # let this matching call pass; a later one fires
+                self._skip -= 1
+                self._next.fired.clear()
+                return False
+            self.fired.append((point, task, info.get("checkpoint_id")))
+            self._arm()
             return True
 
 
