@@ -5,9 +5,7 @@ random kill points, and slots killed on both deployments)."""
 from __future__ import annotations
 
 import json
-import random
 import re
-import threading
 from collections import Counter
 from pathlib import Path
 
@@ -19,7 +17,7 @@ from engine.api import expectation_counts, validate_definition
 from engine.cluster.local import LocalCluster
 from engine.plan.job_graph import build_job_graph
 from tests.builders import edge, node, pipeline
-from tests.engine.lifecycle.support import KillOnce, committed
+from tests.engine.lifecycle.support import KillOnce, KillSeries, committed
 from tests.support import assert_exactly_once
 
 RECORD = '{"n": x, "a": x % 7, "b": x * 13 % 11, **({"c": x % 5} if x % 3 else {})}'
@@ -137,33 +135,12 @@ KILL_POINTS = {"gen": ["source_poll", *CHECKPOINT_POINTS]}
 """Points each subtask passes while the job runs, whatever the rules drop (a source polls, others get barriers)."""
 
 
-class RandomKills:
-    """Kills random subtasks at random points, ``kills`` times, one after another. Thread-safe hook."""
-
-    def __init__(self, seed: int, kills: int, tasks: list[tuple]):
-        self.random = random.Random(seed)
-        self.kills, self.tasks = kills, tasks
-        self.fired: list[tuple] = []
-        self._lock = threading.Lock()
-        self._arm()
-
-    def _arm(self) -> None:
-        task = self.random.choice(self.tasks)
-        points = KILL_POINTS.get(task[0], ["barrier", *CHECKPOINT_POINTS])
-        self._next = KillOnce(self.random.choice(points), task)
-        self._skip = self.random.randrange(0, 3)
-
-    def __call__(self, point: str, task: tuple, info: dict) -> bool:
-        with self._lock:
-            if len(self.fired) >= self.kills or not self._next(point, task, info):
-                return False
-            if self._skip > 0:
-                self._skip -= 1
-                self._next.fired.clear()
-                return False
-            self.fired.append((point, task))
-            self._arm()
-            return True
+def kill_any(tasks: list[tuple]):
+    """A ``KillSeries`` arm: any of ``tasks`` at one of the points it passes whatever the rules drop."""
+    def arm(rng) -> KillOnce:
+        task = rng.choice(tasks)
+        return KillOnce(rng.choice(KILL_POINTS.get(task[0], ["barrier", *CHECKPOINT_POINTS])), task)
+    return arm
 
 
 rules = st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(sorted(OPERATORS)), st.integers(0, 10))
@@ -179,7 +156,7 @@ def test_counts_and_routed_records_equal_plain_python_despite_kills(tmp_path_fac
     count = 1500
     job = quality_job(tmp, count, node_rules, edge_rules, attempts=kills + 2)
     vertices = [vertex.id for vertex in build_job_graph(job).vertices if not vertex.id.startswith("bad")]
-    killer = RandomKills(seed, kills, [(vertex, index) for vertex in vertices for index in (0, 1)])
+    killer = KillSeries(seed, kills, arm=kill_any([(vertex, index) for vertex in vertices for index in (0, 1)]))
     # about ten checkpoints over the input, however loaded the machine: time for every kill to find its point
     pacing = {"source_pacing": {"records_per_checkpoint": 80}} if kills else {}
     result = LocalCluster(config={"batch_size": 32, **pacing}).run(job, kill_hook=killer, timeout=120,
