@@ -3,8 +3,8 @@
 ``GET /api/pipelines/<id>/plan`` serves :func:`plan_pipeline`'s result, and the editor
 colours its nodes by region from ``node_regions`` before anything runs. Shape::
 
-    {"job_vertices": [{"id", "name", "operators": [node ids], "parallelism",
-                       "max_parallelism", "is_source"}],          # topological order
+    {"job_vertices": [{"id", "name", "operators": [node ids], "chain_inputs": [positions],
+                       "parallelism", "max_parallelism", "is_source"}],  # topological order
      "job_edges":    [{"id", "source", "target", "source_node", "target_node",
                        "distribution", "result_type", "partitioning", "key"}],
      "regions":      [{"id": "r0", "vertices": {job_vertex_id: SUBTASKS},
@@ -12,6 +12,12 @@ colours its nodes by region from ``node_regions`` before anything runs. Shape::
      "node_regions": {node_id: REGION_IDS},
      "schedule":     ["r0", "r1", ...],
      "counts":       {"job_vertices", "job_edges", "execution_vertices", "regions"}}
+
+A vertex's ``operators`` are its chain, head first and each operator after the one that feeds it;
+``chain_inputs`` says, per operator, the position in ``operators`` of the one that feeds it (-1 for
+the head): ``[-1, 0, 1]`` for a line, ``[-1, 0, 1, 1]`` for a chain whose second operator fans out
+to the last two (a tree, see ``engine.plan.job_graph``'s fan-out chaining). The run graph draws a
+chain from it.
 
 Regions are numbered ``r0, r1, ...`` in the order the scheduling strategy starts them
 when every region runs to its end in turn, so ``schedule`` is that order and every
@@ -88,6 +94,8 @@ def _job_vertex_summary(vertex) -> dict[str, Any]:
         "id": vertex.id,
         "name": vertex.name,
         "operators": list(vertex.operator_ids),
+        "chain_inputs": [-1 if feeder is None else feeder
+                         for feeder in map(vertex.chained_input, range(len(vertex.operators)))],
         "parallelism": vertex.parallelism,
         "max_parallelism": vertex.max_parallelism,
         "is_source": vertex.is_source,

@@ -99,6 +99,17 @@ def test_export_then_import_round_trips_the_definition(api):
     assert api.get(f"/api/pipelines/{pipeline['id']}/export?version=5").status_code == 404
 
 
+def test_a_plan_says_which_chained_operator_feeds_each_so_a_fan_out_chain_reads_as_a_tree(api):
+    definition = simple_pipeline()
+    definition["nodes"].append({"id": "copy", "type": "sink.collect", "params": {}})
+    definition["edges"].append({"id": "e9", "from": "gen", "to": "copy"})
+    plan = api.post("/api/plan", {"definition": definition}, format="json").json()
+    [vertex] = plan["job_vertices"]
+    fed_by = {operator: vertex["operators"][feeder] if feeder >= 0 else None
+              for operator, feeder in zip(vertex["operators"], vertex["chain_inputs"])}
+    assert fed_by == {"gen": None, "double": "gen", "out": "double", "copy": "gen"}
+
+
 def test_plan_of_a_version_and_of_a_draft(api):
     pipeline = create(api)
     save(api, pipeline["id"], changed_pipeline())

@@ -3757,9 +3757,7 @@ export interface components {
         PlacementEnum: "session" | "own_driver";
         /** @description The planner's summary (``engine.plan.plan_summary``). */
         Plan: {
-            job_vertices: {
-                [key: string]: unknown;
-            }[];
+            job_vertices: components["schemas"]["PlanJobVertex"][];
             job_edges: {
                 [key: string]: unknown;
             }[];
@@ -3771,6 +3769,19 @@ export interface components {
             counts: {
                 [key: string]: unknown;
             };
+        };
+        /** @description A job vertex: a chain of operators one task thread runs (``engine.plan.plan_summary``). */
+        PlanJobVertex: {
+            /** @description The id of the chain's head operator. */
+            id: string;
+            name: string;
+            /** @description The chain's operators (node ids), head first, each after the one that feeds it. */
+            operators: string[];
+            /** @description Per operator, the position in `operators` of the chained operator that feeds it (-1 for the head): [-1, 0, 1] is a line, [-1, 0, 1, 1] a chain whose second operator fans out to the last two (a tree). */
+            chain_inputs: number[];
+            parallelism: number;
+            max_parallelism: number;
+            is_source: boolean;
         };
         PlanRegion: {
             id: string;

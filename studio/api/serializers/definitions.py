@@ -109,10 +109,25 @@ class PlanRegionSerializer(serializers.Serializer):
     size = serializers.IntegerField()
 
 
+class PlanJobVertexSerializer(serializers.Serializer):
+    """A job vertex: a chain of operators one task thread runs (``engine.plan.plan_summary``)."""
+
+    id = StrictCharField(help_text="The id of the chain's head operator.")
+    name = StrictCharField()
+    operators = serializers.ListField(child=StrictCharField(), help_text=(
+        "The chain's operators (node ids), head first, each after the one that feeds it."))
+    chain_inputs = serializers.ListField(child=serializers.IntegerField(min_value=-1), help_text=(
+        "Per operator, the position in `operators` of the chained operator that feeds it (-1 for the head): "
+        "[-1, 0, 1] is a line, [-1, 0, 1, 1] a chain whose second operator fans out to the last two (a tree)."))
+    parallelism = serializers.IntegerField()
+    max_parallelism = serializers.IntegerField()
+    is_source = serializers.BooleanField()
+
+
 class PlanSerializer(serializers.Serializer):
     """The planner's summary (``engine.plan.plan_summary``)."""
 
-    job_vertices = serializers.ListField(child=JSONObjectField())
+    job_vertices = PlanJobVertexSerializer(many=True)
     job_edges = serializers.ListField(child=JSONObjectField())
     regions = PlanRegionSerializer(many=True)
     node_regions = JSONObjectField()

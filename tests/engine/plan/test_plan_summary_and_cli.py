@@ -30,12 +30,12 @@ def test_summary_lists_vertices_edges_regions_and_schedule_as_json_data():
     summary = plan_pipeline(CLICKS)
     assert json.loads(json.dumps(summary)) == summary
     assert summary["job_vertices"] == [
-        {"id": "clicks", "name": "clicks -> parse", "operators": ["clicks", "parse"], "parallelism": 2,
+        {"id": "clicks", "name": "clicks -> parse", "operators": ["clicks", "parse"], "chain_inputs": [-1, 0], "parallelism": 2,
          "max_parallelism": 128, "is_source": True},
-        {"id": "count", "name": "count", "operators": ["count"], "parallelism": 2, "max_parallelism": 128,
-         "is_source": False},
-        {"id": "out", "name": "out", "operators": ["out"], "parallelism": 1, "max_parallelism": 128,
-         "is_source": False},
+        {"id": "count", "name": "count", "operators": ["count"], "chain_inputs": [-1], "parallelism": 2,
+         "max_parallelism": 128, "is_source": False},
+        {"id": "out", "name": "out", "operators": ["out"], "chain_inputs": [-1], "parallelism": 1,
+         "max_parallelism": 128, "is_source": False},
     ]
     assert [(e["id"], e["source"], e["target"], e["distribution"], e["result_type"], e["partitioning"])
             for e in summary["job_edges"]] == [
@@ -50,6 +50,20 @@ def test_summary_lists_vertices_edges_regions_and_schedule_as_json_data():
     assert summary["node_regions"] == {"clicks": ["r0"], "parse": ["r0"], "count": ["r0"], "out": ["r1"]}
     assert summary["schedule"] == ["r0", "r1"]
     assert summary["counts"] == {"job_vertices": 3, "job_edges": 2, "execution_vertices": 5, "regions": 2}
+
+
+def test_a_fan_out_chain_is_summarised_with_the_operator_that_feeds_each():
+    fan_out = {"format": 1, "name": "fan-out", "parallelism": 2,
+               "nodes": [{"id": "events", "type": "source.datagen"},
+                         {"id": "clicks", "type": "transform.filter", "params": {"predicate": "x > 0"}},
+                         {"id": "purchases", "type": "transform.filter", "params": {"predicate": "x < 0"}},
+                         {"id": "big", "type": "transform.filter", "params": {"predicate": "x > 9"}}],
+               "edges": [{"id": "c", "from": "events", "to": "clicks"},
+                         {"id": "p", "from": "events", "to": "purchases"},
+                         {"id": "b", "from": "clicks", "to": "big"}]}
+    [vertex] = plan_pipeline(fan_out)["job_vertices"]
+    assert vertex["operators"] == ["events", "clicks", "big", "purchases"]
+    assert vertex["chain_inputs"] == [-1, 0, 1, 0]  # purchases is fed by events, not by big
 
 
 def test_huge_parallelisms_are_summarised_as_ranges():

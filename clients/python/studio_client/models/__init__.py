@@ -173,7 +173,7 @@ from .placement_enum import PlacementEnum
 from .plan import Plan
 from .plan_counts import PlanCounts
 from .plan_job_edges_item import PlanJobEdgesItem
-from .plan_job_vertices_item import PlanJobVerticesItem
+from .plan_job_vertex import PlanJobVertex
 from .plan_node_regions import PlanNodeRegions
 from .plan_region import PlanRegion
 from .plan_region_vertices import PlanRegionVertices
@@ -472,7 +472,7 @@ __all__ = (
     "Plan",
     "PlanCounts",
     "PlanJobEdgesItem",
-    "PlanJobVerticesItem",
+    "PlanJobVertex",
     "PlanNodeRegions",
     "PlanRegion",
     "PlanRegionVertices",

@@ -9,7 +9,7 @@ from attrs import field as _attrs_field
 if TYPE_CHECKING:
     from ..models.plan_counts import PlanCounts
     from ..models.plan_job_edges_item import PlanJobEdgesItem
-    from ..models.plan_job_vertices_item import PlanJobVerticesItem
+    from ..models.plan_job_vertex import PlanJobVertex
     from ..models.plan_node_regions import PlanNodeRegions
     from ..models.plan_region import PlanRegion
 
@@ -22,7 +22,7 @@ class Plan:
     """The planner's summary (``engine.plan.plan_summary``).
 
     Attributes:
-        job_vertices (list[PlanJobVerticesItem]):
+        job_vertices (list[PlanJobVertex]):
         job_edges (list[PlanJobEdgesItem]):
         regions (list[PlanRegion]):
         node_regions (PlanNodeRegions):
@@ -30,7 +30,7 @@ class Plan:
         counts (PlanCounts):
     """
 
-    job_vertices: list[PlanJobVerticesItem]
+    job_vertices: list[PlanJobVertex]
     job_edges: list[PlanJobEdgesItem]
     regions: list[PlanRegion]
     node_regions: PlanNodeRegions
@@ -79,7 +79,7 @@ class Plan:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.plan_counts import PlanCounts  # noqa: PLC0415
         from ..models.plan_job_edges_item import PlanJobEdgesItem  # noqa: PLC0415
-        from ..models.plan_job_vertices_item import PlanJobVerticesItem  # noqa: PLC0415
+        from ..models.plan_job_vertex import PlanJobVertex  # noqa: PLC0415
         from ..models.plan_node_regions import PlanNodeRegions  # noqa: PLC0415
         from ..models.plan_region import PlanRegion  # noqa: PLC0415
 
@@ -87,7 +87,7 @@ class Plan:
         job_vertices = []
         _job_vertices = d.pop("job_vertices")
         for job_vertices_item_data in _job_vertices:
-            job_vertices_item = PlanJobVerticesItem.from_dict(job_vertices_item_data)
+            job_vertices_item = PlanJobVertex.from_dict(job_vertices_item_data)
 
             job_vertices.append(job_vertices_item)
 
