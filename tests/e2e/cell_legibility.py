@@ -37,7 +37,7 @@ _READ = """(nodeId) => {
         return (lighter + 0.05) / (darker + 0.05);
     };
     const edge = cell.getBoundingClientRect();
-    const pieces = [...cell.querySelectorAll('.run-cell__latency span, .run-cell__lag > span, [data-testid="records-in"], [data-testid="records-out"]')]
+    const pieces = [...cell.querySelectorAll('.run-cell__latency span, .run-cell__lag span, [data-testid="records-in"], [data-testid="records-out"]')]
         .filter((piece) => !piece.querySelector('span'));
     return pieces.map((piece) => {
         const style = getComputedStyle(piece);

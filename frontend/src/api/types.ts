@@ -152,14 +152,10 @@ export type PreviewResult = Schemas['Preview'];
 /** A list of subtask indices or region ids, or its compact form for huge parallelisms. */
 export type CompactList<T> = T[] | { count: number; ranges: Array<[number, number]> };
 
-export interface PlanJobVertex {
-  id: string;
-  name: string;
-  operators: string[];
-  parallelism: number;
-  max_parallelism?: number;
-  is_source?: boolean;
-}
+/** A job vertex: a chain of operators. `chain_inputs` is absent from the plans of runs scheduled before chains could
+ * fan out (each operator then fed by the one before it); tests and old plans may leave out the rest of the optional ones. */
+export type PlanJobVertex = Omit<Schemas['PlanJobVertex'], 'chain_inputs' | 'max_parallelism' | 'is_source'> &
+  Partial<Pick<Schemas['PlanJobVertex'], 'chain_inputs' | 'max_parallelism' | 'is_source'>>;
 
 export interface PlanJobEdge {
   id: string;

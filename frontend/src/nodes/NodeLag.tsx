@@ -32,7 +32,7 @@ function NodeLag({ metrics, ended }: { metrics: NodeMetrics | undefined; ended: 
           data-ms={emitDelay}
           title={`results leave on average ${formatDuration(emitDelay)} after their window's end (at most ${formatDuration(metrics.emit_delay_max_ms)}, over ${(metrics.emit_delay_results ?? 0).toLocaleString()} results)`}
         >
-          emit +{formatDuration(emitDelay)}
+          <span>emit</span> <span>+{formatDuration(emitDelay)}</span>
         </span>
       )}
     </div>

@@ -1,12 +1,12 @@
-import { Handle, Position, type NodeProps } from '@xyflow/react';
-import { memo, type CSSProperties, type KeyboardEvent } from 'react';
+import { Handle, Position, useStore, type NodeProps, type ReactFlowState } from '@xyflow/react';
+import { memo, useCallback, type CSSProperties, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { Operator } from '../api/types';
 import { useCatalogStore, type CatalogState } from '../state/shared/catalogStore';
 import type { ChainedOperator, VertexNode } from '../state/shared/graph';
 import { formatCount, formatDuration } from '../state/shared/format';
 import { failureIsCurrent, failureOfNode } from '../state/run/runFailures';
-import { CELL_WIDTH } from '../state/run/runGraph';
+import { CELL_WIDTH, outputHandle } from '../state/run/runGraph';
 import { isRunEnded } from '../state/run/runStatus';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { formatWatermark, nodeFigures } from '../state/run/nodeMetrics';
@@ -32,6 +32,12 @@ const selectRunGraph = (state: RunStoreState) => ({
   toggleNode: state.toggleNode,
 });
 
+/** The output handles of a box that edges leave from, as one string " out:a out:b " (compared by value). */
+function sendersOf(state: ReactFlowState, vertexId: string): string {
+  const handles = state.edges.filter((edge) => edge.source === vertexId && edge.sourceHandle).map((edge) => edge.sourceHandle);
+  return ` ${[...new Set(handles)].sort().join(' ')} `;
+}
+
 function activityTitle(ratios: ActivityRatios): string {
   return `busy ${formatPercent(ratios.busy)} · idle ${formatPercent(ratios.idle)} · backpressured ${formatPercent(ratios.backpressured)}`;
 }
@@ -51,8 +57,8 @@ function lateTitle(late: number): string {
  * run is live (its vertex's counts for runs that report none per operator), its input watermark
  * when it has one, and its failures. Clicking it, or Enter on it, opens its subtasks.
  */
-const OperatorCell = memo(function OperatorCell(props: { operator: ChainedOperator; vertexId: string; parallelism: number; catalog: Operator | undefined }) {
-  const { operator, vertexId, parallelism, catalog } = props;
+const OperatorCell = memo(function OperatorCell(props: { operator: ChainedOperator; vertexId: string; parallelism: number; catalog: Operator | undefined; sends: boolean }) {
+  const { operator, vertexId, parallelism, catalog, sends } = props;
   const { vertices, nodes, expectations, derivedRates, exceptions, selectedNode, runFailed, ended, toggleNode } = useRunStore(useShallow(selectRunGraph));
   const { id } = operator;
   const quality = expectations[`node:${id}`];
@@ -79,8 +85,9 @@ const OperatorCell = memo(function OperatorCell(props: { operator: ChainedOperat
       data-activity={activity ?? undefined}
       data-failed={failedNow ? 'true' : undefined}
       data-selected={selected ? 'true' : undefined}
-      className={classNames('run-cell', `category-${category}`, failedNow && 'is-failed', selected && 'is-drilled')}
-      style={{ width: CELL_WIDTH }}
+      data-chained-from={operator.feeder}
+      className={classNames('run-cell', `category-${category}`, operator.feeder && 'is-chained', failedNow && 'is-failed', selected && 'is-drilled')}
+      style={cellPlacement(operator)}
       title={catalog?.description}
       role="button"
       tabIndex={0}
@@ -88,7 +95,8 @@ const OperatorCell = memo(function OperatorCell(props: { operator: ChainedOperat
       aria-label={`${id}: show its subtasks`}
       onKeyDown={onKeyDown}
     >
-      <div className="run-cell__name">
+      {operator.feeder && <span className="run-cell__from" data-from={operator.feeder} title={`${operator.feeder} feeds it in the same thread`} aria-hidden="true" />}
+      <div className="run-cell__name" title={`${id}: ${catalog?.title ?? operator.type}`}>
         <span className="run-cell__id">{id}</span>
         <span className="run-cell__type">{catalog?.title ?? operator.type}</span>
       </div>
@@ -106,12 +114,12 @@ const OperatorCell = memo(function OperatorCell(props: { operator: ChainedOperat
             </span>
           ) : null}
           {nodeMetrics && nodeMetrics.watermark !== null && (
-            <span title="input watermark (the lowest of its subtasks')" data-testid="node-watermark">
+            <span title={`input watermark (the lowest of its subtasks'): ${formatWatermark(nodeMetrics.watermark)}`} data-testid="node-watermark">
               wm {formatWatermark(nodeMetrics.watermark)}
             </span>
           )}
           {nodeMetrics && typeof nodeMetrics.watermark_lag_ms === 'number' && !ended && (
-            <span title="watermark lag: processing time minus the input watermark" data-testid="watermark-lag" data-ms={nodeMetrics.watermark_lag_ms}>
+            <span title={`watermark lag: processing time minus the input watermark, ${formatDuration(nodeMetrics.watermark_lag_ms)} (${Math.round(nodeMetrics.watermark_lag_ms).toLocaleString()} ms)`} data-testid="watermark-lag" data-ms={nodeMetrics.watermark_lag_ms}>
               lag {formatDuration(nodeMetrics.watermark_lag_ms)}
             </span>
           )}
@@ -138,22 +146,30 @@ const OperatorCell = memo(function OperatorCell(props: { operator: ChainedOperat
           {failure.latest.attempt !== null && ` · attempt ${failure.latest.attempt}`}
         </div>
       )}
+      {(sends || (operator.last && catalog?.outputs !== 0)) && (
+        <Handle type="source" id={outputHandle(id)} position={operator.last ? Position.Right : Position.Bottom} isConnectable={false} className="run-cell__out" />
+      )}
     </div>
   );
 });
 
+/** The cell's place in the box's grid (see ChainedOperator.cell). */
+function cellPlacement({ cell }: ChainedOperator): CSSProperties {
+  return { gridColumn: `${cell.column + 1} / span ${cell.columns}`, gridRow: `${cell.row + 1} / span ${cell.rows}`, width: cell.columns * CELL_WIDTH };
+}
+
 /**
- * A job vertex of a run's read-only graph: its chained operators side by side, coloured as Flink
- * colours a vertex by how its thread spends its time (busy / idle / backpressured), while the
- * run is live. Inputs enter its first operator, outputs leave its last.
+ * A job vertex of a run's read-only graph: its chained operators side by side (a tree's branches
+ * stacked, each right of the operator that feeds it), coloured as Flink colours a vertex by how
+ * its thread spends its time (busy / idle / backpressured), while the run is live. Inputs enter
+ * its first operator; each output leaves the operator that sends it.
  */
 function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
   const catalog = useCatalogStore(selectOperators);
   const { vertices, nodes, ended } = useRunStore(useShallow(selectRunGraph));
   const head = data.operators[0];
-  const tail = data.operators[data.operators.length - 1];
   const headOperator = head ? catalog[head.type] : undefined;
-  const tailOperator = tail ? catalog[tail.type] : undefined;
+  const senders = useStore(useCallback((state: ReactFlowState) => sendersOf(state, id), [id]));
   const metrics = vertices[id] ?? (head ? nodes[head.id] : undefined);
   const parallelism = typeof metrics?.parallelism === 'number' ? metrics.parallelism : (data.parallelism ?? 1);
   const ratios = ended ? null : activityRatios(metrics, parallelism);
@@ -162,7 +178,7 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
   const style = fill ? ({ '--activity-fill': fill, '--activity-text': activityTextColour(ratios) } as CSSProperties) : undefined;
   return (
     <div
-      className={classNames('run-vertex', activity && `activity-${activity}`)}
+      className={classNames('run-vertex', activity && `activity-${activity}`, headOperator?.input_sides?.length && 'has-sides')}
       data-vertex={id}
       data-activity={activity ?? undefined}
       style={style}
@@ -183,9 +199,9 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
           </span>
         )}
       </div>
-      <div className="run-vertex__cells">
+      <div className="run-vertex__cells" style={{ gridTemplateColumns: `repeat(${data.grid.columns}, ${CELL_WIDTH}px)` }}>
         {data.operators.map((operator) => (
-          <OperatorCell key={operator.id} operator={operator} vertexId={id} parallelism={parallelism} catalog={catalog[operator.type]} />
+          <OperatorCell key={operator.id} operator={operator} vertexId={id} parallelism={parallelism} catalog={catalog[operator.type]} sends={senders.includes(` ${outputHandle(operator.id)} `)} />
         ))}
       </div>
       {ratios && (
@@ -195,9 +211,12 @@ function RunVertexNode({ id, data }: NodeProps<VertexNode>) {
           <span className="activity-bar__idle" style={{ width: `${ratios.idle * 100}%` }} />
         </div>
       )}
-      {tailOperator?.outputs !== 0 && <Handle type="source" position={Position.Right} isConnectable={false} />}
       <PortHandles
-        ports={[...(tailOperator?.output_ports ?? []), ...data.operators.flatMap((operator) => (operator.quarantinePorts ?? []).map((name) => ({ name, description: 'Records its expectations quarantine' })))]}
+        ports={data.operators.flatMap((operator) => [
+          // a read-only graph names the ports records leave by: those with an edge
+          ...(catalog[operator.type]?.output_ports ?? []).filter((port) => senders.includes(` ${port.name} `)),
+          ...(operator.quarantinePorts ?? []).map((name) => ({ name, description: 'Records its expectations quarantine' })),
+        ])}
         connectable={false}
       />
     </div>

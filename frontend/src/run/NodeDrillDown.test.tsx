@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { NodeMetrics, PipelineDefinition, RunEvent, SubtaskMetrics } from '../api/types';
 import RunVertexNode from '../nodes/RunVertexNode';
 import type { VertexNode } from '../state/shared/graph';
+import { runGraph } from '../state/run/runGraph';
 import { applyRunEvent, INITIAL_RUN_STATE } from '../state/run/runState';
 import { useRunStore } from '../state/run/runStore';
 import { NodeDrillDown } from './NodeDrillDown';
@@ -48,7 +49,7 @@ function metricsEvent(seq: number, nodes: Record<string, NodeMetrics>): RunEvent
 
 /** The box of vertex `gen`: the chain gen -> even, parallelism 2; `id`'s cell of it. */
 function renderNode(id: string) {
-  const data = { operators: [{ id: 'gen', type: 'source.datagen' }, { id: 'even', type: 'transform.filter' }], parallelism: 2 };
+  const [{ data }] = runGraph(DEFINITION, { job_vertices: [{ id: 'gen', name: 'gen -> even', operators: ['gen', 'even'], parallelism: 2 }] }).nodes;
   const props = { id: 'gen', type: 'vertex', data } as unknown as NodeProps<VertexNode>;
   render(
     <ReactFlowProvider>

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Run, SavepointRequest } from '../api/types';
 import { applyRunEvent, INITIAL_RUN_STATE } from '../state/run/runState';
 import { useRunStore } from '../state/run/runStore';
-import { RunHeader } from './RunHeader';
+import { formatHeaderTime, RunHeader } from './RunHeader';
 
 const RUN = {
   id: 7, pipeline: 3, pipeline_name: 'clicks', version: 2, mode: 'streaming', status: 'RUNNING',
@@ -32,6 +32,17 @@ describe('RunHeader', () => {
     expect(screen.getByTestId('run-status').textContent).toBe('RUNNING');
     expect((screen.getByTestId('trigger-savepoint') as HTMLButtonElement).disabled).toBe(false);
     expect((screen.getByTestId('restart') as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('says when the run started in a few characters (the clock on its day), the whole date in the title', () => {
+    const started = new Date(RUN.started_at!);
+    expect(formatHeaderTime(RUN.started_at, started)).toBe(started.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }));
+    expect(formatHeaderTime(RUN.started_at, new Date(started.getTime() + 3 * 86_400_000))).toContain(started.toLocaleString([], { month: 'short' }));
+    showRun('RUNNING');
+    render(<RunHeader runId={7} />);
+    const times = screen.getByTestId('run-times');
+    expect(times.title).toBe(`started ${started.toLocaleString()}`);
+    expect(times.textContent!.length).toBeLessThan(`started ${started.toLocaleString()}`.length);
   });
 
   it('says which environment the run runs in, and the parameters it got there when asked', async () => {

@@ -31,6 +31,16 @@ function formatDate(iso: string | null | undefined): string {
   return iso ? new Date(iso).toLocaleString() : '–';
 }
 
+/** A time in the header, short: the clock alone on the day it happened ("01:46:20"), else with the date ("Nov 28, 01:46"). */
+export function formatHeaderTime(iso: string | null | undefined, now: Date = new Date()): string {
+  if (!iso) return '–';
+  const date = new Date(iso);
+  const sameDay = date.toDateString() === now.toDateString();
+  return sameDay
+    ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    : date.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -215,15 +225,16 @@ export function RunHeader({ runId }: { runId: number }) {
         {status ?? 'LOADING'}
       </StatusBadge>
       {run && (
-        <span className="run-times muted">
-          started {formatDate(run.started_at ?? run.created_at)}
+        <span className="run-times muted" data-testid="run-times"
+          title={`started ${formatDate(run.started_at ?? run.created_at)}${run.ended_at ? `, ended ${formatDate(run.ended_at)}` : ''}`}>
+          started {formatHeaderTime(run.started_at ?? run.created_at)}
           {startedLate && (
             <span data-testid="run-started-late" title={`This run ${startedLate}.`}>
               {' '}
               · {startedLate}
             </span>
           )}
-          {run.ended_at && ` · ended ${formatDate(run.ended_at)}`}
+          {run.ended_at && ` · ended ${formatHeaderTime(run.ended_at)}`}
           <RunDiskUse runId={runId} live={!ended} />
         </span>
       )}

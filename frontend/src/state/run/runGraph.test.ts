@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PipelineDefinition, PlanSummary } from '../../api/types';
 import { sampleDefinition } from '../../testing/fixtures';
-import { BOX_HEIGHT, boxWidth, runGraph } from './runGraph';
+import { BOX_HEIGHT, boxWidth, chainCells, outputHandle, runGraph } from './runGraph';
 
 type Vertices = Pick<PlanSummary, 'job_vertices'>;
 
@@ -38,7 +38,37 @@ describe('the run graph', () => {
       ['v1', ['reduce-3'], 2],
       ['v2', ['collect-4'], 2],
     ]);
-    expect(nodes[0].data.operators[0]).toEqual({ id: 'datagen-1', type: 'source.datagen' });
+    expect(nodes[0].data.operators[0]).toEqual({ id: 'datagen-1', type: 'source.datagen', cell: { column: 0, row: 0, columns: 1, rows: 1 }, last: false });
+    expect(nodes[0].data.operators[1]).toMatchObject({ id: 'map-2', feeder: 'datagen-1', cell: { column: 1, row: 0 }, last: true });
+    expect(nodes[0].data.grid).toEqual({ columns: 2, rows: 1 });
+  });
+
+  it('lays a chain that fans out as a tree: a column per step from the head, a row per branch', () => {
+    // a -> b -> [c -> d, e], and a -> f: the plan's chain_inputs, operators parent first
+    const { cells, grid } = chainCells([-1, 0, 1, 2, 1, 0]);
+    expect(grid).toEqual({ columns: 4, rows: 3 });
+    expect(cells).toEqual([
+      { column: 0, row: 0, columns: 1, rows: 3, last: false }, // a: spans the three branches
+      { column: 1, row: 0, columns: 1, rows: 2, last: false }, // b: the two below it
+      { column: 2, row: 0, columns: 1, rows: 1, last: false }, // c
+      { column: 3, row: 0, columns: 1, rows: 1, last: true }, // d
+      { column: 2, row: 1, columns: 2, rows: 1, last: true }, // e: reaches the right edge, where its records leave
+      { column: 1, row: 2, columns: 3, rows: 1, last: true }, // f
+    ]);
+  });
+
+  it("names each chained operator's feeder from the plan, and lets edges leave the operator that sends them", () => {
+    const definition = sampleDefinition();
+    definition.nodes.push({ id: 'audit', type: 'sink.collect', params: {} });
+    definition.edges.push({ id: 'e9', from: 'datagen-1', to: 'audit', partitioning: 'forward', exchange: 'pipelined' });
+    const plan: Vertices = { job_vertices: [{ ...PLAN.job_vertices[0], operators: ['datagen-1', 'map-2', 'audit'], chain_inputs: [-1, 0, 0] }, ...PLAN.job_vertices.slice(1)] };
+    const { nodes, edges } = runGraph(definition, plan);
+    expect(nodes[0].data.operators.map((operator) => [operator.id, operator.feeder])).toEqual([['datagen-1', undefined], ['map-2', 'datagen-1'], ['audit', 'datagen-1']]);
+    expect(nodes[0].data.grid).toEqual({ columns: 2, rows: 2 });
+    expect(edges.find((edge) => edge.id === 'e2')?.sourceHandle).toBe(outputHandle('map-2'));
+    // a plan written before chains fanned out has no chain_inputs: each operator fed by the one before
+    const old = runGraph(definition, { job_vertices: [{ ...plan.job_vertices[0], chain_inputs: undefined }] });
+    expect(old.nodes[0].data.operators.map((operator) => operator.feeder)).toEqual([undefined, 'datagen-1', 'map-2']);
   });
 
   it("draws an arrow only where records leave a vertex, with the edge's partitioning", () => {
@@ -67,7 +97,7 @@ describe('the run graph', () => {
     const { definition, plan } = rows(3, 10);
     const { nodes, edges } = runGraph(definition, plan);
     expect(edges).toEqual([]);
-    const right = Math.max(...nodes.map((node) => node.position.x + boxWidth(node.data.operators.length)));
+    const right = Math.max(...nodes.map((node) => node.position.x + boxWidth(node.data.grid.columns)));
     const bottom = Math.max(...nodes.map((node) => node.position.y + BOX_HEIGHT));
     expect(new Set(nodes.map((node) => node.position.x)).size).toBe(1);
     // the run page's graph at 1280×720 is about 1230 × 270 pixels free: 12 px text stays at least 11 px

@@ -1,7 +1,12 @@
 /**
  * The graph of a run as Flink's web UI draws a job: one box per job vertex, holding the operators
  * its task thread runs side by side in chain order, and arrows only where records leave a thread
- * (between vertices). Chained operators need no arrow between them: they are the next cell.
+ * (between vertices). Chained operators need no edge between them: they are the next cell, an
+ * arrow-head on the divider. A chain that fans out (an operator feeding several chained ones, the
+ * plan's `chain_inputs`) is a tree, and is drawn as one: a column per step from the head, the
+ * branches stacked in rows, each cell right of the one that feeds it (which spans the rows of its
+ * branches), never after a sibling. An edge leaving the box leaves from the cell of the operator
+ * that sends it.
  *
  * Boxes are laid out by the shared auto-layout (dagre, connected parts packed in rows), with the
  * cell sizes RunVertexNode draws, so a 30-operator pipeline fits a laptop screen at a readable
@@ -9,7 +14,7 @@
  */
 import type { PipelineDefinition, PlanSummary } from '../../api/types';
 import { toFlowEdge } from '../shared/definition';
-import type { PipelineEdge, VertexNode } from '../shared/graph';
+import type { ChainedOperator, PipelineEdge, VertexNode, VertexNodeData } from '../shared/graph';
 import { nodeQuarantinePorts } from '../shared/expectations';
 import { autoLayout, type LayoutSpacing } from '../shared/layout';
 
@@ -34,7 +39,29 @@ export interface RunGraph {
 interface Vertex {
   id: string;
   operators: string[];
+  /** Per operator, the position in `operators` of the chained one that feeds it (-1 for the head). */
+  feeders: number[];
   parallelism?: number;
+}
+
+/** The handle an edge leaving a box starts at: the cell of the operator that sends it. */
+export function outputHandle(operator: string): string {
+  return `out:${operator}`;
+}
+
+/**
+ * The chain's feeders as the plan says them, for the operators the definition still has: each fed by the
+ * one the plan names, else (a plan without `chain_inputs`, written before chains could fan out, or naming
+ * an operator left out) by the one before it.
+ */
+function feedersOf(named: string[], operators: string[], chainInputs: number[] | undefined): number[] {
+  const at = new Map(operators.map((id, position) => [id, position]));
+  return operators.map((id, position) => {
+    if (position === 0) return -1;
+    const feeder = chainInputs?.[named.indexOf(id)];
+    const index = feeder === undefined || feeder < 0 ? undefined : at.get(named[feeder]);
+    return index !== undefined && index < position ? index : position - 1;
+  });
 }
 
 /** The plan's vertices with the definition's nodes, each node in exactly one (its own when the plan lacks it). */
@@ -46,16 +73,42 @@ function verticesOf(definition: PipelineDefinition, plan: Pick<PlanSummary, 'job
     const operators = vertex.operators.filter((id) => known.has(id) && !placed.has(id));
     if (operators.length === 0) continue;
     operators.forEach((id) => placed.add(id));
-    vertices.push({ id: vertex.id, operators, parallelism: vertex.parallelism });
+    vertices.push({ id: vertex.id, operators, feeders: feedersOf(vertex.operators, operators, vertex.chain_inputs), parallelism: vertex.parallelism });
   }
   for (const node of definition.nodes) {
-    if (!placed.has(node.id)) vertices.push({ id: node.id, operators: [node.id], parallelism: node.parallelism ?? definition.parallelism });
+    if (!placed.has(node.id)) vertices.push({ id: node.id, operators: [node.id], feeders: [-1], parallelism: node.parallelism ?? definition.parallelism });
   }
   return vertices;
 }
 
-export function boxWidth(operators: number): number {
-  return operators * CELL_WIDTH + 2 * BOX_INSET;
+/** Each operator's cell in the box's grid: a column per step from the head, a row per branch (see ChainedOperator.cell). */
+export function chainCells(feeders: number[]): { cells: Array<ChainedOperator['cell'] & { last: boolean }>; grid: VertexNodeData['grid'] } {
+  const fed = feeders.map((_, position) => feeders.flatMap((feeder, child) => (feeder === position && child > 0 ? [child] : [])));
+  const depth: number[] = feeders.map(() => 0);
+  feeders.forEach((feeder, position) => {
+    if (position > 0) depth[position] = depth[feeder] + 1;
+  });
+  const columns = Math.max(...depth) + 1;
+  const cells: Array<ChainedOperator['cell'] & { last: boolean }> = feeders.map(() => ({ column: 0, row: 0, columns: 1, rows: 1, last: false }));
+  let nextRow = 0;
+  const place = (position: number): number => {
+    const row = nextRow;
+    if (fed[position].length === 0) nextRow += 1;
+    else fed[position].forEach(place);
+    const last = fed[position].length === 0;
+    cells[position] = { column: depth[position], row, columns: last ? columns - depth[position] : 1, rows: nextRow - row, last };
+    return nextRow;
+  };
+  place(0);
+  return { cells, grid: { columns, rows: nextRow } };
+}
+
+/** The strip left of a two-input operator's cell where its inputs' names ("left", "right") stand, clear of its text. */
+export const SIDES_GUTTER = 40;
+
+/** A box of `columns` cells side by side, with the gutter for its head's input names when it has them. */
+export function boxWidth(columns: number, sides = false): number {
+  return columns * CELL_WIDTH + 2 * BOX_INSET + (sides ? SIDES_GUTTER - BOX_INSET : 0);
 }
 
 /**
@@ -70,20 +123,38 @@ export function runGraph(definition: PipelineDefinition, plan: Pick<PlanSummary,
   const vertexOf = new Map(vertices.flatMap((vertex) => vertex.operators.map((id) => [id, vertex.id] as const)));
   const edges = definition.edges
     .filter((edge) => vertexOf.has(edge.from) && vertexOf.has(edge.to) && vertexOf.get(edge.from) !== vertexOf.get(edge.to))
-    .map((edge) => toFlowEdge(edge, vertexOf.get(edge.from), vertexOf.get(edge.to)));
+    .map((edge) => {
+      const flowEdge = toFlowEdge(edge, vertexOf.get(edge.from), vertexOf.get(edge.to));
+      return edge.from_port ? flowEdge : { ...flowEdge, sourceHandle: outputHandle(edge.from) };
+    });
+  const shapes = new Map(vertices.map((vertex) => [vertex.id, chainCells(vertex.feeders)]));
+  const sided = new Set(definition.edges.filter((edge) => edge.side).map((edge) => edge.to));
   const positions = autoLayout(
-    vertices.map((vertex) => ({ id: vertex.id, width: boxWidth(vertex.operators.length), height: Math.max(BOX_HEIGHT, heights[vertex.id] ?? 0) })),
+    vertices.map((vertex) => {
+      const { grid } = shapes.get(vertex.id)!;
+      return { id: vertex.id, width: boxWidth(grid.columns, sided.has(vertex.operators[0])), height: Math.max(BOX_HEIGHT * grid.rows, heights[vertex.id] ?? 0) };
+    }),
     edges,
     RUN_LAYOUT,
   );
-  const nodes: VertexNode[] = vertices.map((vertex) => ({
-    id: vertex.id,
-    type: 'vertex',
-    position: positions.get(vertex.id) ?? { x: 0, y: 0 },
-    data: {
-      operators: vertex.operators.map((id) => (ports.get(id)?.length ? { id, type: types.get(id) ?? '', quarantinePorts: ports.get(id) } : { id, type: types.get(id) ?? '' })),
-      parallelism: vertex.parallelism,
-    },
-  }));
+  const nodes: VertexNode[] = vertices.map((vertex) => {
+    const { cells, grid } = shapes.get(vertex.id)!;
+    return {
+      id: vertex.id,
+      type: 'vertex',
+      position: positions.get(vertex.id) ?? { x: 0, y: 0 },
+      data: {
+        operators: vertex.operators.map((id, position): ChainedOperator => {
+          const { last, ...cell } = cells[position];
+          const operator: ChainedOperator = { id, type: types.get(id) ?? '', cell, last };
+          if (position > 0) operator.feeder = vertex.operators[vertex.feeders[position]];
+          if (ports.get(id)?.length) operator.quarantinePorts = ports.get(id);
+          return operator;
+        }),
+        grid,
+        parallelism: vertex.parallelism,
+      },
+    };
+  });
   return { nodes, edges };
 }

@@ -25,7 +25,17 @@ describe('formatting', () => {
     expect(formatDuration(1500)).toBe('1.50 s');
     expect(formatDuration(12_500)).toBe('12.5 s');
     expect(formatDuration(125_000)).toBe('2 m 5 s');
+    expect(formatDuration(119_600)).toBe('2 m 0 s'); // rounded once: never "1 m 60 s"
+    expect(formatDuration(59_970)).toBe('1 m 0 s'); // never "60.0 s"
+    expect(formatDuration(3 * 3600_000 + 7 * 60_000 + 20_000)).toBe('3 h 7 m');
+    expect(formatDuration(-90_000)).toBe('-1 m 30 s');
     expect(formatDuration(undefined)).toBe('–');
+  });
+
+  it('says a duration of years in days and hours, short enough for a graph node', () => {
+    // a watermark from November 2023 on a clock of November 2026: the lag the lead saw as "1598607 m 27 s"
+    expect(formatDuration(1598607 * 60_000 + 27_000)).toBe('1110 d 3 h');
+    expect(formatDuration(86_400_000)).toBe('1 d 0 h');
   });
 
   it('formats wall-clock times with milliseconds', () => {

@@ -26,13 +26,23 @@ export function formatCount(count: unknown): string {
   return count.toLocaleString();
 }
 
+const UNITS: Array<[string, number]> = [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]];
+
+/**
+ * A duration in its two largest units, short enough for a graph node however long it is: "42 ms", "1.50 s",
+ * "2 m 5 s", "3 h 7 m", "1110 d 5 h" (a watermark years behind the clock), never "1598607 m 27 s".
+ */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1000);
-  return `${minutes} m ${seconds} s`;
+  if (Math.abs(ms) < 1000) return `${Math.round(ms)} ms`;
+  if (Math.abs(ms) < 59_950) return `${(ms / 1000).toFixed(Math.abs(ms) < 9_995 ? 2 : 1)} s`;
+  const sign = ms < 0 ? '-' : '';
+  const largest = Math.min(UNITS.findIndex(([, seconds]) => Math.abs(ms) >= seconds * 1000), 2); // at least minutes
+  const [[big, bigSeconds], [small, smallSeconds]] = [UNITS[largest], UNITS[largest + 1]];
+  // rounded to the smaller unit first: 119.6 s is "2 m 0 s", not "1 m 60 s"
+  const inSmall = Math.round(Math.abs(ms) / 1000 / smallSeconds);
+  const perBig = bigSeconds / smallSeconds;
+  return `${sign}${Math.floor(inSmall / perBig)} ${big} ${inSmall % perBig} ${small}`;
 }
 
 function pad(value: number, width = 2): string {

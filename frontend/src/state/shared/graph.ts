@@ -25,14 +25,24 @@ export interface ChainedOperator {
   type: string;
   /** The output ports its expectations quarantine records to. */
   quarantinePorts?: string[];
+  /** The chained operator that feeds it; none for the chain's head. */
+  feeder?: string;
+  /** Where its cell sits in the box's grid (0-based): a chain is a tree, one column per step from the head, one
+   * row per branch; an operator spans the rows of the branches below it, a last operator reaches the right edge. */
+  cell: { column: number; row: number; columns: number; rows: number };
+  /** Whether it ends a branch of the chain (its records leave the box at the right edge, its cell reaching there). */
+  last: boolean;
 }
 
 export type VertexNodeData = {
   /**
-   * The operators one task thread runs, in order (Flink's operator chain): records go from each
-   * to the next without leaving the thread, so they share its busy / idle / backpressured time.
+   * The operators one task thread runs, each after the one that feeds it (Flink's operator chain, a tree
+   * when an operator fans out to several chained ones): records go from each to the next without
+   * leaving the thread, so they share its busy / idle / backpressured time.
    */
   operators: ChainedOperator[];
+  /** The box's grid: as many columns as the chain's longest branch has operators, a row per branch. */
+  grid: { columns: number; rows: number };
   /** How many subtasks run the vertex, when known. */
   parallelism?: number;
 };

@@ -1,0 +1,175 @@
+"""In a real browser, on Spark: the run page of a window join whose source chain fans out to its two filters
+(``events -> event_time -> [clicks, purchases]``, one task) at parallelism 2 draws the chain as the tree it
+is, with each hash edge leaving the filter that sends it; the join's input names clear of its figures; no
+node figure spilling out of its box (event times three years old make hour-long lags); and a header whose
+every part is readable at 1440 px."""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.browser_steps import api_call
+from tests.support import wait_until
+
+pytestmark = [pytest.mark.e2e, pytest.mark.spark]
+
+# event times from November 2023: the watermark lags the wall clock by years
+EVENT = '{"id": x, "ts": 1700000000000 + x, "user": "u" + str(x % 7), "kind": "click" if x % 3 else "purchase"}'
+SMALLEST_HEADER_PART_PX = 24
+"""Narrower than this, a header part (a button, the start time, a checkbox's label) says nothing."""
+
+
+def fan_out_join() -> dict:
+    return {
+        "format": 1, "name": "e2e-fan-out-join", "mode": "streaming", "parallelism": 2,
+        "checkpointing": {"interval_ms": 1000},
+        "nodes": [
+            {"id": "events", "type": "source.datagen", "params": {"rate": 2000, "expression": EVENT}},
+            {"id": "event_time", "type": "transform.watermark", "params": {"timestamp": 'x["ts"]'}},
+            {"id": "clicks", "type": "transform.filter", "params": {"predicate": 'x["kind"] == "click"'}},
+            {"id": "purchases", "type": "transform.filter", "params": {"predicate": 'x["kind"] == "purchase"'}},
+            {"id": "pairs", "type": "join.window",
+             "params": {"size_ms": 100, "output": '[left["user"], left["id"], right["id"]]'}},
+            {"id": "out", "type": "sink.collect", "params": {"max_records": 100}},
+        ],
+        "edges": [
+            {"id": "t", "from": "events", "to": "event_time"},
+            {"id": "c", "from": "event_time", "to": "clicks"},
+            {"id": "p", "from": "event_time", "to": "purchases"},
+            {"id": "cj", "from": "clicks", "to": "pairs", "partitioning": "hash", "key": 'x["user"]', "side": "left"},
+            {"id": "pj", "from": "purchases", "to": "pairs", "partitioning": "hash", "key": 'x["user"]',
+             "side": "right"},
+            {"id": "o", "from": "pairs", "to": "out"},
+        ],
+    }
+
+
+_BOXES = """() => {
+    const box = (element) => { const r = element.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height}; };
+    const cells = {};
+    for (const cell of document.querySelectorAll('.run-cell[data-node]')) {
+        cells[cell.dataset.node] = {...box(cell), from: cell.dataset.chainedFrom ?? null};
+    }
+    return cells;
+}"""
+
+_EDGE_STARTS = """() => {
+    const starts = {};
+    for (const edge of document.querySelectorAll('.react-flow__edge')) {
+        const path = edge.querySelector('path.react-flow__edge-path');
+        if (!path) continue;
+        const point = path.getPointAtLength(0);
+        const matrix = path.getScreenCTM();
+        starts[edge.dataset.id ?? edge.getAttribute('data-testid')] = {
+            x: point.x * matrix.a + point.y * matrix.c + matrix.e, y: point.x * matrix.b + point.y * matrix.d + matrix.f};
+    }
+    return starts;
+}"""
+
+_OVERFLOWS = """() => {
+    const out = [];
+    for (const cell of document.querySelectorAll('.run-cell[data-node]')) {
+        const edge = cell.getBoundingClientRect();
+        for (const element of cell.querySelectorAll('span, div')) {
+            if (element.children.length || !element.textContent.trim()) continue;
+            const box = element.getBoundingClientRect();
+            if (box.width === 0) continue;
+            const range = document.createRange();
+            range.selectNodeContents(element);
+            const text = range.getBoundingClientRect();
+            // what is drawn: the text's own extent, clipped by an ancestor that hides its overflow
+            let right = text.right, left = text.left;
+            for (let node = element; node && node !== cell.parentElement; node = node.parentElement) {
+                if (getComputedStyle(node).overflowX !== 'visible') {
+                    const clip = node.getBoundingClientRect();
+                    right = Math.min(right, clip.right);
+                    left = Math.max(left, clip.left);
+                }
+            }
+            if (right > edge.right + 0.5 || left < edge.left - 0.5) {
+                out.push({node: cell.dataset.node, text: element.textContent, right, cell_right: edge.right});
+            }
+        }
+    }
+    return out;
+}"""
+
+_LABELS_OVER_TEXT = """(nodeId) => {
+    const cell = document.querySelector(`.run-cell[data-node="${nodeId}"]`);
+    const vertex = cell.closest('.react-flow__node');
+    const texts = [...cell.querySelectorAll('span, div')].filter((element) => !element.children.length && element.textContent.trim());
+    const hits = [];
+    for (const label of vertex.querySelectorAll('.operator-node__side-name')) {
+        const a = label.getBoundingClientRect();
+        for (const text of texts) {
+            const range = document.createRange();
+            range.selectNodeContents(text);
+            const b = range.getBoundingClientRect();
+            if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) {
+                hits.push([label.textContent, text.textContent]);
+            }
+        }
+    }
+    return hits;
+}"""
+
+_HEADER_PARTS = """() => {
+    const header = document.querySelector('.run-header');
+    const parts = [...header.querySelectorAll(':scope > *, .run-title > *, .run-times, label')];
+    return parts.filter((part) => part.textContent.trim() && getComputedStyle(part).display !== 'none').map((part) => {
+        const box = part.getBoundingClientRect();
+        return {text: part.textContent.trim().slice(0, 40), width: box.width,
+                cut: part.scrollWidth > part.clientWidth + 1 && getComputedStyle(part).overflowX !== 'visible'};
+    });
+}"""
+
+
+def test_a_fan_out_chain_is_drawn_as_a_tree_and_the_run_page_stays_readable(live_studio, page, artifacts):
+    pipeline = api_call(page, live_studio, "POST", "/api/pipelines", {"name": "e2e-fan-out-join", "definition": fan_out_join()})
+    run = api_call(page, live_studio, "POST", f"/api/pipelines/{pipeline['id']}/runs", {})
+    page.goto(f"{live_studio}/runs/{run['id']}")
+    expect(page.get_by_test_id("run-status")).to_have_text("RUNNING", timeout=240_000)
+    plan = api_call(page, live_studio, "GET", f"/api/runs/{run['id']}")["plan"]
+    assert [vertex["operators"] for vertex in plan["job_vertices"]] == [
+        ["events", "event_time", "clicks", "purchases"], ["pairs", "out"]]
+
+    # the figures the lead saw: the join's counts and latency, the source chain's years-long watermark lag
+    expect(page.get_by_test_id("node-pairs").get_by_test_id("records-in")).not_to_have_text("in –", timeout=120_000)
+    lag = page.get_by_test_id("node-clicks").get_by_test_id("watermark-lag")
+    expect(lag).to_be_visible(timeout=120_000)
+    wait_until(lambda: page.get_by_test_id("node-pairs").get_by_test_id("node-latency").count() > 0, 120,
+               "the join's latency figures")
+    page.wait_for_timeout(1500)  # the boxes measured and laid out again with their grown heights
+    page.screenshot(path=str(artifacts / "run-graph-fan-out-chain.png"))
+    page.locator(".react-flow__node", has=page.get_by_test_id("node-events")).screenshot(
+        path=str(artifacts / "run-graph-fan-out-chain-box.png"))
+    page.locator(".run-header").screenshot(path=str(artifacts / "run-header-1440.png"))
+
+    # 1. a tree: both filters fed by event_time, stacked in one column, neither after the other
+    cells = page.evaluate(_BOXES)
+    assert cells["purchases"]["from"] == "event_time", cells
+    assert cells["clicks"]["from"] == "event_time", cells
+    assert abs(cells["purchases"]["left"] - cells["clicks"]["left"]) < 1, cells  # one column, not one after another
+    assert abs(cells["purchases"]["left"] - cells["event_time"]["right"]) < 2, cells
+    assert cells["clicks"]["bottom"] <= cells["purchases"]["top"] + 1, cells
+    for arrow in page.locator('.run-cell[data-node="purchases"] .run-cell__from').all():
+        assert arrow.get_attribute("data-from") == "event_time"
+    # ... and each hash edge leaves the filter that sends it, at its own height
+    starts = page.evaluate(_EDGE_STARTS)
+    for edge_id, sender in (("cj", "clicks"), ("pj", "purchases")):
+        start, cell = starts[edge_id], cells[sender]
+        assert cell["top"] <= start["y"] <= cell["bottom"], (edge_id, start, cell)
+        assert abs(start["x"] - cell["right"]) < 12, (edge_id, start, cell)
+
+    # 2. the join's "left" and "right" clear of its figures
+    assert page.evaluate(_LABELS_OVER_TEXT, "pairs") == []
+    # 3. no figure spills out of its cell; a years-long lag in days and hours
+    assert page.evaluate(_OVERFLOWS) == []
+    assert " d " in lag.inner_text(), lag.inner_text()
+    # 4. every part of the header readable at 1440 px
+    parts = page.evaluate(_HEADER_PARTS)
+    narrow = [part for part in parts if part["width"] < SMALLEST_HEADER_PART_PX or part["cut"]]
+    assert not narrow, parts
+
+    api_call(page, live_studio, "POST", f"/api/runs/{run['id']}/cancel", {})
+    expect(page.get_by_test_id("run-status")).to_have_text("CANCELED", timeout=60_000)
