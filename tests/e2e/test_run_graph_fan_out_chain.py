@@ -94,10 +94,11 @@ _OVERFLOWS = """() => {
     return out;
 }"""
 
-_LABELS_OVER_TEXT = """(nodeId) => {
-    const cell = document.querySelector(`.run-cell[data-node="${nodeId}"]`);
+_LABELS_OVER_TEXT = """(holder) => {
+    const cell = document.querySelector(holder);
     const vertex = cell.closest('.react-flow__node');
-    const texts = [...cell.querySelectorAll('span, div')].filter((element) => !element.children.length && element.textContent.trim());
+    const texts = [...cell.querySelectorAll('span, div')].filter((element) => !element.children.length && element.textContent.trim()
+        && !element.closest('.operator-node__sides, .operator-node__ports'));
     const hits = [];
     for (const label of vertex.querySelectorAll('.operator-node__side-name')) {
         const a = label.getBoundingClientRect();
@@ -162,7 +163,7 @@ def test_a_fan_out_chain_is_drawn_as_a_tree_and_the_run_page_stays_readable(live
         assert abs(start["x"] - cell["right"]) < 12, (edge_id, start, cell)
 
     # 2. the join's "left" and "right" clear of its figures
-    assert page.evaluate(_LABELS_OVER_TEXT, "pairs") == []
+    assert page.evaluate(_LABELS_OVER_TEXT, '.run-cell[data-node="pairs"]') == []
     # 3. no figure spills out of its cell; a years-long lag in days and hours
     assert page.evaluate(_OVERFLOWS) == []
     assert " d " in lag.inner_text(), lag.inner_text()
@@ -171,5 +172,30 @@ def test_a_fan_out_chain_is_drawn_as_a_tree_and_the_run_page_stays_readable(live
     narrow = [part for part in parts if part["width"] < SMALLEST_HEADER_PART_PX or part["cut"]]
     assert not narrow, parts
 
+    # 5. the checkpoints' configuration: each value inside the panel (a long directory URL wraps in its cell)
+    page.get_by_test_id("checkpoint-tab-config").click()
+    config = page.get_by_test_id("checkpoint-config")
+    expect(config).to_be_visible()
+    panel = page.locator(".checkpoint-panel").bounding_box()
+    for value in config.locator("td.numeric code").all():
+        box = value.bounding_box()
+        assert box["x"] + box["width"] <= panel["x"] + panel["width"] + 0.5, (value.inner_text(), box, panel)
+    page.locator(".checkpoint-panel").screenshot(path=str(artifacts / "run-checkpoint-config.png"))
+
     api_call(page, live_studio, "POST", f"/api/runs/{run['id']}/cancel", {})
     expect(page.get_by_test_id("run-status")).to_have_text("CANCELED", timeout=60_000)
+
+
+def test_the_editors_plan_names_a_fan_out_chain_as_a_tree(live_studio, page, artifacts):
+    pipeline = api_call(page, live_studio, "POST", "/api/pipelines", {"name": "e2e-fan-out-plan", "definition": fan_out_join()})
+    page.goto(f"{live_studio}/pipelines/{pipeline['id']}")
+    page.get_by_test_id("tab-plan").click()
+    page.get_by_test_id("plan-show").click()
+    expect(page.get_by_test_id("plan-chain").first).to_have_text("events → event_time → [clicks, purchases]")
+    # the two filters are both the chain's third step, neither after the other
+    for node in ("clicks", "purchases"):
+        expect(page.get_by_test_id(f"node-{node}").get_by_test_id("region-badge")).to_contain_text("chain 3/3")
+    page.screenshot(path=str(artifacts / "editor-plan-fan-out-chain.png"))
+    # the join's "left" and "right" beside its title and id, not over them
+    expect(page.get_by_test_id("node-pairs").get_by_test_id("side-left")).to_be_attached()
+    assert page.evaluate(_LABELS_OVER_TEXT, '[data-testid="node-pairs"]') == []

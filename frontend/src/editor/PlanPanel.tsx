@@ -1,6 +1,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { canRun, useEditorStore, type EditorState } from '../state/editor/editorStore';
 import { useEditorViewStore, type EditorViewState } from '../state/editor/editorViewStore';
+import { chainLabel } from '../state/shared/chains';
 import { foldedSchedule, REGION_COLOURS, regionLabel, scheduleSteps } from '../state/shared/planOverlay';
 
 const selectPlanPanel = (state: EditorViewState) => ({
@@ -64,7 +65,7 @@ export function PlanPanel() {
           <ul className="chain-list">
             {plan.job_vertices.map((vertex) => (
               <li key={vertex.id}>
-                <code>{vertex.operators.join(' → ')}</code> <span className="muted">×{vertex.parallelism}</span>
+                <code data-testid="plan-chain">{chainLabel(vertex)}</code> <span className="muted">×{vertex.parallelism}</span>
               </li>
             ))}
           </ul>

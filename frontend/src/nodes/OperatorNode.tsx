@@ -46,7 +46,7 @@ function OperatorNode({ id, data, selected }: NodeProps<OperatorNodeType>) {
       data-testid={`node-${id}`}
       data-region={plan?.regions.join(' ')}
       data-test={test}
-      className={classNames('operator-node', `category-${category}`, selected && 'is-selected', problems && 'has-problems', plan && 'has-region', test && `test-${test}`)}
+      className={classNames('operator-node', `category-${category}`, operator?.input_sides?.length && 'has-sides', selected && 'is-selected', problems && 'has-problems', plan && 'has-region', test && `test-${test}`)}
       style={style}
       title={operator?.description}
     >
@@ -68,10 +68,10 @@ function OperatorNode({ id, data, selected }: NodeProps<OperatorNodeType>) {
       <div className="operator-node__id">{id}</div>
       {summary && <div className="operator-node__summary">{summary}</div>}
       {plan && (
-        <div className="region-badge" data-testid="region-badge" title={`Pipelined region ${plan.regions.join(', ')}; scheduled in step ${plan.step}. Chain: ${plan.chain.join(' → ')}`}>
+        <div className="region-badge" data-testid="region-badge" title={`Pipelined region ${plan.regions.join(', ')}; scheduled in step ${plan.step}. Chain: ${plan.chainLabel}`}>
           <span className="region-badge__dot" />
           {regionLabel(plan.regions)} · step {plan.step}
-          {plan.chain.length > 1 && <span className="region-badge__chain">chain {plan.chain.indexOf(id) + 1}/{plan.chain.length}</span>}
+          {plan.chain.length > 1 && <span className="region-badge__chain">chain {plan.chainStep}/{plan.chainSteps}</span>}
         </div>
       )}
       {previewCount !== undefined && (

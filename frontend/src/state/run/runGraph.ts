@@ -16,6 +16,7 @@ import type { PipelineDefinition, PlanSummary } from '../../api/types';
 import { toFlowEdge } from '../shared/definition';
 import type { ChainedOperator, PipelineEdge, VertexNode, VertexNodeData } from '../shared/graph';
 import { nodeQuarantinePorts } from '../shared/expectations';
+import { chainDepths } from '../shared/chains';
 import { autoLayout, type LayoutSpacing } from '../shared/layout';
 
 /** One operator's cell, in flow pixels (RunVertexNode sets the same width). */
@@ -84,10 +85,7 @@ function verticesOf(definition: PipelineDefinition, plan: Pick<PlanSummary, 'job
 /** Each operator's cell in the box's grid: a column per step from the head, a row per branch (see ChainedOperator.cell). */
 export function chainCells(feeders: number[]): { cells: Array<ChainedOperator['cell'] & { last: boolean }>; grid: VertexNodeData['grid'] } {
   const fed = feeders.map((_, position) => feeders.flatMap((feeder, child) => (feeder === position && child > 0 ? [child] : [])));
-  const depth: number[] = feeders.map(() => 0);
-  feeders.forEach((feeder, position) => {
-    if (position > 0) depth[position] = depth[feeder] + 1;
-  });
+  const depth = chainDepths(feeders);
   const columns = Math.max(...depth) + 1;
   const cells: Array<ChainedOperator['cell'] & { last: boolean }> = feeders.map(() => ({ column: 0, row: 0, columns: 1, rows: 1, last: false }));
   let nextRow = 0;

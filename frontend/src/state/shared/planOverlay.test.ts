@@ -22,8 +22,19 @@ const plan: PlanSummary = {
 describe('plan overlay', () => {
   it('marks each node with its regions, colour, schedule step and chain', () => {
     const marks = planMarks(plan);
-    expect(marks.m).toEqual({ regions: ['r0'], colour: 0, step: 1, vertex: 'g', chain: ['g', 'm'] });
+    expect(marks.m).toEqual({ regions: ['r0'], colour: 0, step: 1, vertex: 'g', chain: ['g', 'm'], chainLabel: 'g → m', chainStep: 2, chainSteps: 2 });
     expect(marks.c).toMatchObject({ regions: ['r1', 'r2'], colour: 1, step: 2, vertex: 'c' });
+  });
+
+  it('numbers the steps of a chain that fans out from its head: the two branches are both the last step, neither after the other', () => {
+    const fanOut: PlanSummary = {
+      ...plan,
+      job_vertices: [{ id: 'events', name: 'events -> event_time -> [clicks, purchases]', operators: ['events', 'event_time', 'clicks', 'purchases'], chain_inputs: [-1, 0, 1, 1], parallelism: 2 }],
+      node_regions: { events: ['r0'], event_time: ['r0'], clicks: ['r0'], purchases: ['r0'] },
+    };
+    const marks = planMarks(fanOut);
+    expect(['events', 'event_time', 'clicks', 'purchases'].map((node) => `${marks[node].chainStep}/${marks[node].chainSteps}`)).toEqual(['1/3', '2/3', '3/3', '3/3']);
+    expect(marks.purchases.chainLabel).toBe('events → event_time → [clicks, purchases]');
   });
 
   it('lists the schedule with the nodes of each region, folding identical regions', () => {

@@ -3,6 +3,7 @@
  * region's colour and its place in the schedule, and which job vertex (operator chain) it
  * belongs to. From the planner's summary (POST /api/plan, GET /api/pipelines/<id>/plan).
  */
+import { chainDepths, chainFeeders, chainLabel } from './chains';
 import type { CompactList, PlanSummary } from '../../api/types';
 
 export const REGION_COLOURS = ['#2563eb', '#16a34a', '#d97706', '#9333ea', '#db2777', '#0891b2', '#65a30d', '#dc2626', '#4f46e5', '#0d9488'];
@@ -27,6 +28,12 @@ export interface NodePlanMark {
   vertex: string | null;
   /** The node's operators chain: all node ids of its job vertex, in chain order. */
   chain: string[];
+  /** The chain as words: "a → b", or "events → event_time → [clicks, purchases]" where it fans out. */
+  chainLabel: string;
+  /** The node's step in its chain from the head (1-based), and the chain's number of steps: clicks and purchases
+   * after events → event_time are both step 3 of 3, neither after the other. */
+  chainStep: number;
+  chainSteps: number;
 }
 
 export interface ScheduleStep {
@@ -53,10 +60,22 @@ export function regionLabel(regions: string[]): string {
   return `${regions[0]} … ${regions[regions.length - 1]} (${regions.length})`;
 }
 
-export function nodeVertexIndex(plan: Pick<PlanSummary, 'job_vertices'> | null | undefined): Map<string, { vertex: string; chain: string[] }> {
-  const index = new Map<string, { vertex: string; chain: string[] }>();
+interface ChainPlace {
+  vertex: string;
+  chain: string[];
+  label: string;
+  step: number;
+  steps: number;
+}
+
+export function nodeVertexIndex(plan: Pick<PlanSummary, 'job_vertices'> | null | undefined): Map<string, ChainPlace> {
+  const index = new Map<string, ChainPlace>();
   for (const vertex of plan?.job_vertices ?? []) {
-    for (const node of vertex.operators) index.set(node, { vertex: vertex.id, chain: vertex.operators });
+    const depths = chainDepths(chainFeeders(vertex));
+    const label = chainLabel(vertex);
+    const steps = Math.max(0, ...depths) + 1;
+    vertex.operators.forEach((node, position) =>
+      index.set(node, { vertex: vertex.id, chain: vertex.operators, label, step: depths[position] + 1, steps }));
   }
   return index;
 }
@@ -75,6 +94,9 @@ export function planMarks(plan: PlanSummary): Record<string, NodePlanMark> {
       step: order.get(first) ?? regionNumber(first) + 1,
       vertex: vertex?.vertex ?? null,
       chain: vertex?.chain ?? [node],
+      chainLabel: vertex?.label ?? node,
+      chainStep: vertex?.step ?? 1,
+      chainSteps: vertex?.steps ?? 1,
     };
   }
   return marks;
