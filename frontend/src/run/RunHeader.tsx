@@ -225,18 +225,23 @@ export function RunHeader({ runId }: { runId: number }) {
         {status ?? 'LOADING'}
       </StatusBadge>
       {run && (
-        <span className="run-times muted" data-testid="run-times"
-          title={`started ${formatDate(run.started_at ?? run.created_at)}${run.ended_at ? `, ended ${formatDate(run.ended_at)}` : ''}`}>
-          started {formatHeaderTime(run.started_at ?? run.created_at)}
-          {startedLate && (
-            <span data-testid="run-started-late" title={`This run ${startedLate}.`}>
-              {' '}
-              · {startedLate}
-            </span>
-          )}
-          {run.ended_at && ` · ended ${formatHeaderTime(run.ended_at)}`}
-          <RunDiskUse runId={runId} live={!ended} />
-        </span>
+        // when it started and where it runs, one above the other: as tall as the title beside them, so the buttons keep
+        // their row (a 30-operator graph needs the height at 1280x720) and neither line is squeezed to a letter
+        <div className="run-meta">
+          <span className="run-times muted" data-testid="run-times"
+            title={`started ${formatDate(run.started_at ?? run.created_at)}${run.ended_at ? `, ended ${formatDate(run.ended_at)}` : ''}`}>
+            started {formatHeaderTime(run.started_at ?? run.created_at)}
+            {startedLate && (
+              <span data-testid="run-started-late" title={`This run ${startedLate}.`}>
+                {' '}
+                · {startedLate}
+              </span>
+            )}
+            {run.ended_at && ` · ended ${formatHeaderTime(run.ended_at)}`}
+            <RunDiskUse runId={runId} live={!ended} />
+          </span>
+          <RunPlacement run={run} />
+        </div>
       )}
       {run && <RunEnvironment run={run} />}
       <div className="toolbar-spacer" />
@@ -291,7 +296,6 @@ export function RunHeader({ runId }: { runId: number }) {
       >
         Restart from…
       </button>
-      {run && <RunPlacement run={run} />}
       {starting && (
         <div className="run-starting" role="status" data-testid="run-starting">
           <span className="spinner" aria-hidden="true" /> {starting}
