@@ -61,6 +61,9 @@ def test_nodes_show_their_operators_numbers_and_open_their_subtasks(live_studio,
     page.get_by_test_id("node-even").press("Enter")
     drilldown = page.get_by_test_id("node-drilldown")
     expect(drilldown).to_have_attribute("data-node", "even")
+    # the tab reads as written, the operator's id as it is: not "Subtasks Of Even"
+    assert page.get_by_test_id("run-tab-subtasks").inner_text() == "Subtasks of even"
+    assert page.get_by_test_id("run-tab-records").inner_text() == "Collected records"
     rows = drilldown.get_by_test_id("subtask-row")
     expect(rows).to_have_count(2)
     def shown(test_id: str) -> list[int]:
