@@ -119,6 +119,7 @@ from engine.runtime.operator_chain import OperatorChain
 from engine.runtime.projection import projected_fields
 from engine.runtime.operators import OperatorContext, coordinator_factory, create_operator
 from engine.runtime.operators.base import ConfigurationError, compile_expression_function
+from engine.runtime.operators.joins.two_input import keeps_records_until_watermark
 from engine.runtime.operators.source import DEFAULT_BATCH_SIZE
 from engine.runtime.operators.windows.window_partials import PARTIAL_KEY, partials_for, pre_aggregated_window
 from engine.runtime.state.key_groups import KeyGroupRange, key_group_for
@@ -589,7 +590,8 @@ class StreamTask:
                 edge.id, channels, partitioner, debloat=self.debloat.enabled,
                 buffer_records=int(self.config.get("batch_size", DEFAULT_BATCH_SIZE)),
                 buffer_timeout_s=float(self.config.get("buffer_timeout_ms", 100)) / 1000,
-                inline_watermarks=self.config.get("mode") != "batch")
+                inline_watermarks=self.config.get("mode") != "batch",
+                watermarks_send_buffers=keeps_records_until_watermark(edge, target))
             if window is not None:
                 writer.pre_aggregate_with(partials_for(window, edge.key))
             if edge.source_port is None:

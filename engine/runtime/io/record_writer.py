@@ -33,6 +33,17 @@ with it, as Flink serialises watermarks into its network buffers; the consumer p
 the records and watermarks in their order. A buffer holding only watermarks leaves with
 the buffer timeout or the next flush, like one holding few records.
 
+Watermarks that send the buffers (``watermarks_send_buffers``: edges into a join, see
+``engine.runtime.operators.joins.two_input.keeps_records_until_watermark``): a consumer that
+keeps every record until a watermark lets it go keeps, for every watermark a buffer holds
+back, that much more event time of records. Filled to ``buffer_records``, a hash edge's
+buffer at parallelism 2 of ``make bench-events``' join held about 8 source batches (~8 s of
+event time) before it left, so each join subtask kept 3-4 times the windows it kept at
+parallelism 1, and firing them read records long out of the CPU's caches. On such an edge
+each watermark still travels inside the buffers, and then sends them: one push per channel
+and source batch, as at parallelism 1 (``docs/performance.md``, "The join's state held back
+in output buffers").
+
 Availability: the writer is available while every channel has room. The task checks it
 between two steps of its default action and, if a channel is full, suspends the default
 action until that channel's consumer took a buffer (``when_available``).
@@ -66,7 +77,8 @@ class RecordWriter:
 
     def __init__(self, edge_id: str, channels: Sequence, partitioner: Partitioner | None, *,
                  debloat: bool = False, buffer_records: int = DEFAULT_BUFFER_RECORDS,
-                 buffer_timeout_s: float = DEFAULT_BUFFER_TIMEOUT_S, inline_watermarks: bool = False):
+                 buffer_timeout_s: float = DEFAULT_BUFFER_TIMEOUT_S, inline_watermarks: bool = False,
+                 watermarks_send_buffers: bool = False):
         self.edge_id = edge_id
         self.channels = list(channels)
         self.partitioner = partitioner
@@ -84,6 +96,8 @@ class RecordWriter:
         if self.buffers_output:
             self.emit = self._emit_buffered  # type: ignore[method-assign]
         self.inline_watermarks = inline_watermarks and self.buffers_output
+        self.watermarks_send_buffers = watermarks_send_buffers and self.inline_watermarks
+        """Each watermark, noted in every buffer, also sends them (a consumer that keeps records until it)."""
         self.partials = None
         """The window partials this writer sends instead of records (``pre_aggregate_with``), None: records."""
         self._array_channels = [bool(getattr(channel, "takes_int_arrays", False)) for channel in self.channels]
@@ -186,8 +200,10 @@ class RecordWriter:
 
     def flush(self) -> None:
         """Send every output buffer that holds records, full or not."""
-        if self._buffered_since is None:
-            return
+        if self._buffered_since is not None:
+            self._send_buffers()
+
+    def _send_buffers(self) -> None:
         self._buffered_since = None
         buffers = self._buffers
         for index, buffer in enumerate(buffers):
@@ -241,6 +257,9 @@ class RecordWriter:
                 buffer.watermarks = [(len(buffer), watermark)]
             else:
                 marks.append((len(buffer), watermark))
+        if self.watermarks_send_buffers:
+            self._send_buffers()  # every buffer holds the watermark now
+            return
         if self._buffered_since is None:
             self._buffered_since = time.monotonic()
         elif time.monotonic() - self._buffered_since >= self.buffer_timeout_s:

@@ -45,6 +45,17 @@ LATE_PORTS = ("late_left", "late_right")
 """The output ports late records of each side leave through (``engine.spec.join_catalog``)."""
 
 
+JOIN_TYPES = frozenset({"join.window", "join.interval"})
+
+
+def keeps_records_until_watermark(edge, target_vertex) -> bool:
+    """Whether ``edge`` feeds a join (the head of ``target_vertex``), which keeps each record until a
+    watermark lets it go: the writer of such an edge sends its buffers with every watermark
+    (``engine.runtime.io.record_writer``, ``watermarks_send_buffers``)."""
+    head = target_vertex.operators[0]
+    return head["id"] == edge.target_node and head.get("type") in JOIN_TYPES
+
+
 class TwoInputOperator(StreamOperator):
     """Base of the joins: per-side keys, the output expression, watermark and timer bookkeeping."""
 

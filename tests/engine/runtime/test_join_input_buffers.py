@@ -1,0 +1,95 @@
+"""Output buffers on the edges into a join leave with every watermark.
+
+A join keeps each record until a watermark lets it go, so a watermark held back in a filling
+output buffer keeps that much more event time of records in the join (``record_writer``,
+``watermarks_send_buffers``). Into any other consumer the buffers fill as before, watermarks
+inside them.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.plan.channels import ChannelId
+from engine.plan.job_graph import build_job_graph
+from engine.runtime.io.events import CheckpointBarrier, TimestampedBatch, Watermark
+from engine.runtime.io.input_gate import InputGate
+from engine.runtime.io.local_channel import LocalChannel
+from engine.runtime.io.network import LocalNetwork
+from engine.runtime.io.partitioner import RoundRobinPartitioner
+from engine.runtime.io.record_writer import RecordWriter
+from engine.runtime.stream_task import StreamTask
+from tests.engine.cluster.test_fan_out_chain_jobs import fan_out_join
+from tests.engine.runtime.test_channels_and_gate import drain, elements
+from tests.engine.runtime.test_stream_task import RecordingGateway
+
+
+def write_batches(**options) -> list[list]:
+    """Five batches with a watermark after each, a barrier, one more: what each of two channels got."""
+    channels = [LocalChannel(i) for i in range(2)]
+    gates = [InputGate([channel]) for channel in channels]
+    writer = RecordWriter("e", channels, RoundRobinPartitioner(2), inline_watermarks=True, **options)
+    for step in range(5):
+        writer.emit(TimestampedBatch(range(step * 3, step * 3 + 3), range(step * 30, step * 30 + 3)))
+        writer.broadcast_event(Watermark(step * 30 + 2))
+    writer.broadcast_event(CheckpointBarrier(1, 0))
+    writer.emit(TimestampedBatch([7], [300]))
+    writer.flush()
+    return [[item for _, item in drain(gate)] for gate in gates]
+
+
+def test_watermarks_that_send_the_buffers_leave_inside_them_in_the_same_order():
+    sent, filled = write_batches(watermarks_send_buffers=True), write_batches()
+    assert [elements(items) for items in sent] == [elements(items) for items in filled]
+    for items in sent:
+        buffers = [item for item in items if isinstance(item, TimestampedBatch) and item.watermarks]
+        assert len(buffers) == 5, "one buffer per watermark and channel"
+        assert all(item.watermarks == [(len(item), mark)] for item, mark in
+                   zip(buffers, (Watermark(step * 30 + 2) for step in range(5)))), "each watermark ends its buffer"
+    assert all(len([item for item in items if getattr(item, "watermarks", None)]) == 1 for items in filled), \
+        "without the option the buffers fill across watermarks"
+
+
+def test_a_debloated_or_unpartitioned_writer_ignores_the_option():
+    channels = [LocalChannel(i) for i in range(2)]
+    assert not RecordWriter("e", channels, None, inline_watermarks=True, watermarks_send_buffers=True).watermarks_send_buffers
+    assert not RecordWriter("e", channels, RoundRobinPartitioner(2), debloat=True, inline_watermarks=True,
+                            watermarks_send_buffers=True).watermarks_send_buffers
+    assert not RecordWriter("e", channels, RoundRobinPartitioner(2), watermarks_send_buffers=True).watermarks_send_buffers
+
+
+def source_task_outputs(job: dict, edges: set[str]) -> dict[str, list]:
+    """Run subtask 0 of ``job``'s source vertex to its end; what it pushed into each channel of ``edges``."""
+    job_graph = build_job_graph(job)
+    source = job_graph.vertices[0]
+    network = LocalNetwork(capacity=100_000)
+    task = StreamTask(job_graph=job_graph, vertex=source, index=0, network=network, gateway=RecordingGateway(),
+                      config={"checkpoint_storage": "unused", "checkpointing": {"interval_ms": 10**9},
+                              "batch_size": 64})
+    task.before_invoke()
+    for _ in range(500):  # 4,000 records in polls of 64
+        task.run_mailbox_step()
+    found: dict[str, list] = {}
+    for out in job_graph.outputs_of(source.id):
+        if out.id not in edges:
+            continue
+        for consumer in range(job_graph.vertex(out.target).parallelism):
+            channel = network.input_channel(ChannelId(out.id, (source.id, 0), (out.target, consumer)))
+            items = found.setdefault(f"{out.id}->{consumer}", [])
+            while (popped := channel.pop())[0] is not None:
+                items.append(popped[0])
+    return found
+
+
+def test_the_edges_into_a_join_send_each_watermark_in_a_buffer_of_its_own(tmp_path: Path):
+    job = fan_out_join(tmp_path, rate=0)
+    job_graph = build_job_graph(job)
+    into_join = {out.id for out in job_graph.inputs_of("j")}
+    outputs = source_task_outputs(job, into_join)
+    assert len(outputs) == 4, outputs.keys()
+    for channel, items in outputs.items():
+        buffers = [item for item in items if isinstance(item, TimestampedBatch)]
+        marks = [item.watermarks for item in buffers if item.watermarks]
+        assert marks, f"{channel}: the source's watermarks did not reach the join"
+        assert all(len(held) == 1 and held[0][0] == len(item) for item, held in
+                   ((item, item.watermarks) for item in buffers if item.watermarks)), \
+            f"{channel}: a buffer into the join held back a watermark behind later records"
