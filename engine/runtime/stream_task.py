@@ -591,7 +591,8 @@ class StreamTask:
                 buffer_records=int(self.config.get("batch_size", DEFAULT_BATCH_SIZE)),
                 buffer_timeout_s=float(self.config.get("buffer_timeout_ms", 100)) / 1000,
                 inline_watermarks=self.config.get("mode") != "batch",
-                watermarks_send_buffers=keeps_records_until_watermark(edge, target))
+                watermarks_send_buffers=(self.config.get("join_buffers_per_watermark", True) is not False
+                                         and keeps_records_until_watermark(edge, target)))
             if window is not None:
                 writer.pre_aggregate_with(partials_for(window, edge.key))
             if edge.source_port is None:

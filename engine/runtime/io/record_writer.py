@@ -42,7 +42,8 @@ event time) before it left, so each join subtask kept 3-4 times the windows it k
 parallelism 1, and firing them read records long out of the CPU's caches. On such an edge
 each watermark still travels inside the buffers, and then sends them: one push per channel
 and source batch, as at parallelism 1 (``docs/performance.md``, "The join's state held back
-in output buffers").
+in output buffers"). The deployment setting ``"join_buffers_per_watermark": false`` fills them
+as on any other edge.
 
 Availability: the writer is available while every channel has room. The task checks it
 between two steps of its default action and, if a channel is full, suspends the default

@@ -17,7 +17,9 @@ from engine.runtime.io.local_channel import LocalChannel
 from engine.runtime.io.network import LocalNetwork
 from engine.runtime.io.partitioner import RoundRobinPartitioner
 from engine.runtime.io.record_writer import RecordWriter
+from engine.runtime.operators.joins.two_input import keeps_records_until_watermark
 from engine.runtime.stream_task import StreamTask
+from tests.builders import edge, node, pipeline
 from tests.engine.cluster.test_fan_out_chain_jobs import fan_out_join
 from tests.engine.runtime.test_channels_and_gate import drain, elements
 from tests.engine.runtime.test_stream_task import RecordingGateway
@@ -57,14 +59,14 @@ def test_a_debloated_or_unpartitioned_writer_ignores_the_option():
     assert not RecordWriter("e", channels, RoundRobinPartitioner(2), watermarks_send_buffers=True).watermarks_send_buffers
 
 
-def source_task_outputs(job: dict, edges: set[str]) -> dict[str, list]:
+def source_task_outputs(job: dict, edges: set[str], **config) -> dict[str, list]:
     """Run subtask 0 of ``job``'s source vertex to its end; what it pushed into each channel of ``edges``."""
     job_graph = build_job_graph(job)
     source = job_graph.vertices[0]
     network = LocalNetwork(capacity=100_000)
     task = StreamTask(job_graph=job_graph, vertex=source, index=0, network=network, gateway=RecordingGateway(),
                       config={"checkpoint_storage": "unused", "checkpointing": {"interval_ms": 10**9},
-                              "batch_size": 64})
+                              "batch_size": 64, **config})
     task.before_invoke()
     for _ in range(500):  # 4,000 records in polls of 64
         task.run_mailbox_step()
@@ -93,3 +95,23 @@ def test_the_edges_into_a_join_send_each_watermark_in_a_buffer_of_its_own(tmp_pa
         assert all(len(held) == 1 and held[0][0] == len(item) for item, held in
                    ((item, item.watermarks) for item in buffers if item.watermarks)), \
             f"{channel}: a buffer into the join held back a watermark behind later records"
+
+
+def test_without_the_setting_the_buffers_into_a_join_fill_across_watermarks(tmp_path: Path):
+    job = fan_out_join(tmp_path, rate=0)
+    into_join = {out.id for out in build_job_graph(job).inputs_of("j")}
+    outputs = source_task_outputs(job, into_join, join_buffers_per_watermark=False)
+    held = [len(item.watermarks) for items in outputs.values() for item in items
+            if isinstance(item, TimestampedBatch) and item.watermarks]
+    assert held and max(held) > 1
+
+
+def test_only_the_edges_into_a_join_send_their_buffers_with_watermarks(tmp_path: Path):
+    joined = build_job_graph(fan_out_join(tmp_path, rate=0))
+    assert all(keeps_records_until_watermark(into, joined.vertex(into.target)) for into in joined.inputs_of("j"))
+    windowed = build_job_graph(pipeline(
+        [node("src", "source.datagen", count=10), node("st", "transform.watermark", timestamp="x"),
+         node("w", "window.tumbling", size_ms=10, function="count"), node("out", "sink.collect")],
+        [edge("src", "st"), edge("st", "w", "hash", "x % 2"), edge("w", "out")], parallelism=2))
+    (into_window,) = windowed.inputs_of("w")
+    assert not keeps_records_until_watermark(into_window, windowed.vertex(into_window.target))
