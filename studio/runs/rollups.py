@@ -16,6 +16,8 @@ clamped to the exact min and max. Count, sum (so the average), min and max are e
 True
 >>> Figure.from_json(Figure.of([1, 2]).merge(Figure.of([3])).to_json()).count
 3
+>>> round(Figure.of([0, 0, 1]).percentile(90), 2), Figure.of([0, 0, 1]).percentile(50)  # 1 is not 0
+(0.99, 0)
 """
 from __future__ import annotations
 
@@ -27,13 +29,19 @@ RELATIVE_ACCURACY = 0.01
 _GAMMA = (1 + RELATIVE_ACCURACY) / (1 - RELATIVE_ACCURACY)
 _LOG_GAMMA = math.log(_GAMMA)
 ZERO = "0"
+"""The bucket of the values ≤ 0."""
+INDEX_ZERO = "+0"
+"""The bucket of index 0, the values in ``(1/γ, 1]``: ``str(0)`` would be :data:`ZERO`'s key, and a duration of
+1 ms or a size of 1 byte was read back as 0. Rollups written before kept those in ``"0"``, read as 0 still."""
 
 
 def bucket_of(value: float) -> str:
-    """The sketch bucket of ``value``: ``"0"`` for values ≤ 0, else ``str(ceil(log_γ value))``."""
+    """The sketch bucket of ``value``: :data:`ZERO` for values ≤ 0, else the index ``ceil(log_γ value)``
+    (``"+0"`` for index 0)."""
     if value <= 0:
         return ZERO
-    return str(math.ceil(math.log(value) / _LOG_GAMMA))
+    index = math.ceil(math.log(value) / _LOG_GAMMA)
+    return INDEX_ZERO if index == 0 else str(index)
 
 
 def _index(key: str) -> float:
