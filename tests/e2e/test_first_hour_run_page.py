@@ -15,6 +15,7 @@ from tests.e2e.browser_steps import api_call, wait_for_run
 from tests.e2e.first_hour import (
     READABLE_PX, RUN_GRAPH_NODES, SCREENS, five_node_pipeline, graph_view, hidden_nodes, shot, thirty_node_pipeline,
 )
+from tests.e2e.run_header import assert_header_readable
 from tests.support import simple_pipeline, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.spark, pytest.mark.timeout(600)]
@@ -218,6 +219,7 @@ def test_a_run_that_waits_for_spark_says_so(live_studio, page, artifacts):
     for width, height in SCREENS:
         page.set_viewport_size({"width": width, "height": height})
         shot(artifacts, "10-run-started-late", page)
+        assert_header_readable(page)  # the note once cut the header's times line at 1280 px
 
 
 def test_a_tap_names_the_operator_whose_output_it_shows(live_studio, page, artifacts):

@@ -9,18 +9,13 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.browser_steps import api_call
+from tests.e2e.run_header import assert_header_readable
 from tests.support import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.spark]
 
 # event times from November 2023: the watermark lags the wall clock by years
 EVENT = '{"id": x, "ts": 1700000000000 + x, "user": "u" + str(x % 7), "kind": "click" if x % 3 else "purchase"}'
-SMALLEST_HEADER_PART_PX = 24
-"""Narrower than this, a header part (a button, the start time, a checkbox's label) says nothing."""
-SMALLEST_PLACEMENT_PX = 130
-""""runs in its own driver" at 12 px."""
-
-
 def fan_out_join() -> dict:
     return {
         "format": 1, "name": "e2e-fan-out-join", "mode": "streaming", "parallelism": 2,
@@ -116,29 +111,6 @@ _LABELS_OVER_TEXT = """(holder) => {
     return hits;
 }"""
 
-_HEADER_PARTS = """() => {
-    const header = document.querySelector('.run-header');
-    const parts = [...header.querySelectorAll(':scope > *, .run-title > *, .run-meta > *, .run-placement > *')];
-    return parts.filter((part) => part.textContent.trim() && getComputedStyle(part).display !== 'none').map((part) => {
-        const box = part.getBoundingClientRect();
-        return {text: part.textContent.trim().slice(0, 40), testid: part.dataset.testid ?? null, cls: part.className,
-                width: box.width, top: box.top, bottom: box.bottom,
-                cut: part.scrollWidth > part.clientWidth + 1 && getComputedStyle(part).overflowX !== 'visible'};
-    });
-}"""
-
-
-def assert_header_readable(parts: list[dict]) -> None:
-    narrow = [part for part in parts if part["width"] < SMALLEST_HEADER_PART_PX]
-    assert not narrow, parts
-    times = next(part for part in parts if part["testid"] == "run-times")
-    assert not times["cut"], times  # "started 01:46:20 · disk 762 B", whole
-    placement = next(part for part in parts if part["testid"] == "run-placement")
-    assert placement["width"] >= SMALLEST_PLACEMENT_PX, placement  # at least "runs in its own driver"
-    buttons = [part for part in parts if "button" in part["cls"]]
-    assert all(button["top"] < times["bottom"] and times["top"] < button["bottom"] for button in buttons), parts
-
-
 def test_a_fan_out_chain_is_drawn_as_a_tree_and_the_run_page_stays_readable(live_studio, page, artifacts):
     pipeline = api_call(page, live_studio, "POST", "/api/pipelines", {"name": "e2e-fan-out-join", "definition": fan_out_join()})
     run = api_call(page, live_studio, "POST", f"/api/pipelines/{pipeline['id']}/runs", {})
@@ -185,7 +157,7 @@ def test_a_fan_out_chain_is_drawn_as_a_tree_and_the_run_page_stays_readable(live
     for width, height in ((1440, 900), (1280, 720)):
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(300)
-        assert_header_readable(page.evaluate(_HEADER_PARTS))
+        assert_header_readable(page)
     page.set_viewport_size({"width": 1440, "height": 900})
 
     # 5. the checkpoints' configuration: each value inside the panel (a long directory URL wraps in its cell)

@@ -5,7 +5,7 @@ import { navigate, paths } from '../router';
 import { continuationOf, describeContinuation, rescaleDestination, type Continuation } from '../state/run/continuation';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { isRunEnded, runStatusTone } from '../state/run/runStatus';
-import { startingNotice, startupNote } from '../state/run/startup';
+import { startingNotice, startupNote, startupReason } from '../state/run/startup';
 import { Dialog } from '../ui/Dialog';
 import { Link } from '../ui/Link';
 import { StatusBadge } from '../ui/StatusBadge';
@@ -232,7 +232,7 @@ export function RunHeader({ runId }: { runId: number }) {
             title={`started ${formatDate(run.started_at ?? run.created_at)}${run.ended_at ? `, ended ${formatDate(run.ended_at)}` : ''}`}>
             started {formatHeaderTime(run.started_at ?? run.created_at)}
             {startedLate && (
-              <span data-testid="run-started-late" title={`This run ${startedLate}.`}>
+              <span data-testid="run-started-late" title={startupReason(startup) ?? undefined}>
                 {' '}
                 · {startedLate}
               </span>

@@ -32,9 +32,21 @@ export function startingNotice(status: RunStatus | null, startup: StartupEventDa
   return 'Starting a Spark session for this run, as no warm driver was free (about 10 s): runs started while another one starts take longer.';
 }
 
-/** After the start: why it took longer than a second, or null when it did not wait for Spark. */
+/**
+ * After the start: that it took longer than a second, short enough for the header's line beside the start time
+ * (the whole line was cut there at 1280 px), or null when it did not wait for Spark. `startupReason` says why.
+ */
 export function startupNote(status: RunStatus | null, startup: StartupEventData | null): string | null {
   if (status === null || STARTING.has(status) || startup?.spark !== 'starting') return null;
-  if (startup.driver === 'session') return "waited for the shared session's Spark application to start";
-  return startup.driver === 'warm' ? 'waited for Spark to start (its driver was still getting ready)' : 'started its own Spark session (no warm driver was free)';
+  if (startup.driver === 'session') return "waited for the session's Spark";
+  return startup.driver === 'warm' ? 'waited for Spark to start' : 'started its own Spark session';
+}
+
+/** Why a run that waited for Spark waited: the note's title. */
+export function startupReason(startup: StartupEventData | null): string | null {
+  if (startup?.spark !== 'starting') return null;
+  if (startup.driver === 'session') return "This run waited for the shared session's Spark application to start.";
+  return startup.driver === 'warm'
+    ? 'This run waited for Spark to start: its driver was still getting ready.'
+    : 'This run started its own Spark session: no warm driver was free.';
 }
