@@ -91,58 +91,56 @@ def test_rollups_say_what_the_rows_they_replace_said(user, rows, kept, passes):
     nested on the last ones until a shrinking run (hundreds of examples) hit Python's recursion limit
     reading any setting, and that RecursionError hid what the failing example had found."""
     with override_settings(HISTORY_DETAILED_CHECKPOINTS=kept, HISTORY_FAILED_CHECKPOINTS=1):
-        fold_and_check(new_run(user), rows, kept, passes)
+        run = new_run(user)
+        rows = sorted(rows, key=lambda row: row[0])
+        objects = [checkpoint_row(run, number, START + seconds * 1000, status="FAILED" if failed else "COMPLETED",
+                                  duration=duration, size=size, alignment=alignment, persisted=persisted)
+                   for number, (seconds, failed, duration, size, alignment, persisted) in enumerate(rows, start=1)]
+        Checkpoint.objects.bulk_create(objects)
+        completed = [row for row in objects if row.status == "COMPLETED"]
+        chunk = max(1, len(objects) // passes)
+        for index in range(passes):  # folded in several passes, as the loop does while the run goes on
+            last_pass = index == passes - 1
+            detailed = kept if last_pass else max(kept, len(objects) - chunk * (index + 1))
+            with override_settings(HISTORY_DETAILED_CHECKPOINTS=detailed):
+                fold_checkpoints(run.id)
 
+        overview = checkpoint_stats.overview(Run.objects.get(pk=run.id))
+        assert overview["counts"]["total"] == len(objects)
+        assert overview["counts"]["completed"] == len(completed)
+        assert overview["counts"]["failed"] == len(objects) - len(completed)
+        assert Checkpoint.objects.filter(run=run, status="COMPLETED").count() <= kept
+        fields = ("end_to_end_duration", "state_size", "alignment_duration", "persisted_data")
+        for name, field in zip(SUMMARISED, fields):
+            values = [getattr(row, field) for row in completed if getattr(row, field) is not None]
+            summary = overview["summary"][name]
+            if not values:
+                assert summary["min"] is None and summary["max"] is None
+                continue
+            assert (summary["min"], summary["max"]) == (min(values), max(values)), name
+            assert summary["avg"] == pytest.approx(sum(values) / len(values), rel=1e-9), name
+            for percent in (50, 90, 99):
+                assert close_enough(summary[f"p{percent}"], nearest_rank(values, percent)), (name, percent)
+        if overview["folded"] is not None:
+            assert overview["folded"]["completed"] + overview["folded"]["failed"] == \
+                len(objects) - Checkpoint.objects.filter(run=run).count()
 
-def fold_and_check(run, rows, kept, passes):
-    rows = sorted(rows, key=lambda row: row[0])
-    objects = [checkpoint_row(run, number, START + seconds * 1000, status="FAILED" if failed else "COMPLETED",
-                              duration=duration, size=size, alignment=alignment, persisted=persisted)
-               for number, (seconds, failed, duration, size, alignment, persisted) in enumerate(rows, start=1)]
-    Checkpoint.objects.bulk_create(objects)
-    completed = [row for row in objects if row.status == "COMPLETED"]
-    chunk = max(1, len(objects) // passes)
-    for index in range(passes):  # folded in several passes, as the loop does while the run goes on
-        last_pass = index == passes - 1
-        detailed = kept if last_pass else max(kept, len(objects) - chunk * (index + 1))
-        with override_settings(HISTORY_DETAILED_CHECKPOINTS=detailed, HISTORY_FAILED_CHECKPOINTS=1):
-            fold_checkpoints(run.id)
-
-    overview = checkpoint_stats.overview(Run.objects.get(pk=run.id))
-    assert overview["counts"]["total"] == len(objects)
-    assert overview["counts"]["completed"] == len(completed)
-    assert overview["counts"]["failed"] == len(objects) - len(completed)
-    assert Checkpoint.objects.filter(run=run, status="COMPLETED").count() <= kept
-    for name, field in zip(SUMMARISED, ("end_to_end_duration", "state_size", "alignment_duration", "persisted_data")):
-        values = [getattr(row, field) for row in completed if getattr(row, field) is not None]
-        summary = overview["summary"][name]
-        if not values:
-            assert summary["min"] is None and summary["max"] is None
-            continue
-        assert (summary["min"], summary["max"]) == (min(values), max(values)), name
-        assert summary["avg"] == pytest.approx(sum(values) / len(values), rel=1e-9), name
-        for percent in (50, 90, 99):
-            assert close_enough(summary[f"p{percent}"], nearest_rank(values, percent)), (name, percent)
-    if overview["folded"] is not None:
-        assert overview["folded"]["completed"] + overview["folded"]["failed"] == \
-            len(objects) - Checkpoint.objects.filter(run=run).count()
-
-    for resolution, width in (("minute", MINUTE_MS), ("hour", HOUR_MS)):
-        expected: dict[int, list] = {}
-        for row in objects:
-            expected.setdefault(row.trigger_timestamp - row.trigger_timestamp % width, []).append(row)
-        answer = checkpoint_stats.timeline(run, resolution, limit=1000)
-        assert [bucket["start"] for bucket in answer["buckets"]] == sorted(expected, reverse=True)
-        for bucket in answer["buckets"]:
-            rows_there = expected[bucket["start"]]
-            assert bucket["completed"] == sum(row.status == "COMPLETED" for row in rows_there)
-            assert bucket["failed"] == sum(row.status == "FAILED" for row in rows_there)
-            assert (bucket["first_id"], bucket["last_id"]) == (min(r.checkpoint_id for r in rows_there),
-                                                              max(r.checkpoint_id for r in rows_there))
-            durations = [row.end_to_end_duration for row in rows_there if row.status == "COMPLETED"]
-            if durations:
-                assert bucket["summary"]["end_to_end_duration"]["max"] == max(durations)
-                assert close_enough(bucket["summary"]["end_to_end_duration"]["p50"], nearest_rank(durations, 50))
+        for resolution, width in (("minute", MINUTE_MS), ("hour", HOUR_MS)):
+            expected: dict[int, list] = {}
+            for row in objects:
+                expected.setdefault(row.trigger_timestamp - row.trigger_timestamp % width, []).append(row)
+            answer = checkpoint_stats.timeline(run, resolution, limit=1000)
+            assert [bucket["start"] for bucket in answer["buckets"]] == sorted(expected, reverse=True)
+            for bucket in answer["buckets"]:
+                rows_there = expected[bucket["start"]]
+                assert bucket["completed"] == sum(row.status == "COMPLETED" for row in rows_there)
+                assert bucket["failed"] == sum(row.status == "FAILED" for row in rows_there)
+                assert (bucket["first_id"], bucket["last_id"]) == (min(r.checkpoint_id for r in rows_there),
+                                                                  max(r.checkpoint_id for r in rows_there))
+                durations = [row.end_to_end_duration for row in rows_there if row.status == "COMPLETED"]
+                if durations:
+                    assert bucket["summary"]["end_to_end_duration"]["max"] == max(durations)
+                    assert close_enough(bucket["summary"]["end_to_end_duration"]["p50"], nearest_rank(durations, 50))
 
 
 def test_savepoints_failures_restorable_and_restored_from_checkpoints_are_never_folded(user, history_settings):
