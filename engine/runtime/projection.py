@@ -37,14 +37,12 @@ from __future__ import annotations
 
 from engine.plan.job_graph import JobGraph, JobVertex
 from engine.spec.catalog import expression_fields, operator_spec, params_with_defaults
-from engine.spec.join_catalog import JOIN_NAMES
+from engine.spec.join_catalog import JOIN_NAMES, JOIN_TYPES
 from engine.spec.expressions.fields import fields_read
 
 PASSED_ON = frozenset({"transform.filter", "transform.watermark"})
 MADE_NEW = frozenset({"transform.map", "aggregate.reduce", "window.tumbling", "window.sliding", "window.session",
                       "window.count"})
-JOINS = frozenset({"join.window", "join.interval"})
-"""Made into new records behind a job edge: of the edge's side, what the ``output`` expression reads."""
 PROJECTED_SOURCES = {"source.file": lambda params: params.get("format", "jsonl") == "jsonl"}
 
 
@@ -77,7 +75,7 @@ def projected_fields(job_graph: JobGraph, vertex: JobVertex) -> frozenset[str] |
             if edge.source_port is not None:
                 return None
             target = job_graph.vertex(edge.target).operators[0]
-            if target["type"] in JOINS:
+            if target["type"] in JOIN_TYPES:  # of the edge's side, what the ``output`` expression reads
                 read = _join_side_fields(target, edge.side, ported)
             else:
                 read = _node_fields(target, ported) if target["type"] in MADE_NEW else None

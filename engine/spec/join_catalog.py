@@ -23,6 +23,8 @@ INPUT_SIDES = ("left", "right")
 """The input ports of a two-input operator, in the order the editor shows them."""
 JOIN_NAMES = ("left", "right")
 """The names an ``output`` expression of a join sees."""
+JOIN_TYPES = frozenset({"join.interval", "join.window"})
+"""The two-input operators this catalog describes."""
 
 
 def join_operators() -> list[dict[str, Any]]:

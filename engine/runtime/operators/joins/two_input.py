@@ -36,16 +36,13 @@ from heapq import heappop, heappush
 from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch
 from engine.runtime.operators.base import StreamOperator
 from engine.spec.expressions import compile_expression
-from engine.spec.join_catalog import INPUT_SIDES, JOIN_NAMES
+from engine.spec.join_catalog import INPUT_SIDES, JOIN_NAMES, JOIN_TYPES
 
 _NO_WATERMARK = -(2**63)
 LEFT, RIGHT = 0, 1
 """Side tags: in timer namespaces ``(side, bucket)`` and in batch mode's sorted records ``(side, record)``."""
 LATE_PORTS = ("late_left", "late_right")
 """The output ports late records of each side leave through (``engine.spec.join_catalog``)."""
-
-
-JOIN_TYPES = frozenset({"join.window", "join.interval"})
 
 
 def keeps_records_until_watermark(edge, target_vertex) -> bool:
