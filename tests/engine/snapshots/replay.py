@@ -15,11 +15,15 @@ SIZE_MS, SLIDE_MS = 1000, 500
 
 
 def record(x: int) -> dict:
-    """The window job's record ``x``: keys that come and go (``x // 40``), an amount, an event time."""
-    return {"user": x // 40, "amount": x % 13, "ts": x * 7}
+    """The window job's record ``x``: keys that come and go (``x // 40 + 1``) and one that every fifth
+    record extends (0, from both source subtasks), an amount, an event time.
+
+    Why key 0: a paced source emits in even steps, so two savepoints can both fall where every key of
+    40 records is complete; the diff of two savepoints must still have keys that changed."""
+    return {"user": x // 40 + 1 if x % 5 else 0, "amount": x % 13, "ts": x * 7}
 
 
-RECORD = '{"user": x // 40, "amount": x % 13, "ts": x * 7}'
+RECORD = '{"user": x // 40 + 1 if x % 5 else 0, "amount": x % 13, "ts": x * 7}'
 
 
 def window_job(rate: int = 3000) -> dict:
