@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -42,15 +43,29 @@ def session_studio(tmp_path_factory):
     except BaseException:
         _stop(launcher)
         raise
-    yield url
+    url_and_data = (url, Path(env["STUDIO_DATA_DIR"]))
+    yield url_and_data
     alive = _stop(launcher)
     assert not alive, f"processes outlived the studio: {[p.pid for p in alive]}"
+
+
+def expect_running(page, studio: str, run_id: int, data_dir: Path) -> None:
+    """The run's page says RUNNING within ``RUN_START_S``; if not, the failure says where the run stopped:
+    its row, its events and the ends of the studio's run logs (CI once saw a run SCHEDULING for 240 s)."""
+    try:
+        expect(page.get_by_test_id("run-status")).to_have_text("RUNNING", timeout=RUN_START_S * 1000)
+    except AssertionError as error:
+        run = api_call(page, studio, "GET", f"/api/runs/{run_id}")
+        events = api_call(page, studio, "GET", f"/api/runs/{run_id}/events")
+        logs = {path.name: path.read_text(errors="replace")[-3000:] for path in sorted((data_dir / "runs").glob("*.log"))}
+        summary = {key: run.get(key) for key in ("status", "placement", "placement_reason", "cause", "heartbeat_at")}
+        raise AssertionError(f"run {run_id} never RUNNING: {summary}\nevents: {events[-20:]}\nlogs: {logs}") from error
 
 
 @pytest.fixture
 def session_page(browser, session_studio):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
-    log_in(context, session_studio, PASSWORD)
+    log_in(context, session_studio[0], PASSWORD)
     page = context.new_page()
     yield page
     context.close()
@@ -58,7 +73,7 @@ def session_page(browser, session_studio):
 
 def test_a_small_run_shares_the_session_and_isolating_its_pipeline_moves_the_next_run(
         session_studio, session_page, artifacts):
-    page, studio = session_page, session_studio
+    page, (studio, data_dir) = session_page, session_studio
     wait_until(lambda: api_call(page, studio, "GET", "/api/session")["serving"], STUDIO_START_S,
                "the session driver to serve")
     definition = simple_pipeline(count=None, rate=20, interval_ms=1000, name="e2e-placement")
@@ -66,7 +81,7 @@ def test_a_small_run_shares_the_session_and_isolating_its_pipeline_moves_the_nex
     first = api_call(page, studio, "POST", f"/api/pipelines/{pipeline['id']}/runs", {})
 
     page.goto(f"{studio}/runs/{first['id']}")
-    expect(page.get_by_test_id("run-status")).to_have_text("RUNNING", timeout=RUN_START_S * 1000)
+    expect_running(page, studio, first["id"], data_dir)
     placement = page.get_by_test_id("run-placement")
     expect(placement).to_have_attribute("data-placement", "session")
     expect(placement).to_have_text("runs in the shared session: no Python code, secrets or isolation; "
@@ -89,7 +104,7 @@ def test_a_small_run_shares_the_session_and_isolating_its_pipeline_moves_the_nex
 
     second = api_call(page, studio, "POST", f"/api/pipelines/{pipeline['id']}/runs", {})
     page.goto(f"{studio}/runs/{second['id']}")
-    expect(page.get_by_test_id("run-status")).to_have_text("RUNNING", timeout=RUN_START_S * 1000)
+    expect_running(page, studio, second["id"], data_dir)
     placement = page.get_by_test_id("run-placement")
     expect(placement).to_have_attribute("data-placement", "own_driver")
     expect(placement).to_have_text("runs in its own driver: its pipeline is marked isolated")
