@@ -240,8 +240,11 @@ def celery_worker_process(django_db_setup, django_db_blocker, studio_data_dir):
 
     from studio.celery import app
 
+    # its heartbeat check sees every run of the database, and the tests' RUNNING runs without a driver never
+    # beat: at 15 s it failed them mid-test ("driver lost") once a loaded test took longer. Tests of the check
+    # call it themselves, or start a worker of their own with a short timeout (test_live_run).
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
-           "STUDIO_DATA_DIR": str(studio_data_dir), "PYTHONPATH": str(ROOT)}
+           "STUDIO_DATA_DIR": str(studio_data_dir), "PYTHONPATH": str(ROOT), "STUDIO_HEARTBEAT_TIMEOUT": "3600"}
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "studio", "worker", "--pool", "threads", "--concurrency", "4",
          "--loglevel", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],

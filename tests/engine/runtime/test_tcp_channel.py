@@ -100,13 +100,15 @@ def test_arrays_waiting_for_credit_become_lists_in_the_output_channel_state():
 
 
 def test_keyed_job_across_tcp_channels(tmp_path):
-    job, result = run(keyed_job(), tmp_path)
+    # paced over about 2 s, so checkpoints (every 30 ms) complete across the channels however loaded the
+    # machine: unpaced, the job once ended in 0.28 s at load 10 before its first checkpoint completed
+    job, result = run(keyed_job(rate=10000), tmp_path)
     assert result.status == "FINISHED", result.failure
     finals = {}
     for key, count in result.collected["out"]:
         finals[key] = count
     assert finals == {key: 2000 for key in range(10)}
-    assert result.checkpoints["counts"]["completed"] >= 1 or result.duration_s < 0.1
+    assert result.checkpoints["counts"]["completed"] >= 1
 
 
 def test_a_columnar_keyed_job_sends_its_parts_as_arrays_and_counts_exactly(tmp_path):
