@@ -206,6 +206,11 @@ class KeyedStateBackend:
     def reducing_state(self, name: str, reduce_function: Callable[[Any, Any], Any]) -> ReducingState:
         return self._register(ReducingState(name, reduce_function))
 
+    def register(self, state: KeyedState) -> Any:
+        """Register a state of an operator's own kind (a :class:`KeyedState` whose ``copy_entries``
+        gives what a checkpoint writes); its ``entries`` get what a restore brought for its name."""
+        return self._register(state)
+
     def _register(self, state: KeyedState) -> Any:
         existing = self._states.get(state.name)
         if existing is not None:

@@ -22,7 +22,8 @@ from engine.cluster.local import LocalCluster
 from engine.runtime.io.events import MAX_WATERMARK, TimestampedBatch, Watermark
 from engine.runtime.operators.base import OperatorContext
 from engine.runtime.operators.joins.interval_join import IntervalJoinOperator
-from engine.runtime.operators.joins.window_join import WindowJoinOperator
+from engine.runtime.operators.joins.window_join import CLEAN, FIRE, WindowJoinOperator
+from engine.runtime.state.key_groups import KeyGroupRange, key_group_for
 from engine.spec.expressions import compile_batch_expression
 from tests.builders import edge, node, pipeline
 from tests.engine.joins_reference import interval_reference, late_reference, window_ends, window_reference
@@ -49,10 +50,12 @@ def join_operator(cls, params: dict):
     return operator, emitted
 
 
-def restored_from_snapshot(operator):
-    """A new operator of ``operator``'s kind restored from a snapshot of its keyed state now, and the
-    Counter of what the new one emits."""
-    snapshot = operator.context.snapshot_backends().keyed.by_key_group()
+def restored_from_snapshot(operator, key_group_range=None, snapshot=None):
+    """A new operator of ``operator``'s kind restored from a snapshot of its keyed state now (or from
+    ``snapshot``, ``{key group: {state: entries}}``), for the key groups of ``key_group_range`` (all by
+    default), and the Counter of what the new one emits."""
+    if snapshot is None:
+        snapshot = operator.context.snapshot_backends().keyed.by_key_group()
 
     class Restore:
         def knows(self, _node):
@@ -62,23 +65,32 @@ def restored_from_snapshot(operator):
             return snapshot
 
     context = OperatorContext(task=("j", 0), node_id="j", parallelism=1, max_parallelism=8, config={},
-                              side_key_functions=operator.context.side_key_functions, restore=Restore())
+                              side_key_functions=operator.context.side_key_functions, restore=Restore(),
+                              key_group_range=key_group_range)
     restored = type(operator)(operator.node, context)
     restored.initialize_state()
     emitted = Counter()
     restored.emit = lambda batch: emitted.update(json.dumps(record) for record in batch)
+    restored.late = Counter()
+    for side in ("left", "right"):
+        restored.side_outputs[f"late_{side}"] = (
+            lambda batch, side=side: restored.late.update((side, record["id"]) for record in batch))
     return restored, emitted
 
 
 def drive(operator, steps) -> None:
     for step in steps:
-        if step[0] == "watermark":
-            operator.process_watermark(Watermark(step[1]))
-        else:
-            side, events = step
-            batch = TimestampedBatch(events, [e["t"] for e in events])
-            (operator.process_left if side == "left" else operator.process_right)(batch)
+        drive_step(operator, step)
     operator.process_watermark(MAX_WATERMARK)
+
+
+def drive_step(operator, step) -> None:
+    if step[0] == "watermark":
+        operator.process_watermark(Watermark(step[1]))
+    else:
+        side, events = step
+        batch = TimestampedBatch(events, [e["t"] for e in events])
+        (operator.process_left if side == "left" else operator.process_right)(batch)
 
 
 @st.composite
@@ -129,8 +141,89 @@ def test_the_window_join_emits_the_references_pairs_and_unmatched_lefts_per_wind
     assert emitted == window_reference(steps, size, slide, lateness, outer)
     assert operator.late == late_reference(steps, lateness, lambda t, watermark: all(
         end - 1 + lateness <= watermark for end in window_ends(t, size, slide)))
-    assert not operator.left.entries and not operator.right.entries and not operator.fired.entries
+    assert not operator.pending and not operator.kept
     assert len(operator.timers) == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps=join_steps(), size=st.sampled_from([10, 25]), sliding=st.booleans(),
+       lateness=st.sampled_from([0, 10, 50]), outer=st.booleans(), cut=st.integers(0, 25),
+       split=st.booleans())
+def test_a_window_join_restored_from_its_snapshot_midway_gives_the_references_result(steps, size, sliding,
+                                                                                    lateness, outer, cut, split):
+    """Snapshot after ``cut`` steps, restore (into two subtasks of half the key groups each when ``split``),
+    go on: the pairs, unmatched lefts and late records of both halves together are the reference's. The
+    restored subtasks get the watermark again first, as a restored job's inputs send it."""
+    slide = size // 5 if sliding else size
+    operator, emitted = join_operator(WindowJoinOperator, {
+        "size_ms": size, "slide_ms": slide, "allowed_lateness_ms": lateness,
+        "join_type": "left_outer" if outer else "inner"})
+    for step in steps[:cut]:
+        drive_step(operator, step)
+    ranges = [KeyGroupRange(0, 3), KeyGroupRange(4, 7)] if split else [None]
+    restored = [restored_from_snapshot(operator, key_group_range) for key_group_range in ranges]
+    late = Counter(operator.late)
+    for subtask, _ in restored:
+        if operator.watermark > -(2**63):
+            subtask.process_watermark(Watermark(operator.watermark))
+    for step in [*steps[cut:], ("watermark", MAX_WATERMARK.timestamp)]:
+        if step[0] == "watermark":
+            for subtask, _ in restored:
+                drive_step(subtask, step)
+            continue
+        for index, (subtask, _) in enumerate(restored):
+            mine = [e for e in step[1] if not split or (key_group_for(e["k"], 8) >= 4) == index]
+            if mine:
+                drive_step(subtask, (step[0], mine))
+    for subtask, again in restored:
+        emitted.update(again)
+        late.update(subtask.late)
+        assert not subtask.pending and not subtask.kept and not subtask.timers
+    assert emitted == window_reference(steps, size, slide, lateness, outer)
+    assert late == late_reference(steps, lateness, lambda t, watermark: all(
+        end - 1 + lateness <= watermark for end in window_ends(t, size, slide)))
+
+
+def test_the_window_join_keeps_one_timer_per_window_end_whatever_its_keys():
+    """The state waits per window end: 100 keys' records in two windows, held behind a lagging watermark,
+    are two timers (a timer per key and window before), and the snapshot still reads per key."""
+    operator, emitted = join_operator(WindowJoinOperator, {"size_ms": 10, "allowed_lateness_ms": 5})
+    lefts = [{"k": f"user-{n}", "t": n % 20, "id": n} for n in range(100)]
+    operator.process_left(TimestampedBatch(lefts, [e["t"] for e in lefts]))
+    operator.process_right(TimestampedBatch([{"k": "user-3", "t": 3, "id": 1000}], [3]))
+    assert sorted(operator.timers) == [(9, FIRE, 10), (19, FIRE, 20)]
+    assert operator.windows_held() == 100
+    entries = operator.context.snapshot_backends().keyed.entries
+    assert entries["left"]["user-3"] == {10: [lefts[3]]} and entries["left"]["user-13"] == {20: [lefts[13]]}
+    assert entries["right"] == {"user-3": {10: [{"k": "user-3", "t": 3, "id": 1000}]}} and entries["fired"] == {}
+    operator.process_watermark(Watermark(9))
+    assert emitted == Counter({"[3, 1000]": 1}) and sorted(operator.timers) == [(14, CLEAN, 10), (19, FIRE, 20)]
+    fired = operator.context.snapshot_backends().keyed.entries["fired"]
+    assert fired == {f"user-{n}": {10: True} for n in range(100) if n % 20 < 10}
+
+
+def test_a_window_join_restored_from_subtasks_that_fired_different_windows_keeps_each_keys_own():
+    """Rescaling merges key groups of subtasks whose watermarks differed (unaligned checkpoints): the key
+    whose window fired joins a late partner at once and does not fire again; the other's fires later."""
+    parts = []
+    for key, watermark in (("a", 20), ("b", None)):
+        operator, emitted = join_operator(WindowJoinOperator, {"size_ms": 10, "allowed_lateness_ms": 50})
+        operator.process_left(TimestampedBatch([{"k": key, "t": 3, "id": f"{key}1"}], [3]))
+        operator.process_right(TimestampedBatch([{"k": key, "t": 4, "id": f"{key}2"}], [4]))
+        if watermark is not None:
+            operator.process_watermark(Watermark(watermark))
+        parts.append((operator, emitted))
+    assert parts[0][1] == Counter({'["a1", "a2"]': 1}) and not parts[1][1]
+    merged = {}
+    for operator, _ in parts:
+        merged.update(operator.context.snapshot_backends().keyed.by_key_group())
+    restored, again = restored_from_snapshot(parts[0][0], snapshot=merged)
+    restored.process_right(TimestampedBatch([{"k": "a", "t": 5, "id": "a3"}, {"k": "b", "t": 5, "id": "b3"}], [5, 5]))
+    assert again == Counter({'["a1", "a3"]': 1})
+    restored.process_watermark(Watermark(20))
+    assert again == Counter({'["a1", "a3"]': 1, '["b1", "b2"]': 1, '["b1", "b3"]': 1})
+    restored.process_watermark(MAX_WATERMARK)
+    assert sum(again.values()) == 3 and not restored.pending and not restored.kept and not restored.timers
 
 
 def test_late_records_are_counted_and_join_nothing():
@@ -278,7 +371,7 @@ def test_a_restored_window_join_knows_which_windows_fired_and_joins_late_records
     restored.process_right(TimestampedBatch([{"k": "a", "t": 5, "id": 3}], [5]))
     restored.process_watermark(MAX_WATERMARK)
     assert again == Counter({"[1, 3]": 1})
-    assert not restored.left.entries and not restored.fired.entries
+    assert not restored.pending and not restored.kept
 
 
 def test_a_left_outer_window_join_emits_each_left_without_a_right_in_its_window_once_when_it_fires():
@@ -295,7 +388,7 @@ def test_a_left_outer_window_join_emits_each_left_without_a_right_in_its_window_
     operator.process_watermark(Watermark(14))  # [5, 15) fires; 1 (t 3) is not in it
     assert emitted == Counter({"[1, null]": 1, "[1, 4]": 1, "[2, 4]": 2, "[3, null]": 2})
     operator.process_watermark(MAX_WATERMARK)
-    assert sum(emitted.values()) == 6 and not operator.left.entries and not operator.right.entries
+    assert sum(emitted.values()) == 6 and not operator.pending and not operator.kept
 
 
 def test_a_restored_left_outer_window_join_does_not_emit_a_fired_windows_unmatched_lefts_again():
@@ -310,7 +403,7 @@ def test_a_restored_left_outer_window_join_does_not_emit_a_fired_windows_unmatch
     restored.process_right(TimestampedBatch([{"k": "a", "t": 5, "id": 3}], [5]))  # joins both, retracts nothing
     restored.process_watermark(MAX_WATERMARK)
     assert again == Counter({"[2, null]": 1, "[1, 3]": 1, "[2, 3]": 1})
-    assert not restored.left.entries and not restored.fired.entries
+    assert not restored.pending and not restored.kept
 
 
 def test_late_records_of_a_job_leave_through_the_late_port_and_every_left_record_leaves_once():

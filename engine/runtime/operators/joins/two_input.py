@@ -9,11 +9,14 @@ Two inputs
     restore at another parallelism, in the same subtask again.
 
 State and timers
-    Each side buffers its records in keyed :class:`~engine.runtime.state.keyed_state.BucketState`,
-    ``key -> {bucket: [records]}``: the bucket is the record's event time (interval join)
-    or its window's end (window join). An event-time timer per (key, side, bucket) removes
-    the bucket when no record that could still join it can arrive. Timers are derived from
-    the buckets, so they are rebuilt on restore and need no snapshot of their own; the
+    The interval join buffers each side's records in keyed
+    :class:`~engine.runtime.state.keyed_state.BucketState`, ``key -> {time: [records]}``, with
+    an event-time timer per (key, side, time) that removes the bucket when no record that
+    could still join it can arrive. The window join's windows are aligned for every key, so
+    it keeps its records per window end (``{end: ({key: lefts}, {key: rights})}``) with one
+    timer per end, and writes the same per-key layout as the interval join to a checkpoint,
+    ``key -> {end: [records]}`` a side (``window_join``). Timers are derived from the
+    buckets, so they are rebuilt on restore and need no snapshot of their own; the
     interval join's left outer mode also keeps which left buckets matched (the window join's
     decides from its window's members, which are all there when it fires).
 
@@ -28,7 +31,6 @@ Batch mode
     advance while they do, so nothing is late and every bucket lives until ``finish_keys``,
     which fires every timer: the result is the one streaming mode gives without late data.
 """
-from __future__ import annotations
 from __future__ import annotations
 
 from heapq import heappop, heappush
@@ -74,7 +76,8 @@ class TwoInputOperator(StreamOperator):
         self.watermark = _NO_WATERMARK
         self.late_records = 0
         self.timers: list = []
-        """A heap of event-time timers ``(time, sequence, key, namespace)``, one per bucket.
+        """A heap of event-time timers ``(time, sequence, key, namespace)``, one per bucket (the
+        window join's: ``(time, kind, end)``, one per window end).
 
         Not :class:`~engine.runtime.timer_service.EventTimeTimers`: a join registers a timer
         for nearly every record (every new event time is a new bucket), and a plain tuple

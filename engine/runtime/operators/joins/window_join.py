@@ -1,11 +1,12 @@
 """``join.window``: records of two inputs with equal keys that fall into the same event-time
-window (the base and its state, timers and lateness: ``two_input``)."""
+window (the base, its lateness and batch mode: ``two_input``; the state's layout below)."""
 from __future__ import annotations
 
-from heapq import heappush
+from heapq import heappop, heappush
 
 from engine.runtime.operators.emit_delay import EmitDelays
 from engine.runtime.operators.joins.two_input import LEFT, RIGHT, TwoInputOperator
+from engine.runtime.state.keyed_state import KeyedState
 
 FIRE, CLEAN = 0, 1
 """The window join's timer kinds: emit a window's pairs; forget a fired window kept for late records."""
@@ -18,10 +19,10 @@ class WindowJoinOperator(TwoInputOperator):
     tumbling windows, ``size / slide`` for sliding ones. When the watermark passes
     ``end - 1`` the window emits every (left, right) pair of the key, stamped ``end - 1``.
     With allowed lateness (as the windows have it) the fired window keeps both sides until
-    the watermark passes ``end - 1 + allowed_lateness_ms`` (keyed map state ``fired``, so a
-    restored job knows it fired); a record for it meanwhile joins the other side's records
-    at once -- only the new pairs leave, as pairs are never retracted. A record whose
-    windows are all past that is late.
+    the watermark passes ``end - 1 + allowed_lateness_ms`` (so a restored job knows it
+    fired, the snapshot's keyed map state ``fired`` says so per key); a record for it
+    meanwhile joins the other side's records at once -- only the new pairs leave, as pairs
+    are never retracted. A record whose windows are all past that is late.
 
     Left outer: when a window fires without right records, each of its left records leaves
     with ``right = None`` (stamped ``end - 1``), once per window it belongs to; so does a left
@@ -30,8 +31,17 @@ class WindowJoinOperator(TwoInputOperator):
     its own. A right record arriving later for that window still joins those lefts: a
     ``None`` row is not retracted either.
 
-    Timers: ``(end - 1, ..., (FIRE, end))`` per key and window, and with lateness a
-    ``(end - 1 + lateness, ..., (CLEAN, end))`` one; without lateness firing also cleans.
+    State per window end, not per key: every key's windows are aligned, so the records wait
+    in ``pending[end] = ({key: [lefts]}, {key: [rights]})`` and, with lateness, a fired
+    window's in ``kept[end]``, alike. The timers are a heap of ``(time, kind, end)``, one
+    ``(end - 1, FIRE, end)`` per pending window end and one ``(end - 1 + lateness, CLEAN,
+    end)`` per kept one, whatever the keys: a record's assignment is two dict lookups and an
+    append, and the state held while the watermark lags (the slower input's) costs no heap
+    entry per key. A checkpoint writes the per-key layout the state browser reads
+    (``left``/``right``: ``key -> {end: [records]}``; ``fired``: ``key -> {end: True}``), and
+    a restore reads it back; a key's window is kept or pending as its ``fired`` says, so key
+    groups of subtasks that had fired different windows merge on rescaling. A key is in at
+    most one of ``pending[end]`` and ``kept[end]``.
     """
 
     def __init__(self, node, context):
@@ -42,25 +52,58 @@ class WindowJoinOperator(TwoInputOperator):
         self.slide = int(self.params.get("slide_ms") or self.size)
         if self.size <= 0 or self.slide <= 0:
             raise ValueError(f"'{self.node_id}': window size and slide must be positive")
+        self.pending: dict[int, tuple[dict, dict]] = {}
+        """end -> ({key: [left records]}, {key: [right records]}) of the windows not fired yet."""
+        self.kept: dict[int, tuple[dict, dict]] = {}
+        """The same for fired windows kept for late records (allowed lateness only)."""
         self.left = self.right = self.fired = None
 
     def initialize_state(self):
         state = self.context.keyed_state()
-        self.left = state.bucket_state("left")
-        self.right = state.bucket_state("right")
-        self.fired = state.map_state("fired")  # key -> {end: True} for fired windows kept for late records
-        windows = {(k, end) for side in (self.left, self.right) for k, buckets in side.entries.items()
-                   for end in buckets}
+        self.left = state.register(_WindowJoinSide("left", lambda: self._per_key(LEFT)))
+        self.right = state.register(_WindowJoinSide("right", lambda: self._per_key(RIGHT)))
+        self.fired = state.register(_WindowJoinSide("fired", self._fired_per_key))
         fired = self.fired.entries
-        for k, end in windows:
-            if end not in fired.get(k, ()):
-                self._push(end - 1, k, (FIRE, end))
-            if self.lateness:
-                self._push(end - 1 + self.lateness, k, (CLEAN, end))
+        for side, restored in ((LEFT, self.left.entries), (RIGHT, self.right.entries)):
+            for k, buckets in restored.items():
+                ends_fired = fired.get(k, ())
+                for end, records in buckets.items():
+                    windows = self.kept if end in ends_fired else self.pending
+                    window = windows.get(end)
+                    if window is None:
+                        window = windows[end] = ({}, {})
+                        if windows is self.pending:
+                            heappush(self.timers, (end - 1, FIRE, end))
+                        else:
+                            heappush(self.timers, (end - 1 + self.lateness, CLEAN, end))
+                    window[side].setdefault(k, []).extend(records)
+        for restored in (self.left, self.right, self.fired):
+            restored.entries = {}
 
-    def _push(self, time: int, key, namespace) -> None:
-        self.sequence += 1
-        heappush(self.timers, (time, self.sequence, key, namespace))
+    def _per_key(self, side: int) -> dict:
+        """``side``'s records as the snapshot keeps them: ``key -> {end: [records]}`` (copied lists)."""
+        result: dict = {}
+        for windows in (self.pending, self.kept):
+            for end, window in windows.items():
+                for k, records in window[side].items():
+                    buckets = result.get(k)
+                    if buckets is None:
+                        result[k] = {end: list(records)}
+                    else:
+                        buckets[end] = list(records)
+        return result
+
+    def _fired_per_key(self) -> dict:
+        """``key -> {end: True}`` for every key of a kept (fired) window."""
+        result: dict = {}
+        for end, (lefts, rights) in self.kept.items():
+            for k in (*lefts, *rights):
+                flags = result.get(k)
+                if flags is None:
+                    result[k] = {end: True}
+                else:
+                    flags[end] = True
+        return result
 
     def process_left(self, batch):
         self._assign(self._timed(batch), LEFT)
@@ -69,80 +112,112 @@ class WindowJoinOperator(TwoInputOperator):
         self._assign(self._timed(batch), RIGHT)
 
     def _assign(self, batch, side: int) -> None:
-        """Buffer each record in its windows; a window new to both sides gets its timers; a record
-        for a fired window (allowed lateness) joins the other side at once."""
-        if side == LEFT:
-            keys, mine, others = self.left_keys_of(batch), self.left.entries, self.right.entries
-        else:
-            keys, mine, others = self.right_keys_of(batch), self.right.entries, self.left.entries
+        """Buffer each record in its windows; a window end new to every key gets its timer; a
+        record of a key whose window fired (allowed lateness) joins the other side at once."""
+        keys = self.left_keys_of(batch) if side == LEFT else self.right_keys_of(batch)
         size, slide, lateness = self.size, self.slide, self.lateness
-        watermark, timers, sequence = self.watermark, self.timers, self.sequence
-        fired, output, outer = self.fired.entries, self.output, self.outer and side == LEFT
+        watermark, timers, pending, kept = self.watermark, self.timers, self.pending, self.kept
+        accepted_above = watermark + 1 - lateness  # a window ending at or below this is past its lateness
+        other = 1 - side
         records, stamps = [], []
         late_records, late_stamps = [], []
         for k, x, t in zip(keys, batch, batch.timestamps):
-            accepted = False
-            own = None
-            for end in range(t - t % slide + size, t, -slide):  # the ends of t's windows, newest first
-                if end - 1 + lateness <= watermark:
-                    continue
-                accepted = True
-                if own is None:
-                    own = mine.get(k)
-                    if own is None:
-                        own = mine[k] = {}
-                window = own.get(end)
-                if window is None:
-                    window = own[end] = []
-                    other = others.get(k)
-                    if other is None or end not in other:  # a new window: its timers
-                        sequence += 1
-                        heappush(timers, (end - 1, sequence, k, (FIRE, end)))
-                        if end - 1 <= watermark:  # within the lateness, but nothing came before: fire now
-                            self._due = True
-                        if lateness:
-                            sequence += 1
-                            heappush(timers, (end - 1 + lateness, sequence, k, (CLEAN, end)))
-                window.append(x)
-                if lateness and end in fired.get(k, ()):  # fired already: join the other side now
-                    partners = others.get(k, {}).get(end, ())
-                    for y in partners:
-                        records.append(output(x, y) if side == LEFT else output(y, x))
-                    stamps.extend([end - 1] * len(partners))
-                    if outer and not partners:
-                        records.append(output(x, None))
-                        stamps.append(end - 1)
-            if not accepted:
-                late_records.append(x)
+            end = t - t % slide + size
+            if end <= accepted_above:
+                late_records.append(x)  # its newest window is past its lateness, so all are
                 late_stamps.append(t)
-        self.sequence = sequence
+                continue
+            while end > t:  # t's window ends, newest first
+                if end > accepted_above:
+                    window = kept.get(end) if kept else None
+                    if window is not None and (k in window[0] or k in window[1]):
+                        own = window[side]  # this key's window fired: join the other side now
+                        if k in own:
+                            own[k].append(x)
+                        else:
+                            own[k] = [x]
+                        partners = window[other].get(k, ())
+                        for y in partners:
+                            records.append(self.output(x, y) if side == LEFT else self.output(y, x))
+                        stamps.extend([end - 1] * len(partners))
+                        if not partners and self.outer and side == LEFT:
+                            records.append(self.output(x, None))
+                            stamps.append(end - 1)
+                    else:
+                        window = pending.get(end)
+                        if window is None:
+                            window = pending[end] = ({}, {})
+                            heappush(timers, (end - 1, FIRE, end))
+                            if end - 1 <= watermark:  # within the lateness, but nothing came before: fire now
+                                self._due = True
+                        own = window[side]
+                        bucket = own.get(k)
+                        if bucket is None:
+                            own[k] = [x]
+                        else:
+                            bucket.append(x)
+                end -= slide
         self._emit(records, stamps)
         if late_records:
             self._late(side, late_records, late_stamps)
         self._fire_due()
 
-    def _on_timers(self, fired_timers: list) -> None:
+    def _fire(self, up_to: int) -> None:
+        """Fire the pending windows ending at or below ``up_to + 1`` and clean the kept ones due, in
+        time order."""
+        timers, pending, kept = self.timers, self.pending, self.kept
+        output, lateness, outer = self.output, self.lateness, self.outer
         records, stamps = [], []
-        output, lateness, fired, outer = self.output, self.lateness, self.fired.entries, self.outer
-        lefts_of, rights_of = self.left.entries, self.right.entries
-        for _, _, k, (what, end) in fired_timers:
-            if what == FIRE:
-                lefts = lefts_of.get(k, {}).get(end)
-                rights = rights_of.get(k, {}).get(end)
-                if lefts and rights:
-                    records.extend([output(x, y) for x in lefts for y in rights])
-                    stamps.extend([end - 1] * (len(lefts) * len(rights)))
-                elif lefts and outer:
-                    records.extend([output(x, None) for x in lefts])
-                    stamps.extend([end - 1] * len(lefts))
-                if lateness:
-                    fired.setdefault(k, {})[end] = True
-                    continue
-            elif k in fired:
-                fired[k].pop(end, None)
-                if not fired[k]:
-                    del fired[k]
-            self.left.pop(k, end)
-            self.right.pop(k, end)
-        self.emit_delays.observe(stamps)
-        self._emit(records, stamps)
+        while timers and timers[0][0] <= up_to:
+            _, what, end = heappop(timers)
+            if what == CLEAN:
+                kept.pop(end, None)
+                continue
+            window = pending.pop(end)
+            lefts, rights = window
+            stamp = end - 1
+            before = len(records)
+            if rights:
+                for k, left_records in lefts.items():
+                    right_records = rights.get(k)
+                    if right_records is not None:
+                        records.extend([output(x, y) for x in left_records for y in right_records])
+                    elif outer:
+                        records.extend([output(x, None) for x in left_records])
+            elif outer:
+                for left_records in lefts.values():
+                    records.extend([output(x, None) for x in left_records])
+            stamps.extend([stamp] * (len(records) - before))
+            if lateness:
+                fired = kept.get(end)
+                if fired is None:
+                    kept[end] = window
+                    heappush(timers, (end - 1 + lateness, CLEAN, end))
+                else:  # restored from subtasks that had fired different keys of this end
+                    fired[0].update(lefts)
+                    fired[1].update(rights)
+        if records:
+            self.emit_delays.observe(stamps)
+            self._emit(records, stamps)
+
+    def windows_held(self) -> int:
+        """How many (key, window) pairs the join holds (pending and kept), for measurements."""
+        return sum(len(set(lefts) | set(rights)) for windows in (self.pending, self.kept)
+                   for lefts, rights in windows.values())
+
+
+class _WindowJoinSide(KeyedState):
+    """A keyed map state of the window join as a checkpoint writes and a restore reads it.
+
+    The join keeps its records per window end (``WindowJoinOperator.pending``/``kept``); this
+    state's ``copy_entries`` builds the per-key layout (``key -> {end: ...}``) from them at the
+    checkpoint, and its ``entries`` hold what a restore brought until the join takes it over."""
+
+    kind = "map"
+
+    def __init__(self, name: str, per_key):
+        super().__init__(name)
+        self._per_key = per_key
+
+    def copy_entries(self) -> dict:
+        return self._per_key()
