@@ -118,20 +118,22 @@ def _columnar_run(int_steps: Callable, python_path: Callable, run_counters: list
     hands the result to its writer, routed as an array where the writer takes one."""
     columnar_writer = writer.takes_columnar()
     inner, last = run_counters[:-1], run_counters[-1]
+    bounded = int_steps.bounded
 
     def process_columnar(batch) -> None:
         if type(batch) is not np.ndarray:
             python_path(batch)
             return
-        result = int_steps(batch) if not any(point.open for point in points) else None
-        if result is None:  # a tap looks at the records, or they could leave the exact range
+        computed = bounded(batch) if not any(point.open for point in points) else None
+        if computed is None:  # a tap looks at the records, or they could leave the exact range
             python_path(batch.tolist())
             return
+        result, bounds = computed
         taken = len(batch)
         for counters in inner:  # maps: what they take they emit
             counters.records_out += taken
         last.records_out += len(result)
-        if not (columnar_writer and writer.emit_columnar(result)):
+        if not (columnar_writer and writer.emit_columnar(result, bounds)):
             writer.emit(result.tolist())
 
     return process_columnar

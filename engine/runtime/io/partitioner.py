@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from engine.runtime.columnar import ChannelsOfKeys, IntKey, split_by_channel
+from engine.runtime.columnar import Bounds, ChannelsOfKeys, IntKey, channel_table, split_by_channel
 from engine.runtime.io.events import TimestampedBatch
 from engine.runtime.state.key_groups import _GOLDEN, _MASK32, key_group_for, key_groups_for
 
@@ -107,7 +107,7 @@ class HashPartitioner(Partitioner):
         self._channel_of_group = [
             group * number_of_channels // max_parallelism for group in range(max_parallelism)]
         self._channel_of_key: dict = {}
-        self._channels_of_keys = ChannelsOfKeys(np.array(self._channel_of_group, dtype=np.intp),
+        self._channels_of_keys = ChannelsOfKeys(channel_table(self._channel_of_group, number_of_channels),
                                                 max_parallelism) if columnar_key else None
 
     def partition(self, batch: list) -> list[tuple[int, list]]:
@@ -128,12 +128,14 @@ class HashPartitioner(Partitioner):
             return [(c, TimestampedBatch(outputs[c], stamps[c])) for c in range(n) if outputs[c]]
         return [(c, outputs[c]) for c in range(n) if outputs[c]]
 
-    def partition_columnar(self, batch, array_channels: list[bool] | None = None) -> list[tuple[int, list]] | None:
+    def partition_columnar(self, batch, array_channels: list[bool] | None = None,
+                           bounds: Bounds | None = None) -> list[tuple[int, list]] | None:
         """``partition`` of an int64 array, routed a whole array at once; the parts are lists of
-        Python ints, or int64 arrays for the channels ``array_channels`` marks. None when this
+        Python ints, or int64 arrays for the channels ``array_channels`` marks. ``bounds``: bounds
+        every record of ``batch`` lies within, when the caller knows them. None when this
         partitioner has no columnar key or the batch's keys could leave the exact range (route
         ``batch.tolist()`` then)."""
-        keyed = self.columnar_key.with_bounds(batch) if self.columnar_key is not None else None
+        keyed = self.columnar_key.with_bounds(batch, bounds) if self.columnar_key is not None else None
         if keyed is None:
             return None
         return split_by_channel(batch, self._channels_of_keys(*keyed), self.number_of_channels, array_channels)

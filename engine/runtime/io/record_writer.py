@@ -150,12 +150,13 @@ class RecordWriter:
         compiles to arrays (``engine.runtime.columnar``), not debloated or pre-aggregating."""
         return self.emit == self._emit_buffered and getattr(self.partitioner, "columnar_key", None) is not None
 
-    def emit_columnar(self, batch) -> bool:
+    def emit_columnar(self, batch, bounds=None) -> bool:
         """Send an int64 array of records, routed a whole array at once; False (nothing sent) when
         its keys must be computed the Python way (the caller then emits ``batch.tolist()``). A
         part for a channel to another process that fills a buffer on its own goes as an array
-        (``tcp_channel``'s INTS frames); every other part becomes Python ints here."""
-        parts = self.partitioner.partition_columnar(batch, self._array_channels)
+        (``tcp_channel``'s INTS frames); every other part becomes Python ints here. ``bounds``:
+        bounds every record lies within, when the caller knows them (``compile_int_steps``)."""
+        parts = self.partitioner.partition_columnar(batch, self._array_channels, bounds)
         if parts is None:
             return False
         self._buffer_parts(len(batch), parts)

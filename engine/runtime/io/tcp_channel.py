@@ -107,7 +107,10 @@ class _Connection:
         self.closed = False
         self.thread = threading.Thread(target=self._read_loop, name=name, daemon=True)
 
-    def send(self, kind: int, channel: int, body: bytes) -> None:
+    def send(self, kind: int, channel: int, body: bytes | memoryview) -> None:
+        """One frame; ``body`` bytes or a byte-addressed C-contiguous buffer (an array's ``data``)."""
+        if type(body) is memoryview and body.itemsize != 1:
+            body = body.cast("B")
         header = _HEADER.pack(len(body) + 5, kind, channel)
         with self._send_lock:
             self.sock.sendall(header + body if len(body) < 4096 else header)
@@ -194,8 +197,8 @@ class RemoteOutputChannel:
                     return
                 self._credit -= 1
             queue.popleft()
-            if type(head) is np.ndarray:
-                self._connection.send(INTS, self.number, head.astype(_WIRE_INT64, copy=False).tobytes())
+            if type(head) is np.ndarray:  # its own bytes, not a copy (``bytes`` of a buffer)
+                self._connection.send(INTS, self.number, np.ascontiguousarray(head, dtype=_WIRE_INT64).data)
                 self.int_arrays_sent += 1
                 continue
             frame = self.encoder.encode(head) if buffer else None

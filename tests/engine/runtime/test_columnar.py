@@ -183,3 +183,49 @@ def test_keys_outside_the_columnar_subset_are_routed_from_the_records():
     python_head.emit(list(range(300)))
     python_writer.flush()
     assert [channel.items for channel in channels] == [channel.items for channel in python_channels]
+
+
+@settings(max_examples=150, deadline=None)
+@given(batches=st.lists(st.lists(st.one_of(st.integers(-2000, 2000), st.integers(-LIMIT + 1, LIMIT - 1)),
+                                 max_size=80), min_size=1, max_size=4),
+       key=st.sampled_from(["x", "x % 1000", "x // 7", "-x % 13", "x * 3 + 1"]),
+       parallelism=st.sampled_from([2, 3, 9]), as_arrays=st.booleans())
+def test_columnar_routing_at_every_parallelism_is_the_python_paths(batches, key, parallelism, as_arrays):
+    """Each int64 record reaches the channel the record-at-a-time router sends it to, in order, whatever
+    the channel table's type (a bool per key group at two channels, a byte up to 8, an intp beyond) and
+    whether the bounds come from the batch or from the steps before (``compile_int_steps``' ``bounded``)."""
+    columnar = HashPartitioner(parallelism, compile_expression_function(key), 128, columnar_key=compile_int_key(key))
+    python = HashPartitioner(parallelism, compile_expression_function(key), 128)
+    steps = compile_int_steps([("map", "x"), ("filter", "x != 5")])
+    for values in batches * 3:  # the same bounds again: the later batches are routed by a key table
+        batch, bounds = steps.bounded(np.array(values, dtype=np.int64))
+        records = batch.tolist()
+        expected = python.partition(records) if records else []
+        for given_bounds in (None, bounds):
+            parts = columnar.partition_columnar(batch, [as_arrays] * parallelism, given_bounds)
+            if parts is None:  # keys that could leave int64: the caller routes the list
+                assert not records or compile_int_key(key).with_bounds(batch) is None
+                continue
+            assert [(c, part.tolist() if type(part) is np.ndarray else part) for c, part in parts] == expected
+            assert all(type(part) is (np.ndarray if as_arrays else list) for _, part in parts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=numbers, expression=_int_terms(2), predicate=_predicates())
+def test_the_steps_bounds_hold_every_value_they_give(values, expression, predicate):
+    computed = compile_int_steps([("map", expression), ("filter", predicate)]).bounded(np.array(values, dtype=np.int64))
+    if computed is None:
+        return
+    result, bounds = computed
+    if len(result):
+        assert bounds[0] <= int(result.min()) and int(result.max()) <= bounds[1]
+    else:
+        assert bounds is None
+
+
+def test_two_channels_split_by_a_bool_per_key_group():
+    partitioner = HashPartitioner(2, compile_expression_function("x % 10"), 128, columnar_key=compile_int_key("x % 10"))
+    assert partitioner._channels_of_keys(np.arange(10, dtype=np.int64), (0, 9)).dtype == np.bool_
+    assert split_by_channel(np.arange(6, dtype=np.int64), np.array([0, 1, 1, 0, 0, 1], dtype=bool), 2) == [
+        (0, [0, 3, 4]), (1, [1, 2, 5])]
+    assert split_by_channel(np.arange(3, dtype=np.int64), np.zeros(3, dtype=bool), 2) == [(0, [0, 1, 2])]
