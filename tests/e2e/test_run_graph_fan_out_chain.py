@@ -2,7 +2,8 @@
 (``events -> event_time -> [clicks, purchases]``, one task) at parallelism 2 draws the chain as the tree it
 is, with each hash edge leaving the filter that sends it; the join's input names clear of its figures; no
 node figure spilling out of its box (event times three years old make hour-long lags); and a header whose
-every part is readable at 1440 px."""
+every part is readable at 1440 px; the hash edges' labels clear of the arrowheads into the join; the app bar on one
+line from 1024 px up."""
 from __future__ import annotations
 
 import pytest
@@ -111,6 +112,50 @@ _LABELS_OVER_TEXT = """(holder) => {
     return hits;
 }"""
 
+_LABELS_OVER_ARROWS = """() => {
+    // what an edge's arrowhead covers: ARROW flow pixels back from where its path ends, as tall; and every input handle
+    const ARROW = 10;
+    const ends = [];
+    for (const path of document.querySelectorAll('.react-flow__edge path.react-flow__edge-path')) {
+        const end = path.getPointAtLength(path.getTotalLength());
+        const m = path.getScreenCTM();
+        const x = end.x * m.a + end.y * m.c + m.e, y = end.x * m.b + end.y * m.d + m.f, size = ARROW * m.a;
+        ends.push({what: 'arrow', left: x - size, right: x, top: y - size / 2, bottom: y + size / 2});
+    }
+    for (const handle of document.querySelectorAll('.react-flow__handle.target')) {
+        const r = handle.getBoundingClientRect();
+        ends.push({what: 'handle', left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+    }
+    const hits = [];
+    for (const label of document.querySelectorAll('[data-testid^="run-edge-"]')) {
+        const a = label.getBoundingClientRect();
+        for (const b of ends) {
+            if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) {
+                hits.push([label.dataset.testid, label.textContent, b.what, [a.left, a.right, a.top, a.bottom], [b.left, b.right, b.top, b.bottom]]);
+            }
+        }
+    }
+    return hits;
+}"""
+
+_APP_BAR = """() => {
+    const bar = document.querySelector('.app-bar'), nav = document.querySelector('.app-nav');
+    const links = [...nav.querySelectorAll('a')].map((a) => { const r = a.getBoundingClientRect(); return {text: a.textContent, height: r.height, right: r.right}; });
+    return {navHeight: nav.getBoundingClientRect().height, lineHeight: parseFloat(getComputedStyle(nav.querySelector('a')).lineHeight) || 20,
+            barHeight: bar.getBoundingClientRect().height, barOverflow: bar.scrollWidth - bar.clientWidth, links,
+            userRight: document.querySelector('[data-testid="user-menu"]').getBoundingClientRect().right, width: window.innerWidth};
+}"""
+
+
+def assert_app_bar_on_one_line(page, width: int) -> None:
+    """The app bar's every entry whole, on one line inside the bar, its user menu inside the window."""
+    bar = page.evaluate(_APP_BAR)
+    assert bar["navHeight"] < 1.5 * bar["lineHeight"], (width, bar)
+    assert all(link["height"] < 1.5 * bar["lineHeight"] for link in bar["links"]), (width, bar)
+    assert bar["barOverflow"] <= 0 and bar["userRight"] <= bar["width"], (width, bar)
+    assert len(bar["links"]) == 8, bar
+
+
 def test_a_fan_out_chain_is_drawn_as_a_tree_and_the_run_page_stays_readable(live_studio, page, artifacts):
     pipeline = api_call(page, live_studio, "POST", "/api/pipelines", {"name": "e2e-fan-out-join", "definition": fan_out_join()})
     run = api_call(page, live_studio, "POST", f"/api/pipelines/{pipeline['id']}/runs", {})
@@ -148,6 +193,16 @@ def test_a_fan_out_chain_is_drawn_as_a_tree_and_the_run_page_stays_readable(live
         assert cell["top"] <= start["y"] <= cell["bottom"], (edge_id, start, cell)
         assert abs(start["x"] - cell["right"]) < 12, (edge_id, start, cell)
 
+    # ... and their labels (hash(x["user"]), as long as the gap between the boxes) clear of the arrowheads into the join
+    assert page.evaluate(_LABELS_OVER_ARROWS) == []
+    label = page.get_by_test_id("run-edge-cj")
+    assert label.get_attribute("title") == 'hash(x["user"])'
+    page.locator(".react-flow__node", has=page.get_by_test_id("node-pairs")).screenshot(
+        path=str(artifacts / "run-graph-join-inputs.png"))
+    join = page.get_by_test_id("node-pairs").bounding_box()
+    page.screenshot(path=str(artifacts / "run-graph-join-labels.png"),
+                    clip={"x": max(0, join["x"] - 300), "y": max(0, join["y"] - 120), "width": 480, "height": 320})
+
     # 2. the join's "left" and "right" clear of its figures
     assert page.evaluate(_LABELS_OVER_TEXT, '.run-cell[data-node="pairs"]') == []
     # 3. no figure spills out of its cell; a years-long lag in days and hours
@@ -158,6 +213,12 @@ def test_a_fan_out_chain_is_drawn_as_a_tree_and_the_run_page_stays_readable(live
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(300)
         assert_header_readable(page)
+    # ... and the app bar on one line, every entry of it whole, down to 1024 px
+    for width in (1440, 1280, 1024):
+        page.set_viewport_size({"width": width, "height": 768})
+        page.wait_for_timeout(300)
+        assert_app_bar_on_one_line(page, width)
+        page.locator(".app-bar").screenshot(path=str(artifacts / f"app-bar-{width}.png"))
     page.set_viewport_size({"width": 1440, "height": 900})
 
     # 5. the checkpoints' configuration: each value inside the panel (a long directory URL wraps in its cell)

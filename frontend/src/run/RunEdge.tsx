@@ -3,6 +3,7 @@ import { memo } from 'react';
 import { edgeLabel, type PipelineEdge } from '../state/shared/graph';
 import { violatedTotal } from '../state/shared/expectations';
 import { formatCount } from '../state/shared/format';
+import { edgeLabelPlace } from '../state/run/runGraph';
 import { useRunStore, type RunStoreState } from '../state/run/runStore';
 import { classNames } from '../ui/classNames';
 
@@ -10,11 +11,14 @@ const selectExpectations = (state: RunStoreState) => state.expectations;
 
 /**
  * An edge of a run's read-only graph: its partitioning as a label, dashed when blocking, and when
- * rules check its records how many of those they counted violated them (live, like a node's).
+ * rules check its records how many of those they counted violated them (live, like a node's). The
+ * label stands between the boxes, clear of the arrowhead (see edgeLabelPlace), cut with an ellipsis
+ * when longer than that, its whole text in its title.
  */
 function RunEdge(props: EdgeProps<PipelineEdge>) {
-  const { id, data, markerEnd } = props;
-  const [path, labelX, labelY] = getBezierPath(props);
+  const { id, data, markerEnd, sourceX, sourceY, targetX, targetY } = props;
+  const [path] = getBezierPath(props);
+  const place = edgeLabelPlace(sourceX, sourceY, targetX, targetY);
   const quality = useRunStore(selectExpectations)[`edge:${id}`];
   const violated = quality ? violatedTotal(quality) : 0;
   return (
@@ -22,8 +26,13 @@ function RunEdge(props: EdgeProps<PipelineEdge>) {
       <BaseEdge id={id} path={path} markerEnd={markerEnd} className={classNames('pipeline-edge', data?.exchange === 'blocking' && 'is-blocking')} />
       {data && (
         <EdgeLabelRenderer>
-          <span className="edge-label is-static" data-testid={`run-edge-${id}`} style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}>
-            {edgeLabel(data)}
+          <span
+            className="edge-label is-static run-edge-label"
+            data-testid={`run-edge-${id}`}
+            title={edgeLabel(data)}
+            style={{ transform: `translate(-50%, -50%) translate(${place.x}px, ${place.y}px)`, maxWidth: place.maxWidth }}
+          >
+            <span className="run-edge-label__text">{edgeLabel(data)}</span>
             {quality && (
               <span
                 className={classNames('edge-label__quality', violated > 0 && 'has-violations')}

@@ -27,7 +27,7 @@ function UserMenu() {
   }
   return (
     <div className="user-menu" ref={menu}>
-      <button type="button" className="user-menu__button" data-testid="user-menu" aria-expanded={open} onClick={() => setOpen(!open)}>
+      <button type="button" className="user-menu__button" data-testid="user-menu" title={user.username} aria-expanded={open} onClick={() => setOpen(!open)}>
         {user.username} ▾
       </button>
       {open && (

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PipelineDefinition, PlanSummary } from '../../api/types';
 import { sampleDefinition } from '../../testing/fixtures';
-import { BOX_HEIGHT, boxWidth, chainCells, outputHandle, runGraph } from './runGraph';
+import { ARROW_CLEARANCE, BOX_HEIGHT, RUN_LAYOUT, boxWidth, chainCells, edgeLabelPlace, outputHandle, runGraph } from './runGraph';
 
 type Vertices = Pick<PlanSummary, 'job_vertices'>;
 
@@ -122,5 +122,30 @@ describe('the run graph', () => {
     };
     expect(gap({})).toBeGreaterThanOrEqual(0);
     expect(gap({ n1: 170, files: 170 })).toBeGreaterThanOrEqual(0);  // the two sinks stacked, each grown to 170 px
+  });
+});
+
+describe("an edge's label", () => {
+  it('stays clear of the arrowhead between boxes the layout puts a rank apart', () => {
+    // two edges into a join from boxes one rank to the left, at the join's two input heights
+    for (const [sourceY, targetY] of [[40, 30], [160, 60], [30, 30]]) {
+      const place = edgeLabelPlace(0, sourceY, RUN_LAYOUT.rank, targetY);
+      expect(place.x + place.maxWidth / 2).toBeLessThanOrEqual(RUN_LAYOUT.rank - ARROW_CLEARANCE);
+      expect(place.x - place.maxWidth / 2).toBeGreaterThanOrEqual(0);
+      expect(place.maxWidth).toBeGreaterThanOrEqual(80);  // "hash(x)", "rebalance" whole; longer ones cut
+      expect(Math.min(sourceY, targetY)).toBeLessThanOrEqual(place.y);
+      expect(place.y).toBeLessThanOrEqual(Math.max(sourceY, targetY));
+    }
+  });
+
+  it('sits on the middle of a long edge and grows no wider than its limit', () => {
+    const place = edgeLabelPlace(0, 0, 1000, 0);
+    expect(place.maxWidth).toBe(180);
+    expect(Math.abs(place.x - 500)).toBeLessThan(10);
+    expect(place.y).toBe(0);
+  });
+
+  it('keeps a readable width on a short or backward edge', () => {
+    expect(edgeLabelPlace(200, 0, 100, 50)).toEqual({ x: 150, y: 25, maxWidth: 48 });
   });
 });

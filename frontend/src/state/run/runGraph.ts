@@ -156,3 +156,28 @@ export function runGraph(definition: PipelineDefinition, plan: Pick<PlanSummary,
   });
   return { nodes, edges };
 }
+
+/** The room an edge's arrowhead and the target's handle take at its end: no label is drawn over it. */
+export const ARROW_CLEARANCE = 18;
+/** The room left after the sending box's edge (its output handle). */
+export const SOURCE_CLEARANCE = 4;
+/** The widest a label grows on a long edge; the narrowest it is cut to on a short or backward one. */
+export const LABEL_MAX_WIDTH = 180;
+export const LABEL_MIN_WIDTH = 48;
+
+/**
+ * Where an edge's label stands and how wide it may be: centred on the stretch between the sending box
+ * and the arrowhead, never wider than that stretch, so a long label (`hash(x["user"])` in the layout's
+ * 110 px between boxes) is cut with an ellipsis instead of covering the arrowheads into a join. `x`
+ * and `y` are the label's centre, in flow pixels.
+ */
+export function edgeLabelPlace(sourceX: number, sourceY: number, targetX: number, targetY: number): { x: number; y: number; maxWidth: number } {
+  const from = sourceX + SOURCE_CLEARANCE;
+  const to = targetX - ARROW_CLEARANCE;
+  if (to - from < LABEL_MIN_WIDTH) return { x: (sourceX + targetX) / 2, y: (sourceY + targetY) / 2, maxWidth: LABEL_MIN_WIDTH };
+  const x = (from + to) / 2;
+  // on the curve: a bezier between two horizontal handles crosses x at about this height
+  const t = (x - sourceX) / (targetX - sourceX);
+  const eased = t * t * (3 - 2 * t);
+  return { x, y: sourceY + (targetY - sourceY) * eased, maxWidth: Math.min(to - from, LABEL_MAX_WIDTH) };
+}
