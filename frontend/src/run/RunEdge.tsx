@@ -27,7 +27,7 @@ function RunEdge(props: EdgeProps<PipelineEdge>) {
       {data && (
         <EdgeLabelRenderer>
           <span
-            className="edge-label is-static run-edge-label"
+            className={classNames('edge-label', 'is-static', 'run-edge-label', quality && 'has-quality')}
             data-testid={`run-edge-${id}`}
             title={edgeLabel(data)}
             style={{ transform: `translate(-50%, -50%) translate(${place.x}px, ${place.y}px)`, maxWidth: place.maxWidth }}
