@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from studio.processes import budget
-from tests.support import simple_pipeline, token_client
+from tests.support import simple_pipeline, token_client, wait_until
 
 COSTLY = "x + len(str([[{}] * 1000] * 99))"  # valid; its constant part takes the whole 50 ms folding budget
 
@@ -140,6 +140,9 @@ def test_after_a_kill_the_next_request_waits_for_the_replacement_instead_of_star
     """Starting a worker is a second of CPU importing the engine: one start replaces one kill."""
     definitions = budget.pool("definitions")
     assert budget.validate_definition(simple_pipeline()) == []
+    # a start still under way (a replacement an earlier test's kill began: slow on a loaded machine) would hand
+    # the hostile job a worker started before the count below
+    wait_until(lambda: definitions._starting == 0, 120, "the definitions pool's starts to end")
     definitions.close()  # no idle worker: the one the hostile job takes is started for it
     starts = []
     start = definitions._start
