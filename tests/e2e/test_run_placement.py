@@ -58,7 +58,7 @@ def expect_running(page, studio: str, run_id: int, data_dir: Path) -> None:
         run = api_call(page, studio, "GET", f"/api/runs/{run_id}")
         events = api_call(page, studio, "GET", f"/api/runs/{run_id}/events")
         logs = {path.name: path.read_text(errors="replace")[-3000:] for path in sorted((data_dir / "runs").glob("*.log"))}
-        summary = {key: run.get(key) for key in ("status", "placement", "placement_reason", "cause", "heartbeat_at")}
+        summary = {key: run.get(key) for key in ("status", "placement", "placement_reason", "failure_cause", "heartbeat_at")}
         raise AssertionError(f"run {run_id} never RUNNING: {summary}\nevents: {events[-20:]}\nlogs: {logs}") from error
 
 
