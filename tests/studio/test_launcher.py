@@ -53,6 +53,18 @@ def child(launcher: psutil.Process, is_it) -> psutil.Process | None:
     return None
 
 
+def descendant(process: psutil.Process, is_it) -> psutil.Process | None:
+    """A live descendant of ``process`` that ``is_it`` picks; one that ends while being looked at is passed over
+    (the session driver starts and reaps short-lived children while the JVM comes up)."""
+    for candidate in process.children(recursive=True):
+        try:
+            if is_it(candidate):
+                return candidate
+        except psutil.NoSuchProcess:
+            pass
+    return None
+
+
 def slot_daemon(driver: psutil.Process) -> psutil.Process | None:
     """The executors' Python daemon (``engine.cluster.spark_daemon``, the JVM's child) below the session driver, once
     started; not one of the workers it forks, which carry the same command line."""
@@ -148,7 +160,7 @@ def test_the_runs_yield_the_cpu_to_the_web_server(studio):
         pytest.skip("this kernel does not group the CPU by session")
     wait_until(lambda: autogroup_nice(driver.pid) == 10, 120,
                "the session driver to lower its group's weight")
-    jvm = wait_until(lambda: next((p for p in driver.children(recursive=True) if "java" in p.name()), None), 180,
+    jvm = wait_until(lambda: descendant(driver, lambda process: "java" in process.name()), 180,
                      "the session's Spark JVM")
     assert os.getsid(jvm.pid) == driver.pid and autogroup_nice(jvm.pid) == 10
     daemon = wait_until(lambda: slot_daemon(driver), 180, "the slots' Python daemon")
