@@ -68,10 +68,15 @@ def tampered(change):
 
 
 def rewrite_a_state_file(savepoint):
+    """Drop the sink's pending transactions, or, where the savepoint caught none (a slow source on a loaded
+    machine), plant one: either way the file's bytes change (an unchanged rewrite proved nothing)."""
     state_file = next(savepoint.glob("*.state"))
-    payload = pickle.loads(state_file.read_bytes())
-    payload["operators"]["files"]["operator"]["pending"] = []
+    before = state_file.read_bytes()
+    payload = pickle.loads(before)
+    operator = payload["operators"]["files"]["operator"]
+    operator["pending"] = [] if operator.get("pending") else [{"planted": True}]
     state_file.write_bytes(pickle.dumps(payload))
+    assert state_file.read_bytes() != before
 
 
 @pytest.mark.parametrize("attack, message", [
