@@ -182,6 +182,11 @@ WARM_DRIVER_SLOTS = int(os.environ.get("STUDIO_WARM_DRIVER_SLOTS", str(max(4, os
 # Session mode (studio.runs.placement, studio.runs.session_driver): one Spark application many runs share
 SESSION_MODE = os.environ.get("STUDIO_SESSION_MODE", "1").lower() not in ("0", "false", "no", "off", "")
 SESSION_SLOTS = int(os.environ.get("STUDIO_SESSION_SLOTS", "64"))
+# how long a run started while the session driver starts (it holds the lease, its Spark session not up yet) waits
+# for it to serve before taking a driver of its own: on a cluster master that driver's application would compete
+# with the starting session for the cluster's cores (studio.runs.placement). Well inside DRIVER_START_TIMEOUT_S:
+# the run is SCHEDULING meanwhile, and a driver of its own must still beat within that time of the launch
+SESSION_START_WAIT_S = float(os.environ.get("STUDIO_SESSION_START_WAIT_S", "60"))
 # the niceness of the session's slot processes: the session driver comes first when CPU is short (and, where
 # autogroup is off, the web server too; where it is on, RUN_AUTOGROUP_NICE below can put the web first)
 # 5, not 19: at 19 (CFS weight 15) two of four 100-run benches left runs short of RUNNING after 5 minutes (a slot

@@ -8,7 +8,9 @@ application cluster per job (isolated). A run goes to the shared session
 - its pipeline is marked isolated (``Pipeline.isolated``, a setting its editors change);
 - its definition runs user Python code (``transform.python``): that code runs with the
   worker's full rights, so it never shares a process tree with other users' runs;
-- no session driver serves now (it is starting, or it died and is started again);
+- no session driver serves now (it died and is started again, or one starting did not serve within
+  ``settings.SESSION_START_WAIT_S``: a run started while it starts waits for it, since on a cluster master
+  a driver of its own would compete with the starting session for the cluster's cores);
 - it needs more slots at once than the session has (its announced slots).
 
 The decision and its reason are stored on the run (``Run.placement``, ``placement_reason``)
@@ -47,7 +49,7 @@ def place(run, definition: dict) -> Placement:
     kept = kept_out(run, definition)
     if kept is not None:
         return kept
-    serving = session.presence()
+    serving = session.presence() or session.presence_once_started(settings.SESSION_START_WAIT_S)
     if serving is None:
         return Placement(OWN_DRIVER, "no session driver was serving")
     # an elastic session (on a SPARK_MASTER) grows to slots_max executors: a run that fits there waits for them

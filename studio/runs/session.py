@@ -182,6 +182,21 @@ def presence() -> dict | None:
         return None
 
 
+def presence_once_started(timeout_s: float, poll_s: float = 0.25) -> dict | None:
+    """The serving session driver's presence, waiting up to ``timeout_s`` while a session driver holds the lease
+    without announcing itself yet (it is starting: its Spark session and executors coming up); None at once when
+    no driver holds the lease, or when Redis cannot be read."""
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            serving = read_presence()
+            if serving is not None or lease_holder() is None or time.monotonic() >= deadline:
+                return serving
+            time.sleep(poll_s)
+    except redis.RedisError:
+        return None
+
+
 def read_presence() -> dict | None:
     """:func:`presence`, raising ``redis.RedisError`` when it cannot be read: for whoever must tell "no session
     driver serves" from "not known now" (the heartbeat check, ``studio.runs.liveness``)."""

@@ -68,6 +68,50 @@ def test_without_a_serving_session_driver_a_run_keeps_a_driver_of_its_own(user):
         OWN_DRIVER, "no session driver was serving")
 
 
+@pytest.mark.django_db
+def test_a_run_started_while_the_session_driver_starts_waits_for_it(user, monkeypatch, settings):
+    """A session driver holding the lease but not serving yet is starting: the run waits for it rather than
+    take a driver of its own (on a cluster master that driver's application competed with the starting
+    session for the cluster's cores: the multi-host story's run failed for want of them)."""
+    session.withdraw()
+    starting = lease_of("starting")
+    assert starting.take() is None
+    looked = threading.Event()
+    read_presence = session.read_presence
+
+    def observed_read():
+        value = read_presence()
+        looked.set()  # after the read: the presence announced below is not what this read saw
+        return value
+
+    run = run_of(user, simple_pipeline())
+    monkeypatch.setattr(session, "read_presence", observed_read)
+    placed = []
+    placing = threading.Thread(target=lambda: placed.append(place(run, simple_pipeline())))
+    try:
+        placing.start()
+        assert looked.wait(30), "the placement never looked for the session driver"
+        starting.renew({"slots": 4})  # its Spark session is up: it serves
+        placing.join(60)
+        assert [(p.where, p.reason) for p in placed] == [(SESSION, "no Python code, secrets or isolation; "
+                                                                     "needs 1 of 4 slots")]
+    finally:
+        placing.join(60)
+        session.withdraw()
+
+
+@pytest.mark.django_db
+def test_a_session_driver_that_never_serves_is_waited_for_only_so_long(user, settings):
+    session.withdraw()
+    settings.SESSION_START_WAIT_S = 0.5
+    assert lease_of("stuck").take() is None
+    try:
+        placement = place(run_of(user, simple_pipeline()), simple_pipeline())
+        assert (placement.where, placement.reason) == (OWN_DRIVER, "no session driver was serving")
+    finally:
+        session.withdraw()
+
+
 def start_small(api, pipeline_id: int) -> int:
     """Start a run while a session driver serves (announced afresh: its presence lasts seconds, a loaded
     machine's first requests take longer)."""
