@@ -177,7 +177,11 @@ SPARK_MASTER = os.environ.get("SPARK_MASTER", "")  # empty: local[N] sized to th
 # cheap enough to leave on (make bench-markers measures it)
 LATENCY_MARKER_INTERVAL_MS = int(os.environ.get("STUDIO_LATENCY_MARKER_INTERVAL_MS", "1000"))
 # Driver processes each Celery worker keeps started, and the slots their Spark sessions offer (studio.processes.driver_pool).
-WARM_DRIVERS = int(os.environ.get("STUDIO_WARM_DRIVERS", "1"))
+# None by default on a cluster master: an idle warm driver's application holds the cluster cores it was given, which
+# the elastic session and other runs' applications then wait for (the multi-host story: a replacement warm driver took
+# the cores a run had just freed); there the session is what starts a run quickly.
+_ON_A_CLUSTER_MASTER = bool(SPARK_MASTER) and not SPARK_MASTER.startswith("local")
+WARM_DRIVERS = int(os.environ.get("STUDIO_WARM_DRIVERS", "0" if _ON_A_CLUSTER_MASTER else "1"))
 WARM_DRIVER_SLOTS = int(os.environ.get("STUDIO_WARM_DRIVER_SLOTS", str(max(4, os.cpu_count() or 1))))
 # Session mode (studio.runs.placement, studio.runs.session_driver): one Spark application many runs share
 SESSION_MODE = os.environ.get("STUDIO_SESSION_MODE", "1").lower() not in ("0", "false", "no", "off", "")

@@ -171,3 +171,17 @@ def test_the_warm_session_serves_a_job_that_fits_and_makes_room_for_one_that_doe
     warm = Session()
     assert session_for(warm, 4, None) is warm and not warm.stopped
     assert session_for(warm, 5, None) is None and warm.stopped, "a process has one Spark session: stop it first"
+
+
+@pytest.mark.parametrize("master, warm", [("", 1), ("local[4]", 1), ("spark://master:7077", 0)])
+def test_no_warm_driver_holds_a_cluster_masters_cores_by_default(master, warm):
+    """On a cluster master an idle warm driver's application would hold the cores it was given (the elastic
+    session and other runs' applications wait for them); ``local[N]`` cores are the driver's own."""
+    import subprocess
+    import sys
+
+    env = {key: value for key, value in os.environ.items() if key != "STUDIO_WARM_DRIVERS"}
+    env.update(SPARK_MASTER=master, DJANGO_SETTINGS_MODULE="studio.settings")
+    printed = subprocess.run([sys.executable, "-c", "from django.conf import settings; print(settings.WARM_DRIVERS)"],
+                             env=env, capture_output=True, text=True, check=True).stdout
+    assert int(printed) == warm
