@@ -571,6 +571,15 @@ class StreamTask:
             budgets.append(self.input.records_before_checkpoint)
         return min(budgets) if budgets else None
 
+    def _join_buffer_min_records(self) -> int:
+        """Records an output buffer into a join holds before a watermark sends it (``record_writer``,
+        ``watermark_send_min_records``): the deployment setting ``"join_buffer_min_records"``, by default a
+        quarter of the batch size (0: every watermark sends them)."""
+        value = self.config.get("join_buffer_min_records")
+        if value is None:
+            return int(self.config.get("batch_size", DEFAULT_BATCH_SIZE)) // 4
+        return int(value)
+
     def _create_writers(self) -> tuple[dict[str, list[RecordWriter]], dict[str, dict[str, list[RecordWriter]]]]:
         """The record writers of the main outputs (node -> writers) and of named ports (node -> port -> writers)."""
         writers: dict[str, list[RecordWriter]] = {}
@@ -592,7 +601,8 @@ class StreamTask:
                 buffer_timeout_s=float(self.config.get("buffer_timeout_ms", 100)) / 1000,
                 inline_watermarks=self.config.get("mode") != "batch",
                 watermarks_send_buffers=(self.config.get("join_buffers_per_watermark", True) is not False
-                                         and keeps_records_until_watermark(edge, target)))
+                                         and keeps_records_until_watermark(edge, target)),
+                watermark_send_min_records=self._join_buffer_min_records())
             if window is not None:
                 writer.pre_aggregate_with(partials_for(window, edge.key))
             if edge.source_port is None:

@@ -45,6 +45,19 @@ and source batch, as at parallelism 1 (``docs/performance.md``, "The join's stat
 in output buffers"). The deployment setting ``"join_buffers_per_watermark": false`` fills them
 as on any other edge.
 
+... once a buffer holds a part worth sending (``watermark_send_min_records``): at parallelism
+2 a source batch's part per channel and edge is about half of what parallelism 1 pushes, and
+every such part crossing to the other slot process costs a frame, a socket write, a wake-up
+of the reader thread there and of the join, whatever it holds -- per thread, those fixed
+costs were about half of what the join of ``make bench-events`` paid for its records
+crossing (``docs/performance.md``, "Frames into the join per quarter batch"). So a
+watermark sends the buffers once one of them holds at least that many records (the
+deployment setting ``"join_buffer_min_records"``, a quarter of the batch size by default; 0:
+with every watermark, as before). The watermarks before it wait in the buffers, as on
+other edges, for at most that many records, the buffer timeout, or the task running out of
+work (``flush``): a few source batches of event time, not the eight that filling whole
+buffers held.
+
 Availability: the writer is available while every channel has room. The task checks it
 between two steps of its default action and, if a channel is full, suspends the default
 action until that channel's consumer took a buffer (``when_available``).
@@ -79,7 +92,7 @@ class RecordWriter:
     def __init__(self, edge_id: str, channels: Sequence, partitioner: Partitioner | None, *,
                  debloat: bool = False, buffer_records: int = DEFAULT_BUFFER_RECORDS,
                  buffer_timeout_s: float = DEFAULT_BUFFER_TIMEOUT_S, inline_watermarks: bool = False,
-                 watermarks_send_buffers: bool = False):
+                 watermarks_send_buffers: bool = False, watermark_send_min_records: int = 0):
         self.edge_id = edge_id
         self.channels = list(channels)
         self.partitioner = partitioner
@@ -99,6 +112,8 @@ class RecordWriter:
         self.inline_watermarks = inline_watermarks and self.buffers_output
         self.watermarks_send_buffers = watermarks_send_buffers and self.inline_watermarks
         """Each watermark, noted in every buffer, also sends them (a consumer that keeps records until it)."""
+        self.watermark_send_min_records = max(0, int(watermark_send_min_records))
+        """... once a buffer holds at least this many records (0 or 1: every watermark sends them)."""
         self.partials = None
         """The window partials this writer sends instead of records (``pre_aggregate_with``), None: records."""
         self._array_channels = [bool(getattr(channel, "takes_int_arrays", False)) for channel in self.channels]
@@ -260,8 +275,10 @@ class RecordWriter:
             else:
                 marks.append((len(buffer), watermark))
         if self.watermarks_send_buffers:
-            self._send_buffers()  # every buffer holds the watermark now
-            return
+            least = self.watermark_send_min_records
+            if least <= 1 or any(len(buffer) >= least for buffer in buffers):
+                self._send_buffers()  # every buffer holds the watermark now
+                return
         if self._buffered_since is None:
             self._buffered_since = time.monotonic()
         elif time.monotonic() - self._buffered_since >= self.buffer_timeout_s:
