@@ -30,9 +30,10 @@ OUTPUT = '[left["id"], right["id"]]'
 UNCHAINED = {"chain_fan_out": False}
 
 
-def fan_out_join(sink_dir: Path, *, rate: int, attempts: int = 0, join_parallelism: int = 2) -> dict:
+def fan_out_join(sink_dir: Path, *, rate: int, attempts: int = 0, join_parallelism: int = 2,
+                 count: int = COUNT) -> dict:
     return pipeline(
-        [node("src", "source.datagen", count=COUNT, rate=rate,
+        [node("src", "source.datagen", count=count, rate=rate,
               expression='{"k": x % 10, "t": x, "id": x, "side": "r" if x % 4 == 0 else "l"}'),
          node("st", "transform.watermark", timestamp='x["t"]'),
          node("lefts", "transform.filter", predicate='x["side"] == "l"'),
@@ -47,15 +48,15 @@ def fan_out_join(sink_dir: Path, *, rate: int, attempts: int = 0, join_paralleli
         restart={"strategy": "fixed_delay", "attempts": attempts, "delay_ms": 5})
 
 
-def expected() -> Counter:
-    records = [{"k": x % 10, "t": x, "id": x} for x in range(COUNT)]
+def expected(count: int = COUNT) -> Counter:
+    records = [{"k": x % 10, "t": x, "id": x} for x in range(count)]
     steps = [("left", [r for r in records if r["id"] % 4]), ("right", [r for r in records if r["id"] % 4 == 0])]
     pairs = window_reference(steps, SIZE_MS, SLIDE_MS, 0)
     return Counter({tuple(json.loads(pair)): n for pair, n in pairs.items()})
 
 
-def assert_exact(sink_dir: Path, context: str = "") -> None:
-    assert_exactly_once(Counter(tuple(record) for record in committed(sink_dir)), expected(), context)
+def assert_exact(sink_dir: Path, context: str = "", count: int = COUNT) -> None:
+    assert_exactly_once(Counter(tuple(record) for record in committed(sink_dir)), expected(count), context)
 
 
 def test_the_source_runs_both_filters_in_its_task_and_without_fan_out_chaining_hands_them_over():
@@ -87,6 +88,25 @@ def test_the_fan_out_chained_join_commits_what_the_unchained_one_does(deployment
     assert tasks and not any(str(task).startswith(("lefts", "rights")) for task in tasks), tasks
 
 
+HELD = {"batch_size": 32, "join_buffer_min_records": 24, "buffer_timeout_ms": 60_000}
+"""Buffers into the join held across watermarks: a source running flat out (``rate=0``) sends about 12 lefts
+and 4 rights per channel a batch of 32, so several watermarks wait in a buffer before one holds 24 records
+(``tests/engine/runtime/test_join_input_buffers.py`` shows it for this job); 0 sends them with each."""
+HELD_COUNT = 60_000
+
+
+@pytest.mark.timeout(300)
+def test_buffers_held_across_watermarks_into_the_join_commit_what_buffers_per_watermark_do(deployment, tmp_path):
+    held = deployment.configured(HELD).run(fan_out_join(tmp_path / "held", rate=0, count=HELD_COUNT),
+                                           checkpoint_dir=str(tmp_path / "c1"))
+    assert held.status == "FINISHED", held.failure
+    assert_exact(tmp_path / "held", "held", HELD_COUNT)
+    each = deployment.configured({**HELD, "join_buffer_min_records": 0}).run(
+        fan_out_join(tmp_path / "each", rate=0, count=HELD_COUNT), checkpoint_dir=str(tmp_path / "c2"))
+    assert each.status == "FINISHED", each.failure
+    assert Counter(map(tuple, committed(tmp_path / "held"))) == Counter(map(tuple, committed(tmp_path / "each")))
+
+
 KILL_POINTS = {"src": ["source_poll", "snapshot", "async_upload", "before_ack", "before_commit", "after_commit"],
                "j": ["process", "barrier", "snapshot", "async_upload", "before_ack", "before_commit", "after_commit"]}
 """Points the chained source subtasks and the join's subtasks pass (a batch, each checkpoint's phases)."""
@@ -111,6 +131,33 @@ def test_committed_output_is_exact_despite_kills_inside_the_chained_fan_out(tmp_
     assert len(kills.fired) >= 3, context
     assert any(task[0] == "src" for _, task, _ in kills.fired) or len(kills.fired) < 6, context
     assert_exact(tmp_path / "out", context)
+
+
+@pytest.mark.timeout(200)
+def test_committed_output_is_exact_despite_kills_while_buffers_into_the_join_are_held(tmp_path):
+    seed = random.randrange(2**32)
+    kills = KillSeries(seed, kills=6, arm=kill_in_chain_or_join)
+    count = 5 * HELD_COUNT  # running flat out, long enough for a checkpoint every 100 ms between the kills
+    result = LocalCluster(config=HELD).run(
+        fan_out_join(tmp_path / "out", rate=0, attempts=10, count=count), kill_hook=kills, timeout=150,
+        checkpoint_dir=str(tmp_path / "checkpoints"))
+    context = f"seed {seed}, kills {kills.fired}"
+    assert result.status == "FINISHED", f"{context}: {result.failure}"
+    assert len(kills.fired) >= 3, context
+    assert_exact(tmp_path / "out", context, count)
+
+
+@pytest.mark.timeout(300)
+def test_buffers_held_into_the_join_stay_exactly_once_when_slots_die(deployment, tmp_path):
+    """Two slots killed (SIGKILL on Spark) after checkpoints while the source runs flat out."""
+    from tests.engine.deployers import run_with_kills
+
+    count = 4 * HELD_COUNT
+    result, killed = run_with_kills(deployment.configured(HELD), fan_out_join(tmp_path / "out", rate=0, attempts=5,
+                                                                              count=count),
+                                    kills=2, seed=7, checkpoint_dir=str(tmp_path / "checkpoints"), timeout=250)
+    assert result.restarts == 2, killed
+    assert_exact(tmp_path / "out", f"killed {killed}", count)
 
 
 @pytest.mark.timeout(300)
