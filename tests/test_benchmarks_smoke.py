@@ -105,3 +105,18 @@ def test_a_benchmark_ended_by_timeout_or_killed_takes_its_studio_with_it(signum)
     bench.wait(60)
     _, alive = psutil.wait_procs([studio], timeout=60)  # a bound on a hang, not a figure
     assert not alive, f"the studio outlived its benchmark ({signal.Signals(signum).name})"
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(SMOKE_BOUND_S + 30)
+def test_the_slot_threads_helper_tells_the_slots_threads_apart_on_spark():
+    """``tests/bench/slot_threads.py`` (not a target of its own) reads each slot thread's CPU by its OS name: the
+    join job's source and join task threads at both parallelisms, and at p=2 the TCP readers between the slots."""
+    completed = subprocess.run([sys.executable, "tests/bench/slot_threads.py", "60000", "1", "join"], check=False,
+                               cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                               timeout=SMOKE_BOUND_S)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    figures = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert {"task events", "task pairs"} <= set(figures["p1"]), figures
+    assert {"task events", "task pairs", "net-from-peer"} <= set(figures["p2"]), figures
+    assert figures["slots_p2"] > 0 and figures["slots_p1"] > 0

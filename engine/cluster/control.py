@@ -28,6 +28,7 @@ from typing import Any, Callable
 import msgpack
 
 from engine.cluster.addresses import Endpoint, control_endpoint
+from engine.runtime.thread_names import name_os_thread
 
 logger = logging.getLogger(__name__)
 
@@ -274,6 +275,7 @@ class ControlClient:
         threading.Thread(target=self._read_loop, name="control-reader", daemon=True).start()
 
     def _read_loop(self) -> None:
+        name_os_thread()
         slot = self._slot_gateway
         try:
             while True:

@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from engine.runtime.gateway import JobMasterGateway, TaskExecutorGateway, TaskId, as_task_id
 from engine.runtime.stream_task import StreamTask
 from engine.runtime.tap import TapLimits, TapSender
+from engine.runtime.thread_names import name_os_thread
 
 
 class Slot(TaskExecutorGateway):
@@ -55,7 +56,8 @@ class Slot(TaskExecutorGateway):
         self.gateway = gateway
         self.network = network
         self.config = dict(config)
-        self._snapshot_executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="snapshot")
+        self._snapshot_executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="snapshot",
+                                                     initializer=name_os_thread)
         self._tap_sender = TapSender(gateway)
         self.tasks: dict[TaskId, StreamTask] = {}
         for vertex_id, index in tasks:
@@ -133,6 +135,7 @@ class Slot(TaskExecutorGateway):
 
 def _run_on_cpu(cpu: int | None, invoke) -> None:
     """A task thread's body: keep to ``cpu`` (only this thread: Linux affinity is per thread), then run."""
+    name_os_thread()  # "task <vertex>#<index>" in /proc and top -H (``thread_names``)
     if cpu is not None:
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {cpu})

@@ -22,6 +22,8 @@ import threading
 import time
 from typing import Callable
 
+from engine.runtime.thread_names import name_os_thread
+
 
 def _process_cpus() -> set[int] | None:
     try:
@@ -65,6 +67,7 @@ class _Scheduler:
         entry[2] = None
 
     def _run(self) -> None:
+        name_os_thread()
         if _PROCESS_CPUS:
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(0, _PROCESS_CPUS)

@@ -72,6 +72,7 @@ from engine.runtime.io.local_channel import DEFAULT_CAPACITY, InputChannelBase, 
 from engine.runtime.io.network import LocalNetwork
 from engine.runtime.io.port_range import ANY_PORT, bind_listener
 from engine.runtime.io.wire import RECORDS_FRAME, TIMED_FRAME, BufferEncoder, decode as decode_buffer
+from engine.runtime.thread_names import name_os_thread
 
 logger = logging.getLogger(__name__)
 
@@ -130,6 +131,7 @@ class _Connection:
         return kind, channel, body
 
     def _read_loop(self) -> None:
+        name_os_thread()
         try:
             while True:
                 kind, channel, body = self.read_frame()
@@ -455,7 +457,7 @@ class TcpNetwork:
             host, port, token = self._peers[slot]
         sock = socket.create_connection((host, port), timeout=30)
         sock.settimeout(None)
-        connection = _Connection(sock, self._on_frame, f"network-{self.slot_index}-to-{slot}")
+        connection = _Connection(sock, self._on_frame, f"net-{self.slot_index}-to-{slot}")
         connection.send(HELLO, 0, msgpack.packb({"slot": self.slot_index, "token": self.token}))
         with self._lock:
             existing = self._outgoing.get(slot)
@@ -477,7 +479,7 @@ class TcpNetwork:
                              name=f"network-handshake-{self.slot_index}").start()
 
     def _handshake(self, sock: socket.socket) -> None:
-        connection = _Connection(sock, self._on_frame, f"network-{self.slot_index}-from-peer")
+        connection = _Connection(sock, self._on_frame, f"net-{self.slot_index}-from-peer")
         try:
             kind, _, body = connection.read_frame()
             hello = msgpack.unpackb(body) if kind == HELLO else {}
