@@ -69,7 +69,7 @@ def test_without_a_serving_session_driver_a_run_keeps_a_driver_of_its_own(user):
 
 
 @pytest.mark.django_db
-def test_a_run_started_while_the_session_driver_starts_waits_for_it(user, monkeypatch, settings):
+def test_a_run_started_while_the_session_driver_starts_waits_for_it(user, monkeypatch):
     """A session driver holding the lease but not serving yet is starting: the run waits for it rather than
     take a driver of its own (on a cluster master that driver's application competed with the starting
     session for the cluster's cores: the multi-host story's run failed for want of them)."""
