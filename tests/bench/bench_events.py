@@ -50,6 +50,7 @@ Run: ``make bench-events`` or
 """
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 from collections import Counter
@@ -113,6 +114,25 @@ def expected_result(paths: list[Path]) -> dict:
                 key = (event["user"], ts - ts % WINDOW_MS + WINDOW_MS)
                 sums[key] = sums.get(key, 0) + event["amount"]
     return sums
+
+
+@contextlib.contextmanager
+def one_job_on_spark(app_name: str, events: int, job: str):
+    """``(session, input_dir, expected)`` for a bench that runs one job several ways in one Spark ``local[2]``
+    session: ``events`` generated events in a temporary directory, the tumbling job's expected result (empty
+    for the others, which check no result) and the session, stopped at the end."""
+    from engine.cluster.spark_session import create_spark_session
+
+    with tempfile.TemporaryDirectory() as work:
+        input_dir = Path(work) / "events"
+        input_dir.mkdir()
+        paths = generate(input_dir, events)
+        expected = expected_result(paths) if job == "tumbling" else Counter()
+        session = create_spark_session(app_name, "local[2]")
+        try:
+            yield session, input_dir, expected
+        finally:
+            session.stop()
 
 
 def alignment_drift() -> int | None:

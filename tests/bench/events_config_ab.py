@@ -17,8 +17,6 @@ import json
 import os
 import statistics
 import sys
-import tempfile
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -30,31 +28,21 @@ from tests.bench.slot_cpu import SlotCpuMeter, cpu_normalised_scaling, jvm_pid  
 
 def main() -> None:
     events, rounds, job, variants = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4])
-    from engine.cluster.spark_session import create_spark_session
-
-    with tempfile.TemporaryDirectory() as work:
-        input_dir = Path(work) / "events"
-        input_dir.mkdir()
-        paths = bench_events.generate(input_dir, events)
-        expected = bench_events.expected_result(paths) if job == "tumbling" else Counter()
-        session = create_spark_session("bench-events-config-ab", "local[2]")
-        try:
-            meter = SlotCpuMeter(jvm_pid(session))
-            bench_events.timed_run(Spark(session=session), input_dir, 2, expected, events, job)  # warm the workers
-            runs: dict = {}
-            for round_number in range(rounds):
-                order = list(variants.items())
-                for name, config in order if round_number % 2 == 0 else reversed(order):
-                    for parallelism in (1, 2):
-                        figures: dict = {}
-                        rps, _ = bench_events.timed_run(Spark(session=session, config=config), input_dir, parallelism,
-                                                        expected, events, job, figures, meter)
-                        runs.setdefault((name, parallelism), []).append((rps, figures["slot_cpu"]))
-                        print(f"round {round_number} {name} p={parallelism}: {rps:,.0f} events/s, slot CPU "
-                              f"{bench_events.slot_cpu_text(figures['slot_cpu'], events)}, load "
-                              f"{os.getloadavg()[0]:.1f}", file=sys.stderr)
-        finally:
-            session.stop()
+    with bench_events.one_job_on_spark("bench-events-config-ab", events, job) as (session, input_dir, expected):
+        meter = SlotCpuMeter(jvm_pid(session))
+        bench_events.timed_run(Spark(session=session), input_dir, 2, expected, events, job)  # warm the workers
+        runs: dict = {}
+        for round_number in range(rounds):
+            order = list(variants.items())
+            for name, config in order if round_number % 2 == 0 else reversed(order):
+                for parallelism in (1, 2):
+                    figures: dict = {}
+                    rps, _ = bench_events.timed_run(Spark(session=session, config=config), input_dir, parallelism,
+                                                    expected, events, job, figures, meter)
+                    runs.setdefault((name, parallelism), []).append((rps, figures["slot_cpu"]))
+                    print(f"round {round_number} {name} p={parallelism}: {rps:,.0f} events/s, slot CPU "
+                          f"{bench_events.slot_cpu_text(figures['slot_cpu'], events)}, load "
+                          f"{os.getloadavg()[0]:.1f}", file=sys.stderr)
     summary = {}
     for name in variants:
         p1, p2 = runs[(name, 1)], runs[(name, 2)]

@@ -24,10 +24,8 @@ import json
 import os
 import re
 import sys
-import tempfile
 import threading
 import time
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -114,36 +112,26 @@ def main() -> None:
     rounds = int(arguments[1]) if len(arguments) > 1 else 3
     job = arguments[2] if len(arguments) > 2 else "join"
     config = json.loads(arguments[3]) if len(arguments) > 3 else {}
-    from engine.cluster.spark_session import create_spark_session
-
     least: dict[int, dict[str, float]] = {1: {}, 2: {}}
     slots: dict[int, float] = {}
-    with tempfile.TemporaryDirectory() as work:
-        input_dir = Path(work) / "events"
-        input_dir.mkdir()
-        paths = bench_events.generate(input_dir, events)
-        expected = bench_events.expected_result(paths) if job == "tumbling" else Counter()
-        session = create_spark_session("bench-slot-threads", "local[2]")
-        try:
-            bench_events.timed_run(Spark(session=session, config=config), input_dir, 2, expected, events, job)  # warm
-            for round_number in range(rounds):
-                for parallelism in (1, 2):
-                    meter = ThreadMeter(jvm_pid(session))
-                    figures: dict = {}
-                    rps, _ = bench_events.timed_run(Spark(session=session, config=config), input_dir, parallelism,
-                                                    expected, events, job, figures, meter)
-                    per_event = {group: seconds / events * 1e6 for group, seconds in meter.threads.items()}
-                    total = figures["slot_cpu"].total_s / events * 1e6
-                    slots[parallelism] = min(slots.get(parallelism, total), total)
-                    for group, value in per_event.items():
-                        least[parallelism][group] = min(least[parallelism].get(group, value), value)
-                    shown = ", ".join(f"{group} {value:.3f}" for group, value in
-                                      sorted(per_event.items(), key=lambda item: -item[1]) if value >= 0.002)
-                    print(f"round {round_number} p={parallelism}: {rps:,.0f} events/s, slots {total:.2f} µs/event: "
-                          f"{shown}; load {os.getloadavg()[0]:.1f}", file=sys.stderr)
-                    time.sleep(0.1)
-        finally:
-            session.stop()
+    with bench_events.one_job_on_spark("bench-slot-threads", events, job) as (session, input_dir, expected):
+        bench_events.timed_run(Spark(session=session, config=config), input_dir, 2, expected, events, job)  # warm
+        for round_number in range(rounds):
+            for parallelism in (1, 2):
+                meter = ThreadMeter(jvm_pid(session))
+                figures: dict = {}
+                rps, _ = bench_events.timed_run(Spark(session=session, config=config), input_dir, parallelism,
+                                                expected, events, job, figures, meter)
+                per_event = {group: seconds / events * 1e6 for group, seconds in meter.threads.items()}
+                total = figures["slot_cpu"].total_s / events * 1e6
+                slots[parallelism] = min(slots.get(parallelism, total), total)
+                for group, value in per_event.items():
+                    least[parallelism][group] = min(least[parallelism].get(group, value), value)
+                shown = ", ".join(f"{group} {value:.3f}" for group, value in
+                                  sorted(per_event.items(), key=lambda item: -item[1]) if value >= 0.002)
+                print(f"round {round_number} p={parallelism}: {rps:,.0f} events/s, slots {total:.2f} µs/event: "
+                      f"{shown}; load {os.getloadavg()[0]:.1f}", file=sys.stderr)
+                time.sleep(0.1)
     groups = sorted(set(least[1]) | set(least[2]), key=lambda group: -(least[2].get(group, 0) + least[1].get(group, 0)))
     print(f"{'thread group':<24} {'p=1':>8} {'p=2':>8}  µs of CPU per event, least of {rounds}")
     for group in groups:
